@@ -1,0 +1,496 @@
+/*
+Copyright 2026 The ec2-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// EC2InstanceSpec declares the EC2 instance that the operator keeps in existence.
+//
+// Fields that EC2 cannot change on a running instance (the image, the subnet, the key
+// pair, the availability zone, the region, public IP association, spot options and an
+// adopted instance ID) are immutable: the API server rejects a change to them, because
+// honouring it would mean silently replacing the instance.
+//
+// +kubebuilder:validation:XValidation:rule="has(self.subnetId) == has(oldSelf.subnetId)",message="subnetId is immutable: it cannot be added or removed after creation"
+// +kubebuilder:validation:XValidation:rule="has(self.keyName) == has(oldSelf.keyName)",message="keyName is immutable: it cannot be added or removed after creation"
+// +kubebuilder:validation:XValidation:rule="has(self.availabilityZone) == has(oldSelf.availabilityZone)",message="availabilityZone is immutable: it cannot be added or removed after creation"
+// +kubebuilder:validation:XValidation:rule="has(self.region) == has(oldSelf.region)",message="region is immutable: it cannot be added or removed after creation"
+// +kubebuilder:validation:XValidation:rule="has(self.associatePublicIpAddress) == has(oldSelf.associatePublicIpAddress)",message="associatePublicIpAddress is immutable: it cannot be added or removed after creation"
+// +kubebuilder:validation:XValidation:rule="has(self.spot) == has(oldSelf.spot)",message="spot is immutable: it cannot be added or removed after creation"
+// +kubebuilder:validation:XValidation:rule="!has(oldSelf.instanceId) || has(self.instanceId)",message="instanceId cannot be removed once set"
+// +kubebuilder:validation:XValidation:rule="has(self.rootVolume) == has(oldSelf.rootVolume)",message="rootVolume cannot be added or removed after creation"
+type EC2InstanceSpec struct {
+	// imageId is the AMI to launch: either an AMI ID (ami-0123456789abcdef0) or an AWS
+	// Systems Manager parameter that holds one, written resolve:ssm:/path/to/parameter
+	// (for example resolve:ssm:/aws/service/ami-amazon-linux-latest/al2023-ami-kernel-default-x86_64).
+	// The AMI actually launched is reported in status.imageId. Immutable.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=2048
+	// +kubebuilder:validation:Pattern=`^(ami-([0-9a-f]{8}|[0-9a-f]{17})|resolve:ssm:/[a-zA-Z0-9_.\-/]+(:[0-9]+)?)$`
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="imageId is immutable; create a new EC2Instance to launch another image"
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Image ID",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
+	ImageID string `json:"imageId"`
+
+	// instanceType is the EC2 instance type, for example t3.micro or m7g.large.
+	// Changing it on a running instance is disruptive: the operator stops the
+	// instance, changes its type and starts it again.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=64
+	// +kubebuilder:validation:Pattern=`^[a-z][a-z0-9-]*\.[a-z0-9-]+$`
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Instance Type",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
+	InstanceType string `json:"instanceType"`
+
+	// subnetId is the VPC subnet to launch into (subnet-...). When omitted, EC2 uses the
+	// default subnet of the default VPC in the chosen (or an automatically chosen)
+	// availability zone. Immutable.
+	// +optional
+	// +kubebuilder:validation:Pattern=`^subnet-([0-9a-f]{8}|[0-9a-f]{17})$`
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="subnetId is immutable; create a new EC2Instance to move to another subnet"
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Subnet ID",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
+	SubnetID string `json:"subnetId,omitempty"`
+
+	// securityGroupIds are the security groups (sg-...) of the instance's primary network
+	// interface. When omitted, EC2 uses the VPC's default security group. Mutable.
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=16
+	// +kubebuilder:validation:items:Pattern=`^sg-([0-9a-f]{8}|[0-9a-f]{17})$`
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Security Group IDs",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
+	SecurityGroupIDs []string `json:"securityGroupIds,omitempty"`
+
+	// keyName is the name of the EC2 key pair whose public key is installed for SSH.
+	// Immutable.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=255
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="keyName is immutable"
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Key Pair Name",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
+	KeyName string `json:"keyName,omitempty"`
+
+	// userData is the instance's user data as plain text (for example a cloud-init
+	// document); the operator base64-encodes it. EC2 limits user data to 16 KB after
+	// base64 encoding, so at most 12288 bytes of text are accepted. Changing it on a
+	// running instance is applied the next time the instance is stopped. Do not put
+	// secrets here: user data is readable by anyone who can describe the instance.
+	// +optional
+	// +kubebuilder:validation:MaxLength=12288
+	// +kubebuilder:validation:XValidation:rule="size(bytes(self)) <= 12288",message="userData must be at most 12288 bytes (16384 after base64 encoding, EC2's limit)"
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="User Data",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text","urn:alm:descriptor:com.tectonic.ui:advanced"}
+	UserData string `json:"userData,omitempty"`
+
+	// iamInstanceProfile is the IAM instance profile to attach, by name or by ARN
+	// (arn:aws:iam::123456789012:instance-profile/name). Mutable: the operator replaces
+	// the association in place.
+	// +optional
+	// +kubebuilder:validation:MaxLength=2048
+	// +kubebuilder:validation:Pattern=`^(arn:aws[a-z-]*:iam::[0-9]{12}:instance-profile/[a-zA-Z0-9+=,.@_/-]+|[a-zA-Z0-9+=,.@_-]{1,128})$`
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="IAM Instance Profile",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
+	IAMInstanceProfile string `json:"iamInstanceProfile,omitempty"`
+
+	// rootVolume configures the root EBS volume. When omitted, the AMI's block device
+	// mapping is used unchanged.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Root Volume"
+	RootVolume *RootVolume `json:"rootVolume,omitempty"`
+
+	// tags are added to the instance and its volumes at launch and kept in place
+	// afterwards. The operator also sets Name (to the EC2Instance's name, unless you set
+	// it) and its own ownership tags under ec2-operator.dev/. Tags added to the instance
+	// outside Kubernetes are left alone. Keys may not start with aws: or ec2-operator.dev/;
+	// EC2 allows 50 tags a resource and the operator uses up to 4 of them.
+	// +optional
+	// +kubebuilder:validation:MaxProperties=46
+	// +kubebuilder:validation:XValidation:rule="self.all(k, !k.startsWith('aws:'))",message="tag keys may not start with aws: (reserved by AWS)"
+	// +kubebuilder:validation:XValidation:rule="self.all(k, !k.startsWith('ec2-operator.dev/'))",message="tag keys may not start with ec2-operator.dev/ (reserved for the operator's ownership tags)"
+	// +kubebuilder:validation:XValidation:rule="self.all(k, size(k) >= 1 && size(k) <= 128)",message="tag keys must be 1 to 128 characters long"
+	// +kubebuilder:validation:XValidation:rule="self.all(k, size(self[k]) <= 256)",message="tag values must be at most 256 characters long"
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Tags"
+	Tags map[string]string `json:"tags,omitempty"`
+
+	// metadataOptions configures the instance metadata service (IMDS). IMDSv2
+	// (httpTokens: required) is the default because IMDSv1 exposes credentials to SSRF.
+	// Mutable.
+	// +optional
+	// +kubebuilder:default={}
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Metadata Options"
+	MetadataOptions *MetadataOptions `json:"metadataOptions,omitempty"`
+
+	// monitoring enables CloudWatch detailed (one-minute) monitoring. Mutable.
+	// +optional
+	// +kubebuilder:default=false
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Detailed Monitoring",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:booleanSwitch"}
+	Monitoring bool `json:"monitoring,omitempty"`
+
+	// disableApiTermination turns on EC2 termination protection. The operator lifts it
+	// itself when the EC2Instance is deleted with deletionPolicy Delete. Mutable.
+	// +optional
+	// +kubebuilder:default=false
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Termination Protection",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:booleanSwitch"}
+	DisableAPITermination bool `json:"disableApiTermination,omitempty"`
+
+	// associatePublicIpAddress asks for a public IPv4 address on the primary network
+	// interface. When omitted, the subnet's setting applies. Immutable.
+	// +optional
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="associatePublicIpAddress is immutable"
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Associate Public IP Address",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:booleanSwitch"}
+	AssociatePublicIPAddress *bool `json:"associatePublicIpAddress,omitempty"`
+
+	// availabilityZone places the instance in this zone (for example us-east-1a). It must
+	// match the subnet's zone when both are set. Immutable.
+	// +optional
+	// +kubebuilder:validation:Pattern=`^[a-z]{2}(-[a-z0-9]+)+[a-z]$`
+	// +kubebuilder:validation:MaxLength=64
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="availabilityZone is immutable"
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Availability Zone",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
+	AvailabilityZone string `json:"availabilityZone,omitempty"`
+
+	// spot launches a Spot Instance instead of an On-Demand one. Immutable.
+	// +optional
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spot is immutable"
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Spot Options"
+	Spot *SpotOptions `json:"spot,omitempty"`
+
+	// desiredState is the power state the operator keeps the instance in: running or
+	// stopped. Mutable.
+	// +optional
+	// +kubebuilder:default=running
+	// +kubebuilder:validation:Enum=running;stopped
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Desired State",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:select:running","urn:alm:descriptor:com.tectonic.ui:select:stopped"}
+	DesiredState DesiredState `json:"desiredState,omitempty"`
+
+	// deletionPolicy says what happens to the instance when the EC2Instance is deleted:
+	// Delete terminates it (lifting termination protection first); Retain leaves it
+	// running and removes the operator's ownership tags so that another EC2Instance can
+	// adopt it. Mutable.
+	// +optional
+	// +kubebuilder:default=Delete
+	// +kubebuilder:validation:Enum=Delete;Retain
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Deletion Policy",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:select:Delete","urn:alm:descriptor:com.tectonic.ui:select:Retain"}
+	DeletionPolicy DeletionPolicy `json:"deletionPolicy,omitempty"`
+
+	// region is the AWS region of the instance, for example eu-west-1. When omitted, the
+	// operator's default region is used (its --aws-region flag or AWS_REGION). Immutable.
+	// +optional
+	// +kubebuilder:validation:Pattern=`^[a-z]{2}(-[a-z]+)+-[0-9]+$`
+	// +kubebuilder:validation:MaxLength=32
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="region is immutable"
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Region",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
+	Region string `json:"region,omitempty"`
+
+	// instanceId adopts an existing instance (i-...) instead of launching one. The
+	// operator refuses an instance that another EC2Instance owns, tags the instance as
+	// its own, reports immutable fields that differ from this spec, and manages the
+	// mutable ones. Immutable once set.
+	// +optional
+	// +kubebuilder:validation:Pattern=`^i-([0-9a-f]{8}|[0-9a-f]{17})$`
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="instanceId is immutable once set"
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Adopt Instance ID",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text","urn:alm:descriptor:com.tectonic.ui:advanced"}
+	InstanceID string `json:"instanceId,omitempty"`
+}
+
+// RootVolume configures the root EBS volume of the instance.
+//
+// +kubebuilder:validation:XValidation:rule="!has(self.iops) || self.type in ['gp3', 'io1', 'io2']",message="iops can only be set for gp3, io1 and io2 volumes"
+// +kubebuilder:validation:XValidation:rule="!(self.type in ['io1', 'io2']) || has(self.iops)",message="iops is required for io1 and io2 volumes"
+// +kubebuilder:validation:XValidation:rule="!has(self.throughput) || self.type == 'gp3'",message="throughput can only be set for gp3 volumes"
+// +kubebuilder:validation:XValidation:rule="!has(self.kmsKeyId) || (has(self.encrypted) && self.encrypted)",message="kmsKeyId requires encrypted: true"
+// +kubebuilder:validation:XValidation:rule="!has(self.sizeGiB) || self.type != 'standard' || self.sizeGiB <= 1024",message="sizeGiB must be at most 1024 for standard (magnetic) volumes"
+// +kubebuilder:validation:XValidation:rule="!has(self.sizeGiB) || !(self.type in ['gp2', 'gp3', 'io1', 'st1', 'sc1']) || self.sizeGiB <= 16384",message="sizeGiB must be at most 16384 for gp2, gp3, io1, st1 and sc1 volumes"
+// +kubebuilder:validation:XValidation:rule="!has(self.sizeGiB) || !(self.type in ['st1', 'sc1']) || self.sizeGiB >= 125",message="sizeGiB must be at least 125 for st1 and sc1 volumes"
+// +kubebuilder:validation:XValidation:rule="has(self.sizeGiB) == has(oldSelf.sizeGiB) && has(self.iops) == has(oldSelf.iops) && has(self.throughput) == has(oldSelf.throughput) && has(self.encrypted) == has(oldSelf.encrypted) && has(self.kmsKeyId) == has(oldSelf.kmsKeyId)",message="rootVolume fields cannot be added or removed after creation"
+type RootVolume struct {
+	// sizeGiB is the size of the root volume in GiB. It must be at least the AMI's
+	// snapshot size. It can grow after launch (EBS volumes cannot shrink); the operator
+	// applies growth in place.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=65536
+	// +kubebuilder:validation:XValidation:rule="self >= oldSelf",message="sizeGiB can only grow: EBS volumes cannot shrink"
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Root Volume Size (GiB)",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:number"}
+	SizeGiB *int32 `json:"sizeGiB,omitempty"`
+
+	// type is the EBS volume type. Immutable.
+	// +optional
+	// +kubebuilder:default=gp3
+	// +kubebuilder:validation:Enum=gp2;gp3;io1;io2;st1;sc1;standard
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="rootVolume.type is immutable"
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Root Volume Type",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:select:gp3","urn:alm:descriptor:com.tectonic.ui:select:gp2","urn:alm:descriptor:com.tectonic.ui:select:io1","urn:alm:descriptor:com.tectonic.ui:select:io2","urn:alm:descriptor:com.tectonic.ui:select:st1","urn:alm:descriptor:com.tectonic.ui:select:sc1","urn:alm:descriptor:com.tectonic.ui:select:standard"}
+	Type VolumeType `json:"type,omitempty"`
+
+	// iops is the provisioned IOPS, for gp3 (3000-80000), io1 and io2 (100-256000)
+	// volumes only. Immutable.
+	// +optional
+	// +kubebuilder:validation:Minimum=100
+	// +kubebuilder:validation:Maximum=256000
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="rootVolume.iops is immutable"
+	IOPS *int32 `json:"iops,omitempty"`
+
+	// throughput is the provisioned throughput in MiB/s, for gp3 volumes only
+	// (125-2000). Immutable.
+	// +optional
+	// +kubebuilder:validation:Minimum=125
+	// +kubebuilder:validation:Maximum=2000
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="rootVolume.throughput is immutable"
+	Throughput *int32 `json:"throughput,omitempty"`
+
+	// encrypted encrypts the root volume with EBS encryption. Immutable.
+	// +optional
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="rootVolume.encrypted is immutable"
+	Encrypted *bool `json:"encrypted,omitempty"`
+
+	// kmsKeyId is the KMS key (ID, alias or ARN) used to encrypt the volume; it requires
+	// encrypted: true. When omitted, the account's default EBS key is used. Immutable.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=2048
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="rootVolume.kmsKeyId is immutable"
+	KMSKeyID string `json:"kmsKeyId,omitempty"`
+
+	// deleteOnTermination deletes the volume when the instance terminates. Immutable.
+	// +optional
+	// +kubebuilder:default=true
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="rootVolume.deleteOnTermination is immutable"
+	DeleteOnTermination *bool `json:"deleteOnTermination,omitempty"`
+}
+
+// MetadataOptions configures the instance metadata service.
+type MetadataOptions struct {
+	// httpTokens is required (IMDSv2 only, the default) or optional (IMDSv1 allowed).
+	// +optional
+	// +kubebuilder:default=required
+	// +kubebuilder:validation:Enum=required;optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="IMDS Tokens",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:select:required","urn:alm:descriptor:com.tectonic.ui:select:optional"}
+	HTTPTokens HTTPTokensState `json:"httpTokens,omitempty"`
+
+	// httpPutResponseHopLimit is the IP hop limit of IMDS responses. Use 2 or more
+	// when containers on the instance need IMDS.
+	// +optional
+	// +kubebuilder:default=2
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=64
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="IMDS Hop Limit",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:number"}
+	HTTPPutResponseHopLimit int32 `json:"httpPutResponseHopLimit,omitempty"`
+
+	// httpEndpoint turns the metadata endpoint on (enabled) or off (disabled).
+	// +optional
+	// +kubebuilder:default=enabled
+	// +kubebuilder:validation:Enum=enabled;disabled
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="IMDS Endpoint",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:select:enabled","urn:alm:descriptor:com.tectonic.ui:select:disabled"}
+	HTTPEndpoint EndpointState `json:"httpEndpoint,omitempty"`
+}
+
+// SpotOptions requests a Spot Instance.
+type SpotOptions struct {
+	// maxPrice is the highest hourly price in USD you will pay, as a decimal string
+	// (for example "0.05"). When omitted, the On-Demand price is the cap (AWS's
+	// recommendation).
+	// +optional
+	// +kubebuilder:validation:Pattern=`^[0-9]+(\.[0-9]+)?$`
+	// +kubebuilder:validation:MaxLength=16
+	MaxPrice string `json:"maxPrice,omitempty"`
+
+	// interruptionBehavior is what EC2 does when it reclaims the capacity: terminate
+	// (the default), stop or hibernate. stop and hibernate use a persistent Spot
+	// request, as EC2 requires.
+	// +optional
+	// +kubebuilder:default=terminate
+	// +kubebuilder:validation:Enum=terminate;stop;hibernate
+	InterruptionBehavior SpotInterruptionBehavior `json:"interruptionBehavior,omitempty"`
+}
+
+// DesiredState is the power state the operator keeps an instance in.
+type DesiredState string
+
+const (
+	// DesiredStateRunning keeps the instance running.
+	DesiredStateRunning DesiredState = "running"
+	// DesiredStateStopped keeps the instance stopped.
+	DesiredStateStopped DesiredState = "stopped"
+)
+
+// DeletionPolicy says what happens to the instance when its EC2Instance is deleted.
+type DeletionPolicy string
+
+const (
+	// DeletionPolicyDelete terminates the instance.
+	DeletionPolicyDelete DeletionPolicy = "Delete"
+	// DeletionPolicyRetain leaves the instance and releases it from the operator.
+	DeletionPolicyRetain DeletionPolicy = "Retain"
+)
+
+// VolumeType is an EBS volume type.
+type VolumeType string
+
+// HTTPTokensState says whether IMDS requires session tokens (IMDSv2).
+type HTTPTokensState string
+
+const (
+	// HTTPTokensRequired allows IMDSv2 only.
+	HTTPTokensRequired HTTPTokensState = "required"
+	// HTTPTokensOptional allows IMDSv1 and IMDSv2.
+	HTTPTokensOptional HTTPTokensState = "optional"
+)
+
+// EndpointState turns an endpoint on or off.
+type EndpointState string
+
+// SpotInterruptionBehavior is what EC2 does to a Spot Instance it interrupts.
+type SpotInterruptionBehavior string
+
+// EC2InstanceStatus reports the instance as EC2 last described it.
+type EC2InstanceStatus struct {
+	// instanceId is the ID of the managed instance.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Instance ID",xDescriptors={"urn:alm:descriptor:text"}
+	InstanceID string `json:"instanceId,omitempty"`
+
+	// state is the instance's EC2 state: pending, running, stopping, stopped,
+	// shutting-down or terminated.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="State",xDescriptors={"urn:alm:descriptor:text"}
+	State string `json:"state,omitempty"`
+
+	// stateReason is EC2's explanation of the last state change, when it gives one.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="State Reason",xDescriptors={"urn:alm:descriptor:text"}
+	StateReason string `json:"stateReason,omitempty"`
+
+	// privateIp is the primary private IPv4 address.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Private IP",xDescriptors={"urn:alm:descriptor:text"}
+	PrivateIP string `json:"privateIp,omitempty"`
+
+	// publicIp is the public IPv4 address, if the instance has one.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Public IP",xDescriptors={"urn:alm:descriptor:text"}
+	PublicIP string `json:"publicIp,omitempty"`
+
+	// privateDnsName is the private DNS name.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Private DNS Name",xDescriptors={"urn:alm:descriptor:text"}
+	PrivateDNSName string `json:"privateDnsName,omitempty"`
+
+	// publicDnsName is the public DNS name, if the instance has one.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Public DNS Name",xDescriptors={"urn:alm:descriptor:text"}
+	PublicDNSName string `json:"publicDnsName,omitempty"`
+
+	// availabilityZone is the zone the instance runs in.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Availability Zone",xDescriptors={"urn:alm:descriptor:text"}
+	AvailabilityZone string `json:"availabilityZone,omitempty"`
+
+	// region is the AWS region of the instance.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Region",xDescriptors={"urn:alm:descriptor:text"}
+	Region string `json:"region,omitempty"`
+
+	// instanceType is the instance type EC2 reports, which differs from the spec while
+	// a type change is in progress.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Observed Instance Type",xDescriptors={"urn:alm:descriptor:text"}
+	InstanceType string `json:"instanceType,omitempty"`
+
+	// imageId is the AMI the instance was launched from (resolved from an SSM
+	// parameter when the spec names one).
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Resolved Image ID",xDescriptors={"urn:alm:descriptor:text"}
+	ImageID string `json:"imageId,omitempty"`
+
+	// launchTime is when EC2 launched the instance.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Launch Time",xDescriptors={"urn:alm:descriptor:timestamp"}
+	LaunchTime *metav1.Time `json:"launchTime,omitempty"`
+
+	// clientToken is the idempotency token the operator launches with. It is derived
+	// from this object's UID and recorded before the launch, so that a launch retried
+	// after a crash or a timeout never creates a second instance.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Client Token",xDescriptors={"urn:alm:descriptor:text","urn:alm:descriptor:com.tectonic.ui:advanced"}
+	ClientToken string `json:"clientToken,omitempty"`
+
+	// recreations counts how many times the operator launched a replacement after the
+	// instance was terminated outside Kubernetes; it is part of the client token.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Recreations",xDescriptors={"urn:alm:descriptor:text","urn:alm:descriptor:com.tectonic.ui:advanced"}
+	Recreations int32 `json:"recreations,omitempty"`
+
+	// observedGeneration is the metadata.generation that the status describes.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+
+	// conditions describe the instance: Ready is True when the instance exists, is in
+	// the desired state and matches every mutable field of the spec; its reason says
+	// why not otherwise.
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	// +patchStrategy=merge
+	// +patchMergeKey=type
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Conditions",xDescriptors={"urn:alm:descriptor:io.kubernetes.conditions"}
+	Conditions []metav1.Condition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type"`
+}
+
+// EC2Instance is an AWS EC2 instance managed from Kubernetes. The operator launches
+// the instance the spec describes, keeps it matching the spec, reports it in status,
+// and terminates (or releases) it when the object is deleted.
+//
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:shortName=ec2,categories=aws
+// +kubebuilder:printcolumn:name="ID",type=string,JSONPath=`.status.instanceId`
+// +kubebuilder:printcolumn:name="Type",type=string,JSONPath=`.status.instanceType`
+// +kubebuilder:printcolumn:name="State",type=string,JSONPath=`.status.state`
+// +kubebuilder:printcolumn:name="IP",type=string,JSONPath=`.status.privateIp`
+// +kubebuilder:printcolumn:name="Public IP",type=string,JSONPath=`.status.publicIp`,priority=1
+// +kubebuilder:printcolumn:name="Zone",type=string,JSONPath=`.status.availabilityZone`,priority=1
+// +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
+// +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`,priority=1
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+// +operator-sdk:csv:customresourcedefinitions:displayName="EC2 Instance"
+type EC2Instance struct {
+	metav1.TypeMeta `json:",inline"`
+
+	// metadata is the standard object metadata.
+	// +optional
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// spec declares the instance.
+	// +required
+	Spec EC2InstanceSpec `json:"spec"`
+
+	// status reports the instance as EC2 last described it.
+	// +optional
+	Status EC2InstanceStatus `json:"status,omitempty"`
+}
+
+// EC2InstanceList is a list of EC2Instance objects.
+//
+// +kubebuilder:object:root=true
+type EC2InstanceList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []EC2Instance `json:"items"`
+}
+
+func init() {
+	SchemeBuilder.Register(&EC2Instance{}, &EC2InstanceList{})
+}

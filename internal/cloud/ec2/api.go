@@ -1,0 +1,191 @@
+// Package ec2 is the operator's only door to Amazon EC2. It hides the AWS SDK behind
+// the narrow Client interface the controller uses, classifies AWS errors into the typed
+// errors of errors.go, owns the tag conventions (ownership tags, managed tags), coalesces
+// DescribeInstances lookups, and records every SDK call for metrics. Nothing here knows
+// about Kubernetes objects.
+package ec2
+
+import (
+	"context"
+	"time"
+)
+
+// Client is everything the controller may ask of EC2. Every method is safe to repeat:
+// the controller calls them again after a crash or a requeue without knowing whether
+// the previous call took effect. Errors are classified (see errors.go) so that the
+// caller can tell "gone" from "slow down" from "your input is wrong".
+type Client interface {
+	// RunInstance launches one instance with req.ClientToken as EC2's idempotency
+	// token. Repeating it with the same token and parameters returns the same
+	// instance instead of launching a second one. All tags in req.Tags are applied at
+	// launch, on the instance and its volumes, through TagSpecifications.
+	RunInstance(ctx context.Context, req LaunchRequest) (*Instance, error)
+
+	// GetInstance describes one instance by ID. Concurrent calls are coalesced into
+	// batched DescribeInstances requests. It returns an error for which IsNotFound is
+	// true when EC2 does not know the ID (never launched, or terminated long ago).
+	GetInstance(ctx context.Context, id string) (*Instance, error)
+
+	// FindInstances lists the instances matching every non-empty field of the filter,
+	// including recently terminated ones (their State says so). The operator uses it to
+	// find an instance it launched but did not record, before launching again.
+	FindInstances(ctx context.Context, filter InstanceFilter) ([]Instance, error)
+
+	// GetInstanceAttributes reads the attributes DescribeInstances does not return.
+	GetInstanceAttributes(ctx context.Context, id string) (*InstanceAttributes, error)
+
+	// TerminateInstance terminates the instance. Terminating an instance that is
+	// already shutting down or terminated succeeds.
+	TerminateInstance(ctx context.Context, id string) error
+	// StopInstance stops the instance. Stopping a stopping or stopped instance succeeds.
+	StopInstance(ctx context.Context, id string) error
+	// StartInstance starts the instance. Starting a pending or running instance succeeds.
+	StartInstance(ctx context.Context, id string) error
+
+	// ModifyInstanceType changes the instance type; EC2 allows it only while stopped.
+	ModifyInstanceType(ctx context.Context, id, instanceType string) error
+	// ModifySecurityGroups replaces the security groups of the primary interface.
+	ModifySecurityGroups(ctx context.Context, id string, groupIDs []string) error
+	// ModifyTerminationProtection sets disableApiTermination.
+	ModifyTerminationProtection(ctx context.Context, id string, enabled bool) error
+	// ModifyUserData replaces the user data (plain text; encoded here). EC2 allows it
+	// only while the instance is stopped.
+	ModifyUserData(ctx context.Context, id, userData string) error
+	// ModifyMetadataOptions changes the instance metadata service options.
+	ModifyMetadataOptions(ctx context.Context, id string, opts MetadataOptions) error
+	// SetDetailedMonitoring turns CloudWatch detailed monitoring on or off.
+	SetDetailedMonitoring(ctx context.Context, id string, enabled bool) error
+	// SetIAMInstanceProfile associates the profile (name or ARN), replacing any other
+	// association; an empty profile removes the association.
+	SetIAMInstanceProfile(ctx context.Context, id, profile string) error
+	// ResizeVolume grows an EBS volume to sizeGiB.
+	ResizeVolume(ctx context.Context, volumeID string, sizeGiB int32) error
+	// GetVolumeSize returns the size of an EBS volume in GiB.
+	GetVolumeSize(ctx context.Context, volumeID string) (int32, error)
+
+	// CreateTags adds or overwrites tags on the given resources.
+	CreateTags(ctx context.Context, resourceIDs []string, tags map[string]string) error
+	// DeleteTags removes the given tag keys from the given resources, whatever their
+	// values.
+	DeleteTags(ctx context.Context, resourceIDs []string, keys []string) error
+}
+
+// LaunchRequest describes one instance to launch.
+type LaunchRequest struct {
+	// ClientToken is EC2's idempotency token (at most 64 ASCII characters).
+	ClientToken string
+	// ImageID is an AMI ID or a resolve:ssm: parameter reference.
+	ImageID      string
+	InstanceType string
+	SubnetID     string
+	// SecurityGroupIDs are the groups of the primary network interface.
+	SecurityGroupIDs []string
+	KeyName          string
+	// UserData is plain text; the client base64-encodes it.
+	UserData string
+	// IAMInstanceProfile is a profile name or ARN.
+	IAMInstanceProfile string
+	// RootVolume, when set, overrides the AMI's root block device.
+	RootVolume *RootVolume
+	// Tags are applied at launch to the instance and its volumes.
+	Tags            map[string]string
+	MetadataOptions MetadataOptions
+	// DetailedMonitoring enables one-minute CloudWatch metrics.
+	DetailedMonitoring    bool
+	DisableAPITermination bool
+	// AssociatePublicIPAddress, when not nil, overrides the subnet's setting.
+	AssociatePublicIPAddress *bool
+	AvailabilityZone         string
+	// Spot, when not nil, launches a Spot Instance.
+	Spot *SpotOptions
+}
+
+// RootVolume configures the root EBS volume at launch.
+type RootVolume struct {
+	// SizeGiB of zero keeps the AMI's size.
+	SizeGiB             int32
+	Type                string
+	IOPS                int32
+	Throughput          int32
+	Encrypted           *bool
+	KMSKeyID            string
+	DeleteOnTermination *bool
+}
+
+// SpotOptions requests a Spot Instance.
+type SpotOptions struct {
+	// MaxPrice is a decimal USD price; empty means the On-Demand price.
+	MaxPrice string
+	// InterruptionBehavior is terminate, stop or hibernate.
+	InterruptionBehavior string
+}
+
+// MetadataOptions configures the instance metadata service.
+type MetadataOptions struct {
+	// HTTPTokens is "required" (IMDSv2) or "optional".
+	HTTPTokens string
+	// HTTPPutResponseHopLimit is 1 to 64.
+	HTTPPutResponseHopLimit int32
+	// HTTPEndpoint is "enabled" or "disabled".
+	HTTPEndpoint string
+}
+
+// Instance is an EC2 instance as DescribeInstances reports it.
+type Instance struct {
+	ID string
+	// State is pending, running, stopping, stopped, shutting-down or terminated.
+	State string
+	// StateReason is EC2's message for the last state change, if any.
+	StateReason      string
+	InstanceType     string
+	ImageID          string
+	SubnetID         string
+	VPCID            string
+	AvailabilityZone string
+	PrivateIP        string
+	PublicIP         string
+	PrivateDNSName   string
+	PublicDNSName    string
+	KeyName          string
+	LaunchTime       time.Time
+	SecurityGroupIDs []string
+	Tags             map[string]string
+	ClientToken      string
+	MetadataOptions  MetadataOptions
+	// DetailedMonitoring is true when monitoring is enabled or being enabled.
+	DetailedMonitoring bool
+	// IAMInstanceProfileARN is the ARN of the associated profile, if any.
+	IAMInstanceProfileARN string
+	// RootVolumeID is the EBS volume attached at the root device, if any.
+	RootVolumeID string
+	// VolumeIDs are all EBS volumes attached to the instance.
+	VolumeIDs []string
+	// Spot is true for Spot Instances.
+	Spot bool
+}
+
+// InstanceAttributes are the attributes that DescribeInstances does not return.
+type InstanceAttributes struct {
+	// TerminationProtection is the disableApiTermination attribute.
+	TerminationProtection bool
+	// UserData is the decoded user data.
+	UserData string
+}
+
+// InstanceFilter selects instances for FindInstances. Empty fields do not filter.
+type InstanceFilter struct {
+	// ClientToken matches the token the instance was launched with.
+	ClientToken string
+	// Tags match instances having every one of these tags with these values.
+	Tags map[string]string
+}
+
+// Instance states, as EC2 names them.
+const (
+	StatePending      = "pending"
+	StateRunning      = "running"
+	StateStopping     = "stopping"
+	StateStopped      = "stopped"
+	StateShuttingDown = "shutting-down"
+	StateTerminated   = "terminated"
+)

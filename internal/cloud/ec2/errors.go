@@ -1,0 +1,83 @@
+package ec2
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Kind says what the caller should do about a failed EC2 call.
+type Kind int
+
+const (
+	// KindUnknown is an error the classifier has no rule for; callers retry it with
+	// backoff.
+	KindUnknown Kind = iota
+	// KindNotFound means the resource does not exist (or is not visible yet).
+	KindNotFound
+	// KindThrottled means EC2 asked us to slow down, or failed transiently (5xx);
+	// retry later.
+	KindThrottled
+	// KindInvalidInput means the request cannot succeed as it is: a malformed or
+	// missing image, subnet, group, key, type or parameter. Retrying without a change
+	// to the spec is pointless; the caller reports it and backs off.
+	KindInvalidInput
+	// KindIdempotencyConflict means the client token was used with other parameters
+	// (IdempotentParameterMismatch) or belongs to a terminated instance
+	// (IdempotentInstanceTerminated).
+	KindIdempotencyConflict
+	// KindAuth means the credentials are missing, invalid, expired or not allowed to
+	// make the call.
+	KindAuth
+	// KindCapacity means EC2 has no capacity for the request right now
+	// (InsufficientInstanceCapacity and friends); retry later or elsewhere.
+	KindCapacity
+	// KindIncorrectState means the instance is not in a state that allows the call
+	// (for example modifying the type of a running instance).
+	KindIncorrectState
+	// KindTerminal is any other error that will not go away by retrying, such as
+	// OperationNotPermitted or UnsupportedOperation.
+	KindTerminal
+)
+
+// Error is a classified EC2 error. It keeps AWS's code and message, which the
+// controller shows to the user in conditions and events.
+type Error struct {
+	Kind Kind
+	// Operation is the EC2 API operation, such as RunInstances.
+	Operation string
+	// Code is AWS's error code, such as InvalidAMIID.NotFound.
+	Code string
+	// Message is AWS's message.
+	Message string
+	// Err is the underlying error.
+	Err error
+}
+
+// Error implements error.
+func (e *Error) Error() string {
+	return fmt.Sprintf("%s: %s: %s", e.Operation, e.Code, e.Message)
+}
+
+// Unwrap returns the underlying error.
+func (e *Error) Unwrap() error { return e.Err }
+
+// KindOf returns the kind of err, or KindUnknown when err is not a classified EC2 error.
+func KindOf(err error) Kind {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Kind
+	}
+	return KindUnknown
+}
+
+// CodeOf returns AWS's error code of err, or "" when it has none.
+func CodeOf(err error) string {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return ""
+}
+
+// IsNotFound reports whether err says the resource does not exist.
+func IsNotFound(err error) bool { return KindOf(err) == KindNotFound }
