@@ -1,0 +1,191 @@
+# ec2-operator Makefile.
+#
+# Every tool comes from the Go module proxy into ./bin at a pinned version, so the same
+# targets work on a laptop, in CI and on machines that only reach a Go module proxy.
+
+# VERSION is the operator's semantic version; the OLM bundle and the image use it.
+VERSION ?= 0.1.0
+
+# CHANNELS and DEFAULT_CHANNEL define the OLM channels of the bundle.
+CHANNELS ?= alpha
+DEFAULT_CHANNEL ?= alpha
+BUNDLE_CHANNELS := --channels=$(CHANNELS)
+BUNDLE_DEFAULT_CHANNEL := --default-channel=$(DEFAULT_CHANNEL)
+BUNDLE_METADATA_OPTS ?= $(BUNDLE_CHANNELS) $(BUNDLE_DEFAULT_CHANNEL)
+
+# IMAGE_TAG_BASE is the registry path of the operator's images.
+IMAGE_TAG_BASE ?= quay.io/ec2-operator/ec2-operator
+BUNDLE_IMG ?= $(IMAGE_TAG_BASE)-bundle:v$(VERSION)
+BUNDLE_GEN_FLAGS ?= -q --overwrite --version $(VERSION) $(BUNDLE_METADATA_OPTS)
+IMG ?= $(IMAGE_TAG_BASE):v$(VERSION)
+
+# ENVTEST_K8S_VERSION is the Kubernetes version of the test control plane. It matches
+# the k8s.io libraries in go.mod (v0.37.x); ETCD_VERSION is the etcd that version targets.
+ENVTEST_K8S_VERSION ?= 1.37.2
+ETCD_VERSION ?= 3.7.3
+
+CONTAINER_TOOL ?= docker
+
+# Setting SHELL to bash allows bash commands to be executed by recipes.
+SHELL = /usr/bin/env bash -o pipefail
+.SHELLFLAGS = -ec
+
+.PHONY: all
+all: build
+
+##@ General
+
+.PHONY: help
+help: ## Display this help.
+	@awk 'BEGIN {FS = ":.*##"; printf "\nUsage:\n  make \033[36m<target>\033[0m\n"} /^[a-zA-Z_0-9-]+:.*?##/ { printf "  \033[36m%-20s\033[0m %s\n", $$1, $$2 } /^##@/ { printf "\n\033[1m%s\033[0m\n", substr($$0, 5) } ' $(MAKEFILE_LIST)
+
+##@ Development
+
+.PHONY: manifests
+manifests: controller-gen ## Generate the CRD, RBAC and webhook manifests from the Go markers.
+	$(CONTROLLER_GEN) rbac:roleName=manager-role crd webhook paths="./..." output:crd:artifacts:config=config/crd/bases
+
+.PHONY: generate
+generate: controller-gen ## Generate DeepCopy methods from the Go types.
+	$(CONTROLLER_GEN) object:headerFile="hack/boilerplate.go.txt" paths="./..."
+
+.PHONY: fmt
+fmt: ## Run go fmt against code.
+	go fmt ./...
+
+.PHONY: vet
+vet: ## Run go vet against code.
+	go vet ./...
+
+.PHONY: verify-generated
+verify-generated: controller-gen ## Fail when generated files (deepcopy, CRDs, RBAC) are stale.
+	CONTROLLER_GEN=$(CONTROLLER_GEN) hack/verify-generated.sh
+
+.PHONY: verify-fmt
+verify-fmt: ## Fail when gofmt would change a file.
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './bin/*')); \
+	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+
+# TEST_FLAGS are extra flags for go test, e.g. TEST_FLAGS="-run TestValidation -v".
+TEST_FLAGS ?=
+
+.PHONY: test
+test: verify-fmt vet verify-generated setup-envtest ## Run every test against a real kube-apiserver + etcd (envtest) and the EC2 emulator.
+	KUBEBUILDER_ASSETS="$$($(ENVTEST) use $(ENVTEST_K8S_VERSION) --bin-dir $(LOCALBIN) -i -p path)" \
+		go test ./... -coverprofile cover.out -timeout 20m $(TEST_FLAGS)
+
+.PHONY: bench
+bench: ## Run the benchmarks that count AWS API calls per operation.
+	go test ./internal/... -run '^$$' -bench . -benchtime 3x
+
+##@ Build
+
+.PHONY: build
+build: manifests generate fmt vet ## Build the manager binary.
+	go build -o bin/manager cmd/main.go
+
+.PHONY: run
+run: manifests generate fmt vet ## Run the manager against the cluster in ~/.kube/config and real AWS.
+	go run ./cmd/main.go
+
+.PHONY: docker-build
+docker-build: ## Build the manager image (needs a container engine).
+	$(CONTAINER_TOOL) build -t $(IMG) .
+
+.PHONY: docker-push
+docker-push: ## Push the manager image.
+	$(CONTAINER_TOOL) push $(IMG)
+
+##@ Deployment
+
+ifndef ignore-not-found
+  ignore-not-found = false
+endif
+
+.PHONY: build-installer
+build-installer: manifests generate kustomize ## Write dist/install.yaml with the CRDs and the deployment.
+	mkdir -p dist
+	cd config/manager && $(KUSTOMIZE) edit set image controller=$(IMG)
+	$(KUSTOMIZE) build config/default > dist/install.yaml
+
+.PHONY: install
+install: manifests kustomize ## Install the CRDs into the cluster in ~/.kube/config.
+	$(KUSTOMIZE) build config/crd | $(KUBECTL) apply -f -
+
+.PHONY: uninstall
+uninstall: manifests kustomize ## Uninstall the CRDs from the cluster in ~/.kube/config.
+	$(KUSTOMIZE) build config/crd | $(KUBECTL) delete --ignore-not-found=$(ignore-not-found) -f -
+
+.PHONY: deploy
+deploy: manifests kustomize ## Deploy the operator to the cluster in ~/.kube/config.
+	cd config/manager && $(KUSTOMIZE) edit set image controller=$(IMG)
+	$(KUSTOMIZE) build config/default | $(KUBECTL) apply -f -
+
+.PHONY: undeploy
+undeploy: kustomize ## Remove the operator from the cluster in ~/.kube/config.
+	$(KUSTOMIZE) build config/default | $(KUBECTL) delete --ignore-not-found=$(ignore-not-found) -f -
+
+##@ Dependencies
+
+## Location to install dependencies to
+LOCALBIN ?= $(shell pwd)/bin
+$(LOCALBIN):
+	mkdir -p $(LOCALBIN)
+
+## Tool binaries
+KUBECTL ?= kubectl
+KUSTOMIZE ?= $(LOCALBIN)/kustomize
+CONTROLLER_GEN ?= $(LOCALBIN)/controller-gen
+ENVTEST ?= $(LOCALBIN)/setup-envtest
+
+## Tool versions. setup-envtest is pinned to a release, not a branch: a branch query
+## needs the proxy's version list, which some proxies refuse.
+KUSTOMIZE_VERSION ?= v5.8.2
+CONTROLLER_TOOLS_VERSION ?= v0.23.0
+ENVTEST_VERSION ?= v0.25.1
+
+.PHONY: kustomize
+kustomize: $(KUSTOMIZE) ## Download kustomize locally if necessary.
+$(KUSTOMIZE): $(LOCALBIN)
+	$(call go-install-tool,$(KUSTOMIZE),sigs.k8s.io/kustomize/kustomize/v5,$(KUSTOMIZE_VERSION))
+
+.PHONY: controller-gen
+controller-gen: $(CONTROLLER_GEN) ## Download controller-gen locally if necessary.
+$(CONTROLLER_GEN): $(LOCALBIN)
+	$(call go-install-tool,$(CONTROLLER_GEN),sigs.k8s.io/controller-tools/cmd/controller-gen,$(CONTROLLER_TOOLS_VERSION))
+
+.PHONY: envtest
+envtest: $(ENVTEST) ## Download setup-envtest locally if necessary.
+$(ENVTEST): $(LOCALBIN)
+	$(call go-install-tool,$(ENVTEST),sigs.k8s.io/controller-runtime/tools/setup-envtest,$(ENVTEST_VERSION))
+
+# setup-envtest puts kube-apiserver, etcd and kubectl in bin/k8s/<version>-<os>-<arch>.
+# It reuses what is there, then tries setup-envtest's normal download (what users'
+# machines do), and when that fails (no route to GitHub) builds the same versions from
+# the Go module proxy with hack/build-envtest-assets.sh.
+.PHONY: setup-envtest
+setup-envtest: envtest ## Install the envtest control plane binaries (download, or build from source offline).
+	@if $(ENVTEST) use $(ENVTEST_K8S_VERSION) --bin-dir $(LOCALBIN) -i -p path >/dev/null 2>&1; then \
+		echo "envtest $(ENVTEST_K8S_VERSION): using $$($(ENVTEST) use $(ENVTEST_K8S_VERSION) --bin-dir $(LOCALBIN) -i -p path)"; \
+	elif $(ENVTEST) use $(ENVTEST_K8S_VERSION) --bin-dir $(LOCALBIN) -p path >/dev/null 2>&1; then \
+		echo "envtest $(ENVTEST_K8S_VERSION): downloaded"; \
+	else \
+		echo "envtest $(ENVTEST_K8S_VERSION): download failed; building it from Go modules"; \
+		hack/build-envtest-assets.sh $(ENVTEST_K8S_VERSION) $(LOCALBIN) $(ETCD_VERSION); \
+	fi
+
+# go-install-tool will 'go install' any package with custom target and name of binary, if it doesn't exist
+# $1 - target path with name of binary
+# $2 - package url which can be installed
+# $3 - specific version of package
+define go-install-tool
+@[ -f "$(1)-$(3)" ] && [ "$$(readlink -- "$(1)" 2>/dev/null)" = "$$(realpath "$(1)-$(3)")" ] || { \
+set -e; \
+package=$(2)@$(3) ;\
+echo "Downloading $${package}" ;\
+rm -f $(1) ;\
+GOBIN=$(LOCALBIN) go install $${package} ;\
+mv $(1) $(1)-$(3) ;\
+} ;\
+ln -sf $$(realpath $(1)-$(3)) $(1)
+endef

@@ -1,0 +1,290 @@
+package v1alpha1_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/ec2-operator/ec2-operator/api/v1alpha1"
+	"github.com/ec2-operator/ec2-operator/internal/testenv"
+)
+
+// These tests send objects to a real kube-apiserver with the generated CRD installed,
+// so they prove what users get: the OpenAPI schema, the defaults and the CEL rules as
+// the API server evaluates them, not as we hope it does.
+
+var k8sClient client.Client
+
+func TestMain(m *testing.M) {
+	env, err := testenv.Start()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	k8sClient, err = client.New(env.Config, client.Options{})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		_ = env.Stop()
+		os.Exit(1)
+	}
+	code := m.Run()
+	if err := env.Stop(); err != nil {
+		fmt.Fprintln(os.Stderr, "stopping envtest:", err)
+	}
+	os.Exit(code)
+}
+
+// validInstance returns the smallest object the API accepts.
+func validInstance(name string) *v1alpha1.EC2Instance {
+	return &v1alpha1.EC2Instance{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"},
+		Spec: v1alpha1.EC2InstanceSpec{
+			ImageID:      "ami-0abcdef1234567890",
+			InstanceType: "t3.micro",
+		},
+	}
+}
+
+func manyTags(n int) map[string]string {
+	tags := map[string]string{}
+	for i := range n {
+		tags[fmt.Sprintf("key-%d", i)] = "v"
+	}
+	return tags
+}
+
+func TestCreateRejectsInvalidSpecsNamingTheField(t *testing.T) {
+	testCases := []struct {
+		name   string
+		mutate func(*v1alpha1.EC2Instance)
+		// wantField is the field path the API server's message must name.
+		wantField string
+		// wantText is a further fragment the message must contain.
+		wantText string
+	}{
+		{"malformed AMI ID", func(o *v1alpha1.EC2Instance) { o.Spec.ImageID = "ami-123" }, "spec.imageId", "should match"},
+		{"AMI ID with upper-case hex", func(o *v1alpha1.EC2Instance) { o.Spec.ImageID = "ami-0ABCDEF1234567890" }, "spec.imageId", "should match"},
+		{"SSM reference without a parameter path", func(o *v1alpha1.EC2Instance) { o.Spec.ImageID = "resolve:ssm:" }, "spec.imageId", "should match"},
+		{"missing image", func(o *v1alpha1.EC2Instance) { o.Spec.ImageID = "" }, "spec.imageId", ""},
+		{"empty instance type", func(o *v1alpha1.EC2Instance) { o.Spec.InstanceType = "" }, "spec.instanceType", ""},
+		{"instance type without a size", func(o *v1alpha1.EC2Instance) { o.Spec.InstanceType = "micro" }, "spec.instanceType", "should match"},
+		{"malformed subnet ID", func(o *v1alpha1.EC2Instance) { o.Spec.SubnetID = "subnet-xyz" }, "spec.subnetId", "should match"},
+		{"malformed security group ID", func(o *v1alpha1.EC2Instance) { o.Spec.SecurityGroupIDs = []string{"sg-nothex"} }, "spec.securityGroupIds[0]", "should match"},
+		{"duplicate security group", func(o *v1alpha1.EC2Instance) {
+			o.Spec.SecurityGroupIDs = []string{"sg-0a1b2c3d4e5f60001", "sg-0a1b2c3d4e5f60001"}
+		}, "spec.securityGroupIds[1]", "Duplicate value"},
+		{"tag key with the aws: prefix", func(o *v1alpha1.EC2Instance) { o.Spec.Tags = map[string]string{"aws:cloudformation:stack": "x"} }, "spec.tags", "aws:"},
+		{"tag key with the operator's prefix", func(o *v1alpha1.EC2Instance) {
+			o.Spec.Tags = map[string]string{"ec2-operator.dev/owner-uid": "x"}
+		}, "spec.tags", "ec2-operator.dev/"},
+		{"too many tags", func(o *v1alpha1.EC2Instance) { o.Spec.Tags = manyTags(47) }, "spec.tags", "46"},
+		{"tag value too long", func(o *v1alpha1.EC2Instance) { o.Spec.Tags = map[string]string{"k": strings.Repeat("v", 257)} }, "spec.tags", "256"},
+		{"tag key too long", func(o *v1alpha1.EC2Instance) { o.Spec.Tags = map[string]string{strings.Repeat("k", 129): "v"} }, "spec.tags", "128"},
+		{"user data over 12288 characters", func(o *v1alpha1.EC2Instance) { o.Spec.UserData = strings.Repeat("x", 12289) }, "spec.userData", ""},
+		{"user data over 12288 bytes in fewer characters", func(o *v1alpha1.EC2Instance) {
+			o.Spec.UserData = strings.Repeat("é", 6145) // 2 bytes each: 12290 bytes, 6145 characters
+		}, "spec.userData", "16384 after base64"},
+		{"root volume of size 0", func(o *v1alpha1.EC2Instance) { o.Spec.RootVolume = &v1alpha1.RootVolume{SizeGiB: ptr.To[int32](0)} }, "spec.rootVolume.sizeGiB", ""},
+		{"root volume too big", func(o *v1alpha1.EC2Instance) { o.Spec.RootVolume = &v1alpha1.RootVolume{SizeGiB: ptr.To[int32](70000)} }, "spec.rootVolume.sizeGiB", ""},
+		{"gp3 root volume over 16 TiB", func(o *v1alpha1.EC2Instance) {
+			o.Spec.RootVolume = &v1alpha1.RootVolume{SizeGiB: ptr.To[int32](20000), Type: "gp3"}
+		}, "spec.rootVolume", "16384"},
+		{"magnetic root volume over 1 TiB", func(o *v1alpha1.EC2Instance) {
+			o.Spec.RootVolume = &v1alpha1.RootVolume{SizeGiB: ptr.To[int32](2000), Type: "standard"}
+		}, "spec.rootVolume", "1024"},
+		{"iops on gp2", func(o *v1alpha1.EC2Instance) {
+			o.Spec.RootVolume = &v1alpha1.RootVolume{Type: "gp2", IOPS: ptr.To[int32](3000)}
+		}, "spec.rootVolume", "iops can only be set"},
+		{"io2 without iops", func(o *v1alpha1.EC2Instance) { o.Spec.RootVolume = &v1alpha1.RootVolume{Type: "io2"} }, "spec.rootVolume", "iops is required"},
+		{"throughput on gp2", func(o *v1alpha1.EC2Instance) {
+			o.Spec.RootVolume = &v1alpha1.RootVolume{Type: "gp2", Throughput: ptr.To[int32](250)}
+		}, "spec.rootVolume", "throughput"},
+		{"KMS key without encryption", func(o *v1alpha1.EC2Instance) {
+			o.Spec.RootVolume = &v1alpha1.RootVolume{KMSKeyID: "alias/ebs"}
+		}, "spec.rootVolume", "kmsKeyId requires encrypted"},
+		{"unknown volume type", func(o *v1alpha1.EC2Instance) { o.Spec.RootVolume = &v1alpha1.RootVolume{Type: "nvme"} }, "spec.rootVolume.type", "Unsupported value"},
+		{"unknown desired state", func(o *v1alpha1.EC2Instance) { o.Spec.DesiredState = "paused" }, "spec.desiredState", "Unsupported value"},
+		{"unknown deletion policy", func(o *v1alpha1.EC2Instance) { o.Spec.DeletionPolicy = "Orphan" }, "spec.deletionPolicy", "Unsupported value"},
+		{"IMDS tokens neither required nor optional", func(o *v1alpha1.EC2Instance) {
+			o.Spec.MetadataOptions = &v1alpha1.MetadataOptions{HTTPTokens: "maybe"}
+		}, "spec.metadataOptions.httpTokens", "Unsupported value"},
+		{"IMDS hop limit over 64", func(o *v1alpha1.EC2Instance) {
+			o.Spec.MetadataOptions = &v1alpha1.MetadataOptions{HTTPPutResponseHopLimit: 65}
+		}, "spec.metadataOptions.httpPutResponseHopLimit", ""},
+		{"malformed instance ID to adopt", func(o *v1alpha1.EC2Instance) { o.Spec.InstanceID = "i-12" }, "spec.instanceId", "should match"},
+		{"IAM role ARN instead of an instance profile", func(o *v1alpha1.EC2Instance) {
+			o.Spec.IAMInstanceProfile = "arn:aws:iam::123456789012:role/app"
+		}, "spec.iamInstanceProfile", "should match"},
+		{"malformed region", func(o *v1alpha1.EC2Instance) { o.Spec.Region = "moon" }, "spec.region", "should match"},
+		{"malformed availability zone", func(o *v1alpha1.EC2Instance) { o.Spec.AvailabilityZone = "1a" }, "spec.availabilityZone", "should match"},
+		{"spot price that is not a number", func(o *v1alpha1.EC2Instance) { o.Spec.Spot = &v1alpha1.SpotOptions{MaxPrice: "cheap"} }, "spec.spot.maxPrice", "should match"},
+		{"unknown spot interruption behaviour", func(o *v1alpha1.EC2Instance) {
+			o.Spec.Spot = &v1alpha1.SpotOptions{InterruptionBehavior: "pause"}
+		}, "spec.spot.interruptionBehavior", "Unsupported value"},
+	}
+	for i, tc := range testCases {
+		t.Run(tc.name, func(t *testing.T) {
+			obj := validInstance(fmt.Sprintf("invalid-%d", i))
+			tc.mutate(obj)
+			err := k8sClient.Create(context.Background(), obj)
+			if err == nil {
+				_ = k8sClient.Delete(context.Background(), obj)
+				t.Fatalf("the API server accepted an invalid object")
+			}
+			if !apierrors.IsInvalid(err) {
+				t.Fatalf("want an Invalid error, got %v", err)
+			}
+			if !strings.Contains(err.Error(), tc.wantField) {
+				t.Errorf("message does not name %s: %v", tc.wantField, err)
+			}
+			if !strings.Contains(err.Error(), tc.wantText) {
+				t.Errorf("message does not contain %q: %v", tc.wantText, err)
+			}
+		})
+	}
+}
+
+func TestUpdateRejectsChangesEC2CannotMakeInPlace(t *testing.T) {
+	base := func(name string) *v1alpha1.EC2Instance {
+		o := validInstance(name)
+		o.Spec.SubnetID = "subnet-0a1b2c3d4e5f60001"
+		o.Spec.KeyName = "demo-key"
+		o.Spec.AvailabilityZone = "us-east-1a"
+		o.Spec.Region = "us-east-1"
+		o.Spec.AssociatePublicIPAddress = ptr.To(true)
+		o.Spec.Spot = &v1alpha1.SpotOptions{MaxPrice: "0.05"}
+		o.Spec.InstanceID = "i-0123456789abcdef0"
+		o.Spec.RootVolume = &v1alpha1.RootVolume{SizeGiB: ptr.To[int32](20), Type: "gp3", Encrypted: ptr.To(true)}
+		return o
+	}
+	testCases := []struct {
+		name      string
+		mutate    func(*v1alpha1.EC2Instance)
+		wantField string
+		wantText  string
+	}{
+		{"changing the image", func(o *v1alpha1.EC2Instance) { o.Spec.ImageID = "ami-0fedcba0987654321" }, "spec.imageId", "immutable"},
+		{"changing the subnet", func(o *v1alpha1.EC2Instance) { o.Spec.SubnetID = "subnet-0a1b2c3d4e5f60002" }, "spec.subnetId", "immutable"},
+		{"removing the subnet", func(o *v1alpha1.EC2Instance) { o.Spec.SubnetID = "" }, "spec", "subnetId is immutable"},
+		{"changing the key pair", func(o *v1alpha1.EC2Instance) { o.Spec.KeyName = "other" }, "spec.keyName", "immutable"},
+		{"changing the availability zone", func(o *v1alpha1.EC2Instance) { o.Spec.AvailabilityZone = "us-east-1b" }, "spec.availabilityZone", "immutable"},
+		{"changing the region", func(o *v1alpha1.EC2Instance) { o.Spec.Region = "eu-west-1" }, "spec.region", "immutable"},
+		{"changing public IP association", func(o *v1alpha1.EC2Instance) { o.Spec.AssociatePublicIPAddress = ptr.To(false) }, "spec.associatePublicIpAddress", "immutable"},
+		{"changing spot options", func(o *v1alpha1.EC2Instance) { o.Spec.Spot.MaxPrice = "0.10" }, "spec.spot", "immutable"},
+		{"removing spot options", func(o *v1alpha1.EC2Instance) { o.Spec.Spot = nil }, "spec", "spot is immutable"},
+		{"changing the adopted instance", func(o *v1alpha1.EC2Instance) { o.Spec.InstanceID = "i-0fedcba9876543210" }, "spec.instanceId", "immutable"},
+		{"removing the adopted instance", func(o *v1alpha1.EC2Instance) { o.Spec.InstanceID = "" }, "spec", "instanceId cannot be removed"},
+		{"shrinking the root volume", func(o *v1alpha1.EC2Instance) { o.Spec.RootVolume.SizeGiB = ptr.To[int32](10) }, "spec.rootVolume.sizeGiB", "only grow"},
+		{"changing the root volume type", func(o *v1alpha1.EC2Instance) { o.Spec.RootVolume.Type = "gp2" }, "spec.rootVolume.type", "immutable"},
+		{"removing the root volume", func(o *v1alpha1.EC2Instance) { o.Spec.RootVolume = nil }, "spec", "rootVolume cannot be added or removed"},
+	}
+	for i, tc := range testCases {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			obj := base(fmt.Sprintf("immutable-%d", i))
+			if err := k8sClient.Create(ctx, obj); err != nil {
+				t.Fatalf("creating the base object: %v", err)
+			}
+			t.Cleanup(func() { _ = k8sClient.Delete(ctx, obj) })
+			tc.mutate(obj)
+			err := k8sClient.Update(ctx, obj)
+			if err == nil {
+				t.Fatalf("the API server accepted a change EC2 cannot make in place")
+			}
+			if !strings.Contains(err.Error(), tc.wantField) || !strings.Contains(err.Error(), tc.wantText) {
+				t.Errorf("want a message naming %s and containing %q, got %v", tc.wantField, tc.wantText, err)
+			}
+		})
+	}
+}
+
+func TestUpdateAcceptsChangesTheOperatorAppliesInPlace(t *testing.T) {
+	ctx := context.Background()
+	obj := validInstance("mutable")
+	obj.Spec.RootVolume = &v1alpha1.RootVolume{SizeGiB: ptr.To[int32](20)}
+	if err := k8sClient.Create(ctx, obj); err != nil {
+		t.Fatalf("create: %v", err)
+	}
+	t.Cleanup(func() { _ = k8sClient.Delete(ctx, obj) })
+
+	obj.Spec.InstanceType = "m7i.large"
+	obj.Spec.SecurityGroupIDs = []string{"sg-0a1b2c3d4e5f60002"}
+	obj.Spec.Tags = map[string]string{"team": "payments"}
+	obj.Spec.DesiredState = v1alpha1.DesiredStateStopped
+	obj.Spec.MetadataOptions.HTTPPutResponseHopLimit = 3
+	obj.Spec.Monitoring = true
+	obj.Spec.DisableAPITermination = true
+	obj.Spec.UserData = "#!/bin/sh\necho hello\n"
+	obj.Spec.IAMInstanceProfile = "arn:aws:iam::123456789012:instance-profile/app"
+	obj.Spec.RootVolume.SizeGiB = ptr.To[int32](40)
+	obj.Spec.DeletionPolicy = v1alpha1.DeletionPolicyRetain
+	obj.Spec.InstanceID = "i-0123456789abcdef0" // adopting is allowed once
+	if err := k8sClient.Update(ctx, obj); err != nil {
+		t.Fatalf("the API server rejected changes the operator can apply: %v", err)
+	}
+}
+
+func TestCreateFillsInSafeDefaults(t *testing.T) {
+	ctx := context.Background()
+	obj := validInstance("defaults")
+	obj.Spec.RootVolume = &v1alpha1.RootVolume{SizeGiB: ptr.To[int32](30)}
+	obj.Spec.Spot = &v1alpha1.SpotOptions{}
+	if err := k8sClient.Create(ctx, obj); err != nil {
+		t.Fatalf("create: %v", err)
+	}
+	t.Cleanup(func() { _ = k8sClient.Delete(ctx, obj) })
+
+	got := &v1alpha1.EC2Instance{}
+	if err := k8sClient.Get(ctx, client.ObjectKeyFromObject(obj), got); err != nil {
+		t.Fatalf("get: %v", err)
+	}
+	s := got.Spec
+	if s.MetadataOptions == nil {
+		t.Fatalf("metadataOptions was not defaulted")
+	}
+	checks := []struct {
+		field     string
+		got, want any
+	}{
+		{"metadataOptions.httpTokens", s.MetadataOptions.HTTPTokens, v1alpha1.HTTPTokensRequired},
+		{"metadataOptions.httpPutResponseHopLimit", s.MetadataOptions.HTTPPutResponseHopLimit, int32(2)},
+		{"metadataOptions.httpEndpoint", s.MetadataOptions.HTTPEndpoint, v1alpha1.EndpointState("enabled")},
+		{"desiredState", s.DesiredState, v1alpha1.DesiredStateRunning},
+		{"deletionPolicy", s.DeletionPolicy, v1alpha1.DeletionPolicyDelete},
+		{"monitoring", s.Monitoring, false},
+		{"disableApiTermination", s.DisableAPITermination, false},
+		{"rootVolume.type", s.RootVolume.Type, v1alpha1.VolumeType("gp3")},
+		{"rootVolume.deleteOnTermination", *s.RootVolume.DeleteOnTermination, true},
+		{"spot.interruptionBehavior", s.Spot.InterruptionBehavior, v1alpha1.SpotInterruptionBehavior("terminate")},
+	}
+	for _, c := range checks {
+		if c.got != c.want {
+			t.Errorf("%s: got %v, want %v", c.field, c.got, c.want)
+		}
+	}
+}
+
+func TestCreateAcceptsTheShippedSampleShape(t *testing.T) {
+	ctx := context.Background()
+	obj := validInstance("full")
+	obj.Spec.ImageID = "resolve:ssm:/aws/service/ami-amazon-linux-latest/al2023-ami-kernel-default-x86_64"
+	obj.Spec.SubnetID = "subnet-0a1b2c3d4e5f60001"
+	obj.Spec.SecurityGroupIDs = []string{"sg-0a1b2c3d4e5f60002", "sg-0a1b2c3d"}
+	obj.Spec.IAMInstanceProfile = "ec2-operator-demo"
+	obj.Spec.RootVolume = &v1alpha1.RootVolume{SizeGiB: ptr.To[int32](100), Type: "io2", IOPS: ptr.To[int32](5000),
+		Encrypted: ptr.To(true), KMSKeyID: "alias/aws/ebs"}
+	obj.Spec.Tags = manyTags(46)
+	obj.Spec.UserData = strings.Repeat("x", 12288)
+	obj.Spec.InstanceType = "u-6tb1.metal"
+	if err := k8sClient.Create(ctx, obj); err != nil {
+		t.Fatalf("the API server rejected a valid object: %v", err)
+	}
+	_ = k8sClient.Delete(ctx, obj)
+}

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Fails when the generated files in the working tree (deepcopy code, CRDs, RBAC) differ
+# from what the generators produce from the current Go sources, i.e. when someone edited
+# API types or RBAC markers and forgot `make manifests generate`, or hand-edited output.
+#
+# It regenerates in a scratch copy of the tree, so it never changes your files.
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+controller_gen=${CONTROLLER_GEN:-$root/bin/controller-gen}
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+
+tar -C "$root" --exclude=./bin --exclude=./.git --exclude=./dist -cf - . | tar -C "$scratch" -xf -
+(
+  cd "$scratch"
+  "$controller_gen" object:headerFile="hack/boilerplate.go.txt" paths="./..."
+  "$controller_gen" rbac:roleName=manager-role crd webhook paths="./..." output:crd:artifacts:config=config/crd/bases
+)
+
+status=0
+for path in api config/crd/bases config/rbac/role.yaml; do
+  if ! diff -ru "$root/$path" "$scratch/$path" >"$scratch.diff" 2>&1; then
+    echo "generated files under $path are stale; run 'make manifests generate' and commit the result:" >&2
+    head -50 "$scratch.diff" >&2
+    status=1
+  fi
+done
+rm -f "$scratch.diff"
+exit $status
