@@ -1,0 +1,77 @@
+package ec2sim
+
+import (
+	"maps"
+	"net/url"
+	"time"
+)
+
+// Request is one logged EC2 call.
+type Request struct {
+	// Time is when the call finished, on the Sim's clock.
+	Time time.Time `json:"time"`
+	// Operation is the Action parameter.
+	Operation string `json:"operation"`
+	// Params are the decoded form parameters. EC2 parameters carry no
+	// secrets (the signature is in headers), so nothing is scrubbed.
+	Params url.Values `json:"params"`
+	// ErrorCode is the EC2 error code returned, or "" on success.
+	// "RequestCanceled" means the client went away while the call was held.
+	ErrorCode string `json:"errorCode,omitempty"`
+	// HTTPStatus is the status sent, or 0 when no response was written.
+	HTTPStatus int `json:"httpStatus"`
+}
+
+// logRequest appends a finished call to the log.
+func (s *Sim) logRequest(op string, form url.Values, code string, status int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.requests = append(s.requests, Request{
+		Time: s.now(), Operation: op, Params: cloneValues(form), ErrorCode: code, HTTPStatus: status,
+	})
+}
+
+// Calls returns how many calls of op (successful or failed, including
+// retries) have been received since the last ResetCalls.
+func (s *Sim) Calls(op string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.calls[op]
+}
+
+// CallCounts returns a copy of the per-operation call counts.
+func (s *Sim) CallCounts() map[string]int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return maps.Clone(s.calls)
+}
+
+// Requests returns a copy of the request log, oldest first.
+func (s *Sim) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]Request, len(s.requests))
+	for i, r := range s.requests {
+		r.Params = cloneValues(r.Params)
+		out[i] = r
+	}
+	return out
+}
+
+// ResetCalls clears the call counts and the request log, so a test can
+// assert on the calls made by one step only.
+func (s *Sim) ResetCalls() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.calls = map[string]int{}
+	s.requests = nil
+}
+
+// cloneValues deep-copies form values so callers cannot alias the log.
+func cloneValues(v url.Values) url.Values {
+	out := make(url.Values, len(v))
+	for k, vs := range v {
+		out[k] = append([]string(nil), vs...)
+	}
+	return out
+}

@@ -1,0 +1,151 @@
+package ec2sim
+
+import (
+	"encoding/base64"
+	"strconv"
+	"strings"
+)
+
+// describeInstances implements DescribeInstances: InstanceId.N (every id
+// must exist and be visible), filters, and MaxResults/NextToken paging.
+func (s *Sim) describeInstances(p params, x *xmlBuilder) *apiError {
+	ids := p.list("InstanceId")
+	if len(ids) > 0 && p.has("MaxResults") {
+		return clientErr("InvalidParameterCombination", "The parameter instancesSet cannot be used with the parameter maxResults")
+	}
+	limit := 0
+	if p.has("MaxResults") {
+		n, ok := p.integer("MaxResults")
+		if !ok || n < 5 || n > 1000 {
+			return invalidValue("Value ( %s ) for parameter maxResults is invalid. Expecting a value between 5 and 1000.", p.str("MaxResults"))
+		}
+		limit = n
+	}
+	after := -1
+	if tok := p.str("NextToken"); tok != "" {
+		n, ok := decodePageToken(tok)
+		if !ok {
+			return clientErr("InvalidPaginationToken", "Invalid pagination token: %s", tok)
+		}
+		after = n
+	}
+	filters := p.filters()
+	for _, f := range filters {
+		if !knownInstanceFilter(f.Name) {
+			return invalidValue("The filter '%s' is invalid", f.Name)
+		}
+	}
+
+	now := s.now()
+	visible := func(in *instance) bool { return !now.Before(in.visibleAt) }
+	if len(ids) > 0 {
+		for _, id := range ids {
+			if !instanceIDPattern.MatchString(id) {
+				return malformedID("InvalidInstanceID.Malformed", id, "i")
+			}
+		}
+		var missing []string
+		for _, id := range ids {
+			if in, ok := s.instances[id]; !ok || !visible(in) {
+				missing = append(missing, id)
+			}
+		}
+		if len(missing) > 0 {
+			return instancesNotFound(missing)
+		}
+	}
+
+	var page []*instance
+	next := ""
+	for _, id := range s.order {
+		in := s.instances[id]
+		if !visible(in) || in.seq <= after {
+			continue
+		}
+		if len(ids) > 0 && !contains(ids, id) {
+			continue
+		}
+		if !resourceMatches(instanceFields(in), in.Tags, filters) {
+			continue
+		}
+		if limit > 0 && len(page) == limit {
+			next = encodePageToken(page[len(page)-1].seq)
+			break
+		}
+		page = append(page, in)
+	}
+
+	x.open("reservationSet")
+	for i := 0; i < len(page); {
+		j := i
+		for j < len(page) && page[j].ReservationID == page[i].ReservationID {
+			j++
+		}
+		x.open("item")
+		x.leaf("reservationId", page[i].ReservationID)
+		x.leaf("ownerId", DefaultAccountID)
+		x.open("groupSet")
+		x.close("groupSet")
+		x.open("instancesSet")
+		for _, in := range page[i:j] {
+			s.writeInstance(x, in)
+		}
+		x.close("instancesSet")
+		x.close("item")
+		i = j
+	}
+	x.close("reservationSet")
+	x.leafIf("nextToken", next)
+	return nil
+}
+
+// instanceFilterNames are the DescribeInstances filters the simulator
+// evaluates (besides tag:KEY, tag-key and tag-value).
+var instanceFilterNames = []string{
+	"instance-id", "instance-state-name", "instance-state-code", "client-token", "instance-type",
+	"image-id", "subnet-id", "vpc-id", "availability-zone", "reservation-id", "key-name",
+	"private-ip-address", "ip-address", "instance-lifecycle", "iam-instance-profile.arn",
+	"architecture", "monitoring-state",
+}
+
+// knownInstanceFilter reports whether DescribeInstances understands name.
+func knownInstanceFilter(name string) bool {
+	return strings.HasPrefix(name, "tag:") || name == "tag-key" || name == "tag-value" || contains(instanceFilterNames, name)
+}
+
+// instanceFields exposes an instance's filterable attributes by filter name.
+func instanceFields(in *instance) map[string]string {
+	lifecycle := ""
+	if in.Spot {
+		lifecycle = "spot"
+	}
+	f := map[string]string{
+		"instance-id": in.ID, "instance-state-name": in.State, "instance-state-code": strconv.Itoa(stateCodes[in.State]),
+		"client-token": in.ClientToken, "instance-type": in.InstanceType, "image-id": in.ImageID,
+		"subnet-id": in.SubnetID, "vpc-id": in.VPCID, "availability-zone": in.AZ,
+		"reservation-id": in.ReservationID, "key-name": in.KeyName, "private-ip-address": in.PrivateIP,
+		"ip-address": in.PublicIP, "instance-lifecycle": lifecycle, "iam-instance-profile.arn": in.IAMInstanceProfileARN,
+		"architecture": in.Architecture, "monitoring-state": monitoringState(in.Monitoring),
+	}
+	return f
+}
+
+// encodePageToken makes an opaque NextToken from the last launch sequence
+// number returned, so paging is stable while instances come and go.
+func encodePageToken(seq int) string {
+	return base64.RawURLEncoding.EncodeToString([]byte("ec2sim-instances:" + strconv.Itoa(seq)))
+}
+
+// decodePageToken reverses encodePageToken.
+func decodePageToken(tok string) (int, bool) {
+	b, err := base64.RawURLEncoding.DecodeString(tok)
+	if err != nil {
+		return 0, false
+	}
+	n, ok := strings.CutPrefix(string(b), "ec2sim-instances:")
+	if !ok {
+		return 0, false
+	}
+	seq, err := strconv.Atoi(n)
+	return seq, err == nil
+}

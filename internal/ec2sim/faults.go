@@ -1,0 +1,208 @@
+package ec2sim
+
+import (
+	"context"
+	"net/http"
+	"sync"
+	"time"
+)
+
+// Fault makes matching calls fail and/or answer slowly.
+type Fault struct {
+	// Operation is the Action to affect; "" affects every operation.
+	Operation string
+	// Code is the EC2 error code to return, e.g. "RequestLimitExceeded" or
+	// "InsufficientInstanceCapacity". An empty Code with a 5xx HTTPStatus
+	// returns InternalError; an empty Code with no HTTPStatus injects only Latency.
+	Code string
+	// Message is the error message; a generic one is used when empty.
+	Message string
+	// HTTPStatus is the status to send; when zero it is chosen from Code the
+	// way EC2 does (503 for RequestLimitExceeded and Unavailable, 500 for
+	// InsufficientInstanceCapacity and InternalError, otherwise 400).
+	HTTPStatus int
+	// Times is how many matching calls fail before the fault disarms; 0 means
+	// until removed.
+	Times int
+	// Probability in (0,1) makes only that fraction of matching calls fail,
+	// using a generator seeded from Config.Seed; 0 or 1 means every call.
+	Probability float64
+	// Latency is added before answering, with or without an error.
+	Latency time.Duration
+}
+
+// faultEntry is an armed Fault with its remaining budget.
+type faultEntry struct {
+	Fault
+	fired int
+}
+
+// firedFault is what a request picks up from the armed faults.
+type firedFault struct {
+	err     *apiError
+	latency time.Duration
+}
+
+// InjectFault arms f and returns a function that disarms it. Faults are
+// checked in the order they were injected; the first that fires decides the
+// error, and latencies of all firing faults add up.
+func (s *Sim) InjectFault(f Fault) (remove func()) {
+	e := &faultEntry{Fault: f}
+	s.mu.Lock()
+	s.faults = append(s.faults, e)
+	s.mu.Unlock()
+	return func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		for i, cur := range s.faults {
+			if cur == e {
+				s.faults = append(s.faults[:i], s.faults[i+1:]...)
+				return
+			}
+		}
+	}
+}
+
+// matchFault consumes the faults that apply to one call of op.
+func (s *Sim) matchFault(op string) firedFault {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out firedFault
+	for _, f := range s.faults {
+		if f.Operation != "" && f.Operation != op {
+			continue
+		}
+		if f.Times > 0 && f.fired >= f.Times {
+			continue
+		}
+		if f.Probability > 0 && f.Probability < 1 && s.faultRand.Float64() >= f.Probability {
+			continue
+		}
+		f.fired++
+		out.latency += f.Latency
+		if out.err == nil {
+			out.err = f.apiError()
+		}
+	}
+	return out
+}
+
+// apiError converts the fault into the error to send, or nil for latency-only faults.
+func (f *Fault) apiError() *apiError {
+	code, status := f.Code, f.HTTPStatus
+	if code == "" && status == 0 {
+		return nil
+	}
+	if code == "" {
+		code = "InternalError"
+	}
+	if status == 0 {
+		switch code {
+		case "RequestLimitExceeded", "Unavailable", "ServiceUnavailable":
+			status = http.StatusServiceUnavailable
+		case "InternalError", "InsufficientInstanceCapacity", "InsufficientAddressCapacity":
+			status = http.StatusInternalServerError
+		default:
+			status = http.StatusBadRequest
+		}
+	}
+	msg := f.Message
+	if msg == "" {
+		switch code {
+		case "RequestLimitExceeded":
+			msg = "Request limit exceeded."
+		case "InternalError":
+			msg = "An internal error has occurred"
+		case "InsufficientInstanceCapacity":
+			msg = "We currently do not have sufficient capacity in the Availability Zone you requested."
+		default:
+			msg = "Injected fault."
+		}
+	}
+	return &apiError{Code: code, Message: msg, Status: status}
+}
+
+// Gate holds calls of one operation until Release is called.
+type Gate struct {
+	arrivedOnce sync.Once
+	arrived     chan struct{}
+	releaseOnce sync.Once
+	released    chan struct{}
+	unregister  func()
+}
+
+// newGate returns a gate that unregisters itself on Release.
+func newGate(unregister func()) *Gate {
+	return &Gate{arrived: make(chan struct{}), released: make(chan struct{}), unregister: unregister}
+}
+
+// Block makes calls of op wait, unprocessed, until the returned gate is
+// released; it replaces any earlier Block gate for op.
+func (s *Sim) Block(op string) *Gate {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var g *Gate
+	g = newGate(func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if s.gates[op] == g {
+			delete(s.gates, op)
+		}
+	})
+	s.gates[op] = g
+	return g
+}
+
+// BlockResponse lets calls of op take effect immediately but withholds
+// their responses until the returned gate is released. If the client gives
+// up first, the response is dropped: this simulates "RunInstances
+// succeeded but the client timed out".
+func (s *Sim) BlockResponse(op string) *Gate {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var g *Gate
+	g = newGate(func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if s.respGate[op] == g {
+			delete(s.respGate, op)
+		}
+	})
+	s.respGate[op] = g
+	return g
+}
+
+// Arrived is closed when the first call reaches the gate.
+func (g *Gate) Arrived() <-chan struct{} { return g.arrived }
+
+// Release lets waiting and future calls through. It is idempotent.
+func (g *Gate) Release() {
+	g.releaseOnce.Do(func() {
+		g.unregister()
+		close(g.released)
+	})
+}
+
+// wait blocks until release or until ctx ends; it reports whether the call
+// should continue.
+func (g *Gate) wait(ctx context.Context) bool {
+	g.arrivedOnce.Do(func() { close(g.arrived) })
+	select {
+	case <-g.released:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// sleepCtx sleeps for d unless ctx ends first; it reports whether it slept fully.
+func sleepCtx(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}

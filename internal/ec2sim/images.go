@@ -1,0 +1,234 @@
+package ec2sim
+
+import (
+	"regexp"
+	"strings"
+	"time"
+)
+
+// amazonOwnerID is the account that owns Amazon Linux AMIs.
+const amazonOwnerID = "137112412989"
+
+// Image is a registered AMI.
+type Image struct {
+	ID           string
+	Name         string
+	Description  string
+	Architecture string // "x86_64" or "arm64"
+	OwnerID      string
+	OwnerAlias   string // "amazon" for Amazon's images, else ""
+	// RootDeviceName is the device the root volume attaches as.
+	RootDeviceName string
+	// SnapshotID and RootSizeGiB describe the root volume's snapshot; a
+	// launch may not ask for a smaller root volume.
+	SnapshotID  string
+	RootSizeGiB int
+	// ImdsSupport is "v2.0" when the AMI requires IMDSv2 by default (as
+	// Amazon Linux 2023 AMIs do), otherwise "".
+	ImdsSupport  string
+	CreationDate time.Time
+}
+
+// AddImage registers an AMI owned by DefaultAccountID with a /dev/xvda
+// root device backed by an 8 GiB snapshot. arch is "x86_64" or "arm64";
+// id must look like an AMI id (ami- and 8 or 17 hex digits) to be usable.
+func (s *Sim) AddImage(id, name, arch string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.putImage(&Image{
+		ID: id, Name: name, Architecture: arch, OwnerID: DefaultAccountID,
+		RootDeviceName: "/dev/xvda", SnapshotID: "snap-" + strings.TrimPrefix(id, "ami-"), RootSizeGiB: 8,
+		CreationDate: s.now(),
+	})
+}
+
+// AddSSMParameter makes "resolve:ssm:name" resolve to value in RunInstances.
+func (s *Sim) AddSSMParameter(name, value string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.ssmParams[name] = value
+}
+
+// putImage stores an image, keeping registration order for listings.
+func (s *Sim) putImage(img *Image) {
+	if _, ok := s.images[img.ID]; !ok {
+		s.imageOrder = append(s.imageOrder, img.ID)
+	}
+	s.images[img.ID] = img
+}
+
+// resolveImage turns RunInstances' ImageId, possibly "resolve:ssm:NAME" or
+// "resolve:ssm:NAME:VERSION", into a registered image.
+func (s *Sim) resolveImage(ref string) (*Image, *apiError) {
+	if ref == "" {
+		return nil, missingParam("ImageId")
+	}
+	id := ref
+	if name, ok := strings.CutPrefix(ref, "resolve:ssm:"); ok {
+		// A trailing ":version" or ":label" selects a parameter version;
+		// the simulator keeps one version per parameter.
+		if i := strings.LastIndexByte(name, ':'); i > 0 {
+			name = name[:i]
+		}
+		v, found := s.ssmParams[name]
+		if !found {
+			return nil, invalidValue("Invalid value '%s' for parameter ImageId. The SSM parameter '%s' could not be resolved.", ref, name)
+		}
+		id = v
+	}
+	if !imageIDPattern.MatchString(id) {
+		return nil, malformedID("InvalidAMIID.Malformed", id, "ami")
+	}
+	img, ok := s.images[id]
+	if !ok {
+		return nil, clientErr("InvalidAMIID.NotFound", "The image id '[%s]' does not exist", id)
+	}
+	return img, nil
+}
+
+// describeImages implements DescribeImages with ImageId.N, Owner.N and the
+// name, architecture, image-id and owner-alias filters.
+func (s *Sim) describeImages(p params, x *xmlBuilder) *apiError {
+	ids := p.list("ImageId")
+	var missing []string
+	for _, id := range ids {
+		if !imageIDPattern.MatchString(id) {
+			return malformedID("InvalidAMIID.Malformed", id, "ami")
+		}
+		if _, ok := s.images[id]; !ok {
+			missing = append(missing, id)
+		}
+	}
+	if len(missing) > 0 {
+		return clientErr("InvalidAMIID.NotFound", "The image id '[%s]' does not exist", strings.Join(missing, ", "))
+	}
+	owners := p.list("Owner")
+	filters := p.filters()
+	x.open("imagesSet")
+	for _, id := range s.imageOrder {
+		img := s.images[id]
+		if len(ids) > 0 && !contains(ids, id) {
+			continue
+		}
+		if len(owners) > 0 && !ownerMatches(img, owners) {
+			continue
+		}
+		if !imageMatches(img, filters) {
+			continue
+		}
+		writeImage(x, img)
+	}
+	x.close("imagesSet")
+	return nil
+}
+
+// ownerMatches applies Owner.N: "self", "amazon" or an account id.
+func ownerMatches(img *Image, owners []string) bool {
+	for _, o := range owners {
+		switch {
+		case o == "self" && img.OwnerID == DefaultAccountID,
+			o == img.OwnerAlias && o != "",
+			o == img.OwnerID:
+			return true
+		}
+	}
+	return false
+}
+
+// imageMatches applies DescribeImages filters; unknown filter names match nothing,
+// which is stricter than EC2 but surfaces typos in tests.
+func imageMatches(img *Image, filters []filter) bool {
+	for _, f := range filters {
+		var field string
+		switch f.Name {
+		case "name":
+			field = img.Name
+		case "architecture":
+			field = img.Architecture
+		case "image-id":
+			field = img.ID
+		case "owner-alias":
+			field = img.OwnerAlias
+		case "owner-id":
+			field = img.OwnerID
+		case "state":
+			field = "available"
+		default:
+			return false
+		}
+		if !anyGlob(f.Values, field) {
+			return false
+		}
+	}
+	return true
+}
+
+// writeImage renders one imagesSet item.
+func writeImage(x *xmlBuilder, img *Image) {
+	x.open("item")
+	x.leaf("imageId", img.ID)
+	x.leaf("imageLocation", img.OwnerID+"/"+img.Name)
+	x.leaf("imageState", "available")
+	x.leaf("imageOwnerId", img.OwnerID)
+	x.timeLeaf("creationDate", img.CreationDate)
+	x.boolLeaf("isPublic", img.OwnerAlias == "amazon")
+	x.leaf("architecture", img.Architecture)
+	x.leaf("imageType", "machine")
+	x.leafIf("imageOwnerAlias", img.OwnerAlias)
+	x.leaf("name", img.Name)
+	x.leafIf("description", img.Description)
+	x.leaf("rootDeviceType", "ebs")
+	x.leaf("rootDeviceName", img.RootDeviceName)
+	x.open("blockDeviceMapping")
+	x.open("item")
+	x.leaf("deviceName", img.RootDeviceName)
+	x.open("ebs")
+	x.leaf("snapshotId", img.SnapshotID)
+	x.intLeaf("volumeSize", img.RootSizeGiB)
+	x.boolLeaf("deleteOnTermination", true)
+	x.leaf("volumeType", "gp3")
+	x.boolLeaf("encrypted", false)
+	x.close("ebs")
+	x.close("item")
+	x.close("blockDeviceMapping")
+	x.leaf("virtualizationType", "hvm")
+	x.leaf("hypervisor", "xen")
+	x.boolLeaf("enaSupport", true)
+	x.leaf("platformDetails", "Linux/UNIX")
+	x.leafIf("imdsSupport", img.ImdsSupport)
+	x.close("item")
+}
+
+// anyGlob reports whether value matches any EC2 filter pattern, where "*"
+// matches any run of characters and "?" exactly one.
+func anyGlob(patterns []string, value string) bool {
+	for _, p := range patterns {
+		var re strings.Builder
+		re.WriteString("^")
+		for _, r := range p {
+			switch r {
+			case '*':
+				re.WriteString(".*")
+			case '?':
+				re.WriteString(".")
+			default:
+				re.WriteString(regexp.QuoteMeta(string(r)))
+			}
+		}
+		re.WriteString("$")
+		if regexp.MustCompile(re.String()).MatchString(value) {
+			return true
+		}
+	}
+	return false
+}
+
+// contains reports whether list holds v.
+func contains(list []string, v string) bool {
+	for _, x := range list {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}

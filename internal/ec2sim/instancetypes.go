@@ -1,0 +1,40 @@
+package ec2sim
+
+import "strings"
+
+// defaultInstanceType is EC2's documented default when InstanceType is omitted.
+const defaultInstanceType = "m1.small"
+
+// instanceFamilies lists the families the simulator accepts, with their
+// architecture and sizes. It is a realistic subset of EC2's catalogue.
+var instanceFamilies = map[string]struct {
+	arch  string
+	sizes []string
+}{
+	"m1":  {"x86_64", []string{"small", "medium", "large", "xlarge"}},
+	"t2":  {"x86_64", []string{"nano", "micro", "small", "medium", "large", "xlarge", "2xlarge"}},
+	"t3":  {"x86_64", []string{"nano", "micro", "small", "medium", "large", "xlarge", "2xlarge"}},
+	"t3a": {"x86_64", []string{"nano", "micro", "small", "medium", "large", "xlarge", "2xlarge"}},
+	"t4g": {"arm64", []string{"nano", "micro", "small", "medium", "large", "xlarge", "2xlarge"}},
+	"m5":  {"x86_64", []string{"large", "xlarge", "2xlarge", "4xlarge", "8xlarge", "12xlarge", "16xlarge", "24xlarge", "metal"}},
+	"m6i": {"x86_64", []string{"large", "xlarge", "2xlarge", "4xlarge", "8xlarge", "12xlarge", "16xlarge", "24xlarge", "32xlarge", "metal"}},
+	"m7g": {"arm64", []string{"medium", "large", "xlarge", "2xlarge", "4xlarge", "8xlarge", "12xlarge", "16xlarge", "metal"}},
+	"c5":  {"x86_64", []string{"large", "xlarge", "2xlarge", "4xlarge", "9xlarge", "12xlarge", "18xlarge", "24xlarge", "metal"}},
+	"c6i": {"x86_64", []string{"large", "xlarge", "2xlarge", "4xlarge", "8xlarge", "12xlarge", "16xlarge", "24xlarge", "32xlarge", "metal"}},
+	"c7g": {"arm64", []string{"medium", "large", "xlarge", "2xlarge", "4xlarge", "8xlarge", "12xlarge", "16xlarge", "metal"}},
+	"r5":  {"x86_64", []string{"large", "xlarge", "2xlarge", "4xlarge", "8xlarge", "12xlarge", "16xlarge", "24xlarge", "metal"}},
+	"r6i": {"x86_64", []string{"large", "xlarge", "2xlarge", "4xlarge", "8xlarge", "12xlarge", "16xlarge", "24xlarge", "32xlarge", "metal"}},
+}
+
+// instanceTypeArch returns the architecture of a known instance type.
+func instanceTypeArch(t string) (arch string, ok bool) {
+	family, size, found := strings.Cut(t, ".")
+	if !found {
+		return "", false
+	}
+	f, ok := instanceFamilies[family]
+	if !ok || !contains(f.sizes, size) {
+		return "", false
+	}
+	return f.arch, true
+}

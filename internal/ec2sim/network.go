@@ -1,0 +1,206 @@
+package ec2sim
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Subnet is a VPC subnet instances can launch into.
+type Subnet struct {
+	ID                  string
+	VPCID               string
+	AZ                  string
+	CIDR                string
+	DefaultForAZ        bool
+	MapPublicIPOnLaunch bool
+	// thirdOctet is the /20's first third octet; private IPs count up from it.
+	thirdOctet int
+	nextHost   int
+}
+
+// SecurityGroup is a VPC security group.
+type SecurityGroup struct {
+	ID          string
+	Name        string
+	Description string
+	VPCID       string
+}
+
+// AddSubnet adds a non-default subnet of the default VPC in az.
+func (s *Sim) AddSubnet(id, az string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.putSubnet(id, az, false)
+}
+
+// AddSecurityGroup adds a security group to the default VPC.
+func (s *Sim) AddSecurityGroup(id, name string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.putGroup(&SecurityGroup{ID: id, Name: name, Description: name, VPCID: DefaultVPCID})
+}
+
+// putSubnet allocates the next 172.31.x.0/20 block to a new subnet, the
+// layout of a default VPC.
+func (s *Sim) putSubnet(id, az string, isDefault bool) {
+	third := 16 * len(s.subnetOrder)
+	if _, ok := s.subnets[id]; !ok {
+		s.subnetOrder = append(s.subnetOrder, id)
+	}
+	s.subnets[id] = &Subnet{
+		ID: id, VPCID: DefaultVPCID, AZ: az, CIDR: fmt.Sprintf("172.31.%d.0/20", third%256),
+		DefaultForAZ: isDefault, MapPublicIPOnLaunch: isDefault, thirdOctet: third % 256,
+	}
+}
+
+// putGroup stores a security group, keeping insertion order.
+func (s *Sim) putGroup(g *SecurityGroup) {
+	if _, ok := s.groups[g.ID]; !ok {
+		s.groupOrder = append(s.groupOrder, g.ID)
+	}
+	s.groups[g.ID] = g
+}
+
+// allocatePrivateIP hands out the next host address of the subnet,
+// skipping the first four that AWS reserves.
+func (sn *Subnet) allocatePrivateIP() string {
+	h := sn.nextHost + 4
+	sn.nextHost++
+	return fmt.Sprintf("172.31.%d.%d", sn.thirdOctet+h/256, h%256)
+}
+
+// allocatePublicIP hands out addresses from a documentation-like public block.
+func (s *Sim) allocatePublicIP() string {
+	s.publicCounter++
+	n := s.publicCounter
+	return fmt.Sprintf("54.%d.%d.%d", 160+(n>>16)%32, (n>>8)%256, n%256)
+}
+
+// privateDNS is EC2's us-east-1 style internal hostname for an address.
+func (s *Sim) privateDNS(ip string) string {
+	host := "ip-" + strings.ReplaceAll(ip, ".", "-")
+	if s.cfg.Region == "us-east-1" {
+		return host + ".ec2.internal"
+	}
+	return host + "." + s.cfg.Region + ".compute.internal"
+}
+
+// publicDNS is EC2's public hostname for an address.
+func (s *Sim) publicDNS(ip string) string {
+	host := "ec2-" + strings.ReplaceAll(ip, ".", "-")
+	if s.cfg.Region == "us-east-1" {
+		return host + ".compute-1.amazonaws.com"
+	}
+	return host + "." + s.cfg.Region + ".compute.amazonaws.com"
+}
+
+// describeSubnets implements DescribeSubnets with SubnetId.N and the
+// subnet-id, vpc-id, availability-zone and default-for-az filters.
+func (s *Sim) describeSubnets(p params, x *xmlBuilder) *apiError {
+	ids := p.list("SubnetId")
+	for _, id := range ids {
+		if !subnetIDPattern.MatchString(id) {
+			return malformedID("InvalidSubnetID.Malformed", id, "subnet")
+		}
+		if _, ok := s.subnets[id]; !ok {
+			return clientErr("InvalidSubnetID.NotFound", "The subnet ID '%s' does not exist", id)
+		}
+	}
+	x.open("subnetSet")
+	for _, id := range s.subnetOrder {
+		sn := s.subnets[id]
+		if len(ids) > 0 && !contains(ids, id) {
+			continue
+		}
+		fields := map[string]string{
+			"subnet-id": sn.ID, "vpc-id": sn.VPCID, "availability-zone": sn.AZ,
+			"default-for-az": fmt.Sprint(sn.DefaultForAZ), "cidr-block": sn.CIDR,
+		}
+		if !fieldsMatch(fields, p.filters()) {
+			continue
+		}
+		x.open("item")
+		x.leaf("subnetId", sn.ID)
+		x.leaf("subnetArn", fmt.Sprintf("arn:aws:ec2:%s:%s:subnet/%s", s.cfg.Region, DefaultAccountID, sn.ID))
+		x.leaf("state", "available")
+		x.leaf("ownerId", DefaultAccountID)
+		x.leaf("vpcId", sn.VPCID)
+		x.leaf("cidrBlock", sn.CIDR)
+		x.intLeaf("availableIpAddressCount", 4091-sn.nextHost)
+		x.leaf("availabilityZone", sn.AZ)
+		x.leaf("availabilityZoneId", "use1-az"+fmt.Sprint(1+strings.Index("abcdef", sn.AZ[len(sn.AZ)-1:])))
+		x.boolLeaf("defaultForAz", sn.DefaultForAZ)
+		x.boolLeaf("mapPublicIpOnLaunch", sn.MapPublicIPOnLaunch)
+		x.boolLeaf("assignIpv6AddressOnCreation", false)
+		x.close("item")
+	}
+	x.close("subnetSet")
+	return nil
+}
+
+// describeSecurityGroups implements DescribeSecurityGroups with GroupId.N,
+// GroupName.N and the group-id, group-name and vpc-id filters.
+func (s *Sim) describeSecurityGroups(p params, x *xmlBuilder) *apiError {
+	ids := p.list("GroupId")
+	for _, id := range ids {
+		if !groupIDPattern.MatchString(id) {
+			return malformedID("InvalidGroupId.Malformed", id, "sg")
+		}
+		if _, ok := s.groups[id]; !ok {
+			return groupsNotFound([]string{id})
+		}
+	}
+	names := p.list("GroupName")
+	for _, n := range names {
+		if s.groupByName(n) == nil {
+			return clientErr("InvalidGroup.NotFound", "The security group '%s' does not exist in default VPC '%s'", n, DefaultVPCID)
+		}
+	}
+	x.open("securityGroupInfo")
+	for _, id := range s.groupOrder {
+		g := s.groups[id]
+		if len(ids) > 0 && !contains(ids, id) || len(names) > 0 && !contains(names, g.Name) {
+			continue
+		}
+		fields := map[string]string{"group-id": g.ID, "group-name": g.Name, "vpc-id": g.VPCID}
+		if !fieldsMatch(fields, p.filters()) {
+			continue
+		}
+		x.open("item")
+		x.leaf("ownerId", DefaultAccountID)
+		x.leaf("groupId", g.ID)
+		x.leaf("groupName", g.Name)
+		x.leaf("groupDescription", g.Description)
+		x.leaf("vpcId", g.VPCID)
+		x.leaf("securityGroupArn", fmt.Sprintf("arn:aws:ec2:%s:%s:security-group/%s", s.cfg.Region, DefaultAccountID, g.ID))
+		x.open("ipPermissions")
+		x.close("ipPermissions")
+		x.open("ipPermissionsEgress")
+		x.close("ipPermissionsEgress")
+		x.close("item")
+	}
+	x.close("securityGroupInfo")
+	return nil
+}
+
+// groupByName finds a security group of the default VPC by name.
+func (s *Sim) groupByName(name string) *SecurityGroup {
+	for _, id := range s.groupOrder {
+		if s.groups[id].Name == name {
+			return s.groups[id]
+		}
+	}
+	return nil
+}
+
+// fieldsMatch applies filters to a flat set of named fields; a filter whose
+// name is not a known field matches nothing.
+func fieldsMatch(fields map[string]string, filters []filter) bool {
+	for _, f := range filters {
+		v, ok := fields[f.Name]
+		if !ok || !anyGlob(f.Values, v) {
+			return false
+		}
+	}
+	return true
+}

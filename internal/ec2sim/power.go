@@ -1,0 +1,111 @@
+package ec2sim
+
+// stateChange is one instancesSet item of Start/Stop/TerminateInstances.
+type stateChange struct {
+	id, previous, current string
+}
+
+// writeStateChanges renders instancesSet with previousState/currentState.
+func writeStateChanges(x *xmlBuilder, changes []stateChange) {
+	x.open("instancesSet")
+	for _, c := range changes {
+		x.open("item")
+		x.leaf("instanceId", c.id)
+		writeState(x, "currentState", c.current)
+		writeState(x, "previousState", c.previous)
+		x.close("item")
+	}
+	x.close("instancesSet")
+}
+
+// terminateInstances implements TerminateInstances. Termination protection
+// on any instance fails the call before anything changes; terminating a
+// terminated or shutting-down instance succeeds and reports its state.
+func (s *Sim) terminateInstances(p params, x *xmlBuilder) *apiError {
+	ins, err := s.lookupInstances(p.list("InstanceId"))
+	if err != nil {
+		return err
+	}
+	for _, in := range ins {
+		if in.DisableAPITermination && in.State != StateTerminated && in.State != StateShuttingDown {
+			return clientErr("OperationNotPermitted", "The instance '%s' may not be terminated. Modify its 'disableApiTermination' instance attribute and try again.", in.ID)
+		}
+	}
+	var changes []stateChange
+	for _, in := range ins {
+		prev := in.State
+		if prev != StateTerminated && prev != StateShuttingDown {
+			s.userTransition(in, StateShuttingDown)
+		}
+		changes = append(changes, stateChange{in.ID, prev, in.State})
+	}
+	writeStateChanges(x, changes)
+	return nil
+}
+
+// stopInstances implements StopInstances. Stopping a stopping or stopped
+// instance succeeds; pending and terminating instances cannot be stopped,
+// nor can Spot Instances of one-time requests.
+func (s *Sim) stopInstances(p params, x *xmlBuilder) *apiError {
+	ins, err := s.lookupInstances(p.list("InstanceId"))
+	if err != nil {
+		return err
+	}
+	for _, in := range ins {
+		switch in.State {
+		case StatePending, StateShuttingDown, StateTerminated:
+			return incorrectState(in.ID, "stopped")
+		}
+		if in.Spot && in.SpotInstanceType == "one-time" {
+			return clientErr("UnsupportedOperation", "You can't stop the Spot Instance '%s' because it is associated with a one-time Spot Instance request. You can only stop Spot Instances associated with persistent Spot Instance requests.", in.ID)
+		}
+	}
+	var changes []stateChange
+	for _, in := range ins {
+		prev := in.State
+		if prev == StateRunning {
+			s.userTransition(in, StateStopping)
+		}
+		changes = append(changes, stateChange{in.ID, prev, in.State})
+	}
+	writeStateChanges(x, changes)
+	return nil
+}
+
+// startInstances implements StartInstances. Starting a pending or running
+// instance succeeds; stopping and terminating instances cannot be started.
+func (s *Sim) startInstances(p params, x *xmlBuilder) *apiError {
+	ins, err := s.lookupInstances(p.list("InstanceId"))
+	if err != nil {
+		return err
+	}
+	for _, in := range ins {
+		switch in.State {
+		case StateStopping, StateShuttingDown, StateTerminated:
+			return incorrectState(in.ID, "started")
+		}
+	}
+	var changes []stateChange
+	for _, in := range ins {
+		prev := in.State
+		if prev == StateStopped {
+			s.restart(in)
+		}
+		changes = append(changes, stateChange{in.ID, prev, in.State})
+	}
+	writeStateChanges(x, changes)
+	return nil
+}
+
+// restart moves a stopped instance back to pending. A restarted instance
+// gets a new public IP (EC2 does not keep non-Elastic public addresses).
+func (s *Sim) restart(in *instance) {
+	now := s.now()
+	in.State, in.since = StatePending, now
+	in.StateReasonCode, in.StateReasonMessage, in.StateTransitionReason = "", "", ""
+	in.LaunchTime = now
+	if in.publicOnStart {
+		in.PublicIP = s.allocatePublicIP()
+		in.PublicDNSName = s.publicDNS(in.PublicIP)
+	}
+}

@@ -1,0 +1,166 @@
+// Package ec2sim is an in-process emulator of the Amazon EC2 query API.
+//
+// It speaks EC2's wire protocol (form-encoded POST requests answered with
+// XML) so that code using the real aws-sdk-go-v2 EC2 client can be tested
+// without reaching AWS. Only the operations the ec2-operator uses are
+// implemented, but those follow AWS's documented semantics: element names
+// match the SDK's deserializers, error codes and messages match what EC2
+// returns, and instance lifecycles advance with a (possibly fake) clock.
+//
+// The simulator is deterministic: every generated identifier derives from
+// Config.Seed and the order of requests, so a failing test replays exactly.
+package ec2sim
+
+import (
+	"math/rand/v2"
+	"sync"
+	"time"
+)
+
+// Well-known seeded resources. They are identical for every seed so that
+// sample manifests and sandboxes can name them.
+const (
+	// DefaultRegion is the region used when Config.Region is empty.
+	DefaultRegion = "us-east-1"
+	// DefaultAccountID owns every seeded and created resource.
+	DefaultAccountID = "123456789012"
+	// DefaultVPCID is the default VPC that holds the seeded subnets and groups.
+	DefaultVPCID = "vpc-0a1b2c3d4e5f60001"
+	// DefaultSecurityGroupID is the default VPC's "default" security group.
+	DefaultSecurityGroupID = "sg-0a1b2c3d4e5f60001"
+	// WebSecurityGroupID is a second security group named "web".
+	WebSecurityGroupID = "sg-0a1b2c3d4e5f60002"
+	// DefaultImageID is an Amazon Linux 2023 x86_64 image with a /dev/xvda
+	// root device backed by an 8 GiB snapshot.
+	DefaultImageID = "ami-0abcdef1234567890"
+	// ArmImageID is an Amazon Linux 2023 arm64 image.
+	ArmImageID = "ami-0fedcba0987654321"
+	// DefaultSSMParameter is a public SSM parameter that resolves to DefaultImageID.
+	DefaultSSMParameter = "/aws/service/ami-amazon-linux-latest/al2023-ami-kernel-default-x86_64"
+	// ArmSSMParameter is a public SSM parameter that resolves to ArmImageID.
+	ArmSSMParameter = "/aws/service/ami-amazon-linux-latest/al2023-ami-kernel-default-arm64"
+	// DefaultInstanceProfile is an IAM instance profile that exists.
+	DefaultInstanceProfile = "ec2-operator-demo"
+	// DefaultKeyName is a key pair that exists.
+	DefaultKeyName = "demo-key"
+)
+
+// DefaultSubnetIDs are the default VPC's subnets in the region's a, b and c
+// availability zones, in that order. Each is default-for-az and maps public
+// IPs on launch.
+var DefaultSubnetIDs = []string{
+	"subnet-0a1b2c3d4e5f60001",
+	"subnet-0a1b2c3d4e5f60002",
+	"subnet-0a1b2c3d4e5f60003",
+}
+
+// Config tunes a Sim. The zero value is usable.
+type Config struct {
+	// Seed makes instance, volume, reservation, association and request ids
+	// (and probabilistic faults) reproducible.
+	Seed int64
+	// Region defaults to DefaultRegion; availability zones are Region+"a", "b", "c".
+	Region string
+	// PendingDuration is how long an instance stays pending before running.
+	// Zero means it is running on the next request after launch.
+	PendingDuration time.Duration
+	// StoppingDuration is how long an instance stays stopping before stopped.
+	StoppingDuration time.Duration
+	// ShuttingDownDuration is how long an instance stays shutting-down before terminated.
+	ShuttingDownDuration time.Duration
+	// TerminatedRetention is how long a terminated instance stays visible;
+	// afterwards DescribeInstances by id reports InvalidInstanceID.NotFound.
+	// Zero means one hour, which is roughly what EC2 does.
+	TerminatedRetention time.Duration
+	// VisibilityDelay models EC2's eventual consistency: a new instance is
+	// invisible to DescribeInstances for this long after RunInstances.
+	VisibilityDelay time.Duration
+	// Now is the clock; it defaults to time.Now. Tests may pass a fake clock.
+	Now func() time.Time
+}
+
+// Sim is an emulated EC2 endpoint. It implements http.Handler: the EC2 API
+// is served at "/" and a JSON debug API under "/_sim/". It is safe for
+// concurrent use.
+type Sim struct {
+	cfg Config
+
+	// mu guards everything below. One lock keeps every request atomic, which
+	// is what callers of a real control plane observe for single calls.
+	mu sync.Mutex
+
+	idRand    *rand.Rand // identifiers, so faults never perturb ids
+	faultRand *rand.Rand // probabilistic faults
+	reqRand   *rand.Rand // request ids
+
+	instances    map[string]*instance
+	order        []string // instance ids in launch order, for stable listings
+	volumes      map[string]*VolumeRecord
+	volumeOrder  []string
+	reservations map[string]*reservation
+	tokens       map[string]*tokenRecord
+	associations map[string]*association
+
+	images        map[string]*Image
+	imageOrder    []string
+	ssmParams     map[string]string
+	subnets       map[string]*Subnet
+	subnetOrder   []string
+	groups        map[string]*SecurityGroup
+	groupOrder    []string
+	profiles      map[string]bool
+	keyPairs      map[string]bool
+	launchSeq     int
+	publicCounter int
+
+	calls    map[string]int
+	requests []Request
+	faults   []*faultEntry
+	gates    map[string]*Gate
+	respGate map[string]*Gate
+}
+
+// New returns a Sim seeded with the well-known default resources.
+func New(cfg Config) *Sim {
+	if cfg.Region == "" {
+		cfg.Region = DefaultRegion
+	}
+	if cfg.TerminatedRetention == 0 {
+		cfg.TerminatedRetention = time.Hour
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	seed := uint64(cfg.Seed)
+	s := &Sim{
+		cfg:          cfg,
+		idRand:       rand.New(rand.NewPCG(seed, 0x1d5)),
+		faultRand:    rand.New(rand.NewPCG(seed, 0xfa17)),
+		reqRand:      rand.New(rand.NewPCG(seed, 0x4e9)),
+		instances:    map[string]*instance{},
+		volumes:      map[string]*VolumeRecord{},
+		reservations: map[string]*reservation{},
+		tokens:       map[string]*tokenRecord{},
+		associations: map[string]*association{},
+		images:       map[string]*Image{},
+		ssmParams:    map[string]string{},
+		subnets:      map[string]*Subnet{},
+		groups:       map[string]*SecurityGroup{},
+		profiles:     map[string]bool{},
+		keyPairs:     map[string]bool{},
+		calls:        map[string]int{},
+		gates:        map[string]*Gate{},
+		respGate:     map[string]*Gate{},
+	}
+	s.seedDefaults()
+	return s
+}
+
+// now reads the configured clock in UTC, the zone EC2 reports times in.
+func (s *Sim) now() time.Time { return s.cfg.Now().UTC() }
+
+// azs returns the region's three availability zones.
+func (s *Sim) azs() []string {
+	r := s.cfg.Region
+	return []string{r + "a", r + "b", r + "c"}
+}
