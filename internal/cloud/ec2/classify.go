@@ -1,0 +1,266 @@
+package ec2
+
+import (
+	"context"
+	"errors"
+	"net"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
+	"github.com/aws/smithy-go"
+	smithyhttp "github.com/aws/smithy-go/transport/http"
+)
+
+// Synthetic codes for failures that never reached an EC2 answer. They let metrics and
+// conditions name the failure; EC2 itself never returns them.
+const (
+	// CodeTransport marks a connection failure or timeout talking to EC2.
+	CodeTransport = "TransportError"
+	// CodeCanceled marks a call abandoned because its context was cancelled.
+	CodeCanceled = "RequestCanceled"
+	// CodeCredentials marks a failure to obtain credentials before signing.
+	CodeCredentials = "CredentialsError"
+	// CodeRetryQuotaExceeded marks a call the SDK stopped retrying because its retry
+	// token bucket ran dry after many failures.
+	CodeRetryQuotaExceeded = "RetryQuotaExceeded"
+	// CodeServerError marks a 5xx response that carried no error code.
+	CodeServerError = "ServerError"
+)
+
+// codeKinds holds the EC2 error codes with a known meaning. Sources: the EC2 API
+// reference "Error codes for the Amazon EC2 API" (common client errors, per-action
+// client errors, server errors) and the SDK's default throttle codes.
+var codeKinds = map[string]Kind{
+	// The subject of the call is gone.
+	"InvalidInstanceID.NotFound":         KindNotFound,
+	"InvalidVolume.NotFound":             KindNotFound,
+	"InvalidAssociationID.NotFound":      KindNotFound,
+	"InvalidVolumeModification.NotFound": KindNotFound,
+
+	// Slow down, or EC2 failed on its side; both clear up by waiting.
+	"RequestLimitExceeded":         KindThrottled,
+	"Throttling":                   KindThrottled,
+	"ThrottlingException":          KindThrottled,
+	"RequestThrottled":             KindThrottled,
+	"RequestThrottledException":    KindThrottled,
+	"EC2ThrottledException":        KindThrottled,
+	"RequestResourceCountExceeded": KindThrottled,
+	"PriorRequestNotComplete":      KindThrottled,
+	"InternalError":                KindThrottled,
+	"InternalFailure":              KindThrottled,
+	"ServiceUnavailable":           KindThrottled,
+	"Unavailable":                  KindThrottled,
+	"RequestTimeout":               KindThrottled,
+	"RequestTimeoutException":      KindThrottled,
+	CodeTransport:                  KindThrottled,
+	CodeRetryQuotaExceeded:         KindThrottled,
+	CodeServerError:                KindThrottled,
+
+	// The request cannot succeed as written.
+	"InvalidParameterValue":       KindInvalidInput,
+	"InvalidParameterCombination": KindInvalidInput,
+	"InvalidParameter":            KindInvalidInput,
+	"InvalidParameterDependency":  KindInvalidInput,
+	"MissingParameter":            KindInvalidInput,
+	"UnknownParameter":            KindInvalidInput,
+	"InvalidBlockDeviceMapping":   KindInvalidInput,
+	"InvalidInstanceID.Malformed": KindInvalidInput,
+	"InvalidInstanceType":         KindInvalidInput,
+	"InvalidUserData.Malformed":   KindInvalidInput,
+	"InvalidZone.NotFound":        KindInvalidInput,
+	"InvalidSnapshot.NotFound":    KindInvalidInput,
+	"Unsupported":                 KindInvalidInput,
+	"VPCIdNotSpecified":           KindInvalidInput,
+	"VPCResourceNotSpecified":     KindInvalidInput,
+	"InvalidRequest":              KindInvalidInput,
+	"ValidationError":             KindInvalidInput,
+	"InvalidCharacter":            KindInvalidInput,
+	"InvalidTagKey.Malformed":     KindInvalidInput,
+	"TagLimitExceeded":            KindInvalidInput,
+	"InvalidAction":               KindInvalidInput,
+	"MalformedQueryString":        KindInvalidInput,
+	"InvalidQueryParameter":       KindInvalidInput,
+
+	// The client token was used before.
+	"IdempotentParameterMismatch":  KindIdempotencyConflict,
+	"IdempotentInstanceTerminated": KindIdempotencyConflict,
+
+	// Credentials or permissions.
+	"AuthFailure":                KindAuth,
+	"UnauthorizedOperation":      KindAuth,
+	"InvalidClientTokenId":       KindAuth,
+	"SignatureDoesNotMatch":      KindAuth,
+	"ExpiredToken":               KindAuth,
+	"ExpiredTokenException":      KindAuth,
+	"RequestExpired":             KindAuth,
+	"MissingAuthenticationToken": KindAuth,
+	"IncompleteSignature":        KindAuth,
+	"InvalidAccessKeyId":         KindAuth,
+	"AccessDenied":               KindAuth,
+	"AccessDeniedException":      KindAuth,
+	"OptInRequired":              KindAuth,
+	"Blocked":                    KindAuth,
+	"PendingVerification":        KindAuth,
+	CodeCredentials:              KindAuth,
+
+	// No capacity or quota for the request right now.
+	"InsufficientInstanceCapacity":         KindCapacity,
+	"InsufficientCapacity":                 KindCapacity,
+	"InsufficientHostCapacity":             KindCapacity,
+	"InsufficientReservedInstanceCapacity": KindCapacity,
+	"InsufficientFreeAddressesInSubnet":    KindCapacity,
+	"SpotMaxPriceTooLow":                   KindCapacity,
+	"MaxSpotInstanceCountExceeded":         KindCapacity,
+	"InstanceLimitExceeded":                KindCapacity,
+	"VcpuLimitExceeded":                    KindCapacity,
+	"VolumeLimitExceeded":                  KindCapacity,
+
+	// The resource is in the wrong state for the call.
+	"IncorrectInstanceState":     KindIncorrectState,
+	"IncorrectState":             KindIncorrectState,
+	"IncorrectModificationState": KindIncorrectState,
+	"VolumeInUse":                KindIncorrectState,
+
+	// Will not change by retrying.
+	"OperationNotPermitted":         KindTerminal,
+	"UnsupportedOperation":          KindTerminal,
+	"InvalidInstanceAttributeValue": KindTerminal,
+	"DryRunOperation":               KindTerminal,
+}
+
+// codePrefixKinds classifies families of codes whose suffix varies
+// (.NotFound, .Malformed, .Unavailable, .InUse, ...). They are checked in order.
+var codePrefixKinds = []struct {
+	prefix string
+	kind   Kind
+}{
+	{"InvalidAMIID.", KindInvalidInput},
+	{"InvalidSubnetID.", KindInvalidInput},
+	{"InvalidSubnet", KindInvalidInput},
+	{"InvalidGroup.", KindInvalidInput},
+	{"InvalidGroupId.", KindInvalidInput},
+	{"InvalidSecurityGroupID.", KindInvalidInput},
+	{"InvalidKeyPair.", KindInvalidInput},
+	{"InvalidIAMInstanceProfile", KindInvalidInput},
+	{"InvalidNetworkInterface", KindInvalidInput},
+	{"InvalidVolumeID.", KindInvalidInput},
+	{"InvalidKMSKey.", KindInvalidInput},
+	{"AuthFailure", KindAuth},
+	{"Insufficient", KindCapacity},
+	{"Unsupported", KindTerminal},
+	// Every other Invalid* code names a bad request parameter.
+	{"Invalid", KindInvalidInput},
+}
+
+// classify turns an SDK error into a *Error that keeps AWS's code and message. It
+// returns nil for nil and returns an already classified error unchanged.
+func classify(operation string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var done *Error
+	if errors.As(err, &done) {
+		return err
+	}
+	if operation == "" {
+		var opErr *smithy.OperationError
+		if errors.As(err, &opErr) {
+			operation = opErr.OperationName
+		}
+	}
+	code, message := errorCode(err)
+	return &Error{Kind: kindOfCode(code), Operation: operation, Code: code, Message: message, Err: err}
+}
+
+// kindOfCode maps an AWS (or synthetic) error code to a Kind.
+func kindOfCode(code string) Kind {
+	if k, ok := codeKinds[code]; ok {
+		return k
+	}
+	if code == CodeCanceled || code == "" {
+		return KindUnknown
+	}
+	for _, p := range codePrefixKinds {
+		if strings.HasPrefix(code, p.prefix) {
+			return p.kind
+		}
+	}
+	return KindUnknown
+}
+
+// errorCode extracts AWS's error code and message from err, or a synthetic code for
+// failures without an EC2 answer. It returns "" for nil.
+func errorCode(err error) (code, message string) {
+	if err == nil {
+		return "", ""
+	}
+	var apiErr smithy.APIError
+	if errors.As(err, &apiErr) && apiErr.ErrorCode() != "" {
+		return apiErr.ErrorCode(), apiErr.ErrorMessage()
+	}
+	var quota ratelimit.QuotaExceededError
+	if errors.As(err, &quota) {
+		return CodeRetryQuotaExceeded, err.Error()
+	}
+	if errors.Is(err, context.Canceled) {
+		return CodeCanceled, err.Error()
+	}
+	if isCredentialError(err) {
+		return CodeCredentials, err.Error()
+	}
+	var respErr *smithyhttp.ResponseError
+	if errors.As(err, &respErr) && respErr.HTTPStatusCode() >= 500 {
+		return CodeServerError, err.Error()
+	}
+	if isTransportError(err) {
+		return CodeTransport, err.Error()
+	}
+	var canceled *aws.RequestCanceledError
+	if errors.As(err, &canceled) {
+		return CodeCanceled, err.Error()
+	}
+	return "", err.Error()
+}
+
+// isTransportError reports connection failures and timeouts, including a deadline
+// that expired while waiting for EC2.
+func isTransportError(err error) bool {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return true
+	}
+	if (retry.RetryableConnectionError{}).IsErrorRetryable(err) == aws.TrueTernary {
+		return true
+	}
+	var netErr net.Error
+	return errors.As(err, &netErr)
+}
+
+// isCredentialError reports a failure to resolve credentials. The SDK does not type
+// these errors; it wraps the provider's error as "get identity: ..." (auth scheme
+// middleware) or "failed to retrieve credentials: ..." (SigV4 signer), so the
+// message is the only signal. A test pins this against the SDK version in go.mod.
+func isCredentialError(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "get identity:") ||
+		strings.Contains(msg, "failed to retrieve credentials") ||
+		strings.Contains(msg, "failed to refresh cached credentials")
+}
+
+// redact removes secret from the message of a classified error. EC2 messages do not
+// normally echo request values, but user data may hold secrets and must never end
+// up in a condition, event or log line.
+func redact(err error, secret string) error {
+	if err == nil || len(secret) < 4 {
+		return err
+	}
+	var e *Error
+	if errors.As(err, &e) && strings.Contains(e.Message, secret) {
+		cp := *e
+		cp.Message = strings.ReplaceAll(e.Message, secret, "<redacted>")
+		cp.Err = errors.New(cp.Message)
+		return &cp
+	}
+	return err
+}

@@ -1,0 +1,177 @@
+package ec2
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
+	"github.com/aws/smithy-go"
+	smithyhttp "github.com/aws/smithy-go/transport/http"
+)
+
+// apiErr builds the error the SDK returns for an EC2 error response.
+func apiErr(code string) error {
+	return &smithy.OperationError{
+		ServiceID: "EC2", OperationName: "RunInstances",
+		Err: &smithyhttp.ResponseError{
+			Response: &smithyhttp.Response{Response: &http.Response{StatusCode: 400}},
+			Err:      &smithy.GenericAPIError{Code: code, Message: "message for " + code},
+		},
+	}
+}
+
+func TestClassifyMapsErrorCodesToKinds(t *testing.T) {
+	tests := []struct {
+		code string
+		want Kind
+	}{
+		{"InvalidInstanceID.NotFound", KindNotFound},
+		{"InvalidVolume.NotFound", KindNotFound},
+		{"InvalidAssociationID.NotFound", KindNotFound},
+		{"RequestLimitExceeded", KindThrottled},
+		{"Throttling", KindThrottled},
+		{"ThrottlingException", KindThrottled},
+		{"RequestThrottled", KindThrottled},
+		{"InternalError", KindThrottled},
+		{"InternalFailure", KindThrottled},
+		{"ServiceUnavailable", KindThrottled},
+		{"Unavailable", KindThrottled},
+		{"InvalidAMIID.Malformed", KindInvalidInput},
+		{"InvalidAMIID.NotFound", KindInvalidInput},
+		{"InvalidAMIID.Unavailable", KindInvalidInput},
+		{"InvalidSubnetID.NotFound", KindInvalidInput},
+		{"InvalidGroup.NotFound", KindInvalidInput},
+		{"InvalidKeyPair.NotFound", KindInvalidInput},
+		{"InvalidParameterValue", KindInvalidInput},
+		{"InvalidParameterCombination", KindInvalidInput},
+		{"InvalidParameter", KindInvalidInput},
+		{"MissingParameter", KindInvalidInput},
+		{"InvalidBlockDeviceMapping", KindInvalidInput},
+		{"InvalidInstanceID.Malformed", KindInvalidInput},
+		{"InvalidIAMInstanceProfile.NotFound", KindInvalidInput},
+		{"Unsupported", KindInvalidInput},
+		{"VPCIdNotSpecified", KindInvalidInput},
+		{"InvalidSomethingNew.Malformed", KindInvalidInput},
+		{"IdempotentParameterMismatch", KindIdempotencyConflict},
+		{"IdempotentInstanceTerminated", KindIdempotencyConflict},
+		{"AuthFailure", KindAuth},
+		{"UnauthorizedOperation", KindAuth},
+		{"InvalidClientTokenId", KindAuth},
+		{"SignatureDoesNotMatch", KindAuth},
+		{"ExpiredToken", KindAuth},
+		{"RequestExpired", KindAuth},
+		{"InsufficientInstanceCapacity", KindCapacity},
+		{"InsufficientCapacity", KindCapacity},
+		{"InsufficientHostCapacity", KindCapacity},
+		{"InsufficientReservedInstanceCapacity", KindCapacity},
+		{"SpotMaxPriceTooLow", KindCapacity},
+		{"MaxSpotInstanceCountExceeded", KindCapacity},
+		{"InstanceLimitExceeded", KindCapacity},
+		{"IncorrectInstanceState", KindIncorrectState},
+		{"IncorrectState", KindIncorrectState},
+		{"OperationNotPermitted", KindTerminal},
+		{"UnsupportedOperation", KindTerminal},
+		{"SomethingEC2AddsNextYear", KindUnknown},
+	}
+	for _, tt := range tests {
+		t.Run(tt.code, func(t *testing.T) {
+			err := classify("RunInstances", apiErr(tt.code))
+			var e *Error
+			if !errors.As(err, &e) {
+				t.Fatalf("classify returned %T", err)
+			}
+			if e.Kind != tt.want || e.Code != tt.code || e.Message != "message for "+tt.code || e.Operation != "RunInstances" {
+				t.Errorf("got %+v, want kind %v", e, tt.want)
+			}
+		})
+	}
+}
+
+func TestClassifyRecognisesFailuresWithoutAnErrorCode(t *testing.T) {
+	tests := []struct {
+		name     string
+		err      error
+		wantKind Kind
+		wantCode string
+	}{
+		{
+			name: "a 5xx without code is a transient server error",
+			err: &smithy.OperationError{OperationName: "DescribeInstances", Err: &smithyhttp.ResponseError{
+				Response: &smithyhttp.Response{Response: &http.Response{StatusCode: 502}}, Err: errors.New("bad gateway"),
+			}},
+			wantKind: KindThrottled, wantCode: CodeServerError,
+		},
+		{
+			name:     "a refused connection is a transport error",
+			err:      &smithy.OperationError{Err: &net.OpError{Op: "dial", Err: errors.New("connection refused")}},
+			wantKind: KindThrottled, wantCode: CodeTransport,
+		},
+		{
+			name:     "an expired deadline is a transport error",
+			err:      fmt.Errorf("operation error: %w", context.DeadlineExceeded),
+			wantKind: KindThrottled, wantCode: CodeTransport,
+		},
+		{
+			name:     "an exhausted retry quota is throttling",
+			err:      fmt.Errorf("failed to get rate limit token, %w", ratelimit.QuotaExceededError{Available: 1, Requested: 5}),
+			wantKind: KindThrottled, wantCode: CodeRetryQuotaExceeded,
+		},
+		{
+			name:     "a cancelled call is unknown, not a failure of EC2",
+			err:      fmt.Errorf("operation error: %w", context.Canceled),
+			wantKind: KindUnknown, wantCode: CodeCanceled,
+		},
+		{
+			name:     "a failed credential lookup is an auth error",
+			err:      fmt.Errorf("get identity: %w", errors.New("failed to refresh cached credentials, no EC2 IMDS role found")),
+			wantKind: KindAuth, wantCode: CodeCredentials,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := classify("DescribeInstances", tt.err)
+			if KindOf(err) != tt.wantKind || CodeOf(err) != tt.wantCode {
+				t.Errorf("got kind %v code %q, want %v %q", KindOf(err), CodeOf(err), tt.wantKind, tt.wantCode)
+			}
+			if !errors.Is(err, tt.err) {
+				t.Errorf("classified error does not wrap the original")
+			}
+		})
+	}
+}
+
+func TestClassifyKeepsNilAndClassifiedErrors(t *testing.T) {
+	if classify("X", nil) != nil {
+		t.Error("classify(nil) is not nil")
+	}
+	orig := &Error{Kind: KindCapacity, Operation: "A", Code: "C"}
+	if got := classify("B", orig); got != error(orig) {
+		t.Errorf("classify re-wrapped a classified error: %v", got)
+	}
+}
+
+func TestCredentialFailureIsClassifiedAsAuth(t *testing.T) {
+	failing := aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
+		return aws.Credentials{}, errors.New("no credentials anywhere")
+	})
+	c := NewFromConfig(aws.Config{Region: "us-east-1"}, Options{
+		Endpoint: "http://127.0.0.1:1", Credentials: failing, MaxAttempts: 1,
+	})
+	err := c.TerminateInstance(context.Background(), "i-0123456789abcdef0")
+	if KindOf(err) != KindAuth || CodeOf(err) != CodeCredentials {
+		t.Fatalf("got kind %v code %q (%v), want Auth", KindOf(err), CodeOf(err), err)
+	}
+}
+
+func TestRedactRemovesUserDataFromMessages(t *testing.T) {
+	err := redact(&Error{Kind: KindInvalidInput, Message: "bad user data: password=hunter2"}, "password=hunter2")
+	var e *Error
+	if !errors.As(err, &e) || e.Message != "bad user data: <redacted>" || errors.Unwrap(err).Error() != e.Message {
+		t.Errorf("redact left %q", err)
+	}
+}

@@ -1,0 +1,82 @@
+package ec2
+
+import (
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/ec2/types"
+)
+
+// fromSDKInstance converts the SDK's view of an instance into the package's Instance.
+func fromSDKInstance(in types.Instance) Instance {
+	out := Instance{
+		ID:               aws.ToString(in.InstanceId),
+		InstanceType:     string(in.InstanceType),
+		ImageID:          aws.ToString(in.ImageId),
+		SubnetID:         aws.ToString(in.SubnetId),
+		VPCID:            aws.ToString(in.VpcId),
+		PrivateIP:        aws.ToString(in.PrivateIpAddress),
+		PublicIP:         aws.ToString(in.PublicIpAddress),
+		PrivateDNSName:   aws.ToString(in.PrivateDnsName),
+		PublicDNSName:    aws.ToString(in.PublicDnsName),
+		KeyName:          aws.ToString(in.KeyName),
+		LaunchTime:       aws.ToTime(in.LaunchTime),
+		ClientToken:      aws.ToString(in.ClientToken),
+		Spot:             in.InstanceLifecycle == types.InstanceLifecycleTypeSpot,
+		SecurityGroupIDs: []string{},
+		Tags:             map[string]string{},
+	}
+	if in.State != nil {
+		out.State = string(in.State.Name)
+	}
+	// StateReason carries the precise cause (for example
+	// Server.InsufficientInstanceCapacity); StateTransitionReason is the older,
+	// free-form text, used only when there is nothing better.
+	if in.StateReason != nil && aws.ToString(in.StateReason.Message) != "" {
+		out.StateReason = aws.ToString(in.StateReason.Message)
+	} else {
+		out.StateReason = aws.ToString(in.StateTransitionReason)
+	}
+	if in.Placement != nil {
+		out.AvailabilityZone = aws.ToString(in.Placement.AvailabilityZone)
+	}
+	for _, g := range in.SecurityGroups {
+		out.SecurityGroupIDs = append(out.SecurityGroupIDs, aws.ToString(g.GroupId))
+	}
+	for _, t := range in.Tags {
+		out.Tags[aws.ToString(t.Key)] = aws.ToString(t.Value)
+	}
+	if m := in.MetadataOptions; m != nil {
+		out.MetadataOptions = MetadataOptions{
+			HTTPTokens:              string(m.HttpTokens),
+			HTTPPutResponseHopLimit: aws.ToInt32(m.HttpPutResponseHopLimit),
+			HTTPEndpoint:            string(m.HttpEndpoint),
+		}
+	}
+	if in.Monitoring != nil {
+		s := in.Monitoring.State
+		out.DetailedMonitoring = s == types.MonitoringStateEnabled || s == types.MonitoringStatePending
+	}
+	if in.IamInstanceProfile != nil {
+		out.IAMInstanceProfileARN = aws.ToString(in.IamInstanceProfile.Arn)
+	}
+	root := aws.ToString(in.RootDeviceName)
+	for _, bdm := range in.BlockDeviceMappings {
+		if bdm.Ebs == nil || bdm.Ebs.VolumeId == nil {
+			continue
+		}
+		id := aws.ToString(bdm.Ebs.VolumeId)
+		out.VolumeIDs = append(out.VolumeIDs, id)
+		if root != "" && aws.ToString(bdm.DeviceName) == root {
+			out.RootVolumeID = id
+		}
+	}
+	return out
+}
+
+// toSDKTags turns a tag map into the SDK's tag list.
+func toSDKTags(tags map[string]string) []types.Tag {
+	out := make([]types.Tag, 0, len(tags))
+	for _, k := range sortedKeys(tags) {
+		out = append(out, types.Tag{Key: aws.String(k), Value: aws.String(tags[k])})
+	}
+	return out
+}

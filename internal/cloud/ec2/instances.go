@@ -1,0 +1,104 @@
+package ec2
+
+import (
+	"context"
+	"errors"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	awsec2 "github.com/aws/aws-sdk-go-v2/service/ec2"
+	"github.com/aws/aws-sdk-go-v2/service/ec2/types"
+)
+
+// RunInstance launches one instance; see Client.RunInstance. A retry with the same
+// ClientToken and parameters returns the instance of the first call.
+func (c *AWSClient) RunInstance(ctx context.Context, req LaunchRequest) (*Instance, error) {
+	var rootDevice string
+	if req.RootVolume != nil {
+		var err error
+		if rootDevice, err = c.rootDeviceName(ctx, req.ImageID); err != nil {
+			return nil, err
+		}
+	}
+	out, err := c.api.RunInstances(ctx, buildRunInstancesInput(req, rootDevice))
+	if err != nil {
+		return nil, redact(classify("RunInstances", err), req.UserData)
+	}
+	if len(out.Instances) != 1 {
+		return nil, &Error{
+			Kind: KindUnknown, Operation: "RunInstances", Code: "UnexpectedResponse",
+			Message: "RunInstances did not return exactly one instance",
+		}
+	}
+	inst := fromSDKInstance(out.Instances[0])
+	return &inst, nil
+}
+
+// GetInstance describes one instance through the lookup coalescer; see
+// Client.GetInstance.
+func (c *AWSClient) GetInstance(ctx context.Context, id string) (*Instance, error) {
+	if id == "" {
+		return nil, &Error{Kind: KindInvalidInput, Operation: "DescribeInstances", Code: "MissingParameter",
+			Message: "an instance ID is required"}
+	}
+	return c.batcher.get(ctx, id)
+}
+
+// FindInstances lists the instances matching the filter, terminated ones included;
+// see Client.FindInstances. An empty filter matches every instance of the region.
+func (c *AWSClient) FindInstances(ctx context.Context, filter InstanceFilter) ([]Instance, error) {
+	var filters []types.Filter
+	if filter.ClientToken != "" {
+		filters = append(filters, types.Filter{Name: aws.String("client-token"), Values: []string{filter.ClientToken}})
+	}
+	for _, k := range sortedKeys(filter.Tags) {
+		filters = append(filters, types.Filter{Name: aws.String("tag:" + k), Values: []string{filter.Tags[k]}})
+	}
+	found := map[string]*Instance{}
+	var order []string
+	p := awsec2.NewDescribeInstancesPaginator(c.api, &awsec2.DescribeInstancesInput{
+		Filters:    filters,
+		MaxResults: aws.Int32(c.pageSize),
+	})
+	for p.HasMorePages() {
+		page, err := p.NextPage(ctx)
+		if err != nil {
+			return nil, classify("DescribeInstances", err)
+		}
+		for _, r := range page.Reservations {
+			for _, i := range r.Instances {
+				inst := fromSDKInstance(i)
+				// An instance could move between pages while they are read; keep one.
+				if _, dup := found[inst.ID]; !dup {
+					order = append(order, inst.ID)
+				}
+				found[inst.ID] = &inst
+			}
+		}
+	}
+	out := make([]Instance, 0, len(order))
+	for _, id := range order {
+		out = append(out, *found[id])
+	}
+	return out, nil
+}
+
+// describeInstanceNow describes one instance without coalescing, for the state checks
+// of the lifecycle calls, which must see EC2's answer after their own call.
+func (c *AWSClient) describeInstanceNow(ctx context.Context, id string) (*Instance, error) {
+	found := map[string]*Instance{}
+	err := describeInto(ctx, c.api, &awsec2.DescribeInstancesInput{InstanceIds: []string{id}}, found)
+	if err != nil {
+		return nil, err
+	}
+	inst, ok := found[id]
+	if !ok {
+		return nil, instanceNotFound(id)
+	}
+	return inst, nil
+}
+
+// isKind reports whether err is a classified error of kind k.
+func isKind(err error, k Kind) bool {
+	var e *Error
+	return errors.As(err, &e) && e.Kind == k
+}

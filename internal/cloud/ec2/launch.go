@@ -1,0 +1,156 @@
+package ec2
+
+import (
+	"encoding/base64"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	awsec2 "github.com/aws/aws-sdk-go-v2/service/ec2"
+	"github.com/aws/aws-sdk-go-v2/service/ec2/types"
+)
+
+// ssmImagePrefix marks an ImageID that EC2 resolves from an SSM parameter at launch.
+const ssmImagePrefix = "resolve:ssm:"
+
+// defaultSSMRootDevice is the root device name assumed for resolve:ssm: images. EC2
+// resolves the parameter only inside RunInstances, so the image cannot be described
+// beforehand without an SSM client. The public parameters the operator documents
+// (Amazon Linux 2 and 2023, under /aws/service/ami-amazon-linux-latest/) all resolve
+// to images whose root device is /dev/xvda; an image with another root device (such
+// as Ubuntu's /dev/sda1) must be named by AMI ID when its root volume is customised,
+// or the mapping would add a second volume instead of resizing the root one.
+const defaultSSMRootDevice = "/dev/xvda"
+
+// isSSMImage reports whether imageID is a resolve:ssm: reference.
+func isSSMImage(imageID string) bool { return strings.HasPrefix(imageID, ssmImagePrefix) }
+
+// buildRunInstancesInput translates a LaunchRequest into RunInstances parameters.
+// rootDevice is the image's root device name; it is used only when req.RootVolume is
+// set. The output is deterministic for a given request (sorted tags), because EC2
+// compares the parameters of a retried call with the same client token and answers
+// IdempotentParameterMismatch when they differ.
+func buildRunInstancesInput(req LaunchRequest, rootDevice string) *awsec2.RunInstancesInput {
+	in := &awsec2.RunInstancesInput{
+		MinCount:     aws.Int32(1),
+		MaxCount:     aws.Int32(1),
+		ClientToken:  aws.String(req.ClientToken),
+		ImageId:      aws.String(req.ImageID),
+		InstanceType: types.InstanceType(req.InstanceType),
+		Monitoring:   &types.RunInstancesMonitoringEnabled{Enabled: aws.Bool(req.DetailedMonitoring)},
+	}
+	if req.DisableAPITermination {
+		in.DisableApiTermination = aws.Bool(true)
+	}
+	if req.KeyName != "" {
+		in.KeyName = aws.String(req.KeyName)
+	}
+	if req.UserData != "" {
+		// RunInstances takes user data as a base64 string; the SDK does not encode it.
+		in.UserData = aws.String(base64.StdEncoding.EncodeToString([]byte(req.UserData)))
+	}
+	if p := req.IAMInstanceProfile; p != "" {
+		if strings.HasPrefix(p, "arn:") {
+			in.IamInstanceProfile = &types.IamInstanceProfileSpecification{Arn: aws.String(p)}
+		} else {
+			in.IamInstanceProfile = &types.IamInstanceProfileSpecification{Name: aws.String(p)}
+		}
+	}
+	if len(req.Tags) > 0 {
+		tags := toSDKTags(req.Tags)
+		in.TagSpecifications = []types.TagSpecification{
+			{ResourceType: types.ResourceTypeInstance, Tags: tags},
+			{ResourceType: types.ResourceTypeVolume, Tags: tags},
+		}
+	}
+	if mo := metadataOptionsRequest(req.MetadataOptions); mo != nil {
+		in.MetadataOptions = mo
+	}
+	if req.AvailabilityZone != "" {
+		in.Placement = &types.Placement{AvailabilityZone: aws.String(req.AvailabilityZone)}
+	}
+	if req.AssociatePublicIPAddress != nil {
+		// A public-IP choice can only be expressed on a network interface, and EC2
+		// rejects top-level SubnetId/SecurityGroupIds together with NetworkInterfaces
+		// (InvalidParameterCombination), so both move into the primary interface.
+		in.NetworkInterfaces = []types.InstanceNetworkInterfaceSpecification{{
+			DeviceIndex:              aws.Int32(0),
+			AssociatePublicIpAddress: aws.Bool(*req.AssociatePublicIPAddress),
+			DeleteOnTermination:      aws.Bool(true),
+			SubnetId:                 optString(req.SubnetID),
+			Groups:                   req.SecurityGroupIDs,
+		}}
+	} else {
+		in.SubnetId = optString(req.SubnetID)
+		in.SecurityGroupIds = req.SecurityGroupIDs
+	}
+	if rv := req.RootVolume; rv != nil {
+		in.BlockDeviceMappings = []types.BlockDeviceMapping{{
+			DeviceName: aws.String(rootDevice),
+			Ebs:        ebsBlockDevice(rv),
+		}}
+	}
+	if s := req.Spot; s != nil {
+		in.InstanceMarketOptions = spotMarketOptions(s)
+	}
+	return in
+}
+
+// metadataOptionsRequest returns nil when no option is set, so that EC2's account
+// defaults apply.
+func metadataOptionsRequest(m MetadataOptions) *types.InstanceMetadataOptionsRequest {
+	if m == (MetadataOptions{}) {
+		return nil
+	}
+	out := &types.InstanceMetadataOptionsRequest{
+		HttpTokens:   types.HttpTokensState(m.HTTPTokens),
+		HttpEndpoint: types.InstanceMetadataEndpointState(m.HTTPEndpoint),
+	}
+	if m.HTTPPutResponseHopLimit > 0 {
+		out.HttpPutResponseHopLimit = aws.Int32(m.HTTPPutResponseHopLimit)
+	}
+	return out
+}
+
+// ebsBlockDevice converts a RootVolume; zero fields keep the image's values.
+func ebsBlockDevice(rv *RootVolume) *types.EbsBlockDevice {
+	ebs := &types.EbsBlockDevice{
+		VolumeType:          types.VolumeType(rv.Type),
+		Encrypted:           rv.Encrypted,
+		KmsKeyId:            optString(rv.KMSKeyID),
+		DeleteOnTermination: rv.DeleteOnTermination,
+	}
+	if rv.SizeGiB > 0 {
+		ebs.VolumeSize = aws.Int32(rv.SizeGiB)
+	}
+	if rv.IOPS > 0 {
+		ebs.Iops = aws.Int32(rv.IOPS)
+	}
+	if rv.Throughput > 0 {
+		ebs.Throughput = aws.Int32(rv.Throughput)
+	}
+	return ebs
+}
+
+// spotMarketOptions picks the Spot request type from the interruption behaviour:
+// EC2 accepts stop and hibernate only for persistent requests, and a persistent
+// request with terminate would relaunch an instance the operator does not know about.
+func spotMarketOptions(s *SpotOptions) *types.InstanceMarketOptionsRequest {
+	opts := &types.SpotMarketOptions{MaxPrice: optString(s.MaxPrice)}
+	switch b := types.InstanceInterruptionBehavior(s.InterruptionBehavior); b {
+	case types.InstanceInterruptionBehaviorStop, types.InstanceInterruptionBehaviorHibernate:
+		opts.SpotInstanceType = types.SpotInstanceTypePersistent
+		opts.InstanceInterruptionBehavior = b
+	default:
+		opts.SpotInstanceType = types.SpotInstanceTypeOneTime
+		opts.InstanceInterruptionBehavior = types.InstanceInterruptionBehaviorTerminate
+	}
+	return &types.InstanceMarketOptionsRequest{MarketType: types.MarketTypeSpot, SpotOptions: opts}
+}
+
+// optString returns nil for "", so that empty fields are left out of the request.
+func optString(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return aws.String(s)
+}

@@ -1,0 +1,51 @@
+package ec2
+
+import (
+	"context"
+	"slices"
+
+	awsec2 "github.com/aws/aws-sdk-go-v2/service/ec2"
+)
+
+// TerminateInstance terminates the instance; see Client.TerminateInstance. EC2 itself
+// accepts terminating a shutting-down or terminated instance; the state check below
+// covers the same case should EC2 answer IncorrectInstanceState. A NotFound error is
+// returned as is: right after launch it can mean "not visible yet" (eventual
+// consistency), and treating it as success would leak the instance.
+func (c *AWSClient) TerminateInstance(ctx context.Context, id string) error {
+	_, err := c.api.TerminateInstances(ctx, &awsec2.TerminateInstancesInput{InstanceIds: []string{id}})
+	return c.toleratingState(ctx, "TerminateInstances", id, err, StateShuttingDown, StateTerminated)
+}
+
+// StopInstance stops the instance; see Client.StopInstance. Stopping a pending or
+// terminated instance fails with IncorrectInstanceState, which the caller retries or
+// reports.
+func (c *AWSClient) StopInstance(ctx context.Context, id string) error {
+	_, err := c.api.StopInstances(ctx, &awsec2.StopInstancesInput{InstanceIds: []string{id}})
+	return c.toleratingState(ctx, "StopInstances", id, err, StateStopping, StateStopped)
+}
+
+// StartInstance starts the instance; see Client.StartInstance. Starting a stopping
+// instance fails with IncorrectInstanceState until it has stopped.
+func (c *AWSClient) StartInstance(ctx context.Context, id string) error {
+	_, err := c.api.StartInstances(ctx, &awsec2.StartInstancesInput{InstanceIds: []string{id}})
+	return c.toleratingState(ctx, "StartInstances", id, err, StatePending, StateRunning)
+}
+
+// toleratingState classifies err and turns an IncorrectInstanceState answer into
+// success when the instance already is (or is on its way to) one of the given
+// states: the call's goal is reached, which is what a repeated call needs to know.
+func (c *AWSClient) toleratingState(ctx context.Context, op, id string, err error, goal ...string) error {
+	if err == nil {
+		return nil
+	}
+	cerr := classify(op, err)
+	if KindOf(cerr) != KindIncorrectState {
+		return cerr
+	}
+	inst, derr := c.describeInstanceNow(ctx, id)
+	if derr == nil && slices.Contains(goal, inst.State) {
+		return nil
+	}
+	return cerr
+}

@@ -1,0 +1,110 @@
+package ec2
+
+import (
+	"context"
+	"time"
+
+	"github.com/aws/smithy-go/middleware"
+	"golang.org/x/time/rate"
+)
+
+// CallRecorder receives one record per HTTP attempt the SDK makes to EC2. The metrics
+// package implements it with Prometheus collectors; tests use MemoryRecorder.
+// Implementations must be safe for concurrent use and must not block.
+type CallRecorder interface {
+	// RecordCall records one attempt of operation. code is "" on success, AWS's error
+	// code on an EC2 error, or one of the synthetic Code* constants when no EC2 answer
+	// arrived. latency covers the wire round trip only, not client-side rate limiting
+	// or retry backoff.
+	RecordCall(operation, code string, latency time.Duration)
+	// RecordRetry records that the SDK is about to retry operation because the
+	// previous attempt failed with code. A throttle code here (see IsThrottleCode)
+	// means EC2 pushed back.
+	RecordRetry(operation, code string)
+}
+
+// NopRecorder is a CallRecorder that records nothing.
+type NopRecorder struct{}
+
+// RecordCall does nothing.
+func (NopRecorder) RecordCall(string, string, time.Duration) {}
+
+// RecordRetry does nothing.
+func (NopRecorder) RecordRetry(string, string) {}
+
+// IsThrottleCode reports whether code is EC2 asking the client to slow down.
+func IsThrottleCode(code string) bool {
+	switch code {
+	case "RequestLimitExceeded", "Throttling", "ThrottlingException", "RequestThrottled",
+		"RequestThrottledException", "EC2ThrottledException", "RequestResourceCountExceeded":
+		return true
+	}
+	return false
+}
+
+// attemptCounter follows one operation across its retry attempts. The retry
+// middleware runs attempts one after the other, so it needs no lock.
+type attemptCounter struct {
+	attempts int
+	lastCode string
+}
+
+type attemptCounterKey struct{}
+
+// callStartMiddleware sits before the SDK's retry middleware: it runs once per
+// operation and gives the attempts a shared counter.
+type callStartMiddleware struct{}
+
+func (callStartMiddleware) ID() string { return "ec2-operator/CallStart" }
+
+func (callStartMiddleware) HandleFinalize(ctx context.Context, in middleware.FinalizeInput, next middleware.FinalizeHandler) (
+	middleware.FinalizeOutput, middleware.Metadata, error,
+) {
+	return next.HandleFinalize(context.WithValue(ctx, attemptCounterKey{}, &attemptCounter{}), in)
+}
+
+// attemptMiddleware sits after the SDK's retry middleware: it runs once per HTTP
+// attempt, so retries also wait for the client-side rate limiter and every request
+// EC2 sees is recorded.
+type attemptMiddleware struct {
+	recorder CallRecorder
+	limiter  *rate.Limiter
+}
+
+func (*attemptMiddleware) ID() string { return "ec2-operator/Attempt" }
+
+func (m *attemptMiddleware) HandleFinalize(ctx context.Context, in middleware.FinalizeInput, next middleware.FinalizeHandler) (
+	out middleware.FinalizeOutput, md middleware.Metadata, err error,
+) {
+	op := middleware.GetOperationName(ctx)
+	counter, _ := ctx.Value(attemptCounterKey{}).(*attemptCounter)
+	if counter == nil {
+		counter = &attemptCounter{}
+	}
+	counter.attempts++
+	if counter.attempts > 1 {
+		m.recorder.RecordRetry(op, counter.lastCode)
+	}
+	if m.limiter != nil {
+		if err := m.limiter.Wait(ctx); err != nil {
+			return out, md, err
+		}
+	}
+	start := time.Now()
+	out, md, err = next.HandleFinalize(ctx, in)
+	code, _ := errorCode(err)
+	counter.lastCode = code
+	m.recorder.RecordCall(op, code, time.Since(start))
+	return out, md, err
+}
+
+// addCallMiddlewares returns the APIOptions hook that installs the recording and
+// rate-limiting middlewares around the SDK's retry middleware.
+func addCallMiddlewares(recorder CallRecorder, limiter *rate.Limiter) func(*middleware.Stack) error {
+	return func(stack *middleware.Stack) error {
+		if err := stack.Finalize.Insert(callStartMiddleware{}, "Retry", middleware.Before); err != nil {
+			return err
+		}
+		return stack.Finalize.Insert(&attemptMiddleware{recorder: recorder, limiter: limiter}, "Retry", middleware.After)
+	}
+}

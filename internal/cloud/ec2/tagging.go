@@ -1,0 +1,34 @@
+package ec2
+
+import (
+	"context"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	awsec2 "github.com/aws/aws-sdk-go-v2/service/ec2"
+	"github.com/aws/aws-sdk-go-v2/service/ec2/types"
+)
+
+// CreateTags adds or overwrites tags on the resources. Nothing is sent when either
+// list is empty, since EC2 would reject the call with MissingParameter.
+func (c *AWSClient) CreateTags(ctx context.Context, resourceIDs []string, tags map[string]string) error {
+	if len(resourceIDs) == 0 || len(tags) == 0 {
+		return nil
+	}
+	_, err := c.api.CreateTags(ctx, &awsec2.CreateTagsInput{Resources: resourceIDs, Tags: toSDKTags(tags)})
+	return classify("CreateTags", err)
+}
+
+// DeleteTags removes the keys from the resources whatever their values: a tag given
+// without a value is deleted regardless of its value, while an empty list of tags
+// would delete every tag, so nothing is sent when keys is empty.
+func (c *AWSClient) DeleteTags(ctx context.Context, resourceIDs []string, keys []string) error {
+	if len(resourceIDs) == 0 || len(keys) == 0 {
+		return nil
+	}
+	tags := make([]types.Tag, 0, len(keys))
+	for _, k := range keys {
+		tags = append(tags, types.Tag{Key: aws.String(k)})
+	}
+	_, err := c.api.DeleteTags(ctx, &awsec2.DeleteTagsInput{Resources: resourceIDs, Tags: tags})
+	return classify("DeleteTags", err)
+}

@@ -1,0 +1,112 @@
+package ec2
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// TagPrefix is the prefix of every tag key the operator itself owns. Users cannot
+// override these keys through spec tags.
+const TagPrefix = "ec2-operator.dev/"
+
+// Ownership tag keys. They tie an instance to the Kubernetes object that launched it,
+// so that a lost instance ID can be recovered with FindInstances.
+const (
+	// TagOwnerUID holds the UID of the owning Kubernetes object.
+	TagOwnerUID = TagPrefix + "owner-uid"
+	// TagOwnerNamespace holds the namespace of the owning Kubernetes object.
+	TagOwnerNamespace = TagPrefix + "owner-namespace"
+	// TagOwnerName holds the name of the owning Kubernetes object.
+	TagOwnerName = TagPrefix + "owner-name"
+	// TagName is the tag the EC2 console shows as the instance name.
+	TagName = "Name"
+)
+
+// maxClientTokenLength is EC2's limit on idempotency tokens.
+const maxClientTokenLength = 64
+
+// OwnershipTags returns the tags that identify the Kubernetes owner of an instance.
+func OwnershipTags(namespace, name, uid string) map[string]string {
+	return map[string]string{
+		TagOwnerUID:       uid,
+		TagOwnerNamespace: namespace,
+		TagOwnerName:      name,
+	}
+}
+
+// DesiredTags returns the full set of tags an instance should carry: the user's tags,
+// Name set to the object's name unless the user chose a Name, and the ownership tags.
+// Ownership tags always win so that a user cannot break instance recovery; user tags
+// under TagPrefix are dropped for the same reason.
+func DesiredTags(userTags map[string]string, namespace, name, uid string) map[string]string {
+	out := make(map[string]string, len(userTags)+4)
+	for k, v := range userTags {
+		if strings.HasPrefix(k, TagPrefix) {
+			continue
+		}
+		out[k] = v
+	}
+	if _, ok := out[TagName]; !ok {
+		out[TagName] = name
+	}
+	for k, v := range OwnershipTags(namespace, name, uid) {
+		out[k] = v
+	}
+	return out
+}
+
+// TagDiff computes the changes that bring actual to desired. toSet holds every desired
+// tag that is missing or has another value. toDelete holds only keys that the operator
+// managed before (previouslyManagedKeys) and that are no longer desired: tags put on the
+// instance by anyone else are never deleted, even when they are not desired. toDelete
+// is sorted so that callers and tests see a stable order; both results are nil when
+// there is nothing to do.
+func TagDiff(desired, actual map[string]string, previouslyManagedKeys []string) (toSet map[string]string, toDelete []string) {
+	for k, v := range desired {
+		if cur, ok := actual[k]; !ok || cur != v {
+			if toSet == nil {
+				toSet = make(map[string]string)
+			}
+			toSet[k] = v
+		}
+	}
+	seen := make(map[string]bool, len(previouslyManagedKeys))
+	for _, k := range previouslyManagedKeys {
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		if _, want := desired[k]; want {
+			continue
+		}
+		if _, has := actual[k]; !has {
+			continue
+		}
+		toDelete = append(toDelete, k)
+	}
+	sort.Strings(toDelete)
+	return toSet, toDelete
+}
+
+// ClientToken derives EC2's idempotency token from the owner's UID and the number of
+// times the instance was recreated. The same inputs always give the same token, so a
+// launch retried after a crash cannot create a second instance; bumping recreations
+// gives a fresh token once the previous instance is gone for good (EC2 refuses to reuse
+// the token of a terminated instance with IdempotentInstanceTerminated).
+func ClientToken(uid string, recreations int32) string {
+	suffix := "-" + strconv.FormatInt(int64(recreations), 10)
+	var b strings.Builder
+	for _, r := range uid {
+		// Keep the token printable ASCII without separators of its own; a Kubernetes
+		// UID is hex with dashes, so this only drops the dashes.
+		if r < 0x80 && (r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
+			b.WriteRune(r)
+		}
+	}
+	base := b.String()
+	if max := maxClientTokenLength - len(suffix); len(base) > max {
+		base = base[:max]
+	}
+	return base + suffix
+}

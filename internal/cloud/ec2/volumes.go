@@ -1,0 +1,44 @@
+package ec2
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	awsec2 "github.com/aws/aws-sdk-go-v2/service/ec2"
+)
+
+// ResizeVolume grows the volume to sizeGiB. It reads the size first and does nothing
+// when the volume already has it, because EC2 rejects a modification that changes
+// nothing and limits how often a volume may be modified. A smaller size is sent to
+// EC2, whose InvalidParameterValue (EBS volumes cannot shrink) reaches the caller.
+func (c *AWSClient) ResizeVolume(ctx context.Context, volumeID string, sizeGiB int32) error {
+	size, err := c.GetVolumeSize(ctx, volumeID)
+	if err != nil {
+		return err
+	}
+	if size == sizeGiB {
+		return nil
+	}
+	_, err = c.api.ModifyVolume(ctx, &awsec2.ModifyVolumeInput{
+		VolumeId: aws.String(volumeID),
+		Size:     aws.Int32(sizeGiB),
+	})
+	return classify("ModifyVolume", err)
+}
+
+// GetVolumeSize returns the volume's size in GiB. During a modification EC2 already
+// reports the target size.
+func (c *AWSClient) GetVolumeSize(ctx context.Context, volumeID string) (int32, error) {
+	out, err := c.api.DescribeVolumes(ctx, &awsec2.DescribeVolumesInput{VolumeIds: []string{volumeID}})
+	if err != nil {
+		return 0, classify("DescribeVolumes", err)
+	}
+	for _, v := range out.Volumes {
+		if aws.ToString(v.VolumeId) == volumeID {
+			return aws.ToInt32(v.Size), nil
+		}
+	}
+	return 0, &Error{Kind: KindNotFound, Operation: "DescribeVolumes", Code: "InvalidVolume.NotFound",
+		Message: fmt.Sprintf("The volume '%s' does not exist.", volumeID)}
+}
