@@ -68,7 +68,8 @@ type EC2InstanceSpec struct {
 	SubnetID string `json:"subnetId,omitempty"`
 
 	// securityGroupIds are the security groups (sg-...) of the instance's primary network
-	// interface. When omitted, EC2 uses the VPC's default security group. Mutable.
+	// interface. When omitted, EC2 uses the VPC's default security group at launch and
+	// the operator leaves the groups alone afterwards. Mutable.
 	// +optional
 	// +listType=set
 	// +kubebuilder:validation:MaxItems=16
@@ -98,7 +99,8 @@ type EC2InstanceSpec struct {
 
 	// iamInstanceProfile is the IAM instance profile to attach, by name or by ARN
 	// (arn:aws:iam::123456789012:instance-profile/name). Mutable: the operator replaces
-	// the association in place.
+	// the association in place. When omitted, the operator leaves any association alone
+	// (so adopting an instance never strips its role).
 	// +optional
 	// +kubebuilder:validation:MaxLength=2048
 	// +kubebuilder:validation:Pattern=`^(arn:aws[a-z-]*:iam::[0-9]{12}:instance-profile/[a-zA-Z0-9+=,.@_/-]+|[a-zA-Z0-9+=,.@_-]{1,128})$`
@@ -432,6 +434,13 @@ type EC2InstanceStatus struct {
 	// +optional
 	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Recreations",xDescriptors={"urn:alm:descriptor:text","urn:alm:descriptor:com.tectonic.ui:advanced"}
 	Recreations int32 `json:"recreations,omitempty"`
+
+	// managedTagKeys are the tag keys the operator applied from the spec (plus Name and
+	// its ownership tags). Only these are ever removed from the instance when they leave
+	// the spec; tags added outside Kubernetes are never touched.
+	// +optional
+	// +listType=set
+	ManagedTagKeys []string `json:"managedTagKeys,omitempty"`
 
 	// observedGeneration is the metadata.generation that the status describes.
 	// +optional

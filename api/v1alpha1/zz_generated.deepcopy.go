@@ -138,6 +138,11 @@ func (in *EC2InstanceStatus) DeepCopyInto(out *EC2InstanceStatus) {
 		in, out := &in.LaunchTime, &out.LaunchTime
 		*out = (*in).DeepCopy()
 	}
+	if in.ManagedTagKeys != nil {
+		in, out := &in.ManagedTagKeys, &out.ManagedTagKeys
+		*out = make([]string, len(*in))
+		copy(*out, *in)
+	}
 	if in.Conditions != nil {
 		in, out := &in.Conditions, &out.Conditions
 		*out = make([]v1.Condition, len(*in))

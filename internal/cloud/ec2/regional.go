@@ -1,0 +1,62 @@
+package ec2
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/config"
+)
+
+// RegionalClients hands out one long-lived client per region. EC2Instances may name
+// any region, and each region is a separate EC2 endpoint; keeping one client per region
+// lets lookups coalesce and the rate limiter work across all objects of that region.
+// The credentials are loaded once and shared.
+type RegionalClients struct {
+	cfg  aws.Config
+	opts Options
+
+	mu      sync.Mutex
+	clients map[string]*AWSClient
+}
+
+// NewRegionalClients loads the AWS configuration once, with the default credential
+// chain, for clients created later per region.
+func NewRegionalClients(ctx context.Context, opts Options) (*RegionalClients, error) {
+	var load []func(*config.LoadOptions) error
+	if opts.HTTPClient != nil {
+		load = append(load, config.WithHTTPClient(opts.HTTPClient))
+	}
+	if opts.Credentials != nil {
+		load = append(load, config.WithCredentialsProvider(opts.Credentials))
+	}
+	cfg, err := config.LoadDefaultConfig(ctx, load...)
+	if err != nil {
+		return nil, fmt.Errorf("loading AWS configuration: %w", err)
+	}
+	return NewRegionalClientsFromConfig(cfg, opts), nil
+}
+
+// NewRegionalClientsFromConfig is NewRegionalClients for an already loaded
+// configuration; tests use it with static credentials.
+func NewRegionalClientsFromConfig(cfg aws.Config, opts Options) *RegionalClients {
+	return &RegionalClients{cfg: cfg, opts: opts, clients: map[string]*AWSClient{}}
+}
+
+// ForRegion returns the client of a region, creating it on first use.
+func (r *RegionalClients) ForRegion(_ context.Context, region string) (Client, error) {
+	if region == "" {
+		return nil, fmt.Errorf("no AWS region: set spec.region, the --aws-region flag or AWS_REGION")
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if c, ok := r.clients[region]; ok {
+		return c, nil
+	}
+	opts := r.opts
+	opts.Region = region
+	c := NewFromConfig(r.cfg, opts)
+	r.clients[region] = c
+	return c, nil
+}

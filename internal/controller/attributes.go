@@ -1,0 +1,81 @@
+package controller
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+)
+
+// attributeCache remembers when each object's extra attributes (termination
+// protection, user data, root volume size) were last read. DescribeInstances does not
+// return them, and reading them costs two or three calls per instance; reading them on
+// every resync would multiply the operator's API usage. They are read again when the
+// spec changes, after the operator changed them, and otherwise once per
+// AttributeResyncPeriod, which bounds how long drift made outside Kubernetes goes
+// unnoticed.
+type attributeCache struct {
+	mu      sync.Mutex
+	entries map[types.UID]attributeEntry
+}
+
+type attributeEntry struct {
+	generation int64
+	readAt     time.Time
+	seen       observedAttributes
+}
+
+// get returns the cached attributes if they are still fresh for this generation.
+func (c *attributeCache) get(uid types.UID, generation int64, now time.Time, maxAge time.Duration) (observedAttributes, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.entries[uid]
+	if !ok || e.generation != generation || now.Sub(e.readAt) > maxAge {
+		return observedAttributes{}, false
+	}
+	return e.seen, true
+}
+
+func (c *attributeCache) put(uid types.UID, generation int64, now time.Time, seen observedAttributes) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.entries == nil {
+		c.entries = map[types.UID]attributeEntry{}
+	}
+	c.entries[uid] = attributeEntry{generation: generation, readAt: now, seen: seen}
+}
+
+func (c *attributeCache) forget(uid types.UID) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.entries, uid)
+}
+
+// forgetAttributes makes the next pass read the object's attributes again.
+func (r *EC2InstanceReconciler) forgetAttributes(uid types.UID) { r.attributes.forget(uid) }
+
+// observeAttributes returns the extra attributes, reading them from EC2 only when the
+// cache has no fresh copy.
+func (r *EC2InstanceReconciler) observeAttributes(ctx context.Context, s *instanceScope, inst *ec2.Instance) (observedAttributes, error) {
+	now := r.now()
+	if seen, ok := r.attributes.get(s.obj.UID, s.obj.Generation, now, r.AttributeResyncPeriod); ok {
+		return seen, nil
+	}
+	attrs, err := s.ec2.GetInstanceAttributes(ctx, inst.ID)
+	if err != nil {
+		return observedAttributes{}, err
+	}
+	seen := observedAttributes{attrs: attrs}
+	if rv := s.obj.Spec.RootVolume; rv != nil && rv.SizeGiB != nil && inst.RootVolumeID != "" {
+		size, err := s.ec2.GetVolumeSize(ctx, inst.RootVolumeID)
+		if err != nil {
+			return observedAttributes{}, err
+		}
+		seen.rootSizeGiB = size
+	}
+	r.attributes.put(s.obj.UID, s.obj.Generation, now, seen)
+	return seen, nil
+}

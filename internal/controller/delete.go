@@ -1,0 +1,109 @@
+package controller
+
+import (
+	"context"
+
+	corev1 "k8s.io/api/core/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+)
+
+// reconcileDelete runs while the object is being deleted. It keeps the finalizer until
+// the instance is terminating (Delete) or released (Retain), so an instance is never
+// leaked; when it cannot proceed, the Ready condition and an event say why.
+func (r *EC2InstanceReconciler) reconcileDelete(ctx context.Context, s *instanceScope) (ctrl.Result, error) {
+	if !controllerutil.ContainsFinalizer(s.obj, computev1alpha1.Finalizer) {
+		return ctrl.Result{}, nil
+	}
+	inst, err := r.instanceForDeletion(ctx, s)
+	if err != nil {
+		return r.fail(s, "finding the instance to delete", err)
+	}
+	if inst == nil || inst.State == ec2.StateShuttingDown || inst.State == ec2.StateTerminated {
+		return ctrl.Result{}, r.release(ctx, s)
+	}
+
+	if s.obj.Spec.DeletionPolicy == computev1alpha1.DeletionPolicyRetain {
+		return r.retain(ctx, s, inst)
+	}
+
+	s.notReady(computev1alpha1.ReasonDeleting, "terminating instance "+inst.ID)
+	attrs, err := s.ec2.GetInstanceAttributes(ctx, inst.ID)
+	if err != nil {
+		return r.fail(s, "reading termination protection", err)
+	}
+	if attrs.TerminationProtection {
+		if err := s.ec2.ModifyTerminationProtection(ctx, inst.ID, false); err != nil {
+			return r.fail(s, "lifting termination protection", err)
+		}
+		r.event(s, corev1.EventTypeNormal, "TerminationProtectionLifted",
+			"lifted termination protection of instance "+inst.ID+" because the EC2Instance is deleted with deletionPolicy Delete")
+	}
+	if err := s.ec2.TerminateInstance(ctx, inst.ID); err != nil {
+		return r.fail(s, "terminating instance "+inst.ID, err)
+	}
+	r.event(s, corev1.EventTypeNormal, "Terminating", "terminating instance "+inst.ID)
+	// The finalizer goes once a later pass sees the instance shutting down.
+	return ctrl.Result{RequeueAfter: r.PollInterval}, nil
+}
+
+// instanceForDeletion finds the instance to clean up, including one whose launch was
+// never recorded: the client token in status shows a launch may have happened.
+func (r *EC2InstanceReconciler) instanceForDeletion(ctx context.Context, s *instanceScope) (*ec2.Instance, error) {
+	st := &s.obj.Status
+	if st.InstanceID == "" {
+		if st.ClientToken == "" {
+			return nil, nil
+		}
+		found, err := r.findOwnInstance(ctx, s, st.ClientToken)
+		if err != nil || found == nil {
+			return nil, err
+		}
+		st.InstanceID = found.ID
+		return found, nil
+	}
+	inst, err := s.ec2.GetInstance(ctx, st.InstanceID)
+	if ec2.IsNotFound(err) {
+		if s.obj.Spec.InstanceID == "" && st.State == "" {
+			// Launched but not yet visible: wait rather than leak it.
+			found, ferr := r.findOwnInstance(ctx, s, st.ClientToken)
+			if ferr != nil {
+				return nil, ferr
+			}
+			if found == nil {
+				return nil, err
+			}
+			return found, nil
+		}
+		return nil, nil
+	}
+	return inst, err
+}
+
+// retain releases the instance: the ownership tags go, so another EC2Instance can adopt
+// it, and the instance keeps running.
+func (r *EC2InstanceReconciler) retain(ctx context.Context, s *instanceScope, inst *ec2.Instance) (ctrl.Result, error) {
+	keys := []string{ec2.TagOwnerUID, ec2.TagOwnerNamespace, ec2.TagOwnerName}
+	if err := s.ec2.DeleteTags(ctx, append([]string{inst.ID}, inst.VolumeIDs...), keys); err != nil {
+		return r.fail(s, "removing ownership tags from instance "+inst.ID, err)
+	}
+	r.event(s, corev1.EventTypeNormal, "Retained", "left instance "+inst.ID+" running and removed its ownership tags (deletionPolicy Retain)")
+	return ctrl.Result{}, r.release(ctx, s)
+}
+
+// release removes the finalizer, letting Kubernetes delete the object.
+func (r *EC2InstanceReconciler) release(ctx context.Context, s *instanceScope) error {
+	r.Metrics.InstanceState(s.obj.UID, "")
+	r.forgetAttributes(s.obj.UID)
+	if err := s.patchMetadata(ctx, r.Client, func() {
+		controllerutil.RemoveFinalizer(s.obj, computev1alpha1.Finalizer)
+	}); client.IgnoreNotFound(err) != nil {
+		return err
+	}
+	s.released = true
+	return nil
+}

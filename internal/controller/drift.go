@@ -1,0 +1,142 @@
+package controller
+
+import (
+	"context"
+	"slices"
+	"strconv"
+	"strings"
+
+	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+)
+
+// drift is one mutable field whose value on the instance differs from the spec.
+type drift struct {
+	// field is the spec field, as users write it (it labels events and metrics).
+	field string
+	// desired and actual are shown in the event that reports the correction.
+	desired, actual string
+	// needsStopped marks changes EC2 accepts only while the instance is stopped.
+	needsStopped bool
+	// apply makes the change.
+	apply func(ctx context.Context, c ec2.Client, id string) error
+}
+
+// observedAttributes are the values that cost extra calls to read; nil fields were not
+// read in this pass and are not compared.
+type observedAttributes struct {
+	attrs       *ec2.InstanceAttributes
+	rootSizeGiB int32
+}
+
+// findDrift compares every mutable field of the spec with the instance. It is pure, so
+// the rules are tested as a table without EC2.
+func findDrift(obj *computev1alpha1.EC2Instance, inst *ec2.Instance, seen observedAttributes) []drift {
+	spec := &obj.Spec
+	var out []drift
+
+	if len(spec.SecurityGroupIDs) > 0 && !sameSet(spec.SecurityGroupIDs, inst.SecurityGroupIDs) {
+		groups := slices.Clone(spec.SecurityGroupIDs)
+		out = append(out, drift{field: "securityGroupIds", desired: strings.Join(groups, ","), actual: strings.Join(inst.SecurityGroupIDs, ","),
+			apply: func(ctx context.Context, c ec2.Client, id string) error { return c.ModifySecurityGroups(ctx, id, groups) }})
+	}
+
+	if want := desiredMetadataOptions(spec); want != inst.MetadataOptions {
+		out = append(out, drift{field: "metadataOptions", desired: formatMetadata(want), actual: formatMetadata(inst.MetadataOptions),
+			apply: func(ctx context.Context, c ec2.Client, id string) error { return c.ModifyMetadataOptions(ctx, id, want) }})
+	}
+
+	if spec.Monitoring != inst.DetailedMonitoring {
+		want := spec.Monitoring
+		out = append(out, drift{field: "monitoring", desired: strconv.FormatBool(want), actual: strconv.FormatBool(inst.DetailedMonitoring),
+			apply: func(ctx context.Context, c ec2.Client, id string) error { return c.SetDetailedMonitoring(ctx, id, want) }})
+	}
+
+	if p := spec.IAMInstanceProfile; p != "" && !profileMatches(p, inst.IAMInstanceProfileARN) {
+		out = append(out, drift{field: "iamInstanceProfile", desired: p, actual: inst.IAMInstanceProfileARN,
+			apply: func(ctx context.Context, c ec2.Client, id string) error { return c.SetIAMInstanceProfile(ctx, id, p) }})
+	}
+
+	if a := seen.attrs; a != nil && a.TerminationProtection != spec.DisableAPITermination {
+		want := spec.DisableAPITermination
+		out = append(out, drift{field: "disableApiTermination", desired: strconv.FormatBool(want), actual: strconv.FormatBool(a.TerminationProtection),
+			apply: func(ctx context.Context, c ec2.Client, id string) error { return c.ModifyTerminationProtection(ctx, id, want) }})
+	}
+
+	if rv := spec.RootVolume; rv != nil && rv.SizeGiB != nil && seen.rootSizeGiB > 0 && *rv.SizeGiB > seen.rootSizeGiB && inst.RootVolumeID != "" {
+		size, volume := *rv.SizeGiB, inst.RootVolumeID
+		out = append(out, drift{field: "rootVolume.sizeGiB", desired: strconv.Itoa(int(size)), actual: strconv.Itoa(int(seen.rootSizeGiB)),
+			apply: func(ctx context.Context, c ec2.Client, _ string) error { return c.ResizeVolume(ctx, volume, size) }})
+	}
+
+	if spec.InstanceType != inst.InstanceType {
+		want := spec.InstanceType
+		out = append(out, drift{field: "instanceType", desired: want, actual: inst.InstanceType, needsStopped: true,
+			apply: func(ctx context.Context, c ec2.Client, id string) error { return c.ModifyInstanceType(ctx, id, want) }})
+	}
+
+	if a := seen.attrs; a != nil && a.UserData != spec.UserData {
+		want := spec.UserData
+		// The values are not shown: user data may hold material users consider private.
+		out = append(out, drift{field: "userData", desired: "(spec)", actual: "(instance)", needsStopped: true,
+			apply: func(ctx context.Context, c ec2.Client, id string) error { return c.ModifyUserData(ctx, id, want) }})
+	}
+	return out
+}
+
+// immutableDifferences lists the immutable fields in which an adopted instance differs
+// from the spec. The operator reports them instead of fighting them: changing them
+// would mean replacing an instance it did not create.
+func immutableDifferences(obj *computev1alpha1.EC2Instance, inst *ec2.Instance) []string {
+	spec := &obj.Spec
+	var out []string
+	if strings.HasPrefix(spec.ImageID, "ami-") && spec.ImageID != inst.ImageID {
+		out = append(out, "imageId (instance has "+inst.ImageID+")")
+	}
+	if spec.SubnetID != "" && spec.SubnetID != inst.SubnetID {
+		out = append(out, "subnetId (instance has "+inst.SubnetID+")")
+	}
+	if spec.KeyName != "" && spec.KeyName != inst.KeyName {
+		out = append(out, "keyName (instance has "+orNone(inst.KeyName)+")")
+	}
+	if spec.AvailabilityZone != "" && spec.AvailabilityZone != inst.AvailabilityZone {
+		out = append(out, "availabilityZone (instance has "+inst.AvailabilityZone+")")
+	}
+	if (spec.Spot != nil) != inst.Spot {
+		out = append(out, "spot (instance is "+map[bool]string{true: "a Spot", false: "an On-Demand"}[inst.Spot]+" instance)")
+	}
+	return out
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
+// profileMatches compares a profile given by name or ARN with the ARN EC2 reports.
+func profileMatches(spec, actualARN string) bool {
+	if actualARN == "" {
+		return false
+	}
+	if strings.HasPrefix(spec, "arn:") {
+		return spec == actualARN
+	}
+	// An ARN ends in instance-profile/<path><name>; a name alone matches the last part.
+	return strings.HasSuffix(actualARN, "/"+spec)
+}
+
+func sameSet(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	x, y := slices.Clone(a), slices.Clone(b)
+	slices.Sort(x)
+	slices.Sort(y)
+	return slices.Equal(x, y)
+}
+
+func formatMetadata(m ec2.MetadataOptions) string {
+	return "httpTokens=" + m.HTTPTokens + ",hopLimit=" + strconv.Itoa(int(m.HTTPPutResponseHopLimit)) + ",httpEndpoint=" + m.HTTPEndpoint
+}

@@ -1,0 +1,200 @@
+// Package controller holds the EC2Instance reconciler. It orchestrates: it reads the
+// object and the instance, decides the next step and asks internal/cloud/ec2 to take
+// it. It never talks to the AWS SDK directly.
+package controller
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/util/workqueue"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+)
+
+// ClientProvider returns the EC2 client for a region. Clients are long-lived: the
+// DescribeInstances coalescing and the rate limiter work across reconciles.
+type ClientProvider interface {
+	ForRegion(ctx context.Context, region string) (ec2.Client, error)
+}
+
+// EventRecorder is the part of the events API the reconciler uses.
+type EventRecorder interface {
+	Eventf(regarding runtime.Object, related runtime.Object, eventtype, reason, action, note string, args ...any)
+}
+
+// Defaults for the reconciler's timing.
+const (
+	DefaultResyncPeriod          = 10 * time.Minute
+	DefaultPollInterval          = 5 * time.Second
+	DefaultAttributeResyncPeriod = time.Hour
+	DefaultVisibilityGracePeriod = 5 * time.Minute
+	DefaultMinBackoff            = time.Second
+	DefaultMaxBackoff            = 5 * time.Minute
+)
+
+// EC2InstanceReconciler keeps EC2 instances matching their EC2Instance objects.
+type EC2InstanceReconciler struct {
+	client.Client
+	// Recorder emits Kubernetes events on EC2Instance objects.
+	Recorder EventRecorder
+	// EC2 gives the EC2 client of each region.
+	EC2 ClientProvider
+	// DefaultRegion is used for objects that do not name a region.
+	DefaultRegion string
+	// Metrics receives counts and timings; nil disables them.
+	Metrics Observer
+
+	// ResyncPeriod is how often a settled instance is checked for drift made outside
+	// Kubernetes.
+	ResyncPeriod time.Duration
+	// PollInterval is how often an instance in transition (pending, stopping, being
+	// modified) is checked.
+	PollInterval time.Duration
+	// AttributeResyncPeriod bounds how long termination protection, user data and the
+	// root volume size go unchecked when the spec does not change.
+	AttributeResyncPeriod time.Duration
+	// VisibilityGracePeriod is how long an instance ID recorded at launch may be unknown
+	// to DescribeInstances (EC2 is eventually consistent) before it counts as gone.
+	VisibilityGracePeriod time.Duration
+	// MinBackoff and MaxBackoff bound the exponential backoff after a failed reconcile.
+	MinBackoff, MaxBackoff time.Duration
+	// MaxConcurrentReconciles is the number of objects reconciled in parallel.
+	MaxConcurrentReconciles int
+	// Now is the clock; tests may replace it.
+	Now func() time.Time
+
+	attributes attributeCache
+	once       sync.Once
+}
+
+// The RBAC the manager needs: EC2Instances and their status and finalizers, and
+// events. Nothing else in the cluster is read or written.
+// +kubebuilder:rbac:groups=compute.ec2-operator.dev,resources=ec2instances,verbs=get;list;watch;update;patch
+// +kubebuilder:rbac:groups=compute.ec2-operator.dev,resources=ec2instances/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=compute.ec2-operator.dev,resources=ec2instances/finalizers,verbs=update
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+
+// Reconcile moves one EC2Instance one step toward its spec. It reads the object and
+// the instance afresh every time, and never relies on what the triggering event said.
+func (r *EC2InstanceReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	r.defaults()
+	obj := &computev1alpha1.EC2Instance{}
+	if err := r.Get(ctx, req.NamespacedName, obj); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	s := newInstanceScope(obj, logf.FromContext(ctx))
+	res, err := r.reconcile(ctx, s)
+	if perr := s.patchStatus(ctx, r.Client); perr != nil && err == nil {
+		err = perr
+	}
+	return res, err
+}
+
+func (r *EC2InstanceReconciler) reconcile(ctx context.Context, s *instanceScope) (ctrl.Result, error) {
+	s.region = s.obj.Spec.Region
+	if s.region == "" {
+		s.region = r.DefaultRegion
+	}
+	c, err := r.EC2.ForRegion(ctx, s.region)
+	if err != nil {
+		s.notReady(computev1alpha1.ReasonAWSError, fmt.Sprintf("configuring the EC2 client for region %q: %v", s.region, err))
+		return ctrl.Result{}, err
+	}
+	s.ec2 = c
+
+	if !s.obj.DeletionTimestamp.IsZero() {
+		return r.reconcileDelete(ctx, s)
+	}
+	// The finalizer is in place before any AWS call, so no instance can exist without it.
+	if !controllerutil.ContainsFinalizer(s.obj, computev1alpha1.Finalizer) {
+		if err := s.patchMetadata(ctx, r.Client, func() {
+			controllerutil.AddFinalizer(s.obj, computev1alpha1.Finalizer)
+		}); err != nil {
+			return ctrl.Result{}, err
+		}
+	}
+
+	inst, res, err := r.ensureInstance(ctx, s)
+	if inst == nil {
+		return res, err
+	}
+	return r.converge(ctx, s, inst)
+}
+
+// SetupWithManager registers the reconciler. Only spec changes (and deletion, which
+// bumps the generation of a custom resource with finalizers) trigger a reconcile: the
+// operator's own status writes do not, so it cannot feed itself a hot loop. Drift made
+// outside Kubernetes is found by the periodic resync.
+func (r *EC2InstanceReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	r.defaults()
+	return ctrl.NewControllerManagedBy(mgr).
+		For(&computev1alpha1.EC2Instance{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		Named("ec2instance").
+		WithOptions(controller.Options{
+			MaxConcurrentReconciles: r.MaxConcurrentReconciles,
+			RateLimiter:             workqueue.NewTypedItemExponentialFailureRateLimiter[reconcile.Request](r.MinBackoff, r.MaxBackoff),
+		}).
+		Complete(r)
+}
+
+func (r *EC2InstanceReconciler) defaults() {
+	r.once.Do(func() {
+		if r.ResyncPeriod <= 0 {
+			r.ResyncPeriod = DefaultResyncPeriod
+		}
+		if r.PollInterval <= 0 {
+			r.PollInterval = DefaultPollInterval
+		}
+		if r.AttributeResyncPeriod <= 0 {
+			r.AttributeResyncPeriod = DefaultAttributeResyncPeriod
+		}
+		if r.VisibilityGracePeriod <= 0 {
+			r.VisibilityGracePeriod = DefaultVisibilityGracePeriod
+		}
+		if r.MinBackoff <= 0 {
+			r.MinBackoff = DefaultMinBackoff
+		}
+		if r.MaxBackoff <= 0 {
+			r.MaxBackoff = DefaultMaxBackoff
+		}
+		if r.MaxConcurrentReconciles <= 0 {
+			r.MaxConcurrentReconciles = 1
+		}
+		if r.Metrics == nil {
+			r.Metrics = nopObserver{}
+		}
+		if r.Now == nil {
+			r.Now = time.Now
+		}
+	})
+}
+
+func (r *EC2InstanceReconciler) now() time.Time { return r.Now() }
+
+// resyncAfter spreads resyncs by up to a tenth of the period so that many objects
+// created together do not describe their instances in lockstep forever.
+func (r *EC2InstanceReconciler) resyncAfter() time.Duration {
+	return r.ResyncPeriod + time.Duration(rand.Int64N(int64(r.ResyncPeriod/10)+1))
+}
+
+// event emits a Kubernetes event on the object and logs it.
+func (r *EC2InstanceReconciler) event(s *instanceScope, eventType, reason, message string) {
+	s.log.Info(message, "reason", reason)
+	if r.Recorder != nil {
+		r.Recorder.Eventf(s.obj, nil, eventType, reason, reason, "%s", message)
+	}
+}

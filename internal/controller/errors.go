@@ -1,0 +1,66 @@
+package controller
+
+import (
+	"errors"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+)
+
+// reasonFor maps a classified EC2 error to the Ready condition's reason. Users,
+// alerts and scripts match on these reasons, so they name the cause, not the call.
+func reasonFor(err error) string {
+	code := ec2.CodeOf(err)
+	switch ec2.KindOf(err) {
+	case ec2.KindNotFound:
+		return computev1alpha1.ReasonInstanceNotFound
+	case ec2.KindThrottled:
+		return computev1alpha1.ReasonThrottled
+	case ec2.KindAuth:
+		return computev1alpha1.ReasonAuthFailure
+	case ec2.KindCapacity:
+		return computev1alpha1.ReasonInsufficientCapacity
+	case ec2.KindIdempotencyConflict:
+		return computev1alpha1.ReasonIdempotencyConflict
+	case ec2.KindInvalidInput:
+		switch {
+		case strings.HasPrefix(code, "InvalidAMIID"):
+			return computev1alpha1.ReasonImageNotFound
+		case strings.HasPrefix(code, "InvalidSubnetID"), strings.HasPrefix(code, "InvalidSubnet"):
+			return computev1alpha1.ReasonSubnetNotFound
+		case strings.HasPrefix(code, "InvalidGroup"):
+			return computev1alpha1.ReasonSecurityGroupMissing
+		default:
+			return computev1alpha1.ReasonInvalidSpec
+		}
+	default:
+		return computev1alpha1.ReasonAWSError
+	}
+}
+
+// messageFor is the text shown in the condition and the event: what the operator was
+// doing and AWS's own code and message. Request parameters (user data in particular)
+// are never part of it.
+func messageFor(action string, err error) string {
+	var e *ec2.Error
+	if errors.As(err, &e) {
+		return action + ": " + e.Code + ": " + e.Message
+	}
+	return action + ": " + err.Error()
+}
+
+// fail records a failed EC2 call on the object (Ready=False with the reason and AWS's
+// message, and a Warning event) and returns the error, so that controller-runtime
+// retries the object with exponential backoff rather than in a hot loop.
+func (r *EC2InstanceReconciler) fail(s *instanceScope, action string, err error) (ctrl.Result, error) {
+	reason := reasonFor(err)
+	msg := messageFor(action, err)
+	s.notReady(reason, msg)
+	r.event(s, corev1.EventTypeWarning, reason, msg)
+	r.Metrics.ReconcileError(reason)
+	return ctrl.Result{}, errors.New(msg)
+}

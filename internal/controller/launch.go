@@ -1,0 +1,238 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+)
+
+// ensureInstance returns the instance the object manages, launching or adopting it
+// when there is none yet. A nil instance means the pass ends with the returned result.
+func (r *EC2InstanceReconciler) ensureInstance(ctx context.Context, s *instanceScope) (*ec2.Instance, ctrl.Result, error) {
+	st := &s.obj.Status
+	if st.InstanceID == "" {
+		if s.obj.Spec.InstanceID != "" {
+			return r.adopt(ctx, s)
+		}
+		return r.launch(ctx, s)
+	}
+
+	inst, err := s.ec2.GetInstance(ctx, st.InstanceID)
+	switch {
+	case ec2.IsNotFound(err):
+		return r.instanceMissing(ctx, s)
+	case err != nil:
+		res, err := r.fail(s, "describing instance "+st.InstanceID, err)
+		return nil, res, err
+	}
+	if inst.State == ec2.StateShuttingDown || inst.State == ec2.StateTerminated {
+		return r.instanceTerminated(ctx, s, inst)
+	}
+	return inst, ctrl.Result{}, nil
+}
+
+// launch finds an instance launched earlier for this object whose ID was never
+// recorded (a crash between RunInstances and the status write), and launches one only
+// when there is none. The client token is recorded before RunInstances, so even a launch
+// whose answer was lost is answered with the same instance when it is repeated.
+func (r *EC2InstanceReconciler) launch(ctx context.Context, s *instanceScope) (*ec2.Instance, ctrl.Result, error) {
+	st := &s.obj.Status
+	token := ec2.ClientToken(string(s.obj.UID), st.Recreations)
+	if st.ClientToken != token {
+		st.ClientToken = token
+		s.setCondition(computev1alpha1.ConditionInstanceLaunched, metav1.ConditionFalse, computev1alpha1.ReasonProvisioning, "launching an instance")
+		s.notReady(computev1alpha1.ReasonProvisioning, "launching an instance")
+		if err := s.patchStatus(ctx, r.Client); err != nil {
+			return nil, ctrl.Result{}, err
+		}
+	}
+
+	found, err := r.findOwnInstance(ctx, s, token)
+	if err != nil {
+		res, err := r.fail(s, "looking for an instance launched earlier", err)
+		return nil, res, err
+	}
+	if found != nil {
+		r.event(s, corev1.EventTypeNormal, "InstanceFound", fmt.Sprintf("found instance %s launched earlier for this object; managing it", found.ID))
+		return found, ctrl.Result{}, r.recordInstance(ctx, s, found)
+	}
+
+	req := launchRequest(s.obj, token)
+	inst, err := s.ec2.RunInstance(ctx, req)
+	if err != nil {
+		return r.launchFailed(ctx, s, err)
+	}
+	r.event(s, corev1.EventTypeNormal, "Launched", fmt.Sprintf("launched instance %s (%s)", inst.ID, inst.InstanceType))
+	return inst, ctrl.Result{}, r.recordInstance(ctx, s, inst)
+}
+
+// findOwnInstance looks for a live instance launched for this object: first by the
+// client token, then by the ownership tag, which also finds instances launched under an
+// earlier token. When several exist (which the token should make impossible), it
+// manages the oldest and says so, rather than terminating anything on its own.
+func (r *EC2InstanceReconciler) findOwnInstance(ctx context.Context, s *instanceScope, token string) (*ec2.Instance, error) {
+	candidates, err := s.ec2.FindInstances(ctx, ec2.InstanceFilter{ClientToken: token})
+	if err != nil {
+		return nil, err
+	}
+	live := liveInstances(candidates)
+	if len(live) == 0 {
+		candidates, err = s.ec2.FindInstances(ctx, ec2.InstanceFilter{Tags: map[string]string{ec2.TagOwnerUID: string(s.obj.UID)}})
+		if err != nil {
+			return nil, err
+		}
+		live = liveInstances(candidates)
+	}
+	if len(live) == 0 {
+		return nil, nil
+	}
+	sort.Slice(live, func(i, j int) bool { return live[i].LaunchTime.Before(live[j].LaunchTime) })
+	if len(live) > 1 {
+		var others []string
+		for _, o := range live[1:] {
+			others = append(others, o.ID)
+		}
+		r.event(s, corev1.EventTypeWarning, "DuplicateInstances",
+			fmt.Sprintf("more than one instance carries this object's ownership tag; managing %s and leaving %v alone", live[0].ID, others))
+	}
+	return &live[0], nil
+}
+
+func liveInstances(in []ec2.Instance) []ec2.Instance {
+	var out []ec2.Instance
+	for _, i := range in {
+		if i.State != ec2.StateShuttingDown && i.State != ec2.StateTerminated {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// launchFailed handles RunInstances errors. The two idempotency errors are expected
+// after crashes and are resolved here; everything else is reported with backoff.
+func (r *EC2InstanceReconciler) launchFailed(ctx context.Context, s *instanceScope, err error) (*ec2.Instance, ctrl.Result, error) {
+	switch ec2.CodeOf(err) {
+	case "IdempotentInstanceTerminated":
+		// The instance launched with this token is gone: the next token launches anew.
+		r.event(s, corev1.EventTypeWarning, computev1alpha1.ReasonRecreating,
+			"the instance launched with client token "+s.obj.Status.ClientToken+" was terminated; launching a replacement with a new token")
+		s.obj.Status.Recreations++
+		return nil, ctrl.Result{Requeue: true}, s.patchStatus(ctx, r.Client)
+	case "IdempotentParameterMismatch":
+		// A launch with this token succeeded with other parameters (the spec changed
+		// between a lost answer and the retry). That instance is ours: wait until
+		// DescribeInstances shows it, then manage it and correct its drift.
+		msg := messageFor("launching", err) + "; waiting for the instance launched earlier with this token to become visible"
+		s.notReady(computev1alpha1.ReasonIdempotencyConflict, msg)
+		r.event(s, corev1.EventTypeNormal, computev1alpha1.ReasonIdempotencyConflict, msg)
+		return nil, ctrl.Result{RequeueAfter: r.PollInterval}, nil
+	}
+	res, err := r.fail(s, "launching an instance", err)
+	return nil, res, err
+}
+
+// recordInstance writes the instance ID to status at once: from here on the instance
+// is found by ID, and a crash cannot make the operator launch another.
+func (r *EC2InstanceReconciler) recordInstance(ctx context.Context, s *instanceScope, inst *ec2.Instance) error {
+	s.obj.Status.InstanceID = inst.ID
+	observeInstance(s, inst)
+	s.setCondition(computev1alpha1.ConditionInstanceLaunched, metav1.ConditionTrue, "Launched", "instance "+inst.ID+" exists")
+	return s.patchStatus(ctx, r.Client)
+}
+
+// adopt takes over the instance named by spec.instanceId, unless another object owns it.
+func (r *EC2InstanceReconciler) adopt(ctx context.Context, s *instanceScope) (*ec2.Instance, ctrl.Result, error) {
+	id := s.obj.Spec.InstanceID
+	inst, err := s.ec2.GetInstance(ctx, id)
+	if err != nil {
+		res, err := r.fail(s, "adopting instance "+id, err)
+		return nil, res, err
+	}
+	if owner := inst.Tags[ec2.TagOwnerUID]; owner != "" && owner != string(s.obj.UID) {
+		msg := fmt.Sprintf("instance %s is managed by EC2Instance %s/%s; refusing to adopt it", id,
+			inst.Tags[ec2.TagOwnerNamespace], inst.Tags[ec2.TagOwnerName])
+		if c := s.condition(computev1alpha1.ConditionReady); c == nil || c.Reason != computev1alpha1.ReasonOwnedByAnother {
+			r.event(s, corev1.EventTypeWarning, computev1alpha1.ReasonOwnedByAnother, msg)
+		}
+		s.notReady(computev1alpha1.ReasonOwnedByAnother, msg)
+		r.Metrics.ReconcileError(computev1alpha1.ReasonOwnedByAnother)
+		return nil, ctrl.Result{RequeueAfter: r.ResyncPeriod}, nil
+	}
+	if inst.State == ec2.StateShuttingDown || inst.State == ec2.StateTerminated {
+		msg := fmt.Sprintf("instance %s is %s and cannot be adopted", id, inst.State)
+		s.notReady(computev1alpha1.ReasonInstanceNotFound, msg)
+		r.event(s, corev1.EventTypeWarning, computev1alpha1.ReasonInstanceNotFound, msg)
+		return nil, ctrl.Result{RequeueAfter: r.ResyncPeriod}, nil
+	}
+	ownership := ec2.OwnershipTags(s.obj.Namespace, s.obj.Name, string(s.obj.UID))
+	if err := s.ec2.CreateTags(ctx, append([]string{id}, inst.VolumeIDs...), ownership); err != nil {
+		res, err := r.fail(s, "tagging adopted instance "+id, err)
+		return nil, res, err
+	}
+	for k, v := range ownership {
+		if inst.Tags == nil {
+			inst.Tags = map[string]string{}
+		}
+		inst.Tags[k] = v
+	}
+	r.event(s, corev1.EventTypeNormal, "Adopted", "adopted existing instance "+id)
+	return inst, ctrl.Result{}, r.recordInstance(ctx, s, inst)
+}
+
+// instanceMissing handles an instance ID that DescribeInstances does not know. Right
+// after a launch that is EC2's eventual consistency, so the operator waits; later it
+// means the instance was terminated long enough ago to be forgotten.
+func (r *EC2InstanceReconciler) instanceMissing(ctx context.Context, s *instanceScope) (*ec2.Instance, ctrl.Result, error) {
+	st := &s.obj.Status
+	if s.obj.Spec.InstanceID != "" {
+		msg := "adopted instance " + st.InstanceID + " no longer exists; delete this EC2Instance"
+		s.notReady(computev1alpha1.ReasonInstanceNotFound, msg)
+		return nil, ctrl.Result{RequeueAfter: r.ResyncPeriod}, nil
+	}
+	if launched := s.condition(computev1alpha1.ConditionInstanceLaunched); st.State == "" && launched != nil &&
+		r.now().Sub(launched.LastTransitionTime.Time) < r.VisibilityGracePeriod {
+		s.notReady(computev1alpha1.ReasonPending, "instance "+st.InstanceID+" is not visible in EC2 yet")
+		return nil, ctrl.Result{RequeueAfter: r.PollInterval}, nil
+	}
+	return r.instanceTerminated(ctx, s, &ec2.Instance{ID: st.InstanceID, State: ec2.StateTerminated})
+}
+
+// instanceTerminated handles an instance that was terminated while its object still
+// wants it. A launched instance is replaced under a new client token; an adopted one
+// cannot be, since the spec names that very instance.
+func (r *EC2InstanceReconciler) instanceTerminated(ctx context.Context, s *instanceScope, inst *ec2.Instance) (*ec2.Instance, ctrl.Result, error) {
+	st := &s.obj.Status
+	if s.obj.Spec.InstanceID != "" {
+		observeInstance(s, inst)
+		msg := "adopted instance " + inst.ID + " is " + inst.State + "; delete this EC2Instance"
+		s.notReady(computev1alpha1.ReasonInstanceNotFound, msg)
+		return nil, ctrl.Result{RequeueAfter: r.ResyncPeriod}, nil
+	}
+	msg := fmt.Sprintf("instance %s was terminated outside Kubernetes", inst.ID)
+	if inst.StateReason != "" {
+		msg += " (" + inst.StateReason + ")"
+	}
+	msg += "; launching a replacement"
+	r.event(s, corev1.EventTypeWarning, computev1alpha1.ReasonTerminatedOutOfBand, msg)
+	r.Metrics.DriftCorrected("instance")
+	r.Metrics.InstanceState(s.obj.UID, "")
+	r.forgetAttributes(s.obj.UID)
+	*st = computev1alpha1.EC2InstanceStatus{
+		Recreations:    st.Recreations + 1,
+		ManagedTagKeys: st.ManagedTagKeys,
+		Conditions:     st.Conditions,
+	}
+	s.setCondition(computev1alpha1.ConditionInstanceLaunched, metav1.ConditionFalse, computev1alpha1.ReasonTerminatedOutOfBand, msg)
+	s.notReady(computev1alpha1.ReasonRecreating, msg)
+	if err := s.patchStatus(ctx, r.Client); err != nil {
+		return nil, ctrl.Result{}, err
+	}
+	return nil, ctrl.Result{Requeue: true}, nil
+}

@@ -1,0 +1,83 @@
+package controller
+
+import (
+	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+)
+
+// launchRequest translates the spec into the EC2 launch, with every tag the instance
+// will carry so that EC2 applies them atomically at launch.
+func launchRequest(obj *computev1alpha1.EC2Instance, token string) ec2.LaunchRequest {
+	spec := &obj.Spec
+	req := ec2.LaunchRequest{
+		ClientToken:              token,
+		ImageID:                  spec.ImageID,
+		InstanceType:             spec.InstanceType,
+		SubnetID:                 spec.SubnetID,
+		SecurityGroupIDs:         spec.SecurityGroupIDs,
+		KeyName:                  spec.KeyName,
+		UserData:                 spec.UserData,
+		IAMInstanceProfile:       spec.IAMInstanceProfile,
+		Tags:                     desiredTags(obj),
+		MetadataOptions:          desiredMetadataOptions(spec),
+		DetailedMonitoring:       spec.Monitoring,
+		DisableAPITermination:    spec.DisableAPITermination,
+		AssociatePublicIPAddress: spec.AssociatePublicIPAddress,
+		AvailabilityZone:         spec.AvailabilityZone,
+	}
+	if rv := spec.RootVolume; rv != nil {
+		req.RootVolume = &ec2.RootVolume{
+			Type:                string(rv.Type),
+			Encrypted:           rv.Encrypted,
+			KMSKeyID:            rv.KMSKeyID,
+			DeleteOnTermination: rv.DeleteOnTermination,
+		}
+		if rv.SizeGiB != nil {
+			req.RootVolume.SizeGiB = *rv.SizeGiB
+		}
+		if rv.IOPS != nil {
+			req.RootVolume.IOPS = *rv.IOPS
+		}
+		if rv.Throughput != nil {
+			req.RootVolume.Throughput = *rv.Throughput
+		}
+	}
+	if spec.Spot != nil {
+		req.Spot = &ec2.SpotOptions{
+			MaxPrice:             spec.Spot.MaxPrice,
+			InterruptionBehavior: string(spec.Spot.InterruptionBehavior),
+		}
+	}
+	return req
+}
+
+// desiredTags are the tags the instance must carry: the user's, Name and the ownership
+// tags. An adopted instance keeps its own Name unless the spec sets one, because the
+// operator must not rename a machine it did not create.
+func desiredTags(obj *computev1alpha1.EC2Instance) map[string]string {
+	tags := ec2.DesiredTags(obj.Spec.Tags, obj.Namespace, obj.Name, string(obj.UID))
+	if obj.Spec.InstanceID != "" {
+		if _, userSet := obj.Spec.Tags[ec2.TagName]; !userSet {
+			delete(tags, ec2.TagName)
+		}
+	}
+	return tags
+}
+
+// desiredMetadataOptions returns the IMDS options with the API's defaults applied, for
+// objects stored before a default existed or created without the API server's defaults.
+func desiredMetadataOptions(spec *computev1alpha1.EC2InstanceSpec) ec2.MetadataOptions {
+	opts := ec2.MetadataOptions{HTTPTokens: "required", HTTPPutResponseHopLimit: 2, HTTPEndpoint: "enabled"}
+	if m := spec.MetadataOptions; m != nil {
+		if m.HTTPTokens != "" {
+			opts.HTTPTokens = string(m.HTTPTokens)
+		}
+		if m.HTTPPutResponseHopLimit != 0 {
+			opts.HTTPPutResponseHopLimit = m.HTTPPutResponseHopLimit
+		}
+		if m.HTTPEndpoint != "" {
+			opts.HTTPEndpoint = string(m.HTTPEndpoint)
+		}
+	}
+	return opts
+}

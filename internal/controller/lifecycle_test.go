@@ -1,0 +1,273 @@
+package controller
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/ec2sim"
+)
+
+func TestCreateLaunchesOneInstanceTaggedAtLaunchAndReportsItReady(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, harnessOptions{})
+	obj := h.instance("web")
+	obj.Spec.UserData = "#!/bin/sh\necho hi\n"
+	h.create(obj)
+
+	got := h.waitReady("web")
+	st := got.Status
+	if st.InstanceID == "" || st.State != "running" || st.PrivateIP == "" || st.PrivateDNSName == "" ||
+		st.AvailabilityZone != "us-east-1a" || st.InstanceType != "t3.micro" || st.ImageID != ec2sim.DefaultImageID ||
+		st.LaunchTime == nil || st.Region != "us-east-1" || st.ObservedGeneration != got.Generation {
+		t.Errorf("status is incomplete: %+v", st)
+	}
+	if want := ec2.ClientToken(string(got.UID), 0); st.ClientToken != want {
+		t.Errorf("client token %q, want %q derived from the UID", st.ClientToken, want)
+	}
+	if !slices.Contains(got.Finalizers, computev1alpha1.Finalizer) {
+		t.Errorf("finalizer missing: %v", got.Finalizers)
+	}
+	if n := h.sim.Calls("RunInstances"); n != 1 {
+		t.Errorf("RunInstances called %d times, want 1", n)
+	}
+	if n := h.sim.Calls("CreateTags"); n != 0 {
+		t.Errorf("CreateTags called %d times: every tag should be applied at launch", n)
+	}
+	inst := h.simInstance(st.InstanceID)
+	wantTags := map[string]string{
+		"team": "platform", "Name": "web",
+		ec2.TagOwnerUID: string(got.UID), ec2.TagOwnerNamespace: h.ns, ec2.TagOwnerName: "web",
+	}
+	for k, v := range wantTags {
+		if inst.Tags[k] != v {
+			t.Errorf("instance tag %s=%q, want %q", k, inst.Tags[k], v)
+		}
+	}
+	vol, ok := h.sim.Volume(inst.RootVolumeID)
+	if !ok || vol.Tags[ec2.TagOwnerUID] != string(got.UID) || vol.Tags["team"] != "platform" {
+		t.Errorf("root volume not tagged at launch: %+v", vol.Tags)
+	}
+	if inst.MetadataOptions.HTTPTokens != "required" {
+		t.Errorf("IMDS tokens %q, want required", inst.MetadataOptions.HTTPTokens)
+	}
+	if string(inst.UserData) != obj.Spec.UserData {
+		t.Errorf("user data not passed at launch")
+	}
+	h.waitEvent("web", "Launched")
+	h.waitCondition("web", computev1alpha1.ConditionSynced, metav1.ConditionTrue, computev1alpha1.ReasonInSync)
+}
+
+func TestCrashBetweenRunInstancesAndTheStatusWriteLeavesExactlyOneInstance(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, harnessOptions{})
+	gate := h.sim.BlockResponse("RunInstances")
+	h.create(h.instance("crashy"))
+
+	select {
+	case <-gate.Arrived():
+	case <-time.After(20 * time.Second):
+		t.Fatal("RunInstances never arrived")
+	}
+	// EC2 has launched the instance, but the operator dies before hearing about it.
+	h.stopManager()
+	gate.Release()
+	if n := len(h.liveInstances()); n != 1 {
+		t.Fatalf("want the launched instance to exist, got %d instances", n)
+	}
+	if id := h.get("crashy").Status.InstanceID; id != "" {
+		t.Fatalf("the instance ID %s was recorded although the answer was lost", id)
+	}
+
+	h.startManager()
+	got := h.waitReady("crashy")
+	live := h.liveInstances()
+	if len(live) != 1 || live[0].ID != got.Status.InstanceID {
+		t.Fatalf("want exactly the first instance, got %d instances (%+v), status %s", len(live), live, got.Status.InstanceID)
+	}
+}
+
+func TestThrottlingStormDuringCreateEndsWithOneReadyInstance(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, harnessOptions{})
+	// RunInstances is throttled more often than the SDK retries, so a whole pass fails
+	// and the launch is repeated with the same token; meanwhile most other calls fail
+	// too, and each failed pass backs off exponentially.
+	removeRun := h.sim.InjectFault(ec2sim.Fault{Operation: "RunInstances", Code: "RequestLimitExceeded", HTTPStatus: 503, Times: 7})
+	defer removeRun()
+	remove := h.sim.InjectFault(ec2sim.Fault{Code: "RequestLimitExceeded", HTTPStatus: 503, Probability: 0.6, Times: 12})
+	defer remove()
+	h.timeout = 90 * time.Second
+	h.create(h.instance("storm"))
+
+	got := h.waitReady("storm")
+	live := h.liveInstances()
+	if len(live) != 1 || live[0].ID != got.Status.InstanceID {
+		t.Fatalf("want one instance after the storm, got %d", len(live))
+	}
+	if n := h.sim.Calls("RunInstances"); n < 8 {
+		t.Errorf("RunInstances was called %d times; the storm should have forced repeated launches", n)
+	}
+	h.waitEvent("storm", computev1alpha1.ReasonThrottled)
+}
+
+func TestDesiredStateStoppedStopsTheInstanceAndRunningStartsItAgain(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, harnessOptions{})
+	h.create(h.instance("power"))
+	id := h.waitReady("power").Status.InstanceID
+
+	h.update("power", func(o *computev1alpha1.EC2Instance) { o.Spec.DesiredState = computev1alpha1.DesiredStateStopped })
+	got := h.waitCondition("power", computev1alpha1.ConditionReady, metav1.ConditionTrue, computev1alpha1.ReasonStopped)
+	if got.Status.State != "stopped" || h.simInstance(id).State != "stopped" {
+		t.Fatalf("want a stopped instance, status %s, emulator %s", got.Status.State, h.simInstance(id).State)
+	}
+	h.waitEvent("power", computev1alpha1.ReasonStopping)
+
+	h.update("power", func(o *computev1alpha1.EC2Instance) { o.Spec.DesiredState = computev1alpha1.DesiredStateRunning })
+	h.waitCondition("power", computev1alpha1.ConditionReady, metav1.ConditionTrue, computev1alpha1.ReasonAvailable)
+	if s := h.simInstance(id).State; s != "running" {
+		t.Fatalf("emulator says %s", s)
+	}
+}
+
+func TestInstanceStoppedOutsideKubernetesIsStartedAgain(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, harnessOptions{})
+	h.create(h.instance("oob-stop"))
+	id := h.waitReady("oob-stop").Status.InstanceID
+
+	if err := h.sim.StopInstance(id); err != nil {
+		t.Fatal(err)
+	}
+	note := h.waitEvent("oob-stop", computev1alpha1.ReasonStarting)
+	h.waitCondition("oob-stop", computev1alpha1.ConditionReady, metav1.ConditionTrue, computev1alpha1.ReasonAvailable)
+	if s := h.simInstance(id).State; s != "running" {
+		t.Fatalf("emulator says %s", s)
+	}
+	if want := "stopped outside Kubernetes"; !strings.Contains(note, want) {
+		t.Errorf("event %q does not say %q", note, want)
+	}
+}
+
+func TestInstanceTerminatedOutsideKubernetesIsReplacedUnderANewToken(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, harnessOptions{})
+	h.create(h.instance("oob-term"))
+	first := h.waitReady("oob-term")
+
+	if err := h.sim.TerminateInstance(first.Status.InstanceID); err != nil {
+		t.Fatal(err)
+	}
+	h.waitEvent("oob-term", computev1alpha1.ReasonTerminatedOutOfBand)
+	var got *computev1alpha1.EC2Instance
+	h.eventually(h.timeout, func() string {
+		got = h.get("oob-term")
+		if got.Status.InstanceID == "" || got.Status.InstanceID == first.Status.InstanceID || got.Status.State != "running" {
+			return "no running replacement yet: " + got.Status.InstanceID + " " + got.Status.State
+		}
+		return ""
+	})
+	if got.Status.Recreations != 1 || got.Status.ClientToken != ec2.ClientToken(string(got.UID), 1) {
+		t.Errorf("want recreation 1 with a new token, got %d %q", got.Status.Recreations, got.Status.ClientToken)
+	}
+	if n := len(h.liveInstances()); n != 1 {
+		t.Errorf("want one live instance, got %d", n)
+	}
+}
+
+func TestDeleteLiftsTerminationProtectionAndTerminatesTheInstance(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, harnessOptions{})
+	obj := h.instance("protected")
+	obj.Spec.DisableAPITermination = true
+	h.create(obj)
+	id := h.waitReady("protected").Status.InstanceID
+	if !h.simInstance(id).DisableAPITermination {
+		t.Fatal("termination protection was not set at launch")
+	}
+
+	if err := h.k8s.Delete(context.Background(), h.get("protected")); err != nil {
+		t.Fatal(err)
+	}
+	h.waitGone("protected")
+	if s := h.simInstance(id).State; s != "shutting-down" && s != "terminated" {
+		t.Fatalf("instance is %s after deletion", s)
+	}
+}
+
+func TestDeleteWithRetainLeavesTheInstanceRunningWithoutOwnershipTags(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, harnessOptions{})
+	obj := h.instance("keep")
+	obj.Spec.DeletionPolicy = computev1alpha1.DeletionPolicyRetain
+	h.create(obj)
+	id := h.waitReady("keep").Status.InstanceID
+
+	if err := h.k8s.Delete(context.Background(), h.get("keep")); err != nil {
+		t.Fatal(err)
+	}
+	h.waitGone("keep")
+	inst := h.simInstance(id)
+	if inst.State != "running" {
+		t.Fatalf("retained instance is %s", inst.State)
+	}
+	for _, k := range []string{ec2.TagOwnerUID, ec2.TagOwnerNamespace, ec2.TagOwnerName} {
+		if _, ok := inst.Tags[k]; ok {
+			t.Errorf("ownership tag %s is still on the retained instance", k)
+		}
+	}
+	if inst.Tags["team"] != "platform" {
+		t.Errorf("user tags should stay on a retained instance: %v", inst.Tags)
+	}
+}
+
+func TestDeleteWhileStillPendingTerminatesTheInstance(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, harnessOptions{sim: ec2sim.Config{PendingDuration: time.Hour}})
+	h.create(h.instance("early"))
+	var id string
+	h.eventually(h.timeout, func() string {
+		id = h.get("early").Status.InstanceID
+		if id == "" {
+			return "no instance yet"
+		}
+		return ""
+	})
+	if err := h.k8s.Delete(context.Background(), h.get("early")); err != nil {
+		t.Fatal(err)
+	}
+	h.waitGone("early")
+	if s := h.simInstance(id).State; s != "shutting-down" && s != "terminated" {
+		t.Fatalf("pending instance is %s after deletion", s)
+	}
+}
+
+func TestDeleteOfAnInstanceAlreadyGoneReleasesTheObjectAtOnce(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, harnessOptions{})
+	h.create(h.instance("gone"))
+	id := h.waitReady("gone").Status.InstanceID
+	h.stopManager()
+	if err := h.sim.TerminateInstance(id); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.k8s.Delete(context.Background(), h.get("gone")); err != nil {
+		t.Fatal(err)
+	}
+	h.startManager()
+	h.waitGone("gone")
+	if n := h.sim.Calls("TerminateInstances"); n != 0 {
+		t.Errorf("TerminateInstances called %d times for an instance already terminated", n)
+	}
+	if n := h.sim.Calls("RunInstances"); n != 1 {
+		t.Errorf("a deleted object must not launch a replacement; RunInstances called %d times", n)
+	}
+}
+

@@ -1,0 +1,30 @@
+package controller
+
+import (
+	"time"
+
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// Observer receives what the reconciler counts; internal/metrics implements it with
+// Prometheus collectors. It keeps the reconciler free of metric plumbing.
+type Observer interface {
+	// ReconcileError counts a failed reconcile by its Ready reason.
+	ReconcileError(reason string)
+	// DriftCorrected counts one correction of a field that differed from the spec.
+	DriftCorrected(field string)
+	// FirstRunning records the time from the object's creation to its instance first
+	// reaching running.
+	FirstRunning(sinceCreation time.Duration)
+	// InstanceState records the last observed EC2 state of an object's instance; an
+	// empty state forgets the object.
+	InstanceState(uid types.UID, state string)
+}
+
+// nopObserver is used when no Observer is configured.
+type nopObserver struct{}
+
+func (nopObserver) ReconcileError(string)           {}
+func (nopObserver) DriftCorrected(string)           {}
+func (nopObserver) FirstRunning(time.Duration)      {}
+func (nopObserver) InstanceState(types.UID, string) {}

@@ -1,0 +1,92 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/go-logr/logr"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+)
+
+// instanceScope carries one EC2Instance through one reconcile: the object, the status
+// it had when the pass started (so status is written only when it changed), the EC2
+// client of the object's region and a logger with the object's identity.
+type instanceScope struct {
+	obj    *computev1alpha1.EC2Instance
+	before *computev1alpha1.EC2Instance
+	ec2    ec2.Client
+	region string
+	log    logr.Logger
+	// released is set once the finalizer is gone: the object may no longer exist, so
+	// its status must not be written.
+	released bool
+}
+
+func newInstanceScope(obj *computev1alpha1.EC2Instance, log logr.Logger) *instanceScope {
+	return &instanceScope{obj: obj, before: obj.DeepCopy(), log: log}
+}
+
+// statusChanged reports whether the status differs from what the API server holds.
+func (s *instanceScope) statusChanged() bool {
+	return !equality.Semantic.DeepEqual(s.before.Status, s.obj.Status)
+}
+
+// patchStatus writes the status now if it changed. The reconciler calls it before and
+// after the steps that must survive a crash (the client token before RunInstances, the
+// instance ID right after), and once at the end of every pass.
+func (s *instanceScope) patchStatus(ctx context.Context, c client.Client) error {
+	if s.released || !s.statusChanged() {
+		return nil
+	}
+	s.obj.Status.ObservedGeneration = s.obj.Generation
+	if err := c.Status().Patch(ctx, s.obj, client.MergeFrom(s.before)); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		return fmt.Errorf("writing status: %w", err)
+	}
+	s.before = s.obj.DeepCopy()
+	return nil
+}
+
+// patchMetadata writes a change to the finalizers.
+func (s *instanceScope) patchMetadata(ctx context.Context, c client.Client, mutate func()) error {
+	base := s.obj.DeepCopy()
+	mutate()
+	if err := c.Patch(ctx, s.obj, client.MergeFrom(base)); err != nil {
+		return fmt.Errorf("updating finalizers: %w", err)
+	}
+	// The patch answer carries the new resourceVersion; the status we started from is
+	// unchanged by a metadata patch.
+	s.before.ObjectMeta = *s.obj.ObjectMeta.DeepCopy()
+	return nil
+}
+
+// setCondition sets a condition for the object's current generation. Setting the same
+// status, reason and message again changes nothing, so a steady object is not written.
+func (s *instanceScope) setCondition(condType string, status metav1.ConditionStatus, reason, message string) {
+	meta.SetStatusCondition(&s.obj.Status.Conditions, metav1.Condition{
+		Type:               condType,
+		Status:             status,
+		Reason:             reason,
+		Message:            message,
+		ObservedGeneration: s.obj.Generation,
+	})
+}
+
+// condition returns the condition of the given type, or nil.
+func (s *instanceScope) condition(condType string) *metav1.Condition {
+	return meta.FindStatusCondition(s.obj.Status.Conditions, condType)
+}
+
+// notReady marks the object not Ready with a reason and message.
+func (s *instanceScope) notReady(reason, message string) {
+	s.setCondition(computev1alpha1.ConditionReady, metav1.ConditionFalse, reason, message)
+}

@@ -1,0 +1,351 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/ec2sim"
+	"github.com/ec2-operator/ec2-operator/internal/testenv"
+)
+
+// The scenarios here run the real reconciler in a real manager against a real
+// kube-apiserver (envtest) and the EC2 emulator over HTTP through the AWS SDK. Each test
+// gets its own namespace, emulator and manager, so tests run in parallel without
+// seeing each other's objects.
+
+var env *testenv.Environment
+
+func TestMain(m *testing.M) {
+	ctrl.SetLogger(testLogger())
+	var err error
+	env, err = testenv.Start()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	if err := env.Stop(); err != nil {
+		fmt.Fprintln(os.Stderr, "stopping envtest:", err)
+	}
+	os.Exit(code)
+}
+
+// harnessOptions tune one test's emulator and reconciler.
+type harnessOptions struct {
+	sim   ec2sim.Config
+	tweak func(*EC2InstanceReconciler)
+}
+
+// harness is one test's operator: a namespace, an emulator, and a manager that can be
+// stopped and started again (a crash, as far as the operator can tell).
+type harness struct {
+	t       *testing.T
+	ns      string
+	sim     *ec2sim.Sim
+	k8s     client.Client
+	clients *ec2.RegionalClients
+	opts    harnessOptions
+	// timeout bounds every wait of the test.
+	timeout time.Duration
+
+	// reconciles counts Reconcile calls; apiWrites counts the manager's writes to
+	// EC2Instance objects (create, update, patch, delete of the object or its status).
+	reconciles atomic.Int64
+	apiWrites  atomic.Int64
+
+	mu   sync.Mutex
+	stop context.CancelFunc
+	done chan struct{}
+}
+
+func newHarness(t *testing.T, opts harnessOptions) *harness {
+	t.Helper()
+	if opts.sim.PendingDuration == 0 {
+		opts.sim.PendingDuration = 200 * time.Millisecond
+	}
+	if opts.sim.StoppingDuration == 0 {
+		opts.sim.StoppingDuration = 200 * time.Millisecond
+	}
+	if opts.sim.ShuttingDownDuration == 0 {
+		opts.sim.ShuttingDownDuration = 200 * time.Millisecond
+	}
+	sim := ec2sim.New(opts.sim)
+	srv := httptest.NewServer(sim)
+	t.Cleanup(srv.Close)
+
+	k8s, err := client.New(env.Config, client.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "ec2-test-"}}
+	if err := k8s.Create(context.Background(), ns); err != nil {
+		t.Fatal(err)
+	}
+	awsCfg := aws.Config{
+		Region:      ec2sim.DefaultRegion,
+		Credentials: credentials.NewStaticCredentialsProvider("AKIDEXAMPLE", "not-a-secret", ""),
+	}
+	h := &harness{
+		t: t, ns: ns.Name, sim: sim, k8s: k8s, opts: opts, timeout: 30 * time.Second,
+		clients: ec2.NewRegionalClientsFromConfig(awsCfg, ec2.Options{
+			Endpoint: srv.URL, MaxBackoff: 20 * time.Millisecond, RateLimit: -1,
+		}),
+	}
+	t.Cleanup(h.stopManager)
+	h.startManager()
+	return h
+}
+
+// ForRegion counts reconciles: the reconciler asks for a client once per pass.
+func (h *harness) ForRegion(ctx context.Context, region string) (ec2.Client, error) {
+	h.reconciles.Add(1)
+	return h.clients.ForRegion(ctx, region)
+}
+
+// startManager starts a manager that watches only this test's namespace.
+func (h *harness) startManager() {
+	h.t.Helper()
+	cfg := rest.CopyConfig(env.Config)
+	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return &writeCounter{next: rt, writes: &h.apiWrites} })
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+		Scheme:                 scheme.Scheme,
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
+		Cache:                  cache.Options{DefaultNamespaces: map[string]cache.Config{h.ns: {}}},
+		Controller:             config.Controller{SkipNameValidation: ptr.To(true)},
+	})
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	r := &EC2InstanceReconciler{
+		Client:                mgr.GetClient(),
+		Recorder:              mgr.GetEventRecorder("ec2-operator"),
+		EC2:                   h,
+		DefaultRegion:         ec2sim.DefaultRegion,
+		ResyncPeriod:          time.Second,
+		PollInterval:          100 * time.Millisecond,
+		AttributeResyncPeriod: time.Second,
+		MinBackoff:            100 * time.Millisecond,
+		MaxBackoff:            5 * time.Second,
+	}
+	if h.opts.tweak != nil {
+		h.opts.tweak(r)
+	}
+	if err := r.SetupWithManager(mgr); err != nil {
+		h.t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := mgr.Start(ctx); err != nil {
+			h.t.Errorf("manager: %v", err)
+		}
+	}()
+	h.mu.Lock()
+	h.stop, h.done = cancel, done
+	h.mu.Unlock()
+}
+
+// stopManager stops the manager and waits until it has stopped.
+func (h *harness) stopManager() {
+	h.mu.Lock()
+	stop, done := h.stop, h.done
+	h.stop, h.done = nil, nil
+	h.mu.Unlock()
+	if stop != nil {
+		stop()
+		<-done
+	}
+}
+
+// writeCounter counts the manager's writes to EC2Instance objects.
+type writeCounter struct {
+	next   http.RoundTripper
+	writes *atomic.Int64
+}
+
+func (w *writeCounter) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Method != http.MethodGet && strings.Contains(req.URL.Path, "/ec2instances") {
+		w.writes.Add(1)
+	}
+	return w.next.RoundTrip(req)
+}
+
+// instance returns a valid object named name against the emulator's seeded resources.
+func (h *harness) instance(name string) *computev1alpha1.EC2Instance {
+	return &computev1alpha1.EC2Instance{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: h.ns},
+		Spec: computev1alpha1.EC2InstanceSpec{
+			ImageID:          ec2sim.DefaultImageID,
+			InstanceType:     "t3.micro",
+			SubnetID:         ec2sim.DefaultSubnetIDs[0],
+			SecurityGroupIDs: []string{ec2sim.DefaultSecurityGroupID},
+			Tags:             map[string]string{"team": "platform"},
+		},
+	}
+}
+
+func (h *harness) create(obj *computev1alpha1.EC2Instance) {
+	h.t.Helper()
+	if err := h.k8s.Create(context.Background(), obj); err != nil {
+		h.t.Fatalf("creating %s: %v", obj.Name, err)
+	}
+}
+
+func (h *harness) get(name string) *computev1alpha1.EC2Instance {
+	h.t.Helper()
+	obj := &computev1alpha1.EC2Instance{}
+	if err := h.k8s.Get(context.Background(), client.ObjectKey{Namespace: h.ns, Name: name}, obj); err != nil {
+		h.t.Fatalf("getting %s: %v", name, err)
+	}
+	return obj
+}
+
+// update applies mutate to the latest version of the object, retrying conflicts with
+// the operator's own writes.
+func (h *harness) update(name string, mutate func(*computev1alpha1.EC2Instance)) {
+	h.t.Helper()
+	for range 10 {
+		obj := h.get(name)
+		mutate(obj)
+		err := h.k8s.Update(context.Background(), obj)
+		if err == nil {
+			return
+		}
+		if !strings.Contains(err.Error(), "the object has been modified") {
+			h.t.Fatalf("updating %s: %v", name, err)
+		}
+	}
+	h.t.Fatalf("updating %s: too many conflicts", name)
+}
+
+// eventually polls cond until it returns "" or the timeout passes; cond returns what
+// is still missing, which the failure message shows.
+func (h *harness) eventually(timeout time.Duration, cond func() string) {
+	h.t.Helper()
+	deadline := time.Now().Add(timeout)
+	var missing string
+	for time.Now().Before(deadline) {
+		if missing = cond(); missing == "" {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	h.t.Fatalf("timed out after %s: %s", timeout, missing)
+}
+
+// waitCondition waits until the object's condition has the status (and the reason,
+// when not empty) and returns the object.
+func (h *harness) waitCondition(name, condType string, status metav1.ConditionStatus, reason string) *computev1alpha1.EC2Instance {
+	h.t.Helper()
+	var obj *computev1alpha1.EC2Instance
+	h.eventually(h.timeout, func() string {
+		obj = h.get(name)
+		c := meta.FindStatusCondition(obj.Status.Conditions, condType)
+		if c == nil || c.Status != status || (reason != "" && c.Reason != reason) {
+			return fmt.Sprintf("%s: want %s=%s (%s), conditions %+v", name, condType, status, reason, obj.Status.Conditions)
+		}
+		return ""
+	})
+	return obj
+}
+
+func (h *harness) waitReady(name string) *computev1alpha1.EC2Instance {
+	h.t.Helper()
+	return h.waitCondition(name, computev1alpha1.ConditionReady, metav1.ConditionTrue, "")
+}
+
+// waitEvent waits for an event with the reason on the object, and returns its note.
+func (h *harness) waitEvent(name, reason string) string {
+	h.t.Helper()
+	var note string
+	h.eventually(h.timeout, func() string {
+		list := &eventsv1.EventList{}
+		if err := h.k8s.List(context.Background(), list, client.InNamespace(h.ns)); err != nil {
+			return err.Error()
+		}
+		var seen []string
+		for _, e := range list.Items {
+			if e.Regarding.Name == name && e.Reason == reason {
+				note = e.Note
+				return ""
+			}
+			seen = append(seen, e.Reason)
+		}
+		return fmt.Sprintf("no %s event on %s; events: %v", reason, name, seen)
+	})
+	return note
+}
+
+// liveInstances returns the emulator's instances that are not shutting down or
+// terminated.
+func (h *harness) liveInstances() []ec2sim.InstanceRecord {
+	var out []ec2sim.InstanceRecord
+	for _, i := range h.sim.Instances() {
+		if i.State != ec2sim.StateShuttingDown && i.State != ec2sim.StateTerminated {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+func (h *harness) simInstance(id string) ec2sim.InstanceRecord {
+	h.t.Helper()
+	inst, ok := h.sim.Instance(id)
+	if !ok {
+		h.t.Fatalf("emulator has no instance %s", id)
+	}
+	return inst
+}
+
+// waitGone waits until the object no longer exists.
+func (h *harness) waitGone(name string) {
+	h.t.Helper()
+	h.eventually(h.timeout, func() string {
+		err := h.k8s.Get(context.Background(), client.ObjectKey{Namespace: h.ns, Name: name}, &computev1alpha1.EC2Instance{})
+		if err == nil {
+			return name + " still exists"
+		}
+		if client.IgnoreNotFound(err) != nil {
+			return err.Error()
+		}
+		return ""
+	})
+}
+
+// mutatingCalls sums the emulator's calls of operations that change something.
+func (h *harness) mutatingCalls() int {
+	n := 0
+	for op, count := range h.sim.CallCounts() {
+		if !strings.HasPrefix(op, "Describe") {
+			n += count
+		}
+	}
+	return n
+}
