@@ -1,0 +1,229 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/ec2sim"
+)
+
+func TestDriftMadeOutsideKubernetesIsCorrectedFieldByField(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, harnessOptions{})
+	testCases := []struct {
+		field string
+		// change is made in EC2 behind the operator's back.
+		change func(*ec2sim.InstanceRecord)
+		// restored reports what still differs from the spec ("" once restored).
+		restored func(ec2sim.InstanceRecord) string
+	}{
+		{"securityGroupIds",
+			func(i *ec2sim.InstanceRecord) { i.SecurityGroupIDs = []string{ec2sim.WebSecurityGroupID} },
+			func(i ec2sim.InstanceRecord) string {
+				return unless(slices.Equal(i.SecurityGroupIDs, []string{ec2sim.DefaultSecurityGroupID}), "groups %v", i.SecurityGroupIDs)
+			}},
+		{"metadataOptions",
+			func(i *ec2sim.InstanceRecord) { i.MetadataOptions.HTTPTokens = "optional" },
+			func(i ec2sim.InstanceRecord) string {
+				return unless(i.MetadataOptions.HTTPTokens == "required", "httpTokens %s", i.MetadataOptions.HTTPTokens)
+			}},
+		{"monitoring",
+			func(i *ec2sim.InstanceRecord) { i.Monitoring = true },
+			func(i ec2sim.InstanceRecord) string { return unless(!i.Monitoring, "monitoring on") }},
+		{"disableApiTermination",
+			func(i *ec2sim.InstanceRecord) { i.DisableAPITermination = true },
+			func(i ec2sim.InstanceRecord) string { return unless(!i.DisableAPITermination, "termination protection on") }},
+		{"tags",
+			func(i *ec2sim.InstanceRecord) {
+				delete(i.Tags, "team")
+				i.Tags["Name"] = "renamed"
+				i.Tags["backup"] = "daily" // a foreign tag, which must survive
+			},
+			func(i ec2sim.InstanceRecord) string {
+				return unless(i.Tags["team"] == "platform" && i.Tags["Name"] == i.Tags[ec2.TagOwnerName] && i.Tags["backup"] == "daily",
+					"tags %v", i.Tags)
+			}},
+		{"instanceType",
+			func(i *ec2sim.InstanceRecord) { i.InstanceType = "t3.small" },
+			func(i ec2sim.InstanceRecord) string {
+				return unless(i.InstanceType == "t3.micro" && i.State == "running", "%s %s", i.InstanceType, i.State)
+			}},
+	}
+	for i, tc := range testCases {
+		t.Run(tc.field, func(t *testing.T) {
+			name := fmt.Sprintf("drift-%d", i)
+			h.create(h.instance(name))
+			id := h.waitReady(name).Status.InstanceID
+			if err := h.sim.ModifyInstance(id, tc.change); err != nil {
+				t.Fatal(err)
+			}
+			h.eventually(h.timeout, func() string { return tc.restored(h.simInstance(id)) })
+			note := h.waitEvent(name, "DriftCorrected")
+			if !strings.Contains(note, tc.field) {
+				t.Errorf("event %q does not name %s", note, tc.field)
+			}
+			h.waitCondition(name, computev1alpha1.ConditionReady, metav1.ConditionTrue, computev1alpha1.ReasonAvailable)
+		})
+	}
+}
+
+func TestSpecChangesAreAppliedToTheRunningInstance(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, harnessOptions{})
+	h.sim.AddInstanceProfile("app")
+	obj := h.instance("edit")
+	obj.Spec.RootVolume = &computev1alpha1.RootVolume{SizeGiB: ptr.To[int32](10)}
+	h.create(obj)
+	id := h.waitReady("edit").Status.InstanceID
+	if err := h.sim.SetTags(id, map[string]string{"backup": "daily"}); err != nil {
+		t.Fatal(err)
+	}
+
+	h.update("edit", func(o *computev1alpha1.EC2Instance) {
+		o.Spec.Tags = map[string]string{"env": "prod"}
+		o.Spec.SecurityGroupIDs = []string{ec2sim.WebSecurityGroupID}
+		o.Spec.InstanceType = "t3.small"
+		o.Spec.IAMInstanceProfile = "app"
+		o.Spec.RootVolume.SizeGiB = ptr.To[int32](20)
+		o.Spec.Monitoring = true
+		o.Spec.MetadataOptions.HTTPPutResponseHopLimit = 3
+	})
+	h.eventually(h.timeout, func() string {
+		i := h.simInstance(id)
+		vol, _ := h.sim.Volume(i.RootVolumeID)
+		switch {
+		case i.Tags["env"] != "prod" || i.Tags["team"] != "" || i.Tags["backup"] != "daily":
+			return fmt.Sprintf("tags %v", i.Tags)
+		case !slices.Equal(i.SecurityGroupIDs, []string{ec2sim.WebSecurityGroupID}):
+			return fmt.Sprintf("groups %v", i.SecurityGroupIDs)
+		case i.InstanceType != "t3.small" || i.State != "running":
+			return "type " + i.InstanceType + " " + i.State
+		case !strings.HasSuffix(i.IAMInstanceProfileARN, "/app"):
+			return "profile " + i.IAMInstanceProfileARN
+		case vol.SizeGiB != 20:
+			return fmt.Sprintf("volume %d GiB", vol.SizeGiB)
+		case !i.Monitoring || i.MetadataOptions.HopLimit != 3:
+			return "monitoring or hop limit"
+		}
+		return ""
+	})
+	note := h.waitEvent("edit", computev1alpha1.ReasonStopping)
+	if !strings.Contains(note, "instanceType") {
+		t.Errorf("the stop for a type change should say why: %q", note)
+	}
+	got := h.waitCondition("edit", computev1alpha1.ConditionReady, metav1.ConditionTrue, computev1alpha1.ReasonAvailable)
+	if got.Status.InstanceType != "t3.small" || got.Status.InstanceID != id {
+		t.Errorf("status %s %s, want the same instance as t3.small", got.Status.InstanceID, got.Status.InstanceType)
+	}
+}
+
+func TestUserDataChangeWaitsForTheNextStop(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, harnessOptions{})
+	obj := h.instance("boot")
+	obj.Spec.UserData = "v1"
+	h.create(obj)
+	id := h.waitReady("boot").Status.InstanceID
+
+	h.update("boot", func(o *computev1alpha1.EC2Instance) { o.Spec.UserData = "v2" })
+	h.waitCondition("boot", computev1alpha1.ConditionSynced, metav1.ConditionFalse, reasonUserDataPending)
+	if i := h.simInstance(id); i.State != "running" || string(i.UserData) != "v1" {
+		t.Fatalf("a user data change must not stop the instance: %s %q", i.State, i.UserData)
+	}
+
+	h.update("boot", func(o *computev1alpha1.EC2Instance) { o.Spec.DesiredState = computev1alpha1.DesiredStateStopped })
+	h.waitCondition("boot", computev1alpha1.ConditionReady, metav1.ConditionTrue, computev1alpha1.ReasonStopped)
+	h.eventually(h.timeout, func() string {
+		return unless(string(h.simInstance(id).UserData) == "v2", "user data %q", h.simInstance(id).UserData)
+	})
+	h.waitCondition("boot", computev1alpha1.ConditionSynced, metav1.ConditionTrue, computev1alpha1.ReasonInSync)
+}
+
+func TestAdoptionTakesOverAFreeInstanceAndKeepsItsName(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, harnessOptions{})
+	legacy := h.launchOutsideKubernetes("legacy-box", ec2sim.DefaultSubnetIDs[1])
+
+	obj := h.instance("adopter")
+	obj.Spec.InstanceID = legacy
+	obj.Spec.SubnetID = ec2sim.DefaultSubnetIDs[0] // differs: reported, not fought
+	h.create(obj)
+
+	got := h.waitReady("adopter")
+	if got.Status.InstanceID != legacy {
+		t.Fatalf("adopted %s, want %s", got.Status.InstanceID, legacy)
+	}
+	i := h.simInstance(legacy)
+	if i.Tags[ec2.TagOwnerUID] != string(got.UID) || i.Tags["Name"] != "legacy-box" || i.Tags["team"] != "platform" {
+		t.Errorf("adopted instance tags %v", i.Tags)
+	}
+	h.waitEvent("adopter", "Adopted")
+	synced := h.waitCondition("adopter", computev1alpha1.ConditionSynced, metav1.ConditionFalse, computev1alpha1.ReasonImmutableFieldDiffer)
+	if c := findCondition(synced, computev1alpha1.ConditionSynced); !strings.Contains(c.Message, "subnetId") {
+		t.Errorf("Synced message does not name the differing field: %q", c.Message)
+	}
+	if n := h.sim.Calls("RunInstances"); n != 1 {
+		t.Errorf("adoption launched an instance: RunInstances called %d times", n)
+	}
+}
+
+func TestAdoptionRefusesAnInstanceOwnedByAnotherObject(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, harnessOptions{})
+	h.create(h.instance("owner"))
+	owner := h.waitReady("owner")
+
+	thief := h.instance("thief")
+	thief.Spec.InstanceID = owner.Status.InstanceID
+	h.create(thief)
+	got := h.waitCondition("thief", computev1alpha1.ConditionReady, metav1.ConditionFalse, computev1alpha1.ReasonOwnedByAnother)
+	if c := findCondition(got, computev1alpha1.ConditionReady); !strings.Contains(c.Message, h.ns+"/owner") {
+		t.Errorf("message should name the owner: %q", c.Message)
+	}
+	if tags := h.simInstance(owner.Status.InstanceID).Tags; tags[ec2.TagOwnerUID] != string(owner.UID) {
+		t.Errorf("ownership changed hands: %v", tags)
+	}
+	h.waitEvent("thief", computev1alpha1.ReasonOwnedByAnother)
+}
+
+// launchOutsideKubernetes launches an instance the way another tool would.
+func (h *harness) launchOutsideKubernetes(name, subnet string) string {
+	h.t.Helper()
+	c, err := h.clients.ForRegion(context.Background(), ec2sim.DefaultRegion)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	inst, err := c.RunInstance(context.Background(), ec2.LaunchRequest{
+		ClientToken: "legacy-" + name, ImageID: ec2sim.DefaultImageID, InstanceType: "t3.micro", SubnetID: subnet,
+		Tags: map[string]string{"Name": name},
+	})
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return inst.ID
+}
+
+func findCondition(obj *computev1alpha1.EC2Instance, condType string) *metav1.Condition {
+	for i := range obj.Status.Conditions {
+		if obj.Status.Conditions[i].Type == condType {
+			return &obj.Status.Conditions[i]
+		}
+	}
+	return &metav1.Condition{}
+}
+
+// unless returns "" when ok, else the formatted description of what differs.
+func unless(ok bool, format string, args ...any) string {
+	if ok {
+		return ""
+	}
+	return fmt.Sprintf(format, args...)
+}
