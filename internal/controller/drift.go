@@ -38,18 +38,24 @@ func findDrift(obj *computev1alpha1.EC2Instance, inst *ec2.Instance, seen observ
 	if len(spec.SecurityGroupIDs) > 0 && !sameSet(spec.SecurityGroupIDs, inst.SecurityGroupIDs) {
 		groups := slices.Clone(spec.SecurityGroupIDs)
 		out = append(out, drift{field: "securityGroupIds", desired: strings.Join(groups, ","), actual: strings.Join(inst.SecurityGroupIDs, ","),
-			apply: func(ctx context.Context, c ec2.Client, id string) error { return c.ModifySecurityGroups(ctx, id, groups) }})
+			apply: func(ctx context.Context, c ec2.Client, id string) error {
+				return c.ModifySecurityGroups(ctx, id, groups)
+			}})
 	}
 
 	if want := desiredMetadataOptions(spec); want != inst.MetadataOptions {
 		out = append(out, drift{field: "metadataOptions", desired: formatMetadata(want), actual: formatMetadata(inst.MetadataOptions),
-			apply: func(ctx context.Context, c ec2.Client, id string) error { return c.ModifyMetadataOptions(ctx, id, want) }})
+			apply: func(ctx context.Context, c ec2.Client, id string) error {
+				return c.ModifyMetadataOptions(ctx, id, want)
+			}})
 	}
 
 	if spec.Monitoring != inst.DetailedMonitoring {
 		want := spec.Monitoring
 		out = append(out, drift{field: "monitoring", desired: strconv.FormatBool(want), actual: strconv.FormatBool(inst.DetailedMonitoring),
-			apply: func(ctx context.Context, c ec2.Client, id string) error { return c.SetDetailedMonitoring(ctx, id, want) }})
+			apply: func(ctx context.Context, c ec2.Client, id string) error {
+				return c.SetDetailedMonitoring(ctx, id, want)
+			}})
 	}
 
 	if p := spec.IAMInstanceProfile; p != "" && !profileMatches(p, inst.IAMInstanceProfileARN) {
@@ -60,7 +66,9 @@ func findDrift(obj *computev1alpha1.EC2Instance, inst *ec2.Instance, seen observ
 	if a := seen.attrs; a != nil && a.TerminationProtection != spec.DisableAPITermination {
 		want := spec.DisableAPITermination
 		out = append(out, drift{field: "disableApiTermination", desired: strconv.FormatBool(want), actual: strconv.FormatBool(a.TerminationProtection),
-			apply: func(ctx context.Context, c ec2.Client, id string) error { return c.ModifyTerminationProtection(ctx, id, want) }})
+			apply: func(ctx context.Context, c ec2.Client, id string) error {
+				return c.ModifyTerminationProtection(ctx, id, want)
+			}})
 	}
 
 	if rv := spec.RootVolume; rv != nil && rv.SizeGiB != nil && seen.rootSizeGiB > 0 && *rv.SizeGiB > seen.rootSizeGiB && inst.RootVolumeID != "" {

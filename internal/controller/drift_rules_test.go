@@ -45,7 +45,9 @@ func TestFindDriftComparesOnlyWhatTheSpecManages(t *testing.T) {
 		{"IMDSv1 allowed", func(_ *computev1alpha1.EC2Instance, i *ec2.Instance, _ *observedAttributes) {
 			i.MetadataOptions.HTTPTokens = "optional"
 		}, []string{"metadataOptions"}},
-		{"monitoring on", func(_ *computev1alpha1.EC2Instance, i *ec2.Instance, _ *observedAttributes) { i.DetailedMonitoring = true },
+		{"monitoring on", func(_ *computev1alpha1.EC2Instance, i *ec2.Instance, _ *observedAttributes) {
+			i.DetailedMonitoring = true
+		},
 			[]string{"monitoring"}},
 		{"profile by name matches its ARN", func(o *computev1alpha1.EC2Instance, i *ec2.Instance, _ *observedAttributes) {
 			o.Spec.IAMInstanceProfile = "app"
@@ -68,7 +70,9 @@ func TestFindDriftComparesOnlyWhatTheSpecManages(t *testing.T) {
 			[]string{"rootVolume.sizeGiB"}},
 		{"a larger root volume is not shrunk", func(_ *computev1alpha1.EC2Instance, _ *ec2.Instance, a *observedAttributes) { a.rootSizeGiB = 30 },
 			nil},
-		{"another type needs a stop", func(_ *computev1alpha1.EC2Instance, i *ec2.Instance, _ *observedAttributes) { i.InstanceType = "t3.large" },
+		{"another type needs a stop", func(_ *computev1alpha1.EC2Instance, i *ec2.Instance, _ *observedAttributes) {
+			i.InstanceType = "t3.large"
+		},
 			[]string{"instanceType"}},
 		{"other user data", func(_ *computev1alpha1.EC2Instance, _ *ec2.Instance, a *observedAttributes) { a.attrs.UserData = "v0" },
 			[]string{"userData"}},

@@ -40,7 +40,9 @@ func TestDriftMadeOutsideKubernetesIsCorrectedFieldByField(t *testing.T) {
 			func(i ec2sim.InstanceRecord) string { return unless(!i.Monitoring, "monitoring on") }},
 		{"disableApiTermination",
 			func(i *ec2sim.InstanceRecord) { i.DisableAPITermination = true },
-			func(i ec2sim.InstanceRecord) string { return unless(!i.DisableAPITermination, "termination protection on") }},
+			func(i ec2sim.InstanceRecord) string {
+				return unless(!i.DisableAPITermination, "termination protection on")
+			}},
 		{"tags",
 			func(i *ec2sim.InstanceRecord) {
 				delete(i.Tags, "team")

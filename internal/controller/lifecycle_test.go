@@ -270,4 +270,3 @@ func TestDeleteOfAnInstanceAlreadyGoneReleasesTheObjectAtOnce(t *testing.T) {
 		t.Errorf("a deleted object must not launch a replacement; RunInstances called %d times", n)
 	}
 }
-
