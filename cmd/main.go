@@ -19,21 +19,30 @@ limitations under the License.
 package main
 
 import (
+	"context"
 	"crypto/tls"
+	"errors"
 	"flag"
 	"os"
+	"path/filepath"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	_ "k8s.io/client-go/plugin/pkg/client/auth"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/certwatcher"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/controller"
+	"github.com/ec2-operator/ec2-operator/internal/metrics"
 )
 
 var (
@@ -47,60 +56,136 @@ func init() {
 }
 
 func main() {
-	var metricsAddr, probeAddr string
-	var enableLeaderElection, secureMetrics, enableHTTP2 bool
-	flag.StringVar(&metricsAddr, "metrics-bind-address", "0", "The address the metrics endpoint binds to. "+
-		"Use :8443 for HTTPS or :8080 for HTTP, or leave as 0 to disable the metrics service.")
-	flag.StringVar(&probeAddr, "health-probe-bind-address", ":8081", "The address the probe endpoint binds to.")
-	flag.BoolVar(&enableLeaderElection, "leader-elect", false,
-		"Enable leader election for controller manager. Enabling this will ensure there is only one active controller manager.")
-	flag.BoolVar(&secureMetrics, "metrics-secure", true,
-		"If set, the metrics endpoint is served securely via HTTPS. Use --metrics-secure=false to use HTTP instead.")
-	flag.BoolVar(&enableHTTP2, "enable-http2", false,
-		"If set, HTTP/2 will be enabled for the metrics server (off by default: HTTP/2 Stream Cancellation and Rapid Reset CVEs).")
-	opts := zap.Options{Development: false}
-	opts.BindFlags(flag.CommandLine)
+	var opts options
+	opts.bindFlags(flag.CommandLine)
+	zapOpts := zap.Options{}
+	zapOpts.BindFlags(flag.CommandLine)
 	flag.Parse()
+	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts)))
 
-	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&opts)))
+	if err := run(ctrl.SetupSignalHandler(), opts); err != nil {
+		setupLog.Error(err, "manager failed")
+		os.Exit(1)
+	}
+}
 
-	var tlsOpts []func(*tls.Config)
-	if !enableHTTP2 {
-		tlsOpts = append(tlsOpts, func(c *tls.Config) { c.NextProtos = []string{"http/1.1"} })
+// run wires flags -> options -> manager -> controller and runs until ctx ends.
+func run(ctx context.Context, opts options) error {
+	if err := opts.validate(); err != nil {
+		return err
 	}
-	metricsServerOptions := metricsserver.Options{
-		BindAddress:   metricsAddr,
-		SecureServing: secureMetrics,
-		TLSOpts:       tlsOpts,
+	mo, certWatcher := managerOptions(opts)
+	mgr, err := ctrl.NewManager(ctrl.GetConfigOrDie(), mo)
+	if err != nil {
+		return err
 	}
-	if secureMetrics {
-		metricsServerOptions.FilterProvider = filters.WithAuthenticationAndAuthorization
+	if certWatcher != nil {
+		// The watcher reloads the certificate when the Secret behind it rotates.
+		if err := mgr.Add(certWatcher); err != nil {
+			return err
+		}
 	}
 
-	mgr, err := ctrl.NewManager(ctrl.GetConfigOrDie(), ctrl.Options{
-		Scheme:                 scheme,
-		Metrics:                metricsServerOptions,
-		HealthProbeBindAddress: probeAddr,
-		LeaderElection:         enableLeaderElection,
-		LeaderElectionID:       "ec2-operator.ec2-operator.dev",
+	m := metrics.New(crmetrics.Registry)
+	clients, err := ec2.NewRegionalClients(ctx, ec2.Options{
+		Endpoint:    opts.ec2Endpoint,
+		MaxAttempts: opts.awsMaxAttempts,
+		RateLimit:   opts.awsRateLimit,
+		Recorder:    m,
 	})
 	if err != nil {
-		setupLog.Error(err, "unable to start manager")
-		os.Exit(1)
+		return err
+	}
+	if opts.awsRegion == "" {
+		setupLog.Info("no default AWS region (--aws-region or AWS_REGION): every EC2Instance must set spec.region")
 	}
 
+	reconciler := &controller.EC2InstanceReconciler{
+		Client:                  mgr.GetClient(),
+		Recorder:                mgr.GetEventRecorder("ec2-operator"),
+		EC2:                     clients,
+		DefaultRegion:           opts.awsRegion,
+		Metrics:                 m,
+		ResyncPeriod:            opts.resyncPeriod,
+		AttributeResyncPeriod:   opts.attributeResyncPeriod,
+		MaxConcurrentReconciles: opts.maxConcurrentReconciles,
+	}
+	if err := reconciler.SetupWithManager(mgr); err != nil {
+		return err
+	}
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
-		setupLog.Error(err, "unable to set up health check")
-		os.Exit(1)
+		return err
 	}
 	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
-		setupLog.Error(err, "unable to set up ready check")
-		os.Exit(1)
+		return err
 	}
 
-	setupLog.Info("starting manager")
-	if err := mgr.Start(ctrl.SetupSignalHandler()); err != nil {
-		setupLog.Error(err, "problem running manager")
-		os.Exit(1)
+	setupLog.Info("starting manager", "defaultRegion", opts.awsRegion, "ec2Endpoint", opts.ec2Endpoint,
+		"watchNamespaces", opts.namespaces(), "resyncPeriod", opts.resyncPeriod)
+	return mgr.Start(ctx)
+}
+
+// managerOptions turns the flags into controller-runtime's manager options, and the
+// watcher of the metrics certificate when one is mounted.
+func managerOptions(opts options) (ctrl.Options, *certwatcher.CertWatcher) {
+	var tlsOpts []func(*tls.Config)
+	if !opts.enableHTTP2 {
+		// HTTP/2 is off to avoid the Stream Cancellation and Rapid Reset CVEs.
+		tlsOpts = append(tlsOpts, func(c *tls.Config) { c.NextProtos = []string{"http/1.1"} })
 	}
+	metricsOpts := metricsserver.Options{
+		BindAddress:   opts.metricsAddr,
+		SecureServing: opts.secureMetrics,
+		TLSOpts:       tlsOpts,
+	}
+	var watcher *certwatcher.CertWatcher
+	if opts.secureMetrics {
+		metricsOpts.FilterProvider = filters.WithAuthenticationAndAuthorization
+		if watcher = metricsCertWatcher(opts); watcher != nil {
+			metricsOpts.TLSOpts = append(metricsOpts.TLSOpts, func(c *tls.Config) { c.GetCertificate = watcher.GetCertificate })
+		}
+	}
+
+	mo := ctrl.Options{
+		Scheme:                        scheme,
+		Metrics:                       metricsOpts,
+		HealthProbeBindAddress:        opts.probeAddr,
+		LeaderElection:                opts.leaderElect,
+		LeaderElectionID:              "ec2-operator.ec2-operator.dev",
+		LeaderElectionNamespace:       opts.leaderElectionNS,
+		LeaderElectionReleaseOnCancel: true,
+		LeaseDuration:                 &opts.leaseDuration,
+		RenewDeadline:                 &opts.renewDeadline,
+		RetryPeriod:                   &opts.retryPeriod,
+		GracefulShutdownTimeout:       &opts.gracefulShutdownTime,
+	}
+	if ns := opts.namespaces(); len(ns) > 0 {
+		mo.Cache.DefaultNamespaces = map[string]cache.Config{}
+		for _, n := range ns {
+			mo.Cache.DefaultNamespaces[n] = cache.Config{}
+		}
+	}
+	return mo, watcher
+}
+
+// metricsCertWatcher serves metrics with the mounted certificate (OpenShift's service
+// CA issues one into a Secret) and reloads it when it rotates. Without a certificate
+// at the path (plain Kubernetes, where the optional Secret does not exist) the
+// metrics server generates a self-signed one.
+func metricsCertWatcher(opts options) *certwatcher.CertWatcher {
+	if opts.metricsCertPath == "" {
+		return nil
+	}
+	cert := filepath.Join(opts.metricsCertPath, opts.metricsCertName)
+	key := filepath.Join(opts.metricsCertPath, opts.metricsCertKey)
+	if _, err := os.Stat(cert); errors.Is(err, os.ErrNotExist) {
+		setupLog.Info("no metrics certificate at the path; using a self-signed certificate", "path", cert)
+		return nil
+	}
+	w, err := certwatcher.New(cert, key)
+	if err != nil {
+		setupLog.Error(err, "cannot load the metrics certificate; using a self-signed certificate", "path", cert)
+		return nil
+	}
+	return w
 }

@@ -1,0 +1,159 @@
+/*
+Copyright 2026 The ec2-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ec2-operator/ec2-operator/internal/controller"
+)
+
+// options are the manager's settings. Operator settings take a flag or, when the flag
+// is not given, an environment variable, so that an OLM Subscription's `config.env`
+// can set them without editing the Deployment's arguments.
+type options struct {
+	metricsAddr     string
+	metricsCertPath string
+	metricsCertName string
+	metricsCertKey  string
+	secureMetrics   bool
+	enableHTTP2     bool
+	probeAddr       string
+
+	leaderElect          bool
+	leaderElectionNS     string
+	leaseDuration        time.Duration
+	renewDeadline        time.Duration
+	retryPeriod          time.Duration
+	gracefulShutdownTime time.Duration
+
+	awsRegion               string
+	ec2Endpoint             string
+	awsMaxAttempts          int
+	awsRateLimit            float64
+	maxConcurrentReconciles int
+	resyncPeriod            time.Duration
+	attributeResyncPeriod   time.Duration
+	watchNamespaces         string
+}
+
+// bindFlags registers every flag on fs, with defaults from the environment.
+func (o *options) bindFlags(fs *flag.FlagSet) {
+	fs.StringVar(&o.metricsAddr, "metrics-bind-address", "0", "The address the metrics endpoint binds to. "+
+		"Use :8443 for HTTPS or :8080 for HTTP, or leave as 0 to disable the metrics service.")
+	fs.StringVar(&o.metricsCertPath, "metrics-cert-path", "",
+		"The directory that contains the metrics server certificate (for example one issued by OpenShift's service CA). "+
+			"When empty, a self-signed certificate is generated.")
+	fs.StringVar(&o.metricsCertName, "metrics-cert-name", "tls.crt", "The name of the metrics server certificate file.")
+	fs.StringVar(&o.metricsCertKey, "metrics-cert-key", "tls.key", "The name of the metrics server key file.")
+	fs.BoolVar(&o.secureMetrics, "metrics-secure", true,
+		"Serve metrics over HTTPS behind Kubernetes authentication and authorization. Use --metrics-secure=false for plain HTTP.")
+	fs.BoolVar(&o.enableHTTP2, "enable-http2", false,
+		"Enable HTTP/2 for the metrics server (off by default because of the HTTP/2 Stream Cancellation and Rapid Reset CVEs).")
+	fs.StringVar(&o.probeAddr, "health-probe-bind-address", ":8081", "The address the probe endpoint binds to.")
+
+	fs.BoolVar(&o.leaderElect, "leader-elect", false,
+		"Enable leader election, so that only one of several replicas reconciles at a time.")
+	fs.StringVar(&o.leaderElectionNS, "leader-election-namespace", "",
+		"The namespace of the leader election Lease; needed when running outside a cluster.")
+	fs.DurationVar(&o.leaseDuration, "leader-elect-lease-duration", 15*time.Second,
+		"How long non-leaders wait before taking over a lease that is not renewed.")
+	fs.DurationVar(&o.renewDeadline, "leader-elect-renew-deadline", 10*time.Second,
+		"How long the leader keeps trying to renew its lease before giving up leadership.")
+	fs.DurationVar(&o.retryPeriod, "leader-elect-retry-period", 2*time.Second,
+		"How often leader election clients retry.")
+	fs.DurationVar(&o.gracefulShutdownTime, "graceful-shutdown-timeout", 30*time.Second,
+		"How long in-flight reconciles may run after a stop signal.")
+
+	fs.StringVar(&o.awsRegion, "aws-region", envOr("AWS_REGION", envOr("AWS_DEFAULT_REGION", "")),
+		"The AWS region of EC2Instances that do not name one (env AWS_REGION).")
+	fs.StringVar(&o.ec2Endpoint, "ec2-endpoint", envOr("AWS_ENDPOINT_URL_EC2", ""),
+		"Override the EC2 endpoint URL, for example a local emulator (env AWS_ENDPOINT_URL_EC2).")
+	fs.IntVar(&o.awsMaxAttempts, "aws-max-attempts", envInt("AWS_MAX_ATTEMPTS", 5),
+		"Attempts per AWS call, the first one included; the SDK retries throttling and transient errors (env AWS_MAX_ATTEMPTS).")
+	fs.Float64Var(&o.awsRateLimit, "aws-rate-limit", envFloat("AWS_RATE_LIMIT", 20),
+		"Client-side limit on AWS requests per second per region, retries included (env AWS_RATE_LIMIT).")
+	fs.IntVar(&o.maxConcurrentReconciles, "max-concurrent-reconciles", envInt("MAX_CONCURRENT_RECONCILES", 4),
+		"How many EC2Instances are reconciled in parallel (env MAX_CONCURRENT_RECONCILES).")
+	fs.DurationVar(&o.resyncPeriod, "resync-period", envDuration("RESYNC_PERIOD", controller.DefaultResyncPeriod),
+		"How often a settled instance is checked for drift made outside Kubernetes (env RESYNC_PERIOD).")
+	fs.DurationVar(&o.attributeResyncPeriod, "attribute-resync-period",
+		envDuration("ATTRIBUTE_RESYNC_PERIOD", controller.DefaultAttributeResyncPeriod),
+		"How often termination protection, user data and root volume size are re-read when the spec does not change "+
+			"(env ATTRIBUTE_RESYNC_PERIOD).")
+	fs.StringVar(&o.watchNamespaces, "watch-namespaces", envOr("WATCH_NAMESPACE", ""),
+		"Comma-separated namespaces whose EC2Instances are managed; empty means all (env WATCH_NAMESPACE).")
+}
+
+// validate rejects settings that cannot work, with a message naming the flag.
+func (o *options) validate() error {
+	switch {
+	case o.maxConcurrentReconciles < 1:
+		return fmt.Errorf("--max-concurrent-reconciles must be at least 1")
+	case o.resyncPeriod < time.Second:
+		return fmt.Errorf("--resync-period must be at least 1s")
+	case o.awsMaxAttempts < 1:
+		return fmt.Errorf("--aws-max-attempts must be at least 1")
+	case o.renewDeadline >= o.leaseDuration:
+		return fmt.Errorf("--leader-elect-renew-deadline must be shorter than --leader-elect-lease-duration")
+	}
+	return nil
+}
+
+// namespaces returns the namespaces to watch; nil means all.
+func (o *options) namespaces() []string {
+	var out []string
+	for _, ns := range strings.Split(o.watchNamespaces, ",") {
+		if ns = strings.TrimSpace(ns); ns != "" {
+			out = append(out, ns)
+		}
+	}
+	return out
+}
+
+func envOr(key, fallback string) string {
+	if v, ok := os.LookupEnv(key); ok && v != "" {
+		return v
+	}
+	return fallback
+}
+
+func envInt(key string, fallback int) int {
+	if v, err := strconv.Atoi(os.Getenv(key)); err == nil {
+		return v
+	}
+	return fallback
+}
+
+func envFloat(key string, fallback float64) float64 {
+	if v, err := strconv.ParseFloat(os.Getenv(key), 64); err == nil {
+		return v
+	}
+	return fallback
+}
+
+func envDuration(key string, fallback time.Duration) time.Duration {
+	if v, err := time.ParseDuration(os.Getenv(key)); err == nil {
+		return v
+	}
+	return fallback
+}

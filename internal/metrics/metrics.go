@@ -1,0 +1,130 @@
+// Package metrics holds the operator's own Prometheus collectors. They are registered
+// on controller-runtime's registry, so they are served on the manager's /metrics
+// endpoint next to controller-runtime's reconcile and workqueue metrics, behind the
+// same authentication and authorization.
+package metrics
+
+import (
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+)
+
+// codeOK is the code label of a successful AWS call.
+const codeOK = "OK"
+
+// Metrics implements both ec2.CallRecorder (every AWS SDK attempt) and the
+// controller's Observer (reconcile outcomes).
+type Metrics struct {
+	apiCalls        *prometheus.CounterVec
+	apiDuration     *prometheus.HistogramVec
+	apiThrottled    *prometheus.CounterVec
+	apiRetries      *prometheus.CounterVec
+	instances       *prometheus.GaugeVec
+	timeToRunning   prometheus.Histogram
+	driftCorrected  *prometheus.CounterVec
+	reconcileErrors *prometheus.CounterVec
+
+	mu     sync.Mutex
+	states map[types.UID]string
+}
+
+// New creates the collectors and registers them on reg (controller-runtime's
+// metrics.Registry in the manager; a fresh registry in tests).
+func New(reg prometheus.Registerer) *Metrics {
+	m := &Metrics{
+		apiCalls: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "ec2_operator_aws_api_calls_total",
+			Help: "AWS API call attempts by operation and result code (OK on success, else AWS's error code).",
+		}, []string{"operation", "code"}),
+		apiDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "ec2_operator_aws_api_call_duration_seconds",
+			Help:    "Latency of AWS API call attempts by operation.",
+			Buckets: []float64{0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30},
+		}, []string{"operation"}),
+		apiThrottled: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "ec2_operator_aws_api_throttled_total",
+			Help: "AWS API call attempts that EC2 throttled (RequestLimitExceeded and similar), by operation.",
+		}, []string{"operation"}),
+		apiRetries: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "ec2_operator_aws_api_retries_total",
+			Help: "AWS API call attempts retried by the SDK, by operation and the error code that caused the retry.",
+		}, []string{"operation", "code"}),
+		instances: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "ec2_operator_instances",
+			Help: "EC2 instances managed by this operator, by their last observed EC2 state.",
+		}, []string{"state"}),
+		timeToRunning: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "ec2_operator_instance_time_to_running_seconds",
+			Help:    "Time from an EC2Instance's creation to its instance first reaching running.",
+			Buckets: []float64{5, 10, 20, 30, 45, 60, 90, 120, 180, 300, 600},
+		}),
+		driftCorrected: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "ec2_operator_drift_corrections_total",
+			Help: "Corrections of instance fields that differed from the spec, by spec field.",
+		}, []string{"field"}),
+		reconcileErrors: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "ec2_operator_reconcile_errors_total",
+			Help: "Failed reconciles by the Ready condition's reason.",
+		}, []string{"reason"}),
+		states: map[types.UID]string{},
+	}
+	reg.MustRegister(m.apiCalls, m.apiDuration, m.apiThrottled, m.apiRetries, m.instances,
+		m.timeToRunning, m.driftCorrected, m.reconcileErrors)
+	return m
+}
+
+// RecordCall records one AWS SDK attempt.
+func (m *Metrics) RecordCall(operation, code string, latency time.Duration) {
+	label := code
+	if label == "" {
+		label = codeOK
+	}
+	m.apiCalls.WithLabelValues(operation, label).Inc()
+	m.apiDuration.WithLabelValues(operation).Observe(latency.Seconds())
+	if ec2.IsThrottleCode(code) {
+		m.apiThrottled.WithLabelValues(operation).Inc()
+	}
+}
+
+// RecordRetry records one retry of an AWS SDK call.
+func (m *Metrics) RecordRetry(operation, code string) {
+	m.apiRetries.WithLabelValues(operation, code).Inc()
+}
+
+// ReconcileError counts a failed reconcile by its reason.
+func (m *Metrics) ReconcileError(reason string) { m.reconcileErrors.WithLabelValues(reason).Inc() }
+
+// DriftCorrected counts one corrected field.
+func (m *Metrics) DriftCorrected(field string) { m.driftCorrected.WithLabelValues(field).Inc() }
+
+// FirstRunning observes the time from creation to first running.
+func (m *Metrics) FirstRunning(sinceCreation time.Duration) {
+	m.timeToRunning.Observe(sinceCreation.Seconds())
+}
+
+// InstanceState records an object's instance state; "" forgets the object. The gauge
+// is recomputed from the per-object states, so it never drifts from them.
+func (m *Metrics) InstanceState(uid types.UID, state string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.states[uid] == state {
+		return
+	}
+	if state == "" {
+		delete(m.states, uid)
+	} else {
+		m.states[uid] = state
+	}
+	counts := map[string]float64{}
+	for _, s := range m.states {
+		counts[s]++
+	}
+	for _, s := range []string{ec2.StatePending, ec2.StateRunning, ec2.StateStopping, ec2.StateStopped, ec2.StateShuttingDown, ec2.StateTerminated} {
+		m.instances.WithLabelValues(s).Set(counts[s])
+	}
+}
