@@ -58,10 +58,17 @@ func Start() (*Environment, error) {
 var GroupVersion schema.GroupVersion = computev1alpha1.GroupVersion
 
 // ProjectRoot returns the repository's root directory, found from this file's path so
-// that it does not depend on the working directory of the test binary.
+// that it does not depend on the working directory of the test binary. A binary built
+// with -trimpath has no such path; it then uses the working directory.
 func ProjectRoot() string {
 	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..")
+	root := filepath.Join(filepath.Dir(file), "..", "..")
+	if _, err := os.Stat(filepath.Join(root, "config", "crd", "bases")); err != nil {
+		if wd, err := os.Getwd(); err == nil {
+			return wd
+		}
+	}
+	return root
 }
 
 // binaryAssetsDir finds setup-envtest's store layout under bin/k8s.

@@ -1,0 +1,146 @@
+// Command sandbox runs the whole operator on one machine with no cluster and no AWS
+// account: a local kube-apiserver and etcd, the EC2 emulator, and the manager as its
+// own process. It installs the CRD, applies the sample EC2Instance, waits for it to be
+// Ready and prints what to try next. Ctrl-C tears everything down.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/ec2-operator/ec2-operator/internal/ec2sim"
+	"github.com/ec2-operator/ec2-operator/internal/localenv"
+)
+
+func main() {
+	var (
+		workDir   = flag.String("work-dir", "bin/sandbox", "Where the kubeconfig and the manager's log are written.")
+		manager   = flag.String("manager", "bin/manager", "The manager binary (make build writes it).")
+		sample    = flag.String("sample", "config/samples/compute_v1alpha1_ec2instance.yaml", "The EC2Instance applied at start; empty applies none.")
+		simAddr   = flag.String("ec2-listen", "127.0.0.1:8787", "Where the EC2 emulator listens.")
+		probeAddr = flag.String("health-probe-bind-address", "127.0.0.1:8081", "The manager's probe address.")
+		metrics   = flag.String("metrics-bind-address", "127.0.0.1:8443", "The manager's metrics address (HTTPS, authenticated).")
+		pending   = flag.Duration("pending-duration", 5*time.Second, "How long emulated instances stay pending (and stopping, shutting-down).")
+		once      = flag.Bool("once", false, "Tear down as soon as the sample is Ready (a smoke test) instead of waiting for Ctrl-C.")
+	)
+	flag.Parse()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, *workDir, *manager, *sample, *simAddr, *probeAddr, *metrics, *pending, *once); err != nil {
+		fmt.Fprintln(os.Stderr, "sandbox:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, workDir, manager, sample, simAddr, probeAddr, metricsAddr string, pending time.Duration, once bool) error {
+	if _, err := os.Stat(manager); err != nil {
+		return fmt.Errorf("manager binary %s is missing: run `make build` (make sandbox does): %w", manager, err)
+	}
+	say("starting kube-apiserver, etcd and the EC2 emulator")
+	env, err := localenv.Start(localenv.Options{
+		SimAddr: simAddr,
+		WorkDir: workDir,
+		Sim: ec2sim.Config{Seed: time.Now().UnixNano(), PendingDuration: pending, StoppingDuration: pending,
+			ShuttingDownDuration: pending, TerminatedRetention: 10 * time.Minute},
+	})
+	if err != nil {
+		return err
+	}
+	defer func() {
+		say("stopping the control plane and the EC2 emulator")
+		if err := env.Stop(); err != nil {
+			fmt.Fprintln(os.Stderr, "sandbox: stopping:", err)
+		}
+	}()
+
+	logPath := filepath.Join(workDir, "manager.log")
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		return err
+	}
+	defer logFile.Close()
+	mgr := exec.Command(manager, "--metrics-bind-address="+metricsAddr, "--health-probe-bind-address="+probeAddr,
+		"--resync-period=30s", "--zap-devel")
+	mgr.Env = env.ManagerEnv()
+	mgr.Stdout, mgr.Stderr = logFile, logFile
+	if err := mgr.Start(); err != nil {
+		return fmt.Errorf("starting the manager: %w", err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- mgr.Wait() }()
+	defer stopManager(mgr, exited)
+	say("manager started (pid %d), logging to %s", mgr.Process.Pid, logPath)
+
+	kubectl := func(args ...string) error {
+		cmd := exec.CommandContext(ctx, env.KubectlPath, append([]string{"--kubeconfig", env.Kubeconfig}, args...)...)
+		cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+		return cmd.Run()
+	}
+	if sample != "" {
+		say("applying %s", sample)
+		if err := kubectl("apply", "-f", sample); err != nil {
+			return err
+		}
+		say("waiting for the sample to be Ready")
+		if err := kubectl("wait", "ec2instance", "--all", "--for=condition=Ready", "--timeout=120s"); err != nil {
+			return fmt.Errorf("the sample did not become Ready (see %s): %w", logPath, err)
+		}
+		if err := kubectl("get", "ec2", "-o", "wide"); err != nil {
+			return err
+		}
+	}
+	if once {
+		return nil
+	}
+
+	fmt.Printf(`
+The sandbox is running. In another terminal:
+
+  export KUBECONFIG=%[1]s
+  alias kubectl=%[2]s
+  kubectl get ec2 -w                                   # watch instances
+  kubectl explain ec2instance.spec                     # every field, documented
+  kubectl patch ec2 web-1 --type merge -p '{"spec":{"instanceType":"t3.small"}}'
+  kubectl patch ec2 web-1 --type merge -p '{"spec":{"desiredState":"stopped"}}'
+  kubectl describe ec2 web-1                           # conditions and events
+  kubectl delete ec2 web-1                             # terminates the instance
+
+  AWS_ENDPOINT_URL_EC2=%[3]s AWS_ACCESS_KEY_ID=x AWS_SECRET_ACCESS_KEY=x AWS_REGION=us-east-1 aws ec2 describe-instances
+  curl -s %[3]s/_sim/instances                         # the emulator's view
+  tail -f %[4]s                                        # the manager's log
+
+Press Ctrl-C to stop everything.
+`, env.Kubeconfig, env.KubectlPath, env.SimURL, logPath)
+
+	select {
+	case <-ctx.Done():
+		fmt.Println()
+		return nil
+	case err := <-exited:
+		exited <- err
+		return fmt.Errorf("the manager exited (see %s): %v", logPath, err)
+	}
+}
+
+// stopManager asks the manager to shut down gracefully and kills it if it does not.
+func stopManager(mgr *exec.Cmd, exited chan error) {
+	say("stopping the manager")
+	_ = mgr.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-exited:
+	case <-time.After(15 * time.Second):
+		_ = mgr.Process.Kill()
+		<-exited
+	}
+}
+
+func say(format string, args ...any) {
+	fmt.Printf("sandbox: "+format+"\n", args...)
+}
