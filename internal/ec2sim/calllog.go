@@ -12,8 +12,8 @@ type Request struct {
 	Time time.Time `json:"time"`
 	// Operation is the Action parameter.
 	Operation string `json:"operation"`
-	// Params are the decoded form parameters. EC2 parameters carry no
-	// secrets (the signature is in headers), so nothing is scrubbed.
+	// Params are the decoded form parameters, with user data redacted: users put
+	// bootstrap secrets there, and the log is served on the debug endpoint.
 	Params url.Values `json:"params"`
 	// ErrorCode is the EC2 error code returned, or "" on success.
 	// "RequestCanceled" means the client went away while the call was held.
@@ -22,12 +22,28 @@ type Request struct {
 	HTTPStatus int `json:"httpStatus"`
 }
 
+// maxLoggedRequests bounds the request log, so that a long-running emulator (the
+// sandbox) does not grow without limit; the oldest entries go first.
+const maxLoggedRequests = 10000
+
+// redactedParams are form parameters whose values are never logged.
+var redactedParams = []string{"UserData", "UserData.Value"}
+
 // logRequest appends a finished call to the log.
 func (s *Sim) logRequest(op string, form url.Values, code string, status int) {
+	params := cloneValues(form)
+	for _, k := range redactedParams {
+		if params.Has(k) {
+			params.Set(k, "(redacted)")
+		}
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if len(s.requests) >= maxLoggedRequests {
+		s.requests = append(s.requests[:0], s.requests[len(s.requests)-maxLoggedRequests+1:]...)
+	}
 	s.requests = append(s.requests, Request{
-		Time: s.now(), Operation: op, Params: cloneValues(form), ErrorCode: code, HTTPStatus: status,
+		Time: s.now(), Operation: op, Params: params, ErrorCode: code, HTTPStatus: status,
 	})
 }
 
