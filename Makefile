@@ -88,6 +88,15 @@ build: manifests generate fmt vet ## Build the manager binary.
 run: manifests generate fmt vet ## Run the manager against the cluster in ~/.kube/config and real AWS.
 	go run ./cmd/main.go
 
+.PHONY: sandbox
+sandbox: build setup-envtest ## Run everything locally: kube-apiserver, etcd, the EC2 emulator, the manager and the sample. Ctrl-C stops it.
+	KUBEBUILDER_ASSETS="$$($(ENVTEST) use $(ENVTEST_K8S_VERSION) --bin-dir $(LOCALBIN) -i -p path)" \
+		go run ./cmd/sandbox $(SANDBOX_FLAGS)
+
+.PHONY: ec2sim
+ec2sim: ## Run the EC2 emulator alone on 127.0.0.1:8787.
+	go run ./cmd/ec2sim
+
 .PHONY: docker-build
 docker-build: ## Build the manager image (needs a container engine).
 	$(CONTAINER_TOOL) build -t $(IMG) .
