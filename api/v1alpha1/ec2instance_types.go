@@ -35,6 +35,7 @@ import (
 // +kubebuilder:validation:XValidation:rule="has(self.spot) == has(oldSelf.spot)",message="spot is immutable: it cannot be added or removed after creation"
 // +kubebuilder:validation:XValidation:rule="!has(oldSelf.instanceId) || has(self.instanceId)",message="instanceId cannot be removed once set"
 // +kubebuilder:validation:XValidation:rule="has(self.rootVolume) == has(oldSelf.rootVolume)",message="rootVolume cannot be added or removed after creation"
+// +kubebuilder:validation:XValidation:rule="!has(self.spot) || !has(self.spot.interruptionBehavior) || self.spot.interruptionBehavior != 'terminate' || !has(self.desiredState) || self.desiredState != 'stopped'",message="a Spot Instance with interruptionBehavior terminate cannot be stopped (EC2 only stops persistent Spot requests): use interruptionBehavior stop, or desiredState running"
 type EC2InstanceSpec struct {
 	// imageId is the AMI to launch: either an AMI ID (ami-0123456789abcdef0) or an AWS
 	// Systems Manager parameter that holds one, written resolve:ssm:/path/to/parameter

@@ -125,6 +125,10 @@ func TestCreateRejectsInvalidSpecsNamingTheField(t *testing.T) {
 		{"malformed region", func(o *v1alpha1.EC2Instance) { o.Spec.Region = "moon" }, "spec.region", "should match"},
 		{"malformed availability zone", func(o *v1alpha1.EC2Instance) { o.Spec.AvailabilityZone = "1a" }, "spec.availabilityZone", "should match"},
 		{"spot price that is not a number", func(o *v1alpha1.EC2Instance) { o.Spec.Spot = &v1alpha1.SpotOptions{MaxPrice: "cheap"} }, "spec.spot.maxPrice", "should match"},
+		{"stopping a one-time Spot Instance", func(o *v1alpha1.EC2Instance) {
+			o.Spec.Spot = &v1alpha1.SpotOptions{InterruptionBehavior: "terminate"}
+			o.Spec.DesiredState = v1alpha1.DesiredStateStopped
+		}, "spec", "cannot be stopped"},
 		{"unknown spot interruption behaviour", func(o *v1alpha1.EC2Instance) {
 			o.Spec.Spot = &v1alpha1.SpotOptions{InterruptionBehavior: "pause"}
 		}, "spec.spot.interruptionBehavior", "Unsupported value"},
