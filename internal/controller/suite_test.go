@@ -64,12 +64,13 @@ type harnessOptions struct {
 // harness is one test's operator: a namespace, an emulator, and a manager that can be
 // stopped and started again (a crash, as far as the operator can tell).
 type harness struct {
-	t       *testing.T
+	t       testing.TB
 	ns      string
 	sim     *ec2sim.Sim
 	k8s     client.Client
 	clients *ec2.RegionalClients
 	opts    harnessOptions
+	simURL  string
 	// timeout bounds every wait of the test.
 	timeout time.Duration
 
@@ -83,7 +84,7 @@ type harness struct {
 	done chan struct{}
 }
 
-func newHarness(t *testing.T, opts harnessOptions) *harness {
+func newHarness(t testing.TB, opts harnessOptions) *harness {
 	t.Helper()
 	if opts.sim.PendingDuration == 0 {
 		opts.sim.PendingDuration = 200 * time.Millisecond
@@ -106,16 +107,7 @@ func newHarness(t *testing.T, opts harnessOptions) *harness {
 	if err := k8s.Create(context.Background(), ns); err != nil {
 		t.Fatal(err)
 	}
-	awsCfg := aws.Config{
-		Region:      ec2sim.DefaultRegion,
-		Credentials: credentials.NewStaticCredentialsProvider("AKIDEXAMPLE", "not-a-secret", ""),
-	}
-	h := &harness{
-		t: t, ns: ns.Name, sim: sim, k8s: k8s, opts: opts, timeout: 30 * time.Second,
-		clients: ec2.NewRegionalClientsFromConfig(awsCfg, ec2.Options{
-			Endpoint: srv.URL, MaxBackoff: 20 * time.Millisecond, RateLimit: -1,
-		}),
-	}
+	h := &harness{t: t, ns: ns.Name, sim: sim, k8s: k8s, opts: opts, timeout: 30 * time.Second, simURL: srv.URL}
 	t.Cleanup(h.stopManager)
 	h.startManager()
 	return h
@@ -127,9 +119,18 @@ func (h *harness) ForRegion(ctx context.Context, region string) (ec2.Client, err
 	return h.clients.ForRegion(ctx, region)
 }
 
-// startManager starts a manager that watches only this test's namespace.
+// startManager starts a manager that watches only this test's namespace. Like a new
+// operator process, it gets new EC2 clients, with nothing remembered.
 func (h *harness) startManager() {
 	h.t.Helper()
+	h.clients = ec2.NewRegionalClientsFromConfig(aws.Config{
+		Region:      ec2sim.DefaultRegion,
+		Credentials: credentials.NewStaticCredentialsProvider("AKIDEXAMPLE", "not-a-secret", ""),
+	}, ec2.Options{
+		Endpoint: h.simURL, MaxBackoff: 20 * time.Millisecond, RateLimit: -1,
+		// As in the manager: half the resync period set below.
+		ReadAheadTTL: 500 * time.Millisecond,
+	})
 	cfg := rest.CopyConfig(env.Config)
 	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return &writeCounter{next: rt, writes: &h.apiWrites} })
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{

@@ -60,6 +60,11 @@ type Options struct {
 	BatchTimeout time.Duration
 	// PageSize is the MaxResults of filtered DescribeInstances queries (5 to 1000).
 	PageSize int32
+	// ReadAheadTTL, when positive, lets a batched DescribeInstances also refresh the
+	// other instances callers have asked about, and serves settled instances from
+	// answers at most this old (see readAhead). The manager sets it to half the resync
+	// period; zero describes every lookup.
+	ReadAheadTTL time.Duration
 	// Recorder receives one record per SDK attempt; nil records nothing.
 	Recorder CallRecorder
 	// HTTPClient, when set, replaces the SDK's HTTP client.
@@ -179,6 +184,9 @@ func NewFromConfig(cfg aws.Config, opts Options) *AWSClient {
 		pageSize:    opts.PageSize,
 	}
 	c.batcher = newDescribeBatcher(api, opts.BatchWindow, opts.MaxBatchSize, opts.BatchTimeout, opts.PageSize)
+	if opts.ReadAheadTTL > 0 {
+		c.batcher.ahead = newReadAhead(opts.ReadAheadTTL, time.Now)
+	}
 	return c
 }
 
@@ -192,6 +200,10 @@ var noRetryOnCapacity = retry.IsErrorRetryableFunc(func(err error) aws.Ternary {
 	}
 	return aws.UnknownTernary
 })
+
+// changing drops what the read-ahead remembers of instances this client is about to
+// change, so that the next lookup sees the change.
+func (c *AWSClient) changing(ids ...string) { c.batcher.ahead.invalidate(ids...) }
 
 // Region returns the AWS region the client talks to.
 func (c *AWSClient) Region() string { return c.region }

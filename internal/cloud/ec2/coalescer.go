@@ -47,13 +47,21 @@ type describeBatcher struct {
 	// pageSize is the MaxResults of the filtered fallback query.
 	pageSize int32
 
+	// ahead, when not nil, answers repeated lookups from recent batches and widens
+	// outgoing batches to the rest of the known fleet.
+	ahead *readAhead
+
 	mu         sync.Mutex
 	batch      *pendingBatch
 	generation uint64
+	// running maps the IDs of batches in flight to their batch: a lookup for such an
+	// ID waits for that answer instead of sending another request.
+	running map[string]*pendingBatch
 }
 
 func newDescribeBatcher(api awsec2.DescribeInstancesAPIClient, window time.Duration, maxSize int, timeout time.Duration, pageSize int32) *describeBatcher {
-	return &describeBatcher{api: api, window: window, maxSize: maxSize, timeout: timeout, pageSize: pageSize}
+	return &describeBatcher{api: api, window: window, maxSize: maxSize, timeout: timeout, pageSize: pageSize,
+		running: map[string]*pendingBatch{}}
 }
 
 // get returns the instance with the given ID, waiting at most BatchWindow for other
@@ -63,9 +71,17 @@ func (b *describeBatcher) get(ctx context.Context, id string) (*Instance, error)
 	if err := ctx.Err(); err != nil {
 		return nil, classify("DescribeInstances", err)
 	}
+	if inst, ok := b.ahead.lookup(id); ok {
+		return inst, nil
+	}
 	ch := make(chan lookupResult, 1)
 
 	b.mu.Lock()
+	if inFlight, ok := b.running[id]; ok {
+		inFlight.waiters[id] = append(inFlight.waiters[id], ch)
+		b.mu.Unlock()
+		return b.wait(ctx, ch)
+	}
 	if b.batch == nil {
 		b.batch = &pendingBatch{waiters: map[string][]chan lookupResult{}}
 		b.generation++
@@ -87,6 +103,11 @@ func (b *describeBatcher) get(ctx context.Context, id string) (*Instance, error)
 	if full {
 		go b.run(batch)
 	}
+	return b.wait(ctx, ch)
+}
+
+// wait returns the answer on ch, or the caller's context error.
+func (b *describeBatcher) wait(ctx context.Context, ch chan lookupResult) (*Instance, error) {
 	select {
 	case r := <-ch:
 		return r.instance, r.err
@@ -110,13 +131,33 @@ func (b *describeBatcher) flush(gen uint64) {
 }
 
 // run describes one batch and answers every waiter. It uses its own context because
-// it serves many callers; one caller giving up must not fail the others.
+// it serves many callers; one caller giving up must not fail the others. While it
+// runs, lookups of any ID it asks about (read-ahead extras included) join it.
 func (b *describeBatcher) run(batch *pendingBatch) {
 	ctx, cancel := context.WithTimeout(context.Background(), b.timeout)
 	defer cancel()
 
-	found, err := b.describe(ctx, batch.order)
-	for _, id := range batch.order {
+	b.mu.Lock()
+	ids := append(batch.order, b.ahead.extra(batch.order, b.maxSize-len(batch.order), b.running)...)
+	for _, id := range ids {
+		b.running[id] = batch
+	}
+	b.mu.Unlock()
+
+	sentAt := b.ahead.sentAt()
+	found, err := b.describe(ctx, ids)
+	if err == nil {
+		b.ahead.store(ids, found, sentAt)
+	}
+
+	b.mu.Lock()
+	for _, id := range ids {
+		delete(b.running, id)
+	}
+	waiters := batch.waiters
+	b.mu.Unlock()
+
+	for id, chans := range waiters {
 		var r lookupResult
 		switch {
 		case err != nil:
@@ -126,7 +167,7 @@ func (b *describeBatcher) run(batch *pendingBatch) {
 		default:
 			r.err = instanceNotFound(id)
 		}
-		for i, ch := range batch.waiters[id] {
+		for i, ch := range chans {
 			res := r
 			if res.instance != nil && i > 0 {
 				// Each caller owns its copy; callers may modify what they get.

@@ -14,6 +14,7 @@ import (
 // current association first so that a repeated call changes nothing: EC2 rejects a
 // second AssociateIamInstanceProfile for an instance that already has one.
 func (c *AWSClient) SetIAMInstanceProfile(ctx context.Context, id, profile string) error {
+	c.changing(id)
 	current, err := c.currentProfileAssociation(ctx, id)
 	if err != nil {
 		return err

@@ -13,6 +13,7 @@ import (
 // returned as is: right after launch it can mean "not visible yet" (eventual
 // consistency), and treating it as success would leak the instance.
 func (c *AWSClient) TerminateInstance(ctx context.Context, id string) error {
+	c.changing(id)
 	_, err := c.api.TerminateInstances(ctx, &awsec2.TerminateInstancesInput{InstanceIds: []string{id}})
 	return c.toleratingState(ctx, "TerminateInstances", id, err, StateShuttingDown, StateTerminated)
 }
@@ -21,6 +22,7 @@ func (c *AWSClient) TerminateInstance(ctx context.Context, id string) error {
 // terminated instance fails with IncorrectInstanceState, which the caller retries or
 // reports.
 func (c *AWSClient) StopInstance(ctx context.Context, id string) error {
+	c.changing(id)
 	_, err := c.api.StopInstances(ctx, &awsec2.StopInstancesInput{InstanceIds: []string{id}})
 	return c.toleratingState(ctx, "StopInstances", id, err, StateStopping, StateStopped)
 }
@@ -28,6 +30,7 @@ func (c *AWSClient) StopInstance(ctx context.Context, id string) error {
 // StartInstance starts the instance; see Client.StartInstance. Starting a stopping
 // instance fails with IncorrectInstanceState until it has stopped.
 func (c *AWSClient) StartInstance(ctx context.Context, id string) error {
+	c.changing(id)
 	_, err := c.api.StartInstances(ctx, &awsec2.StartInstancesInput{InstanceIds: []string{id}})
 	return c.toleratingState(ctx, "StartInstances", id, err, StatePending, StateRunning)
 }

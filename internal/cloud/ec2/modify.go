@@ -12,6 +12,7 @@ import (
 // ModifyInstanceType changes the instance type; EC2 answers IncorrectInstanceState
 // (KindIncorrectState) unless the instance is stopped.
 func (c *AWSClient) ModifyInstanceType(ctx context.Context, id, instanceType string) error {
+	c.changing(id)
 	_, err := c.api.ModifyInstanceAttribute(ctx, &awsec2.ModifyInstanceAttributeInput{
 		InstanceId:   aws.String(id),
 		InstanceType: &types.AttributeValue{Value: aws.String(instanceType)},
@@ -21,6 +22,7 @@ func (c *AWSClient) ModifyInstanceType(ctx context.Context, id, instanceType str
 
 // ModifySecurityGroups replaces the security groups of the primary network interface.
 func (c *AWSClient) ModifySecurityGroups(ctx context.Context, id string, groupIDs []string) error {
+	c.changing(id)
 	_, err := c.api.ModifyInstanceAttribute(ctx, &awsec2.ModifyInstanceAttributeInput{
 		InstanceId: aws.String(id),
 		Groups:     groupIDs,
@@ -30,6 +32,7 @@ func (c *AWSClient) ModifySecurityGroups(ctx context.Context, id string, groupID
 
 // ModifyTerminationProtection sets the disableApiTermination attribute.
 func (c *AWSClient) ModifyTerminationProtection(ctx context.Context, id string, enabled bool) error {
+	c.changing(id)
 	_, err := c.api.ModifyInstanceAttribute(ctx, &awsec2.ModifyInstanceAttributeInput{
 		InstanceId:            aws.String(id),
 		DisableApiTermination: &types.AttributeBooleanValue{Value: aws.Bool(enabled)},
@@ -41,6 +44,7 @@ func (c *AWSClient) ModifyTerminationProtection(ctx context.Context, id string, 
 // blob, which the SDK base64-encodes on the wire, so the plain bytes go in here;
 // encoding them again would make the instance receive base64 text.
 func (c *AWSClient) ModifyUserData(ctx context.Context, id, userData string) error {
+	c.changing(id)
 	_, err := c.api.ModifyInstanceAttribute(ctx, &awsec2.ModifyInstanceAttributeInput{
 		InstanceId: aws.String(id),
 		UserData:   &types.SecureBlobAttributeValue{Value: []byte(userData)},
@@ -51,6 +55,7 @@ func (c *AWSClient) ModifyUserData(ctx context.Context, id, userData string) err
 // ModifyMetadataOptions changes the instance metadata service options; empty fields
 // are left as they are.
 func (c *AWSClient) ModifyMetadataOptions(ctx context.Context, id string, opts MetadataOptions) error {
+	c.changing(id)
 	in := &awsec2.ModifyInstanceMetadataOptionsInput{
 		InstanceId:   aws.String(id),
 		HttpTokens:   types.HttpTokensState(opts.HTTPTokens),
@@ -66,6 +71,7 @@ func (c *AWSClient) ModifyMetadataOptions(ctx context.Context, id string, opts M
 // SetDetailedMonitoring turns detailed monitoring on (MonitorInstances) or off
 // (UnmonitorInstances). Both calls succeed when the monitoring state already matches.
 func (c *AWSClient) SetDetailedMonitoring(ctx context.Context, id string, enabled bool) error {
+	c.changing(id)
 	if enabled {
 		_, err := c.api.MonitorInstances(ctx, &awsec2.MonitorInstancesInput{InstanceIds: []string{id}})
 		return classify("MonitorInstances", err)

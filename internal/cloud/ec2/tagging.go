@@ -11,6 +11,7 @@ import (
 // CreateTags adds or overwrites tags on the resources. Nothing is sent when either
 // list is empty, since EC2 would reject the call with MissingParameter.
 func (c *AWSClient) CreateTags(ctx context.Context, resourceIDs []string, tags map[string]string) error {
+	c.changing(resourceIDs...)
 	if len(resourceIDs) == 0 || len(tags) == 0 {
 		return nil
 	}
@@ -22,6 +23,7 @@ func (c *AWSClient) CreateTags(ctx context.Context, resourceIDs []string, tags m
 // without a value is deleted regardless of its value, while an empty list of tags
 // would delete every tag, so nothing is sent when keys is empty.
 func (c *AWSClient) DeleteTags(ctx context.Context, resourceIDs []string, keys []string) error {
+	c.changing(resourceIDs...)
 	if len(resourceIDs) == 0 || len(keys) == 0 {
 		return nil
 	}

@@ -1,0 +1,143 @@
+package ec2
+
+import (
+	"sync"
+	"time"
+)
+
+// readAhead lets one DescribeInstances call answer the lookups of a whole fleet.
+//
+// The controller describes every instance once per resync, but resyncs are spread out
+// in time (by design, so that they do not come in bursts), so coalescing concurrent
+// lookups alone saves little at rest. readAhead remembers which instances callers ask
+// about; when a batch goes out, it also asks for the other known instances whose last
+// answer is getting old, and keeps the answers for ttl. A lookup within ttl of such an
+// answer is served without a call, so a settled fleet of up to MaxBatchSize instances
+// costs about one DescribeInstances call per ttl instead of one per instance.
+//
+// Only settled states (running, stopped) are served from memory: an instance in
+// transition is always described afresh. Every call this client makes that changes an
+// instance drops that instance's answer, so the operator always sees its own changes.
+// Changes made outside the operator are seen at most ttl late.
+type readAhead struct {
+	ttl time.Duration
+	now func() time.Time
+
+	mu sync.Mutex
+	// asked holds when each instance was last asked about; instances not asked about
+	// for keepFor are forgotten (their object is gone).
+	asked map[string]time.Time
+	// answers holds the last answer for each instance and when it was fetched.
+	answers map[string]answer
+	// changed holds when this client last changed each instance: an answer fetched
+	// before that is stale and is not kept.
+	changed map[string]time.Time
+}
+
+type answer struct {
+	instance  *Instance
+	fetchedAt time.Time
+}
+
+// keepFactor is how many ttl periods an instance stays known without being asked about.
+const keepFactor = 4
+
+func newReadAhead(ttl time.Duration, now func() time.Time) *readAhead {
+	return &readAhead{ttl: ttl, now: now, asked: map[string]time.Time{}, answers: map[string]answer{}, changed: map[string]time.Time{}}
+}
+
+// lookup returns a fresh answer for a settled instance, and records the question.
+func (r *readAhead) lookup(id string) (*Instance, bool) {
+	if r == nil {
+		return nil, false
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	now := r.now()
+	r.asked[id] = now
+	a, ok := r.answers[id]
+	if !ok || now.Sub(a.fetchedAt) > r.ttl {
+		return nil, false
+	}
+	if a.instance.State != StateRunning && a.instance.State != StateStopped {
+		return nil, false
+	}
+	return cloneInstance(a.instance), true
+}
+
+// extra returns up to limit known instances, neither in batch nor in another request
+// in flight (skip), whose answer is older than half the ttl, so that the outgoing call
+// refreshes them before they are needed.
+func (r *readAhead) extra(batch []string, limit int, skip map[string]*pendingBatch) []string {
+	if r == nil || limit <= 0 {
+		return nil
+	}
+	inBatch := make(map[string]bool, len(batch))
+	for _, id := range batch {
+		inBatch[id] = true
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	now := r.now()
+	var out []string
+	for id, at := range r.asked {
+		if now.Sub(at) > keepFactor*r.ttl {
+			delete(r.asked, id)
+			delete(r.answers, id)
+			delete(r.changed, id)
+			continue
+		}
+		if _, inFlight := skip[id]; inBatch[id] || inFlight || len(out) >= limit {
+			continue
+		}
+		if a, ok := r.answers[id]; ok && now.Sub(a.fetchedAt) < r.ttl/2 {
+			continue
+		}
+		out = append(out, id)
+	}
+	return out
+}
+
+// store keeps the answers of a batch sent at sentAt; instances asked for but not
+// found are forgotten, and answers that predate a change by this client are dropped.
+func (r *readAhead) store(asked []string, found map[string]*Instance, sentAt time.Time) {
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, id := range asked {
+		if inst, ok := found[id]; ok {
+			if changedAt, ok := r.changed[id]; ok && !changedAt.Before(sentAt) {
+				continue
+			}
+			r.answers[id] = answer{instance: cloneInstance(inst), fetchedAt: sentAt}
+		} else {
+			delete(r.answers, id)
+			delete(r.asked, id)
+		}
+	}
+}
+
+// invalidate drops the answers for instances this client is changing, including
+// answers of batches already in flight.
+func (r *readAhead) invalidate(ids ...string) {
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	now := r.now()
+	for _, id := range ids {
+		delete(r.answers, id)
+		r.changed[id] = now
+	}
+}
+
+// sentAt is the time a batch is sent, on the read-ahead's clock.
+func (r *readAhead) sentAt() time.Time {
+	if r == nil {
+		return time.Time{}
+	}
+	return r.now()
+}

@@ -1,0 +1,106 @@
+package ec2
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/ec2-operator/ec2-operator/internal/ec2sim"
+)
+
+func TestReadAheadServesASettledFleetWithAboutOneCallPerTTL(t *testing.T) {
+	const fleet = 50
+	const ttl = 300 * time.Millisecond
+	env := newSimEnv(t, ec2sim.Config{Seed: 7}, Options{ReadAheadTTL: ttl})
+	ids := make([]string, fleet)
+	for i := range ids {
+		ids[i] = env.launch(t, fmt.Sprintf("fleet-%d", i)).ID
+	}
+	for _, id := range ids {
+		env.waitState(t, id, StateRunning)
+	}
+
+	// Each round asks about every instance one at a time, as spread-out resyncs do.
+	round := func() int {
+		env.sim.ResetCalls()
+		for _, id := range ids {
+			inst, err := env.client.GetInstance(context.Background(), id)
+			if err != nil || inst.ID != id {
+				t.Fatalf("GetInstance(%s) = %v, %v", id, inst, err)
+			}
+		}
+		return env.sim.Calls("DescribeInstances")
+	}
+	round() // learns the fleet
+	for r := range 3 {
+		time.Sleep(ttl + 50*time.Millisecond)
+		if calls := round(); calls > 2 {
+			t.Errorf("round %d: %d DescribeInstances calls for %d settled instances, want at most 2", r, calls, fleet)
+		}
+	}
+}
+
+func TestReadAheadNeverAnswersWithStateThisClientChanged(t *testing.T) {
+	env := newSimEnv(t, ec2sim.Config{Seed: 8, StoppingDuration: time.Hour}, Options{ReadAheadTTL: time.Hour})
+	id := env.launch(t, "change-me").ID
+	env.waitState(t, id, StateRunning)
+	if _, err := env.client.GetInstance(context.Background(), id); err != nil {
+		t.Fatal(err)
+	}
+
+	if err := env.client.StopInstance(context.Background(), id); err != nil {
+		t.Fatal(err)
+	}
+	inst, err := env.client.GetInstance(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if inst.State != StateStopping {
+		t.Fatalf("after StopInstance the lookup said %s, want the fresh state stopping", inst.State)
+	}
+	// A stopping instance is in transition, so it is never served from memory.
+	env.sim.ResetCalls()
+	if _, err := env.client.GetInstance(context.Background(), id); err != nil {
+		t.Fatal(err)
+	}
+	if n := env.sim.Calls("DescribeInstances"); n != 1 {
+		t.Errorf("an instance in transition was served from memory (%d calls)", n)
+	}
+}
+
+func TestReadAheadDropsAnswersFetchedBeforeAChange(t *testing.T) {
+	now := time.Unix(1000, 0)
+	r := newReadAhead(time.Minute, func() time.Time { return now })
+	r.lookup("i-1")
+	sent := r.sentAt()
+	now = now.Add(time.Second)
+	r.invalidate("i-1") // the client changes i-1 while the batch is in flight
+	r.store([]string{"i-1"}, map[string]*Instance{"i-1": {ID: "i-1", State: StateRunning}}, sent)
+	if _, ok := r.lookup("i-1"); ok {
+		t.Fatal("an answer older than the client's own change was served")
+	}
+
+	now = now.Add(time.Second)
+	sent = r.sentAt()
+	r.store([]string{"i-1"}, map[string]*Instance{"i-1": {ID: "i-1", State: StateRunning}}, sent)
+	if _, ok := r.lookup("i-1"); !ok {
+		t.Fatal("an answer newer than the change was not kept")
+	}
+}
+
+func TestReadAheadForgetsInstancesNobodyAsksAbout(t *testing.T) {
+	now := time.Unix(1000, 0)
+	r := newReadAhead(time.Minute, func() time.Time { return now })
+	r.lookup("i-1")
+	r.lookup("i-2")
+	now = now.Add(keepFactor*time.Minute + time.Second)
+	r.lookup("i-2")
+	if got := r.extra([]string{"i-2"}, 10, nil); len(got) != 0 {
+		t.Errorf("extra = %v, want the forgotten i-1 left out", got)
+	}
+	r.store([]string{"i-2"}, map[string]*Instance{}, r.sentAt())
+	if got := r.extra(nil, 10, nil); len(got) != 0 {
+		t.Errorf("an instance EC2 no longer knows is still read ahead: %v", got)
+	}
+}
