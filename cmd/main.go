@@ -23,6 +23,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 
@@ -30,9 +31,11 @@ import (
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	_ "k8s.io/client-go/plugin/pkg/client/auth"
+	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/certwatcher"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
@@ -42,6 +45,7 @@ import (
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
 	"github.com/ec2-operator/ec2-operator/internal/controller"
+	"github.com/ec2-operator/ec2-operator/internal/credentials"
 	"github.com/ec2-operator/ec2-operator/internal/metrics"
 )
 
@@ -86,12 +90,19 @@ func run(ctx context.Context, opts options) error {
 		}
 	}
 
+	if err := setupTokenAuthAWS(ctx, mgr.GetConfig()); err != nil {
+		return err
+	}
+
 	m := metrics.New(crmetrics.Registry)
 	clients, err := ec2.NewRegionalClients(ctx, ec2.Options{
 		Endpoint:    opts.ec2Endpoint,
 		MaxAttempts: opts.awsMaxAttempts,
 		RateLimit:   opts.awsRateLimit,
 		Recorder:    m,
+		// Settled instances are answered from fleet-wide reads at most half a resync
+		// old, so a fleet at rest costs about two DescribeInstances calls per resync.
+		ReadAheadTTL: opts.resyncPeriod / 2,
 	})
 	if err != nil {
 		return err
@@ -188,4 +199,32 @@ func metricsCertWatcher(opts options) *certwatcher.CertWatcher {
 		return nil
 	}
 	return w
+}
+
+// setupTokenAuthAWS implements OpenShift's token-auth-aws flow when ROLEARN is set (OLM
+// sets it from the role ARN the administrator enters): it asks the Cloud Credential
+// Operator for web identity credentials and points the AWS SDK's default credential
+// chain at the profile CCO writes. Without ROLEARN it does nothing.
+func setupTokenAuthAWS(ctx context.Context, cfg *rest.Config) error {
+	credOpts, ok := credentials.OptionsFromEnv()
+	if !ok {
+		return nil
+	}
+	// The manager's cache is not started yet: read and write through a direct client.
+	direct, err := client.New(cfg, client.Options{Scheme: scheme})
+	if err != nil {
+		return err
+	}
+	profile, err := credentials.Setup(ctrl.LoggerInto(ctx, setupLog), direct, credOpts)
+	if err != nil {
+		return fmt.Errorf("token-auth-aws (ROLEARN is set): %w", err)
+	}
+	for _, v := range []string{"AWS_CONFIG_FILE", "AWS_SHARED_CREDENTIALS_FILE"} {
+		if err := os.Setenv(v, profile); err != nil {
+			return err
+		}
+	}
+	setupLog.Info("using AWS web identity credentials from the Cloud Credential Operator",
+		"roleARN", credOpts.RoleARN, "profile", profile)
+	return nil
 }

@@ -244,6 +244,7 @@ type RootVolume struct {
 	// +kubebuilder:validation:Minimum=100
 	// +kubebuilder:validation:Maximum=256000
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="rootVolume.iops is immutable"
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Provisioned IOPS",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:number","urn:alm:descriptor:com.tectonic.ui:advanced"}
 	IOPS *int32 `json:"iops,omitempty"`
 
 	// throughput is the provisioned throughput in MiB/s, for gp3 volumes only
@@ -252,11 +253,13 @@ type RootVolume struct {
 	// +kubebuilder:validation:Minimum=125
 	// +kubebuilder:validation:Maximum=2000
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="rootVolume.throughput is immutable"
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Throughput (MiB/s)",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:number","urn:alm:descriptor:com.tectonic.ui:advanced"}
 	Throughput *int32 `json:"throughput,omitempty"`
 
 	// encrypted encrypts the root volume with EBS encryption. Immutable.
 	// +optional
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="rootVolume.encrypted is immutable"
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Encrypted",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:booleanSwitch"}
 	Encrypted *bool `json:"encrypted,omitempty"`
 
 	// kmsKeyId is the KMS key (ID, alias or ARN) used to encrypt the volume; it requires
@@ -265,12 +268,14 @@ type RootVolume struct {
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=2048
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="rootVolume.kmsKeyId is immutable"
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="KMS Key ID",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text","urn:alm:descriptor:com.tectonic.ui:advanced"}
 	KMSKeyID string `json:"kmsKeyId,omitempty"`
 
 	// deleteOnTermination deletes the volume when the instance terminates. Immutable.
 	// +optional
 	// +kubebuilder:default=true
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="rootVolume.deleteOnTermination is immutable"
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Delete On Termination",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:booleanSwitch","urn:alm:descriptor:com.tectonic.ui:advanced"}
 	DeleteOnTermination *bool `json:"deleteOnTermination,omitempty"`
 }
 
@@ -308,6 +313,7 @@ type SpotOptions struct {
 	// +optional
 	// +kubebuilder:validation:Pattern=`^[0-9]+(\.[0-9]+)?$`
 	// +kubebuilder:validation:MaxLength=16
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Spot Max Price (USD/hour)",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
 	MaxPrice string `json:"maxPrice,omitempty"`
 
 	// interruptionBehavior is what EC2 does when it reclaims the capacity: terminate
@@ -316,6 +322,7 @@ type SpotOptions struct {
 	// +optional
 	// +kubebuilder:default=terminate
 	// +kubebuilder:validation:Enum=terminate;stop;hibernate
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Spot Interruption Behavior",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:select:terminate","urn:alm:descriptor:com.tectonic.ui:select:stop","urn:alm:descriptor:com.tectonic.ui:select:hibernate"}
 	InterruptionBehavior SpotInterruptionBehavior `json:"interruptionBehavior,omitempty"`
 }
 
@@ -441,6 +448,7 @@ type EC2InstanceStatus struct {
 	// the spec; tags added outside Kubernetes are never touched.
 	// +optional
 	// +listType=set
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Managed Tag Keys",xDescriptors={"urn:alm:descriptor:text","urn:alm:descriptor:com.tectonic.ui:advanced"}
 	ManagedTagKeys []string `json:"managedTagKeys,omitempty"`
 
 	// observedGeneration is the metadata.generation that the status describes.
@@ -475,7 +483,7 @@ type EC2InstanceStatus struct {
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
 // +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`,priority=1
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
-// +operator-sdk:csv:customresourcedefinitions:displayName="EC2 Instance"
+// +operator-sdk:csv:customresourcedefinitions:displayName="EC2 Instance",resources={{Event,v1}}
 type EC2Instance struct {
 	metav1.TypeMeta `json:",inline"`
 

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -100,6 +101,11 @@ func (r *EC2InstanceReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 	res, err := r.reconcile(ctx, s)
 	if perr := s.patchStatus(ctx, r.Client); perr != nil && err == nil {
 		err = perr
+	}
+	if s.released {
+		r.Metrics.ForgetInstance(obj.Namespace, obj.Name)
+	} else {
+		r.Metrics.InstanceReady(obj.Namespace, obj.Name, meta.IsStatusConditionTrue(obj.Status.Conditions, computev1alpha1.ConditionReady))
 	}
 	return res, err
 }

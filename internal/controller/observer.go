@@ -19,12 +19,19 @@ type Observer interface {
 	// InstanceState records the last observed EC2 state of an object's instance; an
 	// empty state forgets the object.
 	InstanceState(uid types.UID, state string)
+	// InstanceReady records whether an object is Ready, for alerts on objects that stay
+	// not Ready for long.
+	InstanceReady(namespace, name string, ready bool)
+	// ForgetInstance drops a deleted object's series.
+	ForgetInstance(namespace, name string)
 }
 
 // nopObserver is used when no Observer is configured.
 type nopObserver struct{}
 
-func (nopObserver) ReconcileError(string)           {}
-func (nopObserver) DriftCorrected(string)           {}
-func (nopObserver) FirstRunning(time.Duration)      {}
-func (nopObserver) InstanceState(types.UID, string) {}
+func (nopObserver) ReconcileError(string)              {}
+func (nopObserver) DriftCorrected(string)              {}
+func (nopObserver) FirstRunning(time.Duration)         {}
+func (nopObserver) InstanceState(types.UID, string)    {}
+func (nopObserver) InstanceReady(string, string, bool) {}
+func (nopObserver) ForgetInstance(string, string)      {}

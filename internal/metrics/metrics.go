@@ -28,6 +28,7 @@ type Metrics struct {
 	timeToRunning   prometheus.Histogram
 	driftCorrected  *prometheus.CounterVec
 	reconcileErrors *prometheus.CounterVec
+	instanceReady   *prometheus.GaugeVec
 
 	mu     sync.Mutex
 	states map[types.UID]string
@@ -71,10 +72,14 @@ func New(reg prometheus.Registerer) *Metrics {
 			Name: "ec2_operator_reconcile_errors_total",
 			Help: "Failed reconciles by the Ready condition's reason.",
 		}, []string{"reason"}),
+		instanceReady: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "ec2_operator_instance_ready",
+			Help: "1 when the EC2Instance's Ready condition is True, else 0; one series per EC2Instance, removed when it is deleted.",
+		}, []string{"ec2instance_namespace", "ec2instance_name"}),
 		states: map[types.UID]string{},
 	}
 	reg.MustRegister(m.apiCalls, m.apiDuration, m.apiThrottled, m.apiRetries, m.instances,
-		m.timeToRunning, m.driftCorrected, m.reconcileErrors)
+		m.timeToRunning, m.driftCorrected, m.reconcileErrors, m.instanceReady)
 	return m
 }
 
@@ -127,4 +132,18 @@ func (m *Metrics) InstanceState(uid types.UID, state string) {
 	for _, s := range []string{ec2.StatePending, ec2.StateRunning, ec2.StateStopping, ec2.StateStopped, ec2.StateShuttingDown, ec2.StateTerminated} {
 		m.instances.WithLabelValues(s).Set(counts[s])
 	}
+}
+
+// InstanceReady records whether an EC2Instance is Ready (alerted on when 0 for long).
+func (m *Metrics) InstanceReady(namespace, name string, ready bool) {
+	v := 0.0
+	if ready {
+		v = 1
+	}
+	m.instanceReady.WithLabelValues(namespace, name).Set(v)
+}
+
+// ForgetInstance drops a deleted EC2Instance's readiness series.
+func (m *Metrics) ForgetInstance(namespace, name string) {
+	m.instanceReady.DeleteLabelValues(namespace, name)
 }

@@ -1,0 +1,294 @@
+package credentials
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+)
+
+// The manager creates its CredentialsRequest (cluster-wide, because CCO's requests live
+// in openshift-cloud-credential-operator while the manager runs elsewhere) and reads
+// only the one Secret CCO writes for it, in its own namespace.
+//
+// +kubebuilder:rbac:groups=cloudcredential.openshift.io,resources=credentialsrequests,verbs=get;create;update
+// +kubebuilder:rbac:groups="",namespace=system,resources=secrets,resourceNames=ec2-operator-aws-credentials,verbs=get
+
+// CredentialsRequestGVK is the Cloud Credential Operator's request type.
+var CredentialsRequestGVK = schema.GroupVersionKind{Group: "cloudcredential.openshift.io", Version: "v1", Kind: "CredentialsRequest"}
+
+const (
+	// RoleARNEnv is the variable OLM sets from the role ARN the administrator enters.
+	RoleARNEnv = "ROLEARN"
+	// NamespaceEnv is the manager's namespace (downward API).
+	NamespaceEnv = "POD_NAMESPACE"
+	// ServiceAccountEnv is the manager's service account (downward API).
+	ServiceAccountEnv = "SERVICE_ACCOUNT_NAME"
+
+	// DefaultRequestNamespace is where the Cloud Credential Operator watches requests.
+	DefaultRequestNamespace = "openshift-cloud-credential-operator"
+	// DefaultSecretName is the Secret CCO writes into the manager's namespace. The RBAC
+	// marker above grants get on this name only.
+	DefaultSecretName = "ec2-operator-aws-credentials"
+	// DefaultServiceAccount is the manager's service account as OLM and kustomize name it.
+	DefaultServiceAccount = "ec2-operator-controller-manager"
+	// CloudTokenPath is where the Deployment mounts the projected service account token
+	// with audience "openshift"; CCO writes it into the profile as web_identity_token_file.
+	CloudTokenPath = "/var/run/secrets/openshift/serviceaccount/token"
+	// SecretKey is the key of the profile in CCO's Secret.
+	SecretKey = "credentials"
+)
+
+var roleARNPattern = regexp.MustCompile(`^arn:aws[a-z-]*:iam::[0-9]{12}:role/[\w+=,.@/-]{1,512}$`)
+
+// Options configures Setup.
+type Options struct {
+	// RoleARN is the IAM role to assume with the service account token.
+	RoleARN string
+	// Namespace is the manager's namespace; CCO writes the Secret there.
+	Namespace string
+	// ServiceAccountName is the manager's service account, recorded in the request.
+	ServiceAccountName string
+	// RequestNamespace is where the CredentialsRequest is created.
+	RequestNamespace string
+	// RequestName names the CredentialsRequest; it defaults to ec2-operator-<Namespace>
+	// so that installations in two namespaces do not fight over one request.
+	RequestName string
+	// SecretName is the Secret CCO is asked to write.
+	SecretName string
+	// Dir is the writable directory for the profile file (default: $TMPDIR/ec2-operator-aws).
+	Dir string
+	// PollInterval is how often Setup looks for the Secret (default 2s).
+	PollInterval time.Duration
+	// Timeout bounds the wait for the Secret (default 1m, inside the Deployment's
+	// liveness window, since the probes are not served yet; the manager then exits and
+	// the restarted pod asks again).
+	Timeout time.Duration
+}
+
+// OptionsFromEnv returns the options for the manager's environment and whether
+// token-auth-aws is requested (ROLEARN set). Without ROLEARN the caller keeps the SDK's
+// default credential chain.
+func OptionsFromEnv() (Options, bool) {
+	roleARN := strings.TrimSpace(os.Getenv(RoleARNEnv))
+	if roleARN == "" {
+		return Options{}, false
+	}
+	return Options{
+		RoleARN:            roleARN,
+		Namespace:          os.Getenv(NamespaceEnv),
+		ServiceAccountName: os.Getenv(ServiceAccountEnv),
+	}, true
+}
+
+func (o *Options) complete() error {
+	if !roleARNPattern.MatchString(o.RoleARN) {
+		return fmt.Errorf("%s=%q is not an IAM role ARN (arn:aws:iam::<account>:role/<name>)", RoleARNEnv, o.RoleARN)
+	}
+	if o.Namespace == "" {
+		return fmt.Errorf("%s is empty: the manager's namespace is needed for the credentials Secret", NamespaceEnv)
+	}
+	if o.ServiceAccountName == "" {
+		o.ServiceAccountName = DefaultServiceAccount
+	}
+	if o.RequestNamespace == "" {
+		o.RequestNamespace = DefaultRequestNamespace
+	}
+	if o.RequestName == "" {
+		o.RequestName = "ec2-operator-" + o.Namespace
+	}
+	if o.SecretName == "" {
+		o.SecretName = DefaultSecretName
+	}
+	if o.Dir == "" {
+		o.Dir = filepath.Join(os.TempDir(), "ec2-operator-aws")
+	}
+	if o.PollInterval <= 0 {
+		o.PollInterval = 2 * time.Second
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = time.Minute
+	}
+	return nil
+}
+
+// Setup ensures the CredentialsRequest exists and matches opts, waits for the Secret
+// the Cloud Credential Operator writes, stores its profile in a file and returns the
+// file's path. c must read directly from the API server (not a cache that has not
+// started yet).
+func Setup(ctx context.Context, c client.Client, opts Options) (string, error) {
+	if err := opts.complete(); err != nil {
+		return "", err
+	}
+	log := logf.FromContext(ctx).WithValues("credentialsRequest", opts.RequestNamespace+"/"+opts.RequestName,
+		"secret", opts.Namespace+"/"+opts.SecretName)
+	if err := ensureRequest(ctx, c, opts); err != nil {
+		return "", err
+	}
+	log.Info("waiting for the Cloud Credential Operator to write the AWS credentials Secret")
+
+	var profile []byte
+	waitCtx, cancel := context.WithTimeout(ctx, opts.Timeout)
+	defer cancel()
+	err := wait.PollUntilContextCancel(waitCtx, opts.PollInterval, true, func(ctx context.Context) (bool, error) {
+		var s corev1.Secret
+		err := c.Get(ctx, types.NamespacedName{Namespace: opts.Namespace, Name: opts.SecretName}, &s)
+		switch {
+		case apierrors.IsNotFound(err):
+			return false, nil
+		case apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err):
+			return false, fmt.Errorf("reading Secret %s/%s: %w", opts.Namespace, opts.SecretName, err)
+		case err != nil:
+			// A passing API server or network error: keep waiting until the deadline.
+			log.V(1).Info("reading the credentials Secret failed; retrying", "error", err.Error())
+			return false, nil
+		}
+		profile = s.Data[SecretKey]
+		return len(profile) > 0, nil
+	})
+	if err != nil {
+		if ctx.Err() == nil && (errors.Is(err, context.DeadlineExceeded) || waitCtx.Err() != nil) {
+			return "", fmt.Errorf("the Cloud Credential Operator did not write Secret %s/%s within %s; "+
+				"is the cluster in STS mode, and is the role ARN right? (CredentialsRequest %s/%s): %w",
+				opts.Namespace, opts.SecretName, opts.Timeout, opts.RequestNamespace, opts.RequestName, err)
+		}
+		return "", err
+	}
+	if err := checkProfile(profile, opts.RoleARN); err != nil {
+		return "", fmt.Errorf("Secret %s/%s: %w", opts.Namespace, opts.SecretName, err)
+	}
+	path, err := writeProfile(opts.Dir, profile)
+	if err != nil {
+		return "", err
+	}
+	log.Info("AWS web identity credentials ready", "file", path)
+	return path, nil
+}
+
+// desiredRequest builds the CredentialsRequest for opts.
+func desiredRequest(opts Options) *unstructured.Unstructured {
+	// CCO's AWSProviderSpec takes one resource per statement entry.
+	var statements []any
+	for _, st := range Policy() {
+		for _, resource := range st.Resource {
+			entry := map[string]any{
+				"effect":   st.Effect,
+				"action":   toAny(st.Action),
+				"resource": resource,
+			}
+			if len(st.Condition) > 0 {
+				cond := map[string]any{}
+				for op, kv := range st.Condition {
+					m := map[string]any{}
+					for k, v := range kv {
+						m[k] = v
+					}
+					cond[op] = m
+				}
+				entry["policyCondition"] = cond
+			}
+			statements = append(statements, entry)
+		}
+	}
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(CredentialsRequestGVK)
+	u.SetNamespace(opts.RequestNamespace)
+	u.SetName(opts.RequestName)
+	u.SetLabels(map[string]string{"app.kubernetes.io/name": "ec2-operator", "app.kubernetes.io/managed-by": "ec2-operator"})
+	u.Object["spec"] = map[string]any{
+		"secretRef": map[string]any{"name": opts.SecretName, "namespace": opts.Namespace},
+		"providerSpec": map[string]any{
+			"apiVersion":       "cloudcredential.openshift.io/v1",
+			"kind":             "AWSProviderSpec",
+			"statementEntries": statements,
+			"stsIAMRoleARN":    opts.RoleARN,
+		},
+		"serviceAccountNames": []any{opts.ServiceAccountName},
+		"cloudTokenPath":      CloudTokenPath,
+	}
+	return u
+}
+
+// ensureRequest creates the CredentialsRequest, or updates its spec when it differs
+// (for example after the administrator changed the role ARN).
+func ensureRequest(ctx context.Context, c client.Client, opts Options) error {
+	want := desiredRequest(opts)
+	got := &unstructured.Unstructured{}
+	got.SetGroupVersionKind(CredentialsRequestGVK)
+	err := c.Get(ctx, client.ObjectKeyFromObject(want), got)
+	switch {
+	case apierrors.IsNotFound(err):
+		if err := c.Create(ctx, want); err != nil {
+			return fmt.Errorf("creating CredentialsRequest %s/%s (is this an OpenShift cluster with the Cloud Credential Operator?): %w",
+				want.GetNamespace(), want.GetName(), err)
+		}
+		return nil
+	case err != nil:
+		return fmt.Errorf("reading CredentialsRequest %s/%s: %w", want.GetNamespace(), want.GetName(), err)
+	}
+	if specEqual(got.Object["spec"], want.Object["spec"]) {
+		return nil
+	}
+	got.Object["spec"] = want.Object["spec"]
+	if err := c.Update(ctx, got); err != nil {
+		return fmt.Errorf("updating CredentialsRequest %s/%s: %w", want.GetNamespace(), want.GetName(), err)
+	}
+	return nil
+}
+
+// checkProfile verifies that CCO's profile is the web identity profile for roleARN, so
+// that a Secret left from another role or from mint mode is not used silently.
+func checkProfile(profile []byte, roleARN string) error {
+	values := map[string]string{}
+	for _, line := range strings.Split(string(profile), "\n") {
+		k, v, ok := strings.Cut(line, "=")
+		if ok {
+			values[strings.TrimSpace(k)] = strings.TrimSpace(v)
+		}
+	}
+	if values["role_arn"] != roleARN {
+		return fmt.Errorf("its %q profile has role_arn %q, want %q (CCO has not caught up with a changed ROLEARN yet?)",
+			SecretKey, values["role_arn"], roleARN)
+	}
+	if values["web_identity_token_file"] == "" {
+		return fmt.Errorf("its %q profile has no web_identity_token_file", SecretKey)
+	}
+	return nil
+}
+
+// writeProfile writes the profile atomically with owner-only permissions.
+func writeProfile(dir string, profile []byte) (string, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", fmt.Errorf("creating %s: %w", dir, err)
+	}
+	path := filepath.Join(dir, "credentials")
+	tmp, err := os.CreateTemp(dir, ".credentials-*")
+	if err != nil {
+		return "", err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(profile); err != nil {
+		tmp.Close()
+		return "", err
+	}
+	if err := tmp.Close(); err != nil {
+		return "", err
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return "", err
+	}
+	return path, nil
+}

@@ -1,0 +1,35 @@
+/*
+Copyright 2026 The ec2-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package credentials obtains AWS credentials on OpenShift clusters whose Cloud
+// Credential Operator (CCO) runs in STS mode ("token-auth-aws").
+//
+// When the operator is installed through OLM with a role ARN (the console asks for it
+// because the CSV sets features.operators.openshift.io/token-auth-aws), OLM puts that
+// ARN into the ROLEARN environment variable. Setup then:
+//
+//  1. creates or updates a cloudcredential.openshift.io/v1 CredentialsRequest that
+//     lists the IAM permissions the operator needs (Policy) and carries the role ARN;
+//  2. waits for the Secret that CCO writes in the operator's namespace, whose
+//     "credentials" key is an AWS shared-config profile with role_arn and
+//     web_identity_token_file (the projected service account token with audience
+//     "openshift" that the Deployment mounts);
+//  3. writes that profile to a file under a writable directory (the root filesystem
+//     is read-only) and returns its path, for AWS_CONFIG_FILE and
+//     AWS_SHARED_CREDENTIALS_FILE.
+//
+// Without ROLEARN nothing happens and the SDK's default credential chain applies.
+package credentials

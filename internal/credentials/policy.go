@@ -1,0 +1,148 @@
+package credentials
+
+// OwnerTagKey is the tag the operator puts on every instance (and, at launch, every
+// volume) it owns; the IAM policy uses it to confine destructive calls to those.
+const OwnerTagKey = "ec2-operator.dev/owner-uid"
+
+// AdoptableTagKey is the tag an administrator puts on an existing instance to let the
+// operator adopt it under the minimal policy: CreateTags on an instance the operator
+// does not own yet is only allowed when the instance carries this tag.
+const AdoptableTagKey = "ec2-operator.dev/adoptable"
+
+// Statement is one statement of an IAM policy, in the shape both IAM and the Cloud
+// Credential Operator's AWSProviderSpec use.
+type Statement struct {
+	// Sid names the statement (IAM only; CCO ignores it).
+	Sid string `json:"Sid,omitempty"`
+	// Effect is Allow.
+	Effect string `json:"Effect"`
+	// Action lists the API actions.
+	Action []string `json:"Action"`
+	// Resource lists the ARNs the actions apply to.
+	Resource []string `json:"Resource"`
+	// Condition restricts the statement, e.g. to resources that carry the owner tag.
+	Condition map[string]map[string]any `json:"Condition,omitempty"`
+}
+
+// Policy returns the minimal IAM policy the operator needs. docs/aws-iam-policy.json
+// is this policy as a document (a test keeps them equal).
+//
+// Describe calls do not support resource-level permissions. Every call that changes
+// or destroys an instance or volume requires the owner tag on it; launching requires
+// the owner tag in the launch request itself (tag-on-create), and CreateTags is only
+// allowed during RunInstances, on owned resources, or on instances an administrator
+// marked adoptable.
+func Policy() []Statement {
+	owned := map[string]map[string]any{"Null": {"aws:ResourceTag/" + OwnerTagKey: "false"}}
+	return []Statement{
+		{
+			Sid:    "Describe",
+			Effect: "Allow",
+			Action: []string{
+				"ec2:DescribeIamInstanceProfileAssociations",
+				"ec2:DescribeImages",
+				"ec2:DescribeInstanceAttribute",
+				"ec2:DescribeInstances",
+				"ec2:DescribeSecurityGroups",
+				"ec2:DescribeSubnets",
+				"ec2:DescribeVolumes",
+			},
+			Resource: []string{"*"},
+		},
+		{
+			Sid:      "LaunchOwnedInstancesAndVolumes",
+			Effect:   "Allow",
+			Action:   []string{"ec2:RunInstances"},
+			Resource: []string{"arn:aws:ec2:*:*:instance/*", "arn:aws:ec2:*:*:volume/*"},
+			Condition: map[string]map[string]any{
+				"Null": {"aws:RequestTag/" + OwnerTagKey: "false"},
+			},
+		},
+		{
+			Sid:    "LaunchUsingNetworkImageAndKey",
+			Effect: "Allow",
+			Action: []string{"ec2:RunInstances"},
+			Resource: []string{
+				"arn:aws:ec2:*::image/*",
+				"arn:aws:ec2:*:*:image/*",
+				"arn:aws:ec2:*:*:key-pair/*",
+				"arn:aws:ec2:*:*:network-interface/*",
+				"arn:aws:ec2:*:*:security-group/*",
+				"arn:aws:ec2:*:*:spot-instances-request/*",
+				"arn:aws:ec2:*:*:subnet/*",
+			},
+		},
+		{
+			Sid:      "TagOnLaunch",
+			Effect:   "Allow",
+			Action:   []string{"ec2:CreateTags"},
+			Resource: []string{"arn:aws:ec2:*:*:instance/*", "arn:aws:ec2:*:*:volume/*", "arn:aws:ec2:*:*:spot-instances-request/*"},
+			Condition: map[string]map[string]any{
+				"StringEquals": {"ec2:CreateAction": "RunInstances"},
+			},
+		},
+		{
+			Sid:       "TagOwned",
+			Effect:    "Allow",
+			Action:    []string{"ec2:CreateTags", "ec2:DeleteTags"},
+			Resource:  []string{"arn:aws:ec2:*:*:instance/*", "arn:aws:ec2:*:*:volume/*"},
+			Condition: owned,
+		},
+		{
+			Sid:      "TagAdoptable",
+			Effect:   "Allow",
+			Action:   []string{"ec2:CreateTags"},
+			Resource: []string{"arn:aws:ec2:*:*:instance/*"},
+			Condition: map[string]map[string]any{
+				"StringEquals": {"aws:ResourceTag/" + AdoptableTagKey: "true"},
+			},
+		},
+		{
+			Sid:    "ManageOwnedInstances",
+			Effect: "Allow",
+			Action: []string{
+				"ec2:AssociateIamInstanceProfile",
+				"ec2:DisassociateIamInstanceProfile",
+				"ec2:ModifyInstanceAttribute",
+				"ec2:ModifyInstanceMetadataOptions",
+				"ec2:MonitorInstances",
+				"ec2:ReplaceIamInstanceProfileAssociation",
+				"ec2:StartInstances",
+				"ec2:StopInstances",
+				"ec2:TerminateInstances",
+				"ec2:UnmonitorInstances",
+			},
+			Resource:  []string{"arn:aws:ec2:*:*:instance/*"},
+			Condition: owned,
+		},
+		{
+			// Changing an instance's security groups also authorizes on the groups.
+			Sid:      "ChangeSecurityGroupsOfOwnedInstances",
+			Effect:   "Allow",
+			Action:   []string{"ec2:ModifyInstanceAttribute"},
+			Resource: []string{"arn:aws:ec2:*:*:security-group/*"},
+		},
+		{
+			Sid:       "GrowOwnedVolumes",
+			Effect:    "Allow",
+			Action:    []string{"ec2:ModifyVolume"},
+			Resource:  []string{"arn:aws:ec2:*:*:volume/*"},
+			Condition: owned,
+		},
+		{
+			Sid:      "PassInstanceRoles",
+			Effect:   "Allow",
+			Action:   []string{"iam:PassRole"},
+			Resource: []string{"arn:aws:iam::*:role/*"},
+			Condition: map[string]map[string]any{
+				"StringEquals": {"iam:PassedToService": "ec2.amazonaws.com"},
+			},
+		},
+		{
+			Sid:      "ResolveSSMImageParameters",
+			Effect:   "Allow",
+			Action:   []string{"ssm:GetParameters"},
+			Resource: []string{"arn:aws:ssm:*:*:parameter/*"},
+		},
+	}
+}

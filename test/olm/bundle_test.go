@@ -1,0 +1,377 @@
+package olm
+
+import (
+	"bufio"
+	"encoding/base64"
+	"encoding/json"
+	"os"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/operator-framework/api/pkg/validation"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"sigs.k8s.io/yaml"
+)
+
+// TestBundlePassesTheOperatorFrameworkValidatorsWithoutErrorsOrWarnings runs the
+// validators of `operator-sdk bundle validate --select-optional suite=operatorframework`.
+// The deprecated-API check warns about RBAC for events.k8s.io/events unless the owned
+// CRD declares Event v1 as a resource it creates (which is true of EC2Instance).
+func TestBundlePassesTheOperatorFrameworkValidatorsWithoutErrorsOrWarnings(t *testing.T) {
+	bundle := loadBundle(t)
+	validators := validation.DefaultBundleValidators.WithValidators(
+		validation.OperatorHubV2Validator,
+		validation.StandardCapabilitiesValidator,
+		validation.StandardCategoriesValidator,
+		validation.GoodPracticesValidator,
+		validation.AlphaDeprecatedAPIsValidator,
+	)
+	results := validators.Validate(bundle, map[string]string{"k8s-version": "1.37"})
+	checked := 0
+	for _, result := range results {
+		for _, e := range result.Errors {
+			t.Errorf("validation error: %s", e.Error())
+		}
+		for _, w := range result.Warnings {
+			hint := ""
+			if strings.Contains(w.Detail, "Migrate the API(s) for events") {
+				hint = " (declare the Event version the manager creates on EC2Instance: " +
+					"+operator-sdk:csv:customresourcedefinitions:resources={{Event,v1}}, then make bundle)"
+			}
+			t.Errorf("validation warning: %s%s", w.Error(), hint)
+		}
+		checked++
+	}
+	if checked == 0 {
+		t.Fatal("no validator ran")
+	}
+}
+
+func TestCSVDescribesTheOperatorCompletely(t *testing.T) {
+	csv := loadCSV(t)
+	ann := csv.Annotations
+	spec := csv.Spec
+
+	if want := packageName + ".v" + makeVar(t, "VERSION"); csv.Name != want {
+		t.Errorf("CSV name = %q, want %q (VERSION in the Makefile)", csv.Name, want)
+	}
+	if spec.Version.String() != makeVar(t, "VERSION") {
+		t.Errorf("spec.version = %s, want %s", spec.Version.String(), makeVar(t, "VERSION"))
+	}
+	if spec.DisplayName != "EC2 Operator" {
+		t.Errorf("displayName = %q", spec.DisplayName)
+	}
+	for _, want := range []string{"### Quick start", "kind: EC2Instance", "role ARN", "IAM policy"} {
+		if !strings.Contains(spec.Description, want) {
+			t.Errorf("description lacks %q", want)
+		}
+	}
+	if len(spec.Icon) != 1 || spec.Icon[0].MediaType != "image/svg+xml" {
+		t.Fatalf("want one SVG icon, got %+v", spec.Icon)
+	}
+	svg, err := base64.StdEncoding.DecodeString(spec.Icon[0].Data)
+	if err != nil || !strings.HasPrefix(string(svg), "<svg") {
+		t.Errorf("icon is not base64 SVG: %v", err)
+	}
+	if len(spec.Keywords) < 3 || len(spec.Maintainers) == 0 || spec.Provider.Name == "" || len(spec.Links) < 2 {
+		t.Errorf("keywords, maintainers, provider or links missing: %v %v %v %v", spec.Keywords, spec.Maintainers, spec.Provider, spec.Links)
+	}
+	for _, l := range spec.Links {
+		if !strings.HasPrefix(l.URL, "https://") {
+			t.Errorf("link %q is not https: %s", l.Name, l.URL)
+		}
+	}
+	if spec.Maturity != "alpha" {
+		t.Errorf("maturity = %q, want alpha (channel alpha, API v1alpha1)", spec.Maturity)
+	}
+	if spec.MinKubeVersion == "" {
+		t.Error("minKubeVersion is empty")
+	}
+
+	// Install modes: the manager watches one namespace, its own, or all of them
+	// (WATCH_NAMESPACE from olm.targetNamespaces). MultiNamespace is not offered.
+	wantModes := map[string]bool{"OwnNamespace": true, "SingleNamespace": true, "MultiNamespace": false, "AllNamespaces": true}
+	for _, m := range spec.InstallModes {
+		if want, ok := wantModes[string(m.Type)]; !ok || want != m.Supported {
+			t.Errorf("install mode %s supported=%v, want %v", m.Type, m.Supported, want)
+		}
+		delete(wantModes, string(m.Type))
+	}
+	if len(wantModes) != 0 {
+		t.Errorf("install modes missing: %v", wantModes)
+	}
+
+	wantAnn := map[string]string{
+		"capabilities":   "Basic Install",
+		"categories":     "Cloud Provider",
+		"containerImage": makeImage(t),
+		"repository":     "https://github.com/ec2-operator/ec2-operator",
+		"operatorframework.io/suggested-namespace": installNS,
+		// Honest feature flags: see the report in the CSV description and docs.
+		"features.operators.openshift.io/disconnected":     "false",
+		"features.operators.openshift.io/fips-compliant":   "false",
+		"features.operators.openshift.io/proxy-aware":      "true",
+		"features.operators.openshift.io/tls-profiles":     "false",
+		"features.operators.openshift.io/token-auth-aws":   "true",
+		"features.operators.openshift.io/token-auth-azure": "false",
+		"features.operators.openshift.io/token-auth-gcp":   "false",
+		"features.operators.openshift.io/cnf":              "false",
+		"features.operators.openshift.io/cni":              "false",
+		"features.operators.openshift.io/csi":              "false",
+	}
+	for k, want := range wantAnn {
+		if ann[k] != want {
+			t.Errorf("annotation %s = %q, want %q", k, ann[k], want)
+		}
+	}
+	features := 0
+	for k := range ann {
+		if strings.HasPrefix(k, "features.operators.openshift.io/") {
+			features++
+		}
+	}
+	if features != 10 {
+		t.Errorf("want the ten features.operators.openshift.io annotations, found %d", features)
+	}
+	if ann["support"] == "" || ann["description"] == "" {
+		t.Error("support or description annotation is empty")
+	}
+	if _, err := time.Parse(time.RFC3339, ann["createdAt"]); err != nil {
+		t.Errorf("createdAt %q is not RFC 3339: %v", ann["createdAt"], err)
+	}
+	if want := makeVar(t, "BUNDLE_CREATED_AT"); ann["createdAt"] != want {
+		t.Errorf("createdAt = %q, want BUNDLE_CREATED_AT %q (pinned for reproducible bundles)", ann["createdAt"], want)
+	}
+
+	related := map[string]string{}
+	for _, ri := range spec.RelatedImages {
+		related[ri.Name] = ri.Image
+	}
+	if related["manager"] != makeImage(t) {
+		t.Errorf("relatedImages[manager] = %q, want %q", related["manager"], makeImage(t))
+	}
+}
+
+// makeImage is the manager image the Makefile releases (IMG).
+func makeImage(t *testing.T) string {
+	return expandMake(t, makeVar(t, "IMG"))
+}
+
+func TestALMExamplesAreOwnedKindsWithASpec(t *testing.T) {
+	csv := loadCSV(t)
+	var examples []map[string]any
+	if err := json.Unmarshal([]byte(csv.Annotations["alm-examples"]), &examples); err != nil {
+		t.Fatalf("alm-examples is not a JSON list: %v", err)
+	}
+	if len(examples) == 0 {
+		t.Fatal("alm-examples is empty")
+	}
+	owned := map[string]bool{}
+	for _, crd := range csv.Spec.CustomResourceDefinitions.Owned {
+		owned[crd.Kind] = true
+	}
+	for _, ex := range examples {
+		if !owned[ex["kind"].(string)] {
+			t.Errorf("alm-example of kind %v is not an owned CRD", ex["kind"])
+		}
+		spec, _ := ex["spec"].(map[string]any)
+		if spec["imageId"] == nil || spec["instanceType"] == nil {
+			t.Errorf("alm-example lacks the required imageId/instanceType: %v", spec)
+		}
+	}
+	// The API server accepting them is checked in TestALMExamplesAreAcceptedByTheAPIServer.
+}
+
+// TestEveryUserFacingFieldHasADescriptor walks the CRD's OpenAPI schema and wants a
+// spec descriptor for every spec field and a status descriptor for every status field,
+// so the console renders a form field and a details entry for each.
+func TestEveryUserFacingFieldHasADescriptor(t *testing.T) {
+	csv := loadCSV(t)
+	crd := loadCRD(t, "bundle/manifests/compute.ec2-operator.dev_ec2instances.yaml")
+	if len(csv.Spec.CustomResourceDefinitions.Owned) != 1 {
+		t.Fatalf("want one owned CRD, got %d", len(csv.Spec.CustomResourceDefinitions.Owned))
+	}
+	desc := csv.Spec.CustomResourceDefinitions.Owned[0]
+	if desc.Name != crd.Name || desc.Kind != crd.Spec.Names.Kind || desc.DisplayName == "" || desc.Description == "" {
+		t.Errorf("owned CRD description %s/%s lacks a display name or description", desc.Name, desc.Kind)
+	}
+	if len(desc.Resources) == 0 {
+		t.Error("owned CRD lists no resources (scorecard olm-crds-have-resources); add +operator-sdk:csv:customresourcedefinitions:resources on EC2Instance")
+	}
+	schema := crd.Spec.Versions[0].Schema.OpenAPIV3Schema
+
+	specPaths := map[string]bool{}
+	for _, d := range desc.SpecDescriptors {
+		specPaths[d.Path] = true
+		if d.DisplayName == "" || d.Description == "" {
+			t.Errorf("spec descriptor %s lacks a display name or description", d.Path)
+		}
+	}
+	statusPaths := map[string]bool{}
+	for _, d := range desc.StatusDescriptors {
+		statusPaths[d.Path] = true
+		if d.DisplayName == "" || d.Description == "" {
+			t.Errorf("status descriptor %s lacks a display name or description", d.Path)
+		}
+	}
+	// observedGeneration is bookkeeping for controllers, not something a user reads.
+	notUserFacing := map[string]bool{"observedGeneration": true}
+
+	var missing []string
+	for _, p := range fieldPaths(schema.Properties["spec"], "") {
+		if !specPaths[p] {
+			missing = append(missing, "spec."+p)
+		}
+	}
+	for _, p := range fieldPaths(schema.Properties["status"], "") {
+		if !statusPaths[p] && !notUserFacing[p] {
+			missing = append(missing, "status."+p)
+		}
+	}
+	sort.Strings(missing)
+	for _, m := range missing {
+		t.Errorf("no descriptor for %s: add a +operator-sdk:csv:customresourcedefinitions marker in api/v1alpha1 and run make bundle", m)
+	}
+	for p := range specPaths {
+		if !contains(fieldPaths(schema.Properties["spec"], ""), p) {
+			t.Errorf("spec descriptor %s names no field of the CRD", p)
+		}
+	}
+}
+
+// fieldPaths lists the dotted paths of every field under s, descending into nested
+// objects with properties (not into map values or list items).
+func fieldPaths(s apiextensionsv1.JSONSchemaProps, prefix string) []string {
+	var out []string
+	for name, prop := range s.Properties {
+		p := prefix + name
+		out = append(out, p)
+		if prop.Type == "object" && len(prop.Properties) > 0 {
+			out = append(out, fieldPaths(prop, p+".")...)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func contains(list []string, s string) bool {
+	for _, e := range list {
+		if e == s {
+			return true
+		}
+	}
+	return false
+}
+
+func loadCRD(t *testing.T, rel string) *apiextensionsv1.CustomResourceDefinition {
+	t.Helper()
+	data, err := os.ReadFile(path(rel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var crd apiextensionsv1.CustomResourceDefinition
+	if err := yaml.UnmarshalStrict(data, &crd); err != nil {
+		t.Fatalf("decoding %s: %v", rel, err)
+	}
+	return &crd
+}
+
+func TestBundleCRDIsTheGeneratedCRD(t *testing.T) {
+	inBundle := loadCRD(t, "bundle/manifests/compute.ec2-operator.dev_ec2instances.yaml")
+	generated := loadCRD(t, "config/crd/bases/compute.ec2-operator.dev_ec2instances.yaml")
+	if !equality.Semantic.DeepEqual(inBundle.Spec, generated.Spec) {
+		t.Error("the bundle's CRD differs from config/crd/bases: run `make bundle`")
+	}
+}
+
+// TestBundleDockerfileLabelsMatchTheBundleAnnotations: the image labels are what a
+// registry-based install reads; annotations.yaml is what opm reads from the directory.
+func TestBundleDockerfileLabelsMatchTheBundleAnnotations(t *testing.T) {
+	var meta struct {
+		Annotations map[string]string `json:"annotations"`
+	}
+	data, err := os.ReadFile(path("bundle/metadata/annotations.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.UnmarshalStrict(data, &meta); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path("bundle.Dockerfile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	labels := map[string]string{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if rest, ok := strings.CutPrefix(line, "LABEL "); ok {
+			k, v, _ := strings.Cut(rest, "=")
+			labels[k] = v
+		}
+	}
+	if !equality.Semantic.DeepEqual(labels, meta.Annotations) {
+		t.Errorf("bundle.Dockerfile labels differ from bundle/metadata/annotations.yaml:\nlabels: %s\nannotations: %s",
+			mustJSON(labels), mustJSON(meta.Annotations))
+	}
+	want := map[string]string{
+		"operators.operatorframework.io.bundle.package.v1":         packageName,
+		"operators.operatorframework.io.bundle.channels.v1":        makeVar(t, "CHANNELS"),
+		"operators.operatorframework.io.bundle.channel.default.v1": makeVar(t, "DEFAULT_CHANNEL"),
+		"operators.operatorframework.io.bundle.mediatype.v1":       "registry+v1",
+		"operators.operatorframework.io.metrics.builder":           "operator-sdk-" + makeVar(t, "OPERATOR_SDK_VERSION"),
+		"operators.operatorframework.io.test.config.v1":            "tests/scorecard/",
+	}
+	for k, v := range want {
+		if meta.Annotations[k] != v {
+			t.Errorf("bundle annotation %s = %q, want %q", k, meta.Annotations[k], v)
+		}
+	}
+}
+
+func TestScorecardConfigListsTheBuiltInBasicAndOLMTests(t *testing.T) {
+	got := scorecardTests(t)
+	want := []string{"basic-check-spec", "olm-bundle-validation", "olm-crds-have-resources",
+		"olm-crds-have-validation", "olm-spec-descriptors", "olm-status-descriptors"}
+	sort.Strings(got)
+	if strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("scorecard tests = %v, want %v", got, want)
+	}
+}
+
+// scorecardTests lists the test names in bundle/tests/scorecard/config.yaml.
+func scorecardTests(t *testing.T) []string {
+	t.Helper()
+	data, err := os.ReadFile(path("bundle/tests/scorecard/config.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfg struct {
+		Stages []struct {
+			Tests []struct {
+				Entrypoint []string `json:"entrypoint"`
+				Image      string   `json:"image"`
+			} `json:"tests"`
+		} `json:"stages"`
+	}
+	if err := yaml.Unmarshal(data, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, st := range cfg.Stages {
+		for _, tc := range st.Tests {
+			if len(tc.Entrypoint) != 2 || tc.Entrypoint[0] != "scorecard-test" {
+				t.Fatalf("unexpected scorecard entrypoint %v", tc.Entrypoint)
+			}
+			if !strings.HasSuffix(tc.Image, ":"+makeVar(t, "OPERATOR_SDK_VERSION")) {
+				t.Errorf("scorecard image %s is not the operator-sdk version the Makefile builds", tc.Image)
+			}
+			names = append(names, tc.Entrypoint[1])
+		}
+	}
+	return names
+}

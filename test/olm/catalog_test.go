@@ -1,0 +1,106 @@
+package olm
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"os"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	"sigs.k8s.io/yaml"
+)
+
+// TestCatalogServesTheBundleInTheDefaultChannel checks the file-based catalog's
+// package, channel and bundle against the bundle and the Makefile. `make verify-olm`
+// additionally runs `opm validate` and regenerates the catalog.
+func TestCatalogServesTheBundleInTheDefaultChannel(t *testing.T) {
+	data, err := os.ReadFile(path("catalog/" + packageName + "/catalog.yaml"))
+	if err != nil {
+		t.Fatalf("reading the catalog (run `make catalog`): %v", err)
+	}
+	csv := loadCSV(t)
+	var pkg, channel, bundle map[string]any
+	for _, o := range decodeAll(t, data) {
+		switch o.Object["schema"] {
+		case "olm.package":
+			pkg = o.Object
+		case "olm.channel":
+			channel = o.Object
+		case "olm.bundle":
+			bundle = o.Object
+		default:
+			t.Errorf("unexpected catalog object with schema %v", o.Object["schema"])
+		}
+	}
+	if pkg == nil || channel == nil || bundle == nil {
+		t.Fatal("the catalog needs an olm.package, an olm.channel and an olm.bundle")
+	}
+	if pkg["name"] != packageName || pkg["defaultChannel"] != makeVar(t, "DEFAULT_CHANNEL") {
+		t.Errorf("olm.package = %v/%v", pkg["name"], pkg["defaultChannel"])
+	}
+	if channel["package"] != packageName || channel["name"] != makeVar(t, "DEFAULT_CHANNEL") {
+		t.Errorf("olm.channel = %v/%v", channel["package"], channel["name"])
+	}
+	entries, _ := channel["entries"].([]any)
+	if len(entries) != 1 || entries[0].(map[string]any)["name"] != csv.Name {
+		t.Errorf("channel entries = %v, want [%s]", entries, csv.Name)
+	}
+	if bundle["name"] != csv.Name || bundle["package"] != packageName {
+		t.Errorf("olm.bundle = %v in %v, want %s", bundle["name"], bundle["package"], csv.Name)
+	}
+	if want := expandMake(t, makeVar(t, "BUNDLE_IMG")); bundle["image"] != want {
+		t.Errorf("olm.bundle image = %v, want %s", bundle["image"], want)
+	}
+	version := ""
+	objects := 0
+	for _, p := range bundle["properties"].([]any) {
+		prop := p.(map[string]any)
+		switch prop["type"] {
+		case "olm.package":
+			version, _ = prop["value"].(map[string]any)["version"].(string)
+		case "olm.bundle.object":
+			objects++
+			checkBundleObjectIsCurrent(t, prop["value"].(map[string]any)["data"].(string))
+		}
+	}
+	files, _ := os.ReadDir(path("bundle/manifests"))
+	if objects != len(files) {
+		t.Errorf("the catalog embeds %d bundle objects, bundle/manifests has %d files (run make catalog)", objects, len(files))
+	}
+	if version != csv.Spec.Version.String() {
+		t.Errorf("olm.bundle version = %q, want the CSV's %s (stale catalog: run make catalog)", version, csv.Spec.Version.String())
+	}
+}
+
+// checkBundleObjectIsCurrent compares an object embedded in the catalog with the file
+// of the same kind and name in bundle/manifests.
+func checkBundleObjectIsCurrent(t *testing.T, b64 string) {
+	t.Helper()
+	raw, err := base64.StdEncoding.DecodeString(b64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var embedded map[string]any
+	if err := json.Unmarshal(raw, &embedded); err != nil {
+		t.Fatal(err)
+	}
+	meta := embedded["metadata"].(map[string]any)
+	files, _ := os.ReadDir(path("bundle/manifests"))
+	for _, f := range files {
+		data, err := os.ReadFile(path("bundle/manifests/" + f.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var onDisk map[string]any
+		if err := yaml.Unmarshal(data, &onDisk); err != nil {
+			t.Fatal(err)
+		}
+		if onDisk["kind"] == embedded["kind"] && onDisk["metadata"].(map[string]any)["name"] == meta["name"] {
+			if !equality.Semantic.DeepEqual(onDisk, embedded) {
+				t.Errorf("the catalog's copy of %s %v differs from bundle/manifests/%s (run make catalog)", embedded["kind"], meta["name"], f.Name())
+			}
+			return
+		}
+	}
+	t.Errorf("the catalog embeds %s %v, which bundle/manifests does not have", embedded["kind"], meta["name"])
+}
