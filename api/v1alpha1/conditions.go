@@ -65,4 +65,7 @@ const (
 	ReasonIdempotencyConflict  = "IdempotencyConflict"
 	ReasonOwnedByAnother       = "OwnedByAnotherResource"
 	ReasonAWSError             = "AWSError"
+	ReasonLaunchFailed         = "LaunchFailed"
+	ReasonUpdateFailed         = "UpdateFailed"
+	ReasonSpotInterrupted      = "SpotInterrupted"
 )

@@ -33,7 +33,9 @@ import (
 // +kubebuilder:validation:XValidation:rule="has(self.region) == has(oldSelf.region)",message="region is immutable: it cannot be added or removed after creation"
 // +kubebuilder:validation:XValidation:rule="has(self.associatePublicIpAddress) == has(oldSelf.associatePublicIpAddress)",message="associatePublicIpAddress is immutable: it cannot be added or removed after creation"
 // +kubebuilder:validation:XValidation:rule="has(self.spot) == has(oldSelf.spot)",message="spot is immutable: it cannot be added or removed after creation"
-// +kubebuilder:validation:XValidation:rule="!has(oldSelf.instanceId) || has(self.instanceId)",message="instanceId cannot be removed once set"
+// +kubebuilder:validation:XValidation:rule="has(self.instanceId) == has(oldSelf.instanceId)",message="instanceId is immutable: it can only be set when the EC2Instance is created"
+// +kubebuilder:validation:XValidation:rule="!has(self.spot) || self.instanceType == oldSelf.instanceType",message="instanceType of a Spot Instance is immutable: EC2 cannot change the type of a Spot Instance"
+// +kubebuilder:validation:XValidation:rule="!has(self.rootVolume) || self.imageId.startsWith('ami-') || self.imageId.startsWith('resolve:ssm:/aws/service/ami-amazon-linux-latest/')",message="rootVolume needs an AMI ID or an Amazon Linux SSM parameter: for other SSM parameters the root device name is unknown before launch"
 // +kubebuilder:validation:XValidation:rule="has(self.rootVolume) == has(oldSelf.rootVolume)",message="rootVolume cannot be added or removed after creation"
 // +kubebuilder:validation:XValidation:rule="!has(self.spot) || !has(self.spot.interruptionBehavior) || self.spot.interruptionBehavior != 'terminate' || !has(self.desiredState) || self.desiredState != 'stopped'",message="a Spot Instance with interruptionBehavior terminate cannot be stopped (EC2 only stops persistent Spot requests): use interruptionBehavior stop, or desiredState running"
 type EC2InstanceSpec struct {
@@ -88,13 +90,13 @@ type EC2InstanceSpec struct {
 	KeyName string `json:"keyName,omitempty"`
 
 	// userData is the instance's user data as plain text (for example a cloud-init
-	// document); the operator base64-encodes it. EC2 limits user data to 16 KB after
-	// base64 encoding, so at most 12288 bytes of text are accepted. Changing it on a
-	// running instance is applied the next time the instance is stopped. Do not put
+	// document); the operator base64-encodes it. EC2 limits user data to 16 KB in raw
+	// form, before base64 encoding, so at most 16384 bytes are accepted. Changing it on
+	// a running instance is applied the next time the instance is stopped. Do not put
 	// secrets here: user data is readable by anyone who can describe the instance.
 	// +optional
-	// +kubebuilder:validation:MaxLength=12288
-	// +kubebuilder:validation:XValidation:rule="size(bytes(self)) <= 12288",message="userData must be at most 12288 bytes (16384 after base64 encoding, EC2's limit)"
+	// +kubebuilder:validation:MaxLength=16384
+	// +kubebuilder:validation:XValidation:rule="size(bytes(self)) <= 16384",message="userData must be at most 16384 bytes (EC2's 16 KB limit on raw user data)"
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="User Data",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text","urn:alm:descriptor:com.tectonic.ui:advanced"}
 	UserData string `json:"userData,omitempty"`
 
@@ -121,7 +123,7 @@ type EC2InstanceSpec struct {
 	// EC2 allows 50 tags a resource and the operator uses up to 4 of them.
 	// +optional
 	// +kubebuilder:validation:MaxProperties=46
-	// +kubebuilder:validation:XValidation:rule="self.all(k, !k.startsWith('aws:'))",message="tag keys may not start with aws: (reserved by AWS)"
+	// +kubebuilder:validation:XValidation:rule="self.all(k, !k.lowerAscii().startsWith('aws:'))",message="tag keys may not start with aws: in any case (reserved by AWS)"
 	// +kubebuilder:validation:XValidation:rule="self.all(k, !k.startsWith('ec2-operator.dev/'))",message="tag keys may not start with ec2-operator.dev/ (reserved for the operator's ownership tags)"
 	// +kubebuilder:validation:XValidation:rule="self.all(k, size(k) >= 1 && size(k) <= 128)",message="tag keys must be 1 to 128 characters long"
 	// +kubebuilder:validation:XValidation:rule="self.all(k, size(self[k]) <= 256)",message="tag values must be at most 256 characters long"
@@ -217,7 +219,7 @@ type EC2InstanceSpec struct {
 // +kubebuilder:validation:XValidation:rule="!has(self.kmsKeyId) || (has(self.encrypted) && self.encrypted)",message="kmsKeyId requires encrypted: true"
 // +kubebuilder:validation:XValidation:rule="!has(self.sizeGiB) || self.type != 'standard' || self.sizeGiB <= 1024",message="sizeGiB must be at most 1024 for standard (magnetic) volumes"
 // +kubebuilder:validation:XValidation:rule="!has(self.sizeGiB) || !(self.type in ['gp2', 'gp3', 'io1', 'st1', 'sc1']) || self.sizeGiB <= 16384",message="sizeGiB must be at most 16384 for gp2, gp3, io1, st1 and sc1 volumes"
-// +kubebuilder:validation:XValidation:rule="!has(self.sizeGiB) || !(self.type in ['st1', 'sc1']) || self.sizeGiB >= 125",message="sizeGiB must be at least 125 for st1 and sc1 volumes"
+// +kubebuilder:validation:XValidation:rule="!(self.type in ['st1', 'sc1'])",message="st1 and sc1 volumes cannot be boot volumes; use gp3, gp2, io1, io2 or standard for the root volume"
 // +kubebuilder:validation:XValidation:rule="has(self.sizeGiB) == has(oldSelf.sizeGiB) && has(self.iops) == has(oldSelf.iops) && has(self.throughput) == has(oldSelf.throughput) && has(self.encrypted) == has(oldSelf.encrypted) && has(self.kmsKeyId) == has(oldSelf.kmsKeyId)",message="rootVolume fields cannot be added or removed after creation"
 type RootVolume struct {
 	// sizeGiB is the size of the root volume in GiB. It must be at least the AMI's

@@ -81,16 +81,17 @@ func TestCreateRejectsInvalidSpecsNamingTheField(t *testing.T) {
 			o.Spec.SecurityGroupIDs = []string{"sg-0a1b2c3d4e5f60001", "sg-0a1b2c3d4e5f60001"}
 		}, "spec.securityGroupIds[1]", "Duplicate value"},
 		{"tag key with the aws: prefix", func(o *v1alpha1.EC2Instance) { o.Spec.Tags = map[string]string{"aws:cloudformation:stack": "x"} }, "spec.tags", "aws:"},
+		{"tag key with the AWS: prefix in capitals", func(o *v1alpha1.EC2Instance) { o.Spec.Tags = map[string]string{"AWS:Team": "x"} }, "spec.tags", "aws:"},
 		{"tag key with the operator's prefix", func(o *v1alpha1.EC2Instance) {
 			o.Spec.Tags = map[string]string{"ec2-operator.dev/owner-uid": "x"}
 		}, "spec.tags", "ec2-operator.dev/"},
 		{"too many tags", func(o *v1alpha1.EC2Instance) { o.Spec.Tags = manyTags(47) }, "spec.tags", "46"},
 		{"tag value too long", func(o *v1alpha1.EC2Instance) { o.Spec.Tags = map[string]string{"k": strings.Repeat("v", 257)} }, "spec.tags", "256"},
 		{"tag key too long", func(o *v1alpha1.EC2Instance) { o.Spec.Tags = map[string]string{strings.Repeat("k", 129): "v"} }, "spec.tags", "128"},
-		{"user data over 12288 characters", func(o *v1alpha1.EC2Instance) { o.Spec.UserData = strings.Repeat("x", 12289) }, "spec.userData", ""},
-		{"user data over 12288 bytes in fewer characters", func(o *v1alpha1.EC2Instance) {
-			o.Spec.UserData = strings.Repeat("é", 6145) // 2 bytes each: 12290 bytes, 6145 characters
-		}, "spec.userData", "16384 after base64"},
+		{"user data over 16384 characters", func(o *v1alpha1.EC2Instance) { o.Spec.UserData = strings.Repeat("x", 16385) }, "spec.userData", ""},
+		{"user data over 16384 bytes in fewer characters", func(o *v1alpha1.EC2Instance) {
+			o.Spec.UserData = strings.Repeat("é", 8193) // 2 bytes each: 16386 bytes, 8193 characters
+		}, "spec.userData", "16 KB"},
 		{"root volume of size 0", func(o *v1alpha1.EC2Instance) { o.Spec.RootVolume = &v1alpha1.RootVolume{SizeGiB: ptr.To[int32](0)} }, "spec.rootVolume.sizeGiB", ""},
 		{"root volume too big", func(o *v1alpha1.EC2Instance) { o.Spec.RootVolume = &v1alpha1.RootVolume{SizeGiB: ptr.To[int32](70000)} }, "spec.rootVolume.sizeGiB", ""},
 		{"gp3 root volume over 16 TiB", func(o *v1alpha1.EC2Instance) {
@@ -109,6 +110,13 @@ func TestCreateRejectsInvalidSpecsNamingTheField(t *testing.T) {
 		{"KMS key without encryption", func(o *v1alpha1.EC2Instance) {
 			o.Spec.RootVolume = &v1alpha1.RootVolume{KMSKeyID: "alias/ebs"}
 		}, "spec.rootVolume", "kmsKeyId requires encrypted"},
+		{"throughput-optimized HDD as the root volume", func(o *v1alpha1.EC2Instance) {
+			o.Spec.RootVolume = &v1alpha1.RootVolume{Type: "st1", SizeGiB: ptr.To[int32](500)}
+		}, "spec.rootVolume", "cannot be boot volumes"},
+		{"root volume with an SSM parameter of unknown root device", func(o *v1alpha1.EC2Instance) {
+			o.Spec.ImageID = "resolve:ssm:/aws/service/canonical/ubuntu/server/24.04/stable/current/amd64/hvm/ebs-gp3/ami-id"
+			o.Spec.RootVolume = &v1alpha1.RootVolume{SizeGiB: ptr.To[int32](30)}
+		}, "spec", "root device name is unknown"},
 		{"unknown volume type", func(o *v1alpha1.EC2Instance) { o.Spec.RootVolume = &v1alpha1.RootVolume{Type: "nvme"} }, "spec.rootVolume.type", "Unsupported value"},
 		{"unknown desired state", func(o *v1alpha1.EC2Instance) { o.Spec.DesiredState = "paused" }, "spec.desiredState", "Unsupported value"},
 		{"unknown deletion policy", func(o *v1alpha1.EC2Instance) { o.Spec.DeletionPolicy = "Orphan" }, "spec.deletionPolicy", "Unsupported value"},
@@ -184,7 +192,8 @@ func TestUpdateRejectsChangesEC2CannotMakeInPlace(t *testing.T) {
 		{"changing spot options", func(o *v1alpha1.EC2Instance) { o.Spec.Spot.MaxPrice = "0.10" }, "spec.spot", "immutable"},
 		{"removing spot options", func(o *v1alpha1.EC2Instance) { o.Spec.Spot = nil }, "spec", "spot is immutable"},
 		{"changing the adopted instance", func(o *v1alpha1.EC2Instance) { o.Spec.InstanceID = "i-0fedcba9876543210" }, "spec.instanceId", "immutable"},
-		{"removing the adopted instance", func(o *v1alpha1.EC2Instance) { o.Spec.InstanceID = "" }, "spec", "instanceId cannot be removed"},
+		{"removing the adopted instance", func(o *v1alpha1.EC2Instance) { o.Spec.InstanceID = "" }, "spec", "instanceId is immutable"},
+		{"changing the type of a Spot Instance", func(o *v1alpha1.EC2Instance) { o.Spec.InstanceType = "t3.large" }, "spec", "Spot Instance is immutable"},
 		{"shrinking the root volume", func(o *v1alpha1.EC2Instance) { o.Spec.RootVolume.SizeGiB = ptr.To[int32](10) }, "spec.rootVolume.sizeGiB", "only grow"},
 		{"changing the root volume type", func(o *v1alpha1.EC2Instance) { o.Spec.RootVolume.Type = "gp2" }, "spec.rootVolume.type", "immutable"},
 		{"removing the root volume", func(o *v1alpha1.EC2Instance) { o.Spec.RootVolume = nil }, "spec", "rootVolume cannot be added or removed"},
@@ -229,9 +238,22 @@ func TestUpdateAcceptsChangesTheOperatorAppliesInPlace(t *testing.T) {
 	obj.Spec.IAMInstanceProfile = "arn:aws:iam::123456789012:instance-profile/app"
 	obj.Spec.RootVolume.SizeGiB = ptr.To[int32](40)
 	obj.Spec.DeletionPolicy = v1alpha1.DeletionPolicyRetain
-	obj.Spec.InstanceID = "i-0123456789abcdef0" // adopting is allowed once
 	if err := k8sClient.Update(ctx, obj); err != nil {
 		t.Fatalf("the API server rejected changes the operator can apply: %v", err)
+	}
+}
+
+func TestUpdateRejectsAdoptingAfterCreation(t *testing.T) {
+	ctx := context.Background()
+	obj := validInstance("adopt-late")
+	if err := k8sClient.Create(ctx, obj); err != nil {
+		t.Fatalf("create: %v", err)
+	}
+	t.Cleanup(func() { _ = k8sClient.Delete(ctx, obj) })
+	obj.Spec.InstanceID = "i-0123456789abcdef0"
+	err := k8sClient.Update(ctx, obj)
+	if err == nil || !strings.Contains(err.Error(), "instanceId is immutable") {
+		t.Fatalf("want instanceId rejected after creation, got %v", err)
 	}
 }
 
@@ -285,7 +307,7 @@ func TestCreateAcceptsTheShippedSampleShape(t *testing.T) {
 	obj.Spec.RootVolume = &v1alpha1.RootVolume{SizeGiB: ptr.To[int32](100), Type: "io2", IOPS: ptr.To[int32](5000),
 		Encrypted: ptr.To(true), KMSKeyID: "alias/aws/ebs"}
 	obj.Spec.Tags = manyTags(46)
-	obj.Spec.UserData = strings.Repeat("x", 12288)
+	obj.Spec.UserData = strings.Repeat("x", 16384)
 	obj.Spec.InstanceType = "u-6tb1.metal"
 	if err := k8sClient.Create(ctx, obj); err != nil {
 		t.Fatalf("the API server rejected a valid object: %v", err)

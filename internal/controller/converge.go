@@ -28,6 +28,18 @@ func (r *EC2InstanceReconciler) converge(ctx context.Context, s *instanceScope, 
 	r.Metrics.InstanceState(s.obj.UID, inst.State)
 	s.setCondition(computev1alpha1.ConditionInstanceLaunched, metav1.ConditionTrue, "Launched", "instance "+inst.ID+" exists")
 
+	// Another object's ownership tag means two objects claim this instance (two
+	// adoptions raced). Changing anything would make them fight, so this one stops.
+	if owner := inst.Tags[ec2.TagOwnerUID]; owner != "" && owner != string(s.obj.UID) {
+		msg := fmt.Sprintf("instance %s is managed by EC2Instance %s/%s; not changing it", inst.ID,
+			inst.Tags[ec2.TagOwnerNamespace], inst.Tags[ec2.TagOwnerName])
+		if c := s.condition(computev1alpha1.ConditionReady); c == nil || c.Reason != computev1alpha1.ReasonOwnedByAnother {
+			r.event(s, corev1.EventTypeWarning, computev1alpha1.ReasonOwnedByAnother, msg)
+		}
+		s.notReady(computev1alpha1.ReasonOwnedByAnother, msg)
+		return ctrl.Result{RequeueAfter: r.resyncAfter()}, nil
+	}
+
 	if err := r.syncTags(ctx, s, inst); err != nil {
 		return r.fail(s, "updating tags", err)
 	}
@@ -45,16 +57,27 @@ func (r *EC2InstanceReconciler) converge(ctx context.Context, s *instanceScope, 
 
 	var applied []string
 	var whileStopped []drift
+	var firstErr error
+	var failedField string
 	for _, d := range drifts {
 		if d.needsStopped {
 			whileStopped = append(whileStopped, d)
 			continue
 		}
+		// One refused change (say, a volume still in EBS's six-hour modification
+		// cooldown) must not hold back the others.
 		if err := d.apply(ctx, s.ec2, inst.ID); err != nil {
-			return r.fail(s, "changing "+d.field, err)
+			if firstErr == nil {
+				firstErr, failedField = err, d.field
+			}
+			continue
 		}
 		r.driftCorrected(s, d)
 		applied = append(applied, d.field)
+	}
+	if firstErr != nil {
+		r.forgetAttributes(s.obj.UID)
+		return r.fail(s, "changing "+failedField, firstErr)
 	}
 
 	if res, done, err := r.convergePower(ctx, s, inst, whileStopped); done {
@@ -82,21 +105,43 @@ func (r *EC2InstanceReconciler) convergePower(ctx context.Context, s *instanceSc
 		switch {
 		case !wantRunning:
 			return r.stop(ctx, s, inst, "desiredState is stopped")
+		case typeChange >= 0 && r.updateFailedForGeneration(s):
+			// The last stop for this very spec ended with EC2 refusing the change;
+			// stopping again would only take the instance down again for nothing.
+			c := s.condition(computev1alpha1.ConditionSynced)
+			s.notReady(computev1alpha1.ReasonUpdateFailed, c.Message)
+			return ctrl.Result{RequeueAfter: r.resyncAfter()}, true, nil
 		case typeChange >= 0:
 			d := whileStopped[typeChange]
 			return r.stop(ctx, s, inst, fmt.Sprintf("changing instanceType from %s to %s needs a stopped instance; it starts again afterwards", d.actual, d.desired))
 		}
 	case ec2.StateStopped:
+		if wantRunning && inst.Spot && strings.HasPrefix(inst.StateReasonCode, "Server.SpotInstance") {
+			// Only EC2 may restart a Spot Instance it interrupted, when capacity returns.
+			s.notReady(computev1alpha1.ReasonSpotInterrupted, "EC2 interrupted the Spot Instance ("+inst.StateReason+"); EC2 restarts it when capacity returns")
+			return ctrl.Result{RequeueAfter: r.resyncAfter()}, true, nil
+		}
+		var failed error
 		for _, d := range whileStopped {
 			if err := d.apply(ctx, s.ec2, inst.ID); err != nil {
-				res, err := r.fail(s, "changing "+d.field, err)
-				return res, true, err
+				failed = err
+				msg := messageFor("changing "+d.field, err)
+				s.setCondition(computev1alpha1.ConditionSynced, metav1.ConditionFalse, computev1alpha1.ReasonUpdateFailed, msg)
+				r.event(s, corev1.EventTypeWarning, computev1alpha1.ReasonUpdateFailed, msg)
+				r.Metrics.ReconcileError(computev1alpha1.ReasonUpdateFailed)
+				break
 			}
 			r.driftCorrected(s, d)
 		}
 		if len(whileStopped) > 0 {
 			r.forgetAttributes(s.obj.UID)
 		}
+		if failed != nil && !wantRunning {
+			s.notReady(computev1alpha1.ReasonUpdateFailed, messageFor("changing the stopped instance", failed))
+			return ctrl.Result{}, true, failed
+		}
+		// When a change failed, the instance still starts again: it was stopped only
+		// for the change, and must not stay down because EC2 refused it.
 		if wantRunning {
 			why := "desiredState is running"
 			if len(whileStopped) == 0 && stoppedOutOfBand(s) {
@@ -117,6 +162,13 @@ func (r *EC2InstanceReconciler) convergePower(ctx context.Context, s *instanceSc
 		}
 	}
 	return ctrl.Result{}, false, nil
+}
+
+// updateFailedForGeneration reports whether a change that needs a stopped instance
+// already failed for the current spec.
+func (r *EC2InstanceReconciler) updateFailedForGeneration(s *instanceScope) bool {
+	c := s.condition(computev1alpha1.ConditionSynced)
+	return c != nil && c.Reason == computev1alpha1.ReasonUpdateFailed && c.ObservedGeneration == s.obj.Generation
 }
 
 // stoppedOutOfBand tells a stop the operator did not ask for: the last pass neither

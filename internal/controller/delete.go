@@ -43,6 +43,12 @@ func (r *EC2InstanceReconciler) reconcileDelete(ctx context.Context, s *instance
 		r.event(s, corev1.EventTypeNormal, "TerminationProtectionLifted",
 			"lifted termination protection of instance "+inst.ID+" because the EC2Instance is deleted with deletionPolicy Delete")
 	}
+	// A persistent Spot request would relaunch the instance once it is terminated.
+	if inst.SpotRequestID != "" {
+		if err := s.ec2.CancelSpotRequest(ctx, inst.SpotRequestID); err != nil && !ec2.IsNotFound(err) {
+			return r.fail(s, "cancelling Spot request "+inst.SpotRequestID, err)
+		}
+	}
 	if err := s.ec2.TerminateInstance(ctx, inst.ID); err != nil {
 		return r.fail(s, "terminating instance "+inst.ID, err)
 	}
@@ -52,36 +58,31 @@ func (r *EC2InstanceReconciler) reconcileDelete(ctx context.Context, s *instance
 }
 
 // instanceForDeletion finds the instance to clean up, including one whose launch was
-// never recorded: the client token in status shows a launch may have happened.
+// never recorded: the client token in status shows a launch may have happened. While
+// a launch may still be invisible to DescribeInstances (EC2 is eventually consistent),
+// it waits rather than release the object and leak the instance.
 func (r *EC2InstanceReconciler) instanceForDeletion(ctx context.Context, s *instanceScope) (*ec2.Instance, error) {
 	st := &s.obj.Status
-	if st.InstanceID == "" {
-		if st.ClientToken == "" {
-			return nil, nil
+	if st.InstanceID != "" {
+		inst, err := s.ec2.GetInstance(ctx, st.InstanceID)
+		if !ec2.IsNotFound(err) {
+			return inst, err
 		}
-		found, err := r.findOwnInstance(ctx, s, st.ClientToken)
-		if err != nil || found == nil {
-			return nil, err
+		if s.obj.Spec.InstanceID != "" || !r.withinVisibilityGrace(s) {
+			return nil, nil // long gone
 		}
-		st.InstanceID = found.ID
-		return found, nil
+	} else if st.ClientToken == "" {
+		return nil, nil // no launch was ever attempted
 	}
-	inst, err := s.ec2.GetInstance(ctx, st.InstanceID)
-	if ec2.IsNotFound(err) {
-		if s.obj.Spec.InstanceID == "" && st.State == "" {
-			// Launched but not yet visible: wait rather than leak it.
-			found, ferr := r.findOwnInstance(ctx, s, st.ClientToken)
-			if ferr != nil {
-				return nil, ferr
-			}
-			if found == nil {
-				return nil, err
-			}
-			return found, nil
-		}
-		return nil, nil
+	found, err := r.findOwnInstance(ctx, s, st.ClientToken)
+	if err != nil || found != nil {
+		return found, err
 	}
-	return inst, err
+	if r.withinVisibilityGrace(s) {
+		return nil, &ec2.Error{Kind: ec2.KindNotFound, Operation: "DescribeInstances", Code: "NotVisibleYet",
+			Message: "a launch may have happened but the instance is not visible yet; waiting before releasing the object"}
+	}
+	return nil, nil
 }
 
 // retain releases the instance: the ownership tags go, so another EC2Instance can adopt

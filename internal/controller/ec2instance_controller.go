@@ -111,7 +111,13 @@ func (r *EC2InstanceReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 }
 
 func (r *EC2InstanceReconciler) reconcile(ctx context.Context, s *instanceScope) (ctrl.Result, error) {
-	s.region = s.obj.Spec.Region
+	// The region is pinned in status once an instance may exist: a later change of
+	// the operator's default region must not make the operator look for (and launch)
+	// the instance elsewhere.
+	s.region = s.obj.Status.Region
+	if s.region == "" {
+		s.region = s.obj.Spec.Region
+	}
 	if s.region == "" {
 		s.region = r.DefaultRegion
 	}
@@ -135,7 +141,9 @@ func (r *EC2InstanceReconciler) reconcile(ctx context.Context, s *instanceScope)
 	}
 
 	inst, res, err := r.ensureInstance(ctx, s)
-	if inst == nil {
+	if inst == nil || err != nil {
+		// A failed status write after a launch ends the pass: the instance ID must be
+		// recorded before anything else is done to the instance.
 		return res, err
 	}
 	return r.converge(ctx, s, inst)

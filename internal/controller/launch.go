@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -45,8 +47,9 @@ func (r *EC2InstanceReconciler) ensureInstance(ctx context.Context, s *instanceS
 func (r *EC2InstanceReconciler) launch(ctx context.Context, s *instanceScope) (*ec2.Instance, ctrl.Result, error) {
 	st := &s.obj.Status
 	token := ec2.ClientToken(string(s.obj.UID), st.Recreations)
-	if st.ClientToken != token {
+	if st.ClientToken != token || st.Region != s.region {
 		st.ClientToken = token
+		st.Region = s.region
 		s.setCondition(computev1alpha1.ConditionInstanceLaunched, metav1.ConditionFalse, computev1alpha1.ReasonProvisioning, "launching an instance")
 		s.notReady(computev1alpha1.ReasonProvisioning, "launching an instance")
 		if err := s.patchStatus(ctx, r.Client); err != nil {
@@ -128,11 +131,13 @@ func (r *EC2InstanceReconciler) launchFailed(ctx context.Context, s *instanceSco
 	case "IdempotentParameterMismatch":
 		// A launch with this token succeeded with other parameters (the spec changed
 		// between a lost answer and the retry). That instance is ours: wait until
-		// DescribeInstances shows it, then manage it and correct its drift.
-		msg := messageFor("launching", err) + "; waiting for the instance launched earlier with this token to become visible"
-		s.notReady(computev1alpha1.ReasonIdempotencyConflict, msg)
-		r.event(s, corev1.EventTypeNormal, computev1alpha1.ReasonIdempotencyConflict, msg)
-		return nil, ctrl.Result{RequeueAfter: r.PollInterval}, nil
+		// DescribeInstances shows it, then manage it and correct its drift. Past the
+		// visibility grace period something else is wrong, and the wait backs off.
+		if r.withinVisibilityGrace(s) {
+			msg := messageFor("launching", err) + "; waiting for the instance launched earlier with this token to become visible"
+			s.notReady(computev1alpha1.ReasonIdempotencyConflict, msg)
+			return nil, ctrl.Result{RequeueAfter: r.PollInterval}, nil
+		}
 	}
 	res, err := r.fail(s, "launching an instance", err)
 	return nil, res, err
@@ -196,12 +201,31 @@ func (r *EC2InstanceReconciler) instanceMissing(ctx context.Context, s *instance
 		s.notReady(computev1alpha1.ReasonInstanceNotFound, msg)
 		return nil, ctrl.Result{RequeueAfter: r.ResyncPeriod}, nil
 	}
-	if launched := s.condition(computev1alpha1.ConditionInstanceLaunched); st.State == "" && launched != nil &&
-		r.now().Sub(launched.LastTransitionTime.Time) < r.VisibilityGracePeriod {
+	if r.withinVisibilityGrace(s) {
 		s.notReady(computev1alpha1.ReasonPending, "instance "+st.InstanceID+" is not visible in EC2 yet")
 		return nil, ctrl.Result{RequeueAfter: r.PollInterval}, nil
 	}
 	return r.instanceTerminated(ctx, s, &ec2.Instance{ID: st.InstanceID, State: ec2.StateTerminated})
+}
+
+// withinVisibilityGrace reports whether a launch began (the token was recorded, or the
+// instance ID) less than VisibilityGracePeriod ago, so that an instance unknown to
+// DescribeInstances may simply not be visible yet. It goes by time, not by state:
+// RunInstances' own answer already says pending.
+func (r *EC2InstanceReconciler) withinVisibilityGrace(s *instanceScope) bool {
+	c := s.condition(computev1alpha1.ConditionInstanceLaunched)
+	if c == nil || r.now().Sub(c.LastTransitionTime.Time) >= r.VisibilityGracePeriod {
+		return false
+	}
+	// A launch EC2 rejected outright created nothing that could become visible.
+	if ready := s.condition(computev1alpha1.ConditionReady); ready != nil && ready.Status == metav1.ConditionFalse {
+		switch ready.Reason {
+		case computev1alpha1.ReasonInvalidSpec, computev1alpha1.ReasonImageNotFound, computev1alpha1.ReasonSubnetNotFound,
+			computev1alpha1.ReasonSecurityGroupMissing, computev1alpha1.ReasonAuthFailure, computev1alpha1.ReasonInsufficientCapacity:
+			return c.Status != metav1.ConditionFalse
+		}
+	}
+	return true
 }
 
 // instanceTerminated handles an instance that was terminated while its object still
@@ -215,24 +239,72 @@ func (r *EC2InstanceReconciler) instanceTerminated(ctx context.Context, s *insta
 		s.notReady(computev1alpha1.ReasonInstanceNotFound, msg)
 		return nil, ctrl.Result{RequeueAfter: r.ResyncPeriod}, nil
 	}
-	msg := fmt.Sprintf("instance %s was terminated outside Kubernetes", inst.ID)
+	// An instance that died before it ever ran failed to launch (for example
+	// Client.InternalError for an unusable KMS key); that is not drift, and relaunching
+	// it quickly would fail the same way.
+	neverRan := s.before.Status.State == "" || s.before.Status.State == ec2.StatePending
+	launchFailed := neverRan && isLaunchFailure(inst.StateReasonCode)
+	reason, msg := computev1alpha1.ReasonTerminatedOutOfBand, fmt.Sprintf("instance %s was terminated outside Kubernetes", inst.ID)
+	if launchFailed {
+		reason, msg = computev1alpha1.ReasonLaunchFailed, fmt.Sprintf("instance %s failed to launch", inst.ID)
+	}
 	if inst.StateReason != "" {
 		msg += " (" + inst.StateReason + ")"
 	}
-	msg += "; launching a replacement"
-	r.event(s, corev1.EventTypeWarning, computev1alpha1.ReasonTerminatedOutOfBand, msg)
-	r.Metrics.DriftCorrected("instance")
+	// A persistent Spot request would launch an instance of its own, next to ours.
+	if inst.SpotRequestID != "" {
+		if err := s.ec2.CancelSpotRequest(ctx, inst.SpotRequestID); err != nil && !ec2.IsNotFound(err) {
+			res, err := r.fail(s, "cancelling Spot request "+inst.SpotRequestID, err)
+			return nil, res, err
+		}
+	}
+	backoff := r.recreationBackoff(st.Recreations)
+	msg += fmt.Sprintf("; launching a replacement in %s", backoff)
+	r.event(s, corev1.EventTypeWarning, reason, msg)
+	if launchFailed {
+		r.Metrics.ReconcileError(reason)
+	} else {
+		r.Metrics.DriftCorrected("instance")
+	}
 	r.Metrics.InstanceState(s.obj.UID, "")
 	r.forgetAttributes(s.obj.UID)
 	*st = computev1alpha1.EC2InstanceStatus{
+		Region:         st.Region,
 		Recreations:    st.Recreations + 1,
 		ManagedTagKeys: st.ManagedTagKeys,
 		Conditions:     st.Conditions,
 	}
-	s.setCondition(computev1alpha1.ConditionInstanceLaunched, metav1.ConditionFalse, computev1alpha1.ReasonTerminatedOutOfBand, msg)
-	s.notReady(computev1alpha1.ReasonRecreating, msg)
+	s.setCondition(computev1alpha1.ConditionInstanceLaunched, metav1.ConditionFalse, reason, msg)
+	s.notReady(reason, msg)
 	if err := s.patchStatus(ctx, r.Client); err != nil {
 		return nil, ctrl.Result{}, err
 	}
-	return nil, ctrl.Result{Requeue: true}, nil
+	return nil, ctrl.Result{RequeueAfter: backoff}, nil
+}
+
+// isLaunchFailure tells EC2's state reason codes for a launch that failed (for example
+// Client.InternalError, Client.VolumeLimitExceeded, Server.InsufficientInstanceCapacity)
+// from terminations someone asked for (Client.UserInitiatedShutdown) and Spot
+// interruptions.
+func isLaunchFailure(code string) bool {
+	switch {
+	case strings.HasPrefix(code, "Client.UserInitiated"), strings.HasPrefix(code, "Server.SpotInstance"):
+		return false
+	default:
+		return strings.HasPrefix(code, "Client.") || strings.HasPrefix(code, "Server.")
+	}
+}
+
+// recreationBackoff spaces replacements out: MinBackoff doubled for each earlier
+// replacement, up to MaxBackoff, so that an instance that keeps dying cannot make the
+// operator launch in a loop.
+func (r *EC2InstanceReconciler) recreationBackoff(recreations int32) time.Duration {
+	d := r.MinBackoff
+	for range min(recreations, 20) {
+		d *= 2
+		if d >= r.MaxBackoff {
+			return r.MaxBackoff
+		}
+	}
+	return d
 }

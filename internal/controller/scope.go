@@ -60,7 +60,9 @@ func (s *instanceScope) patchStatus(ctx context.Context, c client.Client) error 
 func (s *instanceScope) patchMetadata(ctx context.Context, c client.Client, mutate func()) error {
 	base := s.obj.DeepCopy()
 	mutate()
-	if err := c.Patch(ctx, s.obj, client.MergeFrom(base)); err != nil {
+	// Optimistic locking: a merge patch replaces the whole finalizer list, so without
+	// it a finalizer another controller added meanwhile could be dropped.
+	if err := c.Patch(ctx, s.obj, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
 		return fmt.Errorf("updating finalizers: %w", err)
 	}
 	// The patch answer carries the new resourceVersion; the status we started from is

@@ -35,6 +35,7 @@ var handlers = map[string]handler{
 	"DescribeSecurityGroups":                 (*Sim).describeSecurityGroups,
 	"DescribeVolumes":                        (*Sim).describeVolumes,
 	"ModifyVolume":                           (*Sim).modifyVolume,
+	"CancelSpotInstanceRequests":             (*Sim).cancelSpotInstanceRequests,
 	"DescribeIamInstanceProfileAssociations": (*Sim).describeIamInstanceProfileAssociations,
 	"AssociateIamInstanceProfile":            (*Sim).associateIamInstanceProfile,
 	"ReplaceIamInstanceProfileAssociation":   (*Sim).replaceIamInstanceProfileAssociation,

@@ -100,6 +100,8 @@ type Sim struct {
 	reservations map[string]*reservation
 	tokens       map[string]*tokenRecord
 	associations map[string]*association
+	// cancelledSpot holds the Spot Instance requests that were cancelled.
+	cancelledSpot map[string]bool
 
 	images        map[string]*Image
 	imageOrder    []string
@@ -133,24 +135,25 @@ func New(cfg Config) *Sim {
 	}
 	seed := uint64(cfg.Seed)
 	s := &Sim{
-		cfg:          cfg,
-		idRand:       rand.New(rand.NewPCG(seed, 0x1d5)),
-		faultRand:    rand.New(rand.NewPCG(seed, 0xfa17)),
-		reqRand:      rand.New(rand.NewPCG(seed, 0x4e9)),
-		instances:    map[string]*instance{},
-		volumes:      map[string]*VolumeRecord{},
-		reservations: map[string]*reservation{},
-		tokens:       map[string]*tokenRecord{},
-		associations: map[string]*association{},
-		images:       map[string]*Image{},
-		ssmParams:    map[string]string{},
-		subnets:      map[string]*Subnet{},
-		groups:       map[string]*SecurityGroup{},
-		profiles:     map[string]bool{},
-		keyPairs:     map[string]bool{},
-		calls:        map[string]int{},
-		gates:        map[string]*Gate{},
-		respGate:     map[string]*Gate{},
+		cfg:           cfg,
+		idRand:        rand.New(rand.NewPCG(seed, 0x1d5)),
+		faultRand:     rand.New(rand.NewPCG(seed, 0xfa17)),
+		reqRand:       rand.New(rand.NewPCG(seed, 0x4e9)),
+		instances:     map[string]*instance{},
+		volumes:       map[string]*VolumeRecord{},
+		reservations:  map[string]*reservation{},
+		tokens:        map[string]*tokenRecord{},
+		associations:  map[string]*association{},
+		cancelledSpot: map[string]bool{},
+		images:        map[string]*Image{},
+		ssmParams:     map[string]string{},
+		subnets:       map[string]*Subnet{},
+		groups:        map[string]*SecurityGroup{},
+		profiles:      map[string]bool{},
+		keyPairs:      map[string]bool{},
+		calls:         map[string]int{},
+		gates:         map[string]*Gate{},
+		respGate:      map[string]*Gate{},
 	}
 	s.seedDefaults()
 	return s

@@ -63,6 +63,10 @@ type Client interface {
 	// GetVolumeSize returns the size of an EBS volume in GiB.
 	GetVolumeSize(ctx context.Context, volumeID string) (int32, error)
 
+	// CancelSpotRequest cancels a Spot Instance request, so that EC2 does not relaunch
+	// an instance the operator terminates. Cancelling a cancelled request succeeds.
+	CancelSpotRequest(ctx context.Context, requestID string) error
+
 	// CreateTags adds or overwrites tags on the given resources.
 	CreateTags(ctx context.Context, resourceIDs []string, tags map[string]string) error
 	// DeleteTags removes the given tag keys from the given resources, whatever their
@@ -136,7 +140,11 @@ type Instance struct {
 	// State is pending, running, stopping, stopped, shutting-down or terminated.
 	State string
 	// StateReason is EC2's message for the last state change, if any.
-	StateReason      string
+	StateReason string
+	// StateReasonCode is EC2's code for it, such as Client.UserInitiatedShutdown or
+	// Server.SpotInstanceTermination; Client.* and Server.* codes on an instance that
+	// never ran mean the launch itself failed.
+	StateReasonCode  string
 	InstanceType     string
 	ImageID          string
 	SubnetID         string
@@ -162,6 +170,10 @@ type Instance struct {
 	VolumeIDs []string
 	// Spot is true for Spot Instances.
 	Spot bool
+	// SpotRequestID is the Spot Instance request that launched the instance, if any.
+	// A persistent request relaunches the instance when it is terminated unless it is
+	// cancelled first.
+	SpotRequestID string
 }
 
 // InstanceAttributes are the attributes that DescribeInstances does not return.

@@ -2,6 +2,7 @@ package ec2
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"net"
 	"strings"
@@ -27,6 +28,8 @@ const (
 	CodeRetryQuotaExceeded = "RetryQuotaExceeded"
 	// CodeServerError marks a 5xx response that carried no error code.
 	CodeServerError = "ServerError"
+	// CodeUnknown marks, in call metrics, a failure with no code of any kind.
+	CodeUnknown = "Unknown"
 )
 
 // codeKinds holds the EC2 error codes with a known meaning. Sources: the EC2 API
@@ -256,11 +259,19 @@ func redact(err error, secret string) error {
 		return err
 	}
 	var e *Error
-	if errors.As(err, &e) && strings.Contains(e.Message, secret) {
-		cp := *e
-		cp.Message = strings.ReplaceAll(e.Message, secret, "<redacted>")
-		cp.Err = errors.New(cp.Message)
-		return &cp
+	if !errors.As(err, &e) {
+		return err
 	}
-	return err
+	// EC2's validation messages may echo the value as sent, which is base64.
+	msg := e.Message
+	for _, form := range []string{secret, base64.StdEncoding.EncodeToString([]byte(secret))} {
+		msg = strings.ReplaceAll(msg, form, "<redacted>")
+	}
+	if msg == e.Message {
+		return err
+	}
+	cp := *e
+	cp.Message = msg
+	cp.Err = errors.New(cp.Message)
+	return &cp
 }

@@ -2,10 +2,12 @@ package ec2
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"net"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -172,6 +174,15 @@ func TestRedactRemovesUserDataFromMessages(t *testing.T) {
 	err := redact(&Error{Kind: KindInvalidInput, Message: "bad user data: password=hunter2"}, "password=hunter2")
 	var e *Error
 	if !errors.As(err, &e) || e.Message != "bad user data: <redacted>" || errors.Unwrap(err).Error() != e.Message {
+		t.Errorf("redact left %q", err)
+	}
+}
+
+func TestRedactRemovesBase64UserDataEchoedByEC2(t *testing.T) {
+	secret := "#!/bin/sh\nexport TOKEN=hunter2\n"
+	echoed := "Value '" + base64.StdEncoding.EncodeToString([]byte(secret)) + "' at 'userData' failed to satisfy constraint"
+	err := redact(&Error{Kind: KindInvalidInput, Code: "ValidationError", Message: echoed}, secret)
+	if strings.Contains(err.Error(), base64.StdEncoding.EncodeToString([]byte(secret))) || !strings.Contains(err.Error(), "<redacted>") {
 		t.Errorf("redact left %q", err)
 	}
 }

@@ -21,6 +21,7 @@ func fromSDKInstance(in types.Instance) Instance {
 		LaunchTime:       aws.ToTime(in.LaunchTime),
 		ClientToken:      aws.ToString(in.ClientToken),
 		Spot:             in.InstanceLifecycle == types.InstanceLifecycleTypeSpot,
+		SpotRequestID:    aws.ToString(in.SpotInstanceRequestId),
 		SecurityGroupIDs: []string{},
 		Tags:             map[string]string{},
 	}
@@ -32,6 +33,7 @@ func fromSDKInstance(in types.Instance) Instance {
 	// free-form text, used only when there is nothing better.
 	if in.StateReason != nil && aws.ToString(in.StateReason.Message) != "" {
 		out.StateReason = aws.ToString(in.StateReason.Message)
+		out.StateReasonCode = aws.ToString(in.StateReason.Code)
 	} else {
 		out.StateReason = aws.ToString(in.StateTransitionReason)
 	}

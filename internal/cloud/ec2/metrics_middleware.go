@@ -93,6 +93,10 @@ func (m *attemptMiddleware) HandleFinalize(ctx context.Context, in middleware.Fi
 	start := time.Now()
 	out, md, err = next.HandleFinalize(ctx, in)
 	code, _ := errorCode(err)
+	if err != nil && code == "" {
+		// A failure the classifier has no code for must not be counted as a success.
+		code = CodeUnknown
+	}
 	counter.lastCode = code
 	m.recorder.RecordCall(op, code, time.Since(start))
 	return out, md, err

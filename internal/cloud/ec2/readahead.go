@@ -42,6 +42,10 @@ type answer struct {
 // keepFactor is how many ttl periods an instance stays known without being asked about.
 const keepFactor = 4
 
+// changeSettleTime is how long after this client changes an instance its answers are
+// not kept: long enough for EC2's eventual consistency, short next to a resync.
+const changeSettleTime = 10 * time.Second
+
 func newReadAhead(ttl time.Duration, now func() time.Time) *readAhead {
 	return &readAhead{ttl: ttl, now: now, asked: map[string]time.Time{}, answers: map[string]answer{}, changed: map[string]time.Time{}}
 }
@@ -108,7 +112,11 @@ func (r *readAhead) store(asked []string, found map[string]*Instance, sentAt tim
 	defer r.mu.Unlock()
 	for _, id := range asked {
 		if inst, ok := found[id]; ok {
-			if changedAt, ok := r.changed[id]; ok && !changedAt.Before(sentAt) {
+			// An answer sent before, or soon after, this client changed the instance may
+			// still show the old state (EC2 is eventually consistent); such instances
+			// are described afresh until the change has settled.
+			if changedAt, ok := r.changed[id]; ok && sentAt.Sub(changedAt) < changeSettleTime {
+				delete(r.answers, id)
 				continue
 			}
 			r.answers[id] = answer{instance: cloneInstance(inst), fetchedAt: sentAt}
