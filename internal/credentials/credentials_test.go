@@ -220,7 +220,7 @@ func TestSetupRequestsCredentialsAndWritesCCOsProfile(t *testing.T) {
 			actions[a.(string)] = true
 		}
 	}
-	for _, a := range requiredActions {
+	for _, a := range requiredActions(t) {
 		if !actions[a] {
 			t.Errorf("the CredentialsRequest does not ask for %s", a)
 		}

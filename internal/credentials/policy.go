@@ -43,8 +43,6 @@ func Policy() []Statement {
 				"ec2:DescribeImages",
 				"ec2:DescribeInstanceAttribute",
 				"ec2:DescribeInstances",
-				"ec2:DescribeSecurityGroups",
-				"ec2:DescribeSubnets",
 				"ec2:DescribeVolumes",
 			},
 			Resource: []string{"*"},
@@ -121,6 +119,16 @@ func Policy() []Statement {
 			Effect:   "Allow",
 			Action:   []string{"ec2:ModifyInstanceAttribute"},
 			Resource: []string{"arn:aws:ec2:*:*:security-group/*"},
+		},
+		{
+			// Spot requests carry no owner tag (only instances and volumes are tagged
+			// at launch); cancelling a request never touches an instance, and the
+			// operator cancels only the request of an instance it owns, before
+			// terminating or replacing it, so that EC2 does not relaunch it.
+			Sid:      "CancelSpotRequests",
+			Effect:   "Allow",
+			Action:   []string{"ec2:CancelSpotInstanceRequests"},
+			Resource: []string{"arn:aws:ec2:*:*:spot-instances-request/*"},
 		},
 		{
 			Sid:       "GrowOwnedVolumes",
