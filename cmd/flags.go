@@ -52,6 +52,7 @@ type options struct {
 	awsRateLimit            float64
 	maxConcurrentReconciles int
 	resyncPeriod            time.Duration
+	pollInterval            time.Duration
 	attributeResyncPeriod   time.Duration
 	watchNamespaces         string
 }
@@ -96,6 +97,8 @@ func (o *options) bindFlags(fs *flag.FlagSet) {
 		"How many EC2Instances are reconciled in parallel (env MAX_CONCURRENT_RECONCILES).")
 	fs.DurationVar(&o.resyncPeriod, "resync-period", envDuration("RESYNC_PERIOD", controller.DefaultResyncPeriod),
 		"How often a settled instance is checked for drift made outside Kubernetes (env RESYNC_PERIOD).")
+	fs.DurationVar(&o.pollInterval, "poll-interval", envDuration("POLL_INTERVAL", controller.DefaultPollInterval),
+		"How often an instance in transition (pending, stopping, being changed) is checked (env POLL_INTERVAL).")
 	fs.DurationVar(&o.attributeResyncPeriod, "attribute-resync-period",
 		envDuration("ATTRIBUTE_RESYNC_PERIOD", controller.DefaultAttributeResyncPeriod),
 		"How often termination protection, user data and root volume size are re-read when the spec does not change "+
@@ -111,6 +114,8 @@ func (o *options) validate() error {
 		return fmt.Errorf("--max-concurrent-reconciles must be at least 1")
 	case o.resyncPeriod < time.Second:
 		return fmt.Errorf("--resync-period must be at least 1s")
+	case o.pollInterval < 100*time.Millisecond:
+		return fmt.Errorf("--poll-interval must be at least 100ms")
 	case o.awsMaxAttempts < 1:
 		return fmt.Errorf("--aws-max-attempts must be at least 1")
 	case o.renewDeadline >= o.leaseDuration:

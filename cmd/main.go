@@ -118,6 +118,7 @@ func run(ctx context.Context, opts options) error {
 		DefaultRegion:           opts.awsRegion,
 		Metrics:                 m,
 		ResyncPeriod:            opts.resyncPeriod,
+		PollInterval:            opts.pollInterval,
 		AttributeResyncPeriod:   opts.attributeResyncPeriod,
 		MaxConcurrentReconciles: opts.maxConcurrentReconciles,
 	}

@@ -67,7 +67,7 @@ func run(ctx context.Context, workDir, manager, sample, simAddr, probeAddr, metr
 	}
 	defer logFile.Close()
 	mgr := exec.Command(manager, "--metrics-bind-address="+metricsAddr, "--health-probe-bind-address="+probeAddr,
-		"--resync-period=30s", "--zap-devel")
+		"--resync-period=30s", "--poll-interval=1s", "--zap-devel")
 	mgr.Env = env.ManagerEnv()
 	mgr.Stdout, mgr.Stderr = logFile, logFile
 	if err := mgr.Start(); err != nil {

@@ -1,0 +1,91 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestSandboxOnceBringsUpTheSampleReadyAndLeavesNoProcessBehind runs the README's
+// sandbox as a smoke test (`go run ./cmd/sandbox --once`): its own control plane,
+// emulator and manager, the sample applied and Ready, then a full teardown.
+func TestSandboxOnceBringsUpTheSampleReadyAndLeavesNoProcessBehind(t *testing.T) {
+	t.Parallel()
+	workDir := t.TempDir()
+	// Every process the sandbox starts inherits this entry, so leftovers can be found
+	// after it exits, even once reparented away from it.
+	marker := "EC2_OPERATOR_E2E_SANDBOX=" + strconv.Itoa(os.Getpid()) + "-" + filepath.Base(workDir)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	cmd := goCommand(ctx, "run", "./cmd/sandbox", "--once",
+		"--work-dir="+workDir,
+		"--manager="+managerBin,
+		"--ec2-listen="+freeAddr(t),
+		"--health-probe-bind-address="+freeAddr(t),
+		"--metrics-bind-address="+freeAddr(t),
+		"--pending-duration=300ms",
+	)
+	cmd.Env = append(os.Environ(), marker)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	// On timeout, interrupt go run and the sandbox together (their process group) so
+	// the sandbox still tears its control plane down, as after Ctrl-C.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGINT) }
+	cmd.WaitDelay = 30 * time.Second
+	t.Cleanup(func() {
+		// Only reached with something left over: end exactly the processes this test
+		// started, found by the marker.
+		for _, pid := range processesWithEnv(marker) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	})
+
+	start := time.Now()
+	err := cmd.Run()
+	t.Logf("sandbox ran for %s", time.Since(start).Round(time.Millisecond))
+	if err != nil {
+		t.Fatalf("go run ./cmd/sandbox --once: %v\n%s%s", err, out.String(), fileTail(filepath.Join(workDir, "manager.log"), 60))
+	}
+	if !sampleShownReady(out.String()) {
+		t.Errorf("the output does not show web-1 running and Ready:\n%s", out.String())
+	}
+	if left := waitNoProcessWithEnv(marker, 10*time.Second); len(left) > 0 {
+		t.Errorf("processes left running after the sandbox exited: %v", left)
+	}
+}
+
+// sampleShownReady finds the row of `kubectl get ec2 -o wide` for the sample, web-1,
+// with its instance running and Ready True.
+func sampleShownReady(out string) bool {
+	for _, line := range strings.Split(out, "\n") {
+		f := strings.Fields(line)
+		if len(f) > 0 && f[0] == "web-1" && strings.Contains(line, " i-") &&
+			slices.Contains(f, "running") && slices.Contains(f, "True") {
+			return true
+		}
+	}
+	return false
+}
+
+// fileTail returns the last n lines of a file, headed by its name, or "" when it cannot
+// be read.
+func fileTail(path string, n int) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return "\n--- " + path + " ---\n" + strings.Join(lines, "\n")
+}
