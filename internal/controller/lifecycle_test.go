@@ -232,14 +232,7 @@ func TestDeleteWhileStillPendingTerminatesTheInstance(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, harnessOptions{sim: ec2sim.Config{PendingDuration: time.Hour}})
 	h.create(h.instance("early"))
-	var id string
-	h.eventually(h.timeout, func() string {
-		id = h.get("early").Status.InstanceID
-		if id == "" {
-			return "no instance yet"
-		}
-		return ""
-	})
+	id := h.waitRecorded("early")
 	if err := h.k8s.Delete(context.Background(), h.get("early")); err != nil {
 		t.Fatal(err)
 	}

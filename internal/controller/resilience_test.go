@@ -32,11 +32,7 @@ func TestDeleteRightAfterCreateTerminatesAnInstanceNotYetVisible(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, harnessOptions{sim: ec2sim.Config{VisibilityDelay: 3 * time.Second}})
 	h.create(h.instance("hasty"))
-	var id string
-	h.eventually(h.timeout, func() string {
-		id = h.get("hasty").Status.InstanceID
-		return unless(id != "", "no instance recorded yet")
-	})
+	id := h.waitRecorded("hasty")
 	if err := h.k8s.Delete(context.Background(), h.get("hasty")); err != nil {
 		t.Fatal(err)
 	}
@@ -82,11 +78,7 @@ func TestPendingInstanceTerminatedByAUserIsReplacedAsOutOfBand(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, harnessOptions{sim: ec2sim.Config{PendingDuration: time.Hour}})
 	h.create(h.instance("cancelled"))
-	var id string
-	h.eventually(h.timeout, func() string {
-		id = h.get("cancelled").Status.InstanceID
-		return unless(id != "", "no instance yet")
-	})
+	id := h.waitRecorded("cancelled")
 	if err := h.sim.TerminateInstance(id); err != nil {
 		t.Fatal(err)
 	}

@@ -277,6 +277,21 @@ func (h *harness) waitCondition(name, condType string, status metav1.ConditionSt
 	return obj
 }
 
+// waitRecorded waits until an instance ID is recorded in the object's status (the
+// instance may still be pending) and returns it.
+func (h *harness) waitRecorded(name string) string {
+	h.t.Helper()
+	var id string
+	h.eventually(h.timeout, func() string {
+		id = h.get(name).Status.InstanceID
+		if id == "" {
+			return name + " has no instance yet"
+		}
+		return ""
+	})
+	return id
+}
+
 func (h *harness) waitReady(name string) *computev1alpha1.EC2Instance {
 	h.t.Helper()
 	return h.waitCondition(name, computev1alpha1.ConditionReady, metav1.ConditionTrue, "")
