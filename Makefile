@@ -75,8 +75,9 @@ test: verify-fmt vet verify-generated setup-envtest ## Run every test against a 
 		go test ./... -coverprofile cover.out -timeout 20m $(TEST_FLAGS)
 
 .PHONY: bench
-bench: ## Run the benchmarks that count AWS API calls per operation.
-	go test ./internal/... -run '^$$' -bench . -benchtime 3x
+bench: setup-envtest ## Run the benchmarks that count AWS API calls (per lookup, per instance per resync).
+	KUBEBUILDER_ASSETS="$$($(ENVTEST) use $(ENVTEST_K8S_VERSION) --bin-dir $(LOCALBIN) -i -p path)" \
+		go test ./internal/... -run '^$$' -bench . -benchtime 3x
 
 ##@ Build
 

@@ -123,14 +123,6 @@ func (h *harness) ForRegion(ctx context.Context, region string) (ec2.Client, err
 // operator process, it gets new EC2 clients, with nothing remembered.
 func (h *harness) startManager() {
 	h.t.Helper()
-	h.clients = ec2.NewRegionalClientsFromConfig(aws.Config{
-		Region:      ec2sim.DefaultRegion,
-		Credentials: credentials.NewStaticCredentialsProvider("AKIDEXAMPLE", "not-a-secret", ""),
-	}, ec2.Options{
-		Endpoint: h.simURL, MaxBackoff: 20 * time.Millisecond, RateLimit: -1,
-		// As in the manager: half the resync period set below.
-		ReadAheadTTL: 500 * time.Millisecond,
-	})
 	cfg := rest.CopyConfig(env.Config)
 	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return &writeCounter{next: rt, writes: &h.apiWrites} })
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
@@ -157,6 +149,14 @@ func (h *harness) startManager() {
 	if h.opts.tweak != nil {
 		h.opts.tweak(r)
 	}
+	h.clients = ec2.NewRegionalClientsFromConfig(aws.Config{
+		Region:      ec2sim.DefaultRegion,
+		Credentials: credentials.NewStaticCredentialsProvider("AKIDEXAMPLE", "not-a-secret", ""),
+	}, ec2.Options{
+		Endpoint: h.simURL, MaxBackoff: 20 * time.Millisecond, RateLimit: -1,
+		// As in the manager: half the resync period.
+		ReadAheadTTL: r.ResyncPeriod / 2,
+	})
 	if err := r.SetupWithManager(mgr); err != nil {
 		h.t.Fatal(err)
 	}
