@@ -263,3 +263,32 @@ func TestDeleteOfAnInstanceAlreadyGoneReleasesTheObjectAtOnce(t *testing.T) {
 		t.Errorf("a deleted object must not launch a replacement; RunInstances called %d times", n)
 	}
 }
+
+func TestDeleteThatAWSRefusesKeepsTheFinalizerAndSaysWhy(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, harnessOptions{})
+	h.create(h.instance("refused"))
+	id := h.waitReady("refused").Status.InstanceID
+	remove := h.sim.InjectFault(ec2sim.Fault{Operation: "TerminateInstances", Code: "UnauthorizedOperation", HTTPStatus: 403,
+		Message: "You are not authorized to perform this operation."})
+
+	if err := h.k8s.Delete(context.Background(), h.get("refused")); err != nil {
+		t.Fatal(err)
+	}
+	got := h.waitCondition("refused", computev1alpha1.ConditionReady, metav1.ConditionFalse, computev1alpha1.ReasonAuthFailure)
+	if !slices.Contains(got.Finalizers, computev1alpha1.Finalizer) || got.DeletionTimestamp.IsZero() {
+		t.Fatalf("the object must wait, with its finalizer, while the instance cannot be terminated: %+v", got.ObjectMeta)
+	}
+	if c := findCondition(got, computev1alpha1.ConditionReady); !strings.Contains(c.Message, "UnauthorizedOperation") {
+		t.Errorf("the condition does not say why: %q", c.Message)
+	}
+	if s := h.simInstance(id).State; s != "running" {
+		t.Fatalf("instance is %s", s)
+	}
+
+	remove() // the permission is granted
+	h.waitGone("refused")
+	if s := h.simInstance(id).State; s != "shutting-down" && s != "terminated" {
+		t.Fatalf("instance is %s after deletion", s)
+	}
+}
