@@ -1,0 +1,138 @@
+/*
+Copyright 2026 The ec2-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"flag"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	"sigs.k8s.io/yaml"
+
+	"github.com/ec2-operator/ec2-operator/internal/testenv"
+)
+
+// parse parses args the way main does, into fresh options.
+func parse(t *testing.T, args []string) (options, error) {
+	t.Helper()
+	fs := flag.NewFlagSet("manager", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	var opts options
+	opts.bindFlags(fs)
+	zapOpts := zap.Options{}
+	zapOpts.BindFlags(fs)
+	err := fs.Parse(args)
+	return opts, err
+}
+
+func TestTheShippedDeploymentOnlyPassesFlagsTheManagerKnows(t *testing.T) {
+	// A flag the binary does not know makes the pod crash-loop on install, which no
+	// other test would notice: the end-to-end tests start the manager with their own
+	// arguments.
+	data, err := os.ReadFile(filepath.Join(testenv.ProjectRoot(), "bundle", "manifests", "ec2-operator.clusterserviceversion.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var csv struct {
+		Spec struct {
+			Install struct {
+				Spec struct {
+					Deployments []struct {
+						Spec struct {
+							Template struct {
+								Spec struct {
+									Containers []struct {
+										Name string   `json:"name"`
+										Args []string `json:"args"`
+									} `json:"containers"`
+								} `json:"spec"`
+							} `json:"template"`
+						} `json:"spec"`
+					} `json:"deployments"`
+				} `json:"spec"`
+			} `json:"install"`
+		} `json:"spec"`
+	}
+	if err := yaml.Unmarshal(data, &csv); err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	for _, d := range csv.Spec.Install.Spec.Deployments {
+		for _, c := range d.Spec.Template.Spec.Containers {
+			if c.Name != "manager" {
+				continue
+			}
+			opts, err := parse(t, c.Args)
+			if err != nil {
+				t.Errorf("the CSV passes %v, which the manager rejects: %v", c.Args, err)
+				continue
+			}
+			if err := opts.validate(); err != nil {
+				t.Errorf("the CSV's arguments %v are invalid: %v", c.Args, err)
+			}
+			checked++
+		}
+	}
+	if checked == 0 {
+		t.Fatal("no manager container in the CSV's install strategy")
+	}
+}
+
+func TestOperatorSettingsFallBackToTheEnvironment(t *testing.T) {
+	t.Setenv("AWS_REGION", "eu-central-1")
+	t.Setenv("RESYNC_PERIOD", "3m")
+	t.Setenv("WATCH_NAMESPACE", "team-a, team-b")
+	t.Setenv("MAX_CONCURRENT_RECONCILES", "8")
+	opts, err := parse(t, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if opts.awsRegion != "eu-central-1" || opts.resyncPeriod != 3*time.Minute || opts.maxConcurrentReconciles != 8 {
+		t.Errorf("environment not used: %+v", opts)
+	}
+	if ns := opts.namespaces(); len(ns) != 2 || ns[0] != "team-a" || ns[1] != "team-b" {
+		t.Errorf("namespaces %v", ns)
+	}
+
+	opts, err = parse(t, []string{"--aws-region=us-west-2"})
+	if err != nil || opts.awsRegion != "us-west-2" {
+		t.Errorf("a flag must win over the environment: %q %v", opts.awsRegion, err)
+	}
+}
+
+func TestInvalidSettingsAreRejectedNamingTheFlag(t *testing.T) {
+	testCases := [][]string{
+		{"--max-concurrent-reconciles=0"},
+		{"--resync-period=10ms"},
+		{"--poll-interval=1ms"},
+		{"--aws-max-attempts=0"},
+		{"--leader-elect-renew-deadline=20s", "--leader-elect-lease-duration=15s"},
+	}
+	for _, args := range testCases {
+		opts, err := parse(t, args)
+		if err != nil {
+			t.Fatalf("%v: %v", args, err)
+		}
+		if err := opts.validate(); err == nil {
+			t.Errorf("%v was accepted", args)
+		}
+	}
+}
