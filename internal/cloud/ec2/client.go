@@ -201,9 +201,10 @@ var noRetryOnCapacity = retry.IsErrorRetryableFunc(func(err error) aws.Ternary {
 	return aws.UnknownTernary
 })
 
-// changing drops what the read-ahead remembers of instances this client is about to
-// change, so that the next lookup sees the change.
-func (c *AWSClient) changing(ids ...string) { c.batcher.ahead.invalidate(ids...) }
+// changing drops what the client remembers of instances it is about to change, and
+// keeps later lookups out of batches sent before the change, so that the next lookup
+// sees the change.
+func (c *AWSClient) changing(ids ...string) { c.batcher.changing(ids) }
 
 // Region returns the AWS region the client talks to.
 func (c *AWSClient) Region() string { return c.region }

@@ -106,6 +106,17 @@ func (b *describeBatcher) get(ctx context.Context, id string) (*Instance, error)
 	return b.wait(ctx, ch)
 }
 
+// changing stops lookups of the given instances from joining batches already in
+// flight: those were sent before the change and may answer with the old state.
+func (b *describeBatcher) changing(ids []string) {
+	b.mu.Lock()
+	for _, id := range ids {
+		delete(b.running, id)
+	}
+	b.mu.Unlock()
+	b.ahead.invalidate(ids...)
+}
+
 // wait returns the answer on ch, or the caller's context error.
 func (b *describeBatcher) wait(ctx context.Context, ch chan lookupResult) (*Instance, error) {
 	select {
@@ -138,7 +149,8 @@ func (b *describeBatcher) run(batch *pendingBatch) {
 	defer cancel()
 
 	b.mu.Lock()
-	ids := append(batch.order, b.ahead.extra(batch.order, b.maxSize-len(batch.order), b.running)...)
+	extras := b.ahead.extra(batch.order, b.maxSize-len(batch.order), b.running)
+	ids := append(batch.order, extras...)
 	for _, id := range ids {
 		b.running[id] = batch
 	}
@@ -148,11 +160,19 @@ func (b *describeBatcher) run(batch *pendingBatch) {
 	found, err := b.describe(ctx, ids)
 	if err == nil {
 		b.ahead.store(ids, found, sentAt)
+	} else {
+		// An extra may be what failed the call (an ID EC2 no longer knows, when the
+		// filtered fallback fails too); read-ahead relearns the live ones on their
+		// next lookup.
+		b.ahead.forget(extras)
 	}
 
 	b.mu.Lock()
 	for _, id := range ids {
-		delete(b.running, id)
+		// The entry may belong to a later batch, or be gone after a change.
+		if b.running[id] == batch {
+			delete(b.running, id)
+		}
 	}
 	waiters := batch.waiters
 	b.mu.Unlock()

@@ -83,12 +83,16 @@ func (r *readAhead) extra(batch []string, limit int, skip map[string]*pendingBat
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	now := r.now()
+	for id, at := range r.changed {
+		if now.Sub(at) > changeSettleTime {
+			delete(r.changed, id)
+		}
+	}
 	var out []string
 	for id, at := range r.asked {
 		if now.Sub(at) > keepFactor*r.ttl {
 			delete(r.asked, id)
 			delete(r.answers, id)
-			delete(r.changed, id)
 			continue
 		}
 		if _, inFlight := skip[id]; inBatch[id] || inFlight || len(out) >= limit {
@@ -139,6 +143,19 @@ func (r *readAhead) invalidate(ids ...string) {
 	for _, id := range ids {
 		delete(r.answers, id)
 		r.changed[id] = now
+	}
+}
+
+// forget drops instances from the known fleet.
+func (r *readAhead) forget(ids []string) {
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, id := range ids {
+		delete(r.asked, id)
+		delete(r.answers, id)
 	}
 }
 

@@ -111,3 +111,40 @@ func TestReadAheadForgetsInstancesNobodyAsksAbout(t *testing.T) {
 		t.Errorf("an instance EC2 no longer knows is still read ahead: %v", got)
 	}
 }
+
+func TestLookupAfterAChangeDoesNotJoinABatchSentBeforeIt(t *testing.T) {
+	// Without read-ahead every lookup goes to EC2, so the first one reaches the gate.
+	env := newSimEnv(t, ec2sim.Config{Seed: 9, StoppingDuration: time.Hour}, Options{})
+	id := env.launch(t, "joiner").ID
+	env.waitState(t, id, StateRunning)
+
+	// The first lookup is answered by EC2 before the stop, but the answer is slow.
+	gate := env.sim.BlockResponse("DescribeInstances")
+	first := make(chan *Instance, 1)
+	go func() {
+		inst, _ := env.client.GetInstance(context.Background(), id)
+		first <- inst
+	}()
+	<-gate.Arrived()
+	if err := env.client.StopInstance(context.Background(), id); err != nil {
+		t.Fatal(err)
+	}
+	second := make(chan *Instance, 1)
+	go func() {
+		inst, _ := env.client.GetInstance(context.Background(), id)
+		second <- inst
+	}()
+	before := env.sim.Calls("DescribeInstances")
+	deadline := time.Now().Add(5 * time.Second)
+	for env.sim.Calls("DescribeInstances") == before && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond) // until the second lookup has sent its own request
+	}
+	gate.Release()
+
+	if inst := <-first; inst == nil || inst.State != StateRunning {
+		t.Fatalf("the first lookup should see the state before the stop, got %+v", inst)
+	}
+	if inst := <-second; inst == nil || inst.State != StateStopping {
+		t.Fatalf("a lookup after the client's own stop answered %+v: it joined the batch sent before the stop", inst)
+	}
+}
