@@ -439,6 +439,14 @@ type EC2InstanceStatus struct {
 	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Client Token",xDescriptors={"urn:alm:descriptor:text","urn:alm:descriptor:com.tectonic.ui:advanced"}
 	ClientToken string `json:"clientToken,omitempty"`
 
+	// lastLaunchAttempt is when the operator last asked EC2 to launch an instance for
+	// this object. Until DescribeInstances has had time to show a launch (EC2 is
+	// eventually consistent), the operator neither replaces nor releases an instance it
+	// cannot see yet.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Last Launch Attempt",xDescriptors={"urn:alm:descriptor:timestamp","urn:alm:descriptor:com.tectonic.ui:advanced"}
+	LastLaunchAttempt *metav1.Time `json:"lastLaunchAttempt,omitempty"`
+
 	// recreations counts how many times the operator launched a replacement after the
 	// instance was terminated outside Kubernetes; it is part of the client token.
 	// +optional

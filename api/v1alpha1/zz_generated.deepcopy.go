@@ -138,6 +138,10 @@ func (in *EC2InstanceStatus) DeepCopyInto(out *EC2InstanceStatus) {
 		in, out := &in.LaunchTime, &out.LaunchTime
 		*out = (*in).DeepCopy()
 	}
+	if in.LastLaunchAttempt != nil {
+		in, out := &in.LastLaunchAttempt, &out.LastLaunchAttempt
+		*out = (*in).DeepCopy()
+	}
 	if in.ManagedTagKeys != nil {
 		in, out := &in.ManagedTagKeys, &out.ManagedTagKeys
 		*out = make([]string, len(*in))

@@ -80,6 +80,10 @@ func (r *EC2InstanceReconciler) converge(ctx context.Context, s *instanceScope, 
 		return r.fail(s, "changing "+failedField, firstErr)
 	}
 
+	if len(applied) > 0 {
+		// What was just changed must be read again, whatever the power step does.
+		r.forgetAttributes(s.obj.UID)
+	}
 	if res, done, err := r.convergePower(ctx, s, inst, whileStopped); done {
 		return res, err
 	}
@@ -124,6 +128,11 @@ func (r *EC2InstanceReconciler) convergePower(ctx context.Context, s *instanceSc
 		var failed error
 		for _, d := range whileStopped {
 			if err := d.apply(ctx, s.ec2, inst.ID); err != nil {
+				if !isRefusal(err) {
+					// Throttling or a network error: retry with backoff while the
+					// instance is still stopped for this change.
+					return r.failPower(s, "changing "+d.field, err)
+				}
 				failed = err
 				msg := messageFor("changing "+d.field, err)
 				s.setCondition(computev1alpha1.ConditionSynced, metav1.ConditionFalse, computev1alpha1.ReasonUpdateFailed, msg)
@@ -149,8 +158,7 @@ func (r *EC2InstanceReconciler) convergePower(ctx context.Context, s *instanceSc
 				r.Metrics.DriftCorrected("desiredState")
 			}
 			if err := s.ec2.StartInstance(ctx, inst.ID); err != nil {
-				res, err := r.fail(s, "starting instance", err)
-				return res, true, err
+				return r.failPower(s, "starting instance", err)
 			}
 			r.event(s, corev1.EventTypeNormal, computev1alpha1.ReasonStarting, "starting instance "+inst.ID+": "+why)
 			s.notReady(computev1alpha1.ReasonStarting, "starting instance "+inst.ID)
@@ -162,6 +170,22 @@ func (r *EC2InstanceReconciler) convergePower(ctx context.Context, s *instanceSc
 		}
 	}
 	return ctrl.Result{}, false, nil
+}
+
+// isRefusal tells EC2 refusing a change as asked (it will refuse it again) from
+// failures worth retrying.
+func isRefusal(err error) bool {
+	switch ec2.KindOf(err) {
+	case ec2.KindInvalidInput, ec2.KindTerminal:
+		return true
+	}
+	return false
+}
+
+// failPower is fail for the power step, which reports whether the pass ends.
+func (r *EC2InstanceReconciler) failPower(s *instanceScope, action string, err error) (ctrl.Result, bool, error) {
+	res, err := r.fail(s, action, err)
+	return res, true, err
 }
 
 // updateFailedForGeneration reports whether a change that needs a stopped instance
@@ -185,8 +209,7 @@ func stoppedOutOfBand(s *instanceScope) bool {
 
 func (r *EC2InstanceReconciler) stop(ctx context.Context, s *instanceScope, inst *ec2.Instance, why string) (ctrl.Result, bool, error) {
 	if err := s.ec2.StopInstance(ctx, inst.ID); err != nil {
-		res, err := r.fail(s, "stopping instance", err)
-		return res, true, err
+		return r.failPower(s, "stopping instance", err)
 	}
 	r.event(s, corev1.EventTypeNormal, computev1alpha1.ReasonStopping, "stopping instance "+inst.ID+": "+why)
 	s.notReady(computev1alpha1.ReasonStopping, "stopping instance "+inst.ID+": "+why)

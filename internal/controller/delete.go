@@ -2,6 +2,7 @@ package controller
 
 import (
 	"context"
+	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -24,6 +25,13 @@ func (r *EC2InstanceReconciler) reconcileDelete(ctx context.Context, s *instance
 		return r.fail(s, "finding the instance to delete", err)
 	}
 	if inst == nil || inst.State == ec2.StateShuttingDown || inst.State == ec2.StateTerminated {
+		return ctrl.Result{}, r.release(ctx, s)
+	}
+	if owner := inst.Tags[ec2.TagOwnerUID]; owner != "" && owner != string(s.obj.UID) {
+		// Another object manages this instance (two adoptions raced and the other
+		// won): deleting this object must not terminate or release it.
+		r.event(s, corev1.EventTypeNormal, "Released", fmt.Sprintf("instance %s is managed by EC2Instance %s/%s; left untouched",
+			inst.ID, inst.Tags[ec2.TagOwnerNamespace], inst.Tags[ec2.TagOwnerName]))
 		return ctrl.Result{}, r.release(ctx, s)
 	}
 

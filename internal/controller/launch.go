@@ -67,6 +67,12 @@ func (r *EC2InstanceReconciler) launch(ctx context.Context, s *instanceScope) (*
 		return found, ctrl.Result{}, r.recordInstance(ctx, s, found)
 	}
 
+	// Recorded first, so that a launch whose answer is lost is waited for, not replaced.
+	now := metav1.NewTime(r.now().UTC().Truncate(time.Second))
+	st.LastLaunchAttempt = &now
+	if err := s.patchStatus(ctx, r.Client); err != nil {
+		return nil, ctrl.Result{}, err
+	}
 	req := launchRequest(s.obj, token)
 	inst, err := s.ec2.RunInstance(ctx, req)
 	if err != nil {
@@ -139,9 +145,13 @@ func (r *EC2InstanceReconciler) launchFailed(ctx context.Context, s *instanceSco
 			return nil, ctrl.Result{RequeueAfter: r.PollInterval}, nil
 		}
 	}
-	res, err := r.fail(s, "launching an instance", err)
+	res, err := r.fail(s, launchAction, err)
 	return nil, res, err
 }
+
+// launchAction names RunInstances in conditions; withinVisibilityGrace recognises
+// EC2's definitive answers to a launch by it.
+const launchAction = "launching an instance"
 
 // recordInstance writes the instance ID to status at once: from here on the instance
 // is found by ID, and a crash cannot make the operator launch another.
@@ -208,21 +218,29 @@ func (r *EC2InstanceReconciler) instanceMissing(ctx context.Context, s *instance
 	return r.instanceTerminated(ctx, s, &ec2.Instance{ID: st.InstanceID, State: ec2.StateTerminated})
 }
 
-// withinVisibilityGrace reports whether a launch began (the token was recorded, or the
-// instance ID) less than VisibilityGracePeriod ago, so that an instance unknown to
-// DescribeInstances may simply not be visible yet. It goes by time, not by state:
-// RunInstances' own answer already says pending.
+// withinVisibilityGrace reports whether the last launch (or adoption) began less than
+// VisibilityGracePeriod ago, so that an instance unknown to DescribeInstances may
+// simply not be visible yet. It goes by time, not by state: RunInstances' own answer
+// already says pending.
 func (r *EC2InstanceReconciler) withinVisibilityGrace(s *instanceScope) bool {
-	c := s.condition(computev1alpha1.ConditionInstanceLaunched)
-	if c == nil || r.now().Sub(c.LastTransitionTime.Time) >= r.VisibilityGracePeriod {
+	var since time.Time
+	if t := s.obj.Status.LastLaunchAttempt; t != nil {
+		since = t.Time
+	} else if c := s.condition(computev1alpha1.ConditionInstanceLaunched); c != nil {
+		since = c.LastTransitionTime.Time
+	} else {
+		return false
+	}
+	if r.now().Sub(since) >= r.VisibilityGracePeriod {
 		return false
 	}
 	// A launch EC2 rejected outright created nothing that could become visible.
-	if ready := s.condition(computev1alpha1.ConditionReady); ready != nil && ready.Status == metav1.ConditionFalse {
+	if ready := s.condition(computev1alpha1.ConditionReady); ready != nil && ready.Status == metav1.ConditionFalse &&
+		strings.HasPrefix(ready.Message, launchAction+":") {
 		switch ready.Reason {
 		case computev1alpha1.ReasonInvalidSpec, computev1alpha1.ReasonImageNotFound, computev1alpha1.ReasonSubnetNotFound,
 			computev1alpha1.ReasonSecurityGroupMissing, computev1alpha1.ReasonAuthFailure, computev1alpha1.ReasonInsufficientCapacity:
-			return c.Status != metav1.ConditionFalse
+			return s.obj.Status.InstanceID != ""
 		}
 	}
 	return true
@@ -259,6 +277,10 @@ func (r *EC2InstanceReconciler) instanceTerminated(ctx context.Context, s *insta
 		}
 	}
 	backoff := r.recreationBackoff(st.Recreations)
+	if st.LaunchTime != nil && r.now().Sub(st.LaunchTime.Time) > time.Hour {
+		// The instance served for a long time: this is not a crash loop.
+		backoff = r.MinBackoff
+	}
 	msg += fmt.Sprintf("; launching a replacement in %s", backoff)
 	r.event(s, corev1.EventTypeWarning, reason, msg)
 	if launchFailed {
@@ -269,10 +291,11 @@ func (r *EC2InstanceReconciler) instanceTerminated(ctx context.Context, s *insta
 	r.Metrics.InstanceState(s.obj.UID, "")
 	r.forgetAttributes(s.obj.UID)
 	*st = computev1alpha1.EC2InstanceStatus{
-		Region:         st.Region,
-		Recreations:    st.Recreations + 1,
-		ManagedTagKeys: st.ManagedTagKeys,
-		Conditions:     st.Conditions,
+		Region:            st.Region,
+		LastLaunchAttempt: st.LastLaunchAttempt,
+		Recreations:       st.Recreations + 1,
+		ManagedTagKeys:    st.ManagedTagKeys,
+		Conditions:        st.Conditions,
 	}
 	s.setCondition(computev1alpha1.ConditionInstanceLaunched, metav1.ConditionFalse, reason, msg)
 	s.notReady(reason, msg)

@@ -170,3 +170,45 @@ func TestChangingTheDefaultRegionDoesNotMoveExistingInstances(t *testing.T) {
 		t.Errorf("RunInstances called %d times", n)
 	}
 }
+
+func TestThrottledTypeChangeIsRetriedUntilApplied(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, harnessOptions{})
+	h.create(h.instance("retry"))
+	id := h.waitReady("retry").Status.InstanceID
+	// More throttles than the SDK's attempts: one pass fails while the instance is
+	// stopped for the change; a later pass must apply it rather than give up.
+	defer h.sim.InjectFault(ec2sim.Fault{Operation: "ModifyInstanceAttribute", Code: "RequestLimitExceeded", HTTPStatus: 503, Times: 6})()
+
+	h.update("retry", func(o *computev1alpha1.EC2Instance) { o.Spec.InstanceType = "t3.large" })
+	h.timeout = 90 * time.Second
+	h.eventually(h.timeout, func() string {
+		i := h.simInstance(id)
+		return unless(i.InstanceType == "t3.large" && i.State == "running", "%s %s", i.InstanceType, i.State)
+	})
+	h.waitCondition("retry", computev1alpha1.ConditionReady, metav1.ConditionTrue, computev1alpha1.ReasonAvailable)
+}
+
+func TestDeletingALoserOfAnAdoptionRaceLeavesTheWinnersInstanceAlone(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, harnessOptions{})
+	legacy := h.launchOutsideKubernetes("contested", ec2sim.DefaultSubnetIDs[0])
+	obj := h.instance("loser")
+	obj.Spec.InstanceID = legacy
+	h.create(obj)
+	h.waitReady("loser")
+	// Another object's adoption won the race for the ownership tags.
+	if err := h.sim.SetTags(legacy, ec2.OwnershipTags(h.ns, "winner", "uid-of-the-winner")); err != nil {
+		t.Fatal(err)
+	}
+	h.waitCondition("loser", computev1alpha1.ConditionReady, metav1.ConditionFalse, computev1alpha1.ReasonOwnedByAnother)
+
+	if err := h.k8s.Delete(context.Background(), h.get("loser")); err != nil {
+		t.Fatal(err)
+	}
+	h.waitGone("loser")
+	i := h.simInstance(legacy)
+	if i.State != "running" || i.Tags[ec2.TagOwnerUID] != "uid-of-the-winner" {
+		t.Errorf("deleting the loser touched the winner's instance: %s %v", i.State, i.Tags)
+	}
+}
