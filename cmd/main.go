@@ -21,11 +21,9 @@ package main
 import (
 	"context"
 	"crypto/tls"
-	"errors"
 	"flag"
 	"fmt"
 	"os"
-	"path/filepath"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
@@ -34,7 +32,6 @@ import (
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
-	"sigs.k8s.io/controller-runtime/pkg/certwatcher"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
@@ -78,14 +75,17 @@ func run(ctx context.Context, opts options) error {
 	if err := opts.validate(); err != nil {
 		return err
 	}
-	mo, certWatcher := managerOptions(opts)
+	mo, certs, err := managerOptions(opts)
+	if err != nil {
+		return err
+	}
 	mgr, err := ctrl.NewManager(ctrl.GetConfigOrDie(), mo)
 	if err != nil {
 		return err
 	}
-	if certWatcher != nil {
-		// The watcher reloads the certificate when the Secret behind it rotates.
-		if err := mgr.Add(certWatcher); err != nil {
+	if certs != nil {
+		// It loads the mounted certificate once it exists and reloads it on rotation.
+		if err := mgr.Add(certs); err != nil {
 			return err
 		}
 	}
@@ -138,8 +138,8 @@ func run(ctx context.Context, opts options) error {
 }
 
 // managerOptions turns the flags into controller-runtime's manager options, and the
-// watcher of the metrics certificate when one is mounted.
-func managerOptions(opts options) (ctrl.Options, *certwatcher.CertWatcher) {
+// source of the metrics certificate when --metrics-cert-path is set.
+func managerOptions(opts options) (ctrl.Options, *metricsCert, error) {
 	var tlsOpts []func(*tls.Config)
 	if !opts.enableHTTP2 {
 		// HTTP/2 is off to avoid the Stream Cancellation and Rapid Reset CVEs.
@@ -150,11 +150,15 @@ func managerOptions(opts options) (ctrl.Options, *certwatcher.CertWatcher) {
 		SecureServing: opts.secureMetrics,
 		TLSOpts:       tlsOpts,
 	}
-	var watcher *certwatcher.CertWatcher
+	var certs *metricsCert
 	if opts.secureMetrics {
 		metricsOpts.FilterProvider = filters.WithAuthenticationAndAuthorization
-		if watcher = metricsCertWatcher(opts); watcher != nil {
-			metricsOpts.TLSOpts = append(metricsOpts.TLSOpts, func(c *tls.Config) { c.GetCertificate = watcher.GetCertificate })
+		if opts.metricsCertPath != "" {
+			var err error
+			if certs, err = newMetricsCert(opts.metricsCertPath, opts.metricsCertName, opts.metricsCertKey); err != nil {
+				return ctrl.Options{}, nil, err
+			}
+			metricsOpts.TLSOpts = append(metricsOpts.TLSOpts, func(c *tls.Config) { c.GetCertificate = certs.GetCertificate })
 		}
 	}
 
@@ -177,29 +181,7 @@ func managerOptions(opts options) (ctrl.Options, *certwatcher.CertWatcher) {
 			mo.Cache.DefaultNamespaces[n] = cache.Config{}
 		}
 	}
-	return mo, watcher
-}
-
-// metricsCertWatcher serves metrics with the mounted certificate (OpenShift's service
-// CA issues one into a Secret) and reloads it when it rotates. Without a certificate
-// at the path (plain Kubernetes, where the optional Secret does not exist) the
-// metrics server generates a self-signed one.
-func metricsCertWatcher(opts options) *certwatcher.CertWatcher {
-	if opts.metricsCertPath == "" {
-		return nil
-	}
-	cert := filepath.Join(opts.metricsCertPath, opts.metricsCertName)
-	key := filepath.Join(opts.metricsCertPath, opts.metricsCertKey)
-	if _, err := os.Stat(cert); errors.Is(err, os.ErrNotExist) {
-		setupLog.Info("no metrics certificate at the path; using a self-signed certificate", "path", cert)
-		return nil
-	}
-	w, err := certwatcher.New(cert, key)
-	if err != nil {
-		setupLog.Error(err, "cannot load the metrics certificate; using a self-signed certificate", "path", cert)
-		return nil
-	}
-	return w
+	return mo, certs, nil
 }
 
 // setupTokenAuthAWS implements OpenShift's token-auth-aws flow when ROLEARN is set (OLM

@@ -157,13 +157,26 @@ func Setup(ctx context.Context, c client.Client, opts Options) (string, error) {
 			return false, nil
 		}
 		profile = s.Data[SecretKey]
-		return len(profile) > 0, nil
+		if len(profile) == 0 {
+			return false, nil
+		}
+		// After the role ARN changes, the old Secret stays until CCO rewrites it:
+		// that is "not ready yet", not a reason to exit and crash-loop.
+		if err := checkProfile(profile, opts.RoleARN); err != nil {
+			log.V(1).Info("the credentials Secret does not match yet; waiting", "reason", err.Error())
+			return false, nil
+		}
+		return true, nil
 	})
 	if err != nil {
 		if ctx.Err() == nil && (errors.Is(err, context.DeadlineExceeded) || waitCtx.Err() != nil) {
-			return "", fmt.Errorf("the Cloud Credential Operator did not write Secret %s/%s within %s; "+
+			detail := ""
+			if len(profile) > 0 {
+				detail = " matching the role ARN (" + checkProfile(profile, opts.RoleARN).Error() + ")"
+			}
+			return "", fmt.Errorf("the Cloud Credential Operator did not write Secret %s/%s%s within %s; "+
 				"is the cluster in STS mode, and is the role ARN right? (CredentialsRequest %s/%s): %w",
-				opts.Namespace, opts.SecretName, opts.Timeout, opts.RequestNamespace, opts.RequestName, err)
+				opts.Namespace, opts.SecretName, detail, opts.Timeout, opts.RequestNamespace, opts.RequestName, err)
 		}
 		return "", err
 	}

@@ -284,6 +284,24 @@ func TestSetupIsIdempotentAndFollowsARoleChange(t *testing.T) {
 	if arn, _, _ := unstructured.NestedString(get().Object, "spec", "providerSpec", "stsIAMRoleARN"); arn != opts.RoleARN {
 		t.Errorf("stsIAMRoleARN = %q after a role change, want %q", arn, opts.RoleARN)
 	}
+
+	// When CCO catches up while Setup waits, Setup succeeds instead of exiting early.
+	go func() {
+		time.Sleep(500 * time.Millisecond)
+		s := &corev1.Secret{}
+		if err := admin.Get(ctx, client.ObjectKey{Namespace: managerNS, Name: DefaultSecretName}, s); err != nil {
+			t.Errorf("simulated CCO: %v", err)
+			return
+		}
+		s.Data[SecretKey] = []byte(profile(opts.RoleARN))
+		if err := admin.Update(ctx, s); err != nil {
+			t.Errorf("simulated CCO: %v", err)
+		}
+	}()
+	opts.Timeout = 10 * time.Second
+	if _, err := Setup(ctx, manager, opts); err != nil {
+		t.Errorf("Setup gave up on a Secret that CCO was about to rewrite: %v", err)
+	}
 }
 
 func TestSetupFailsClearlyWhenCCONeverAnswers(t *testing.T) {
