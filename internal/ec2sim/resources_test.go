@@ -2,6 +2,7 @@ package ec2sim
 
 import (
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
@@ -144,4 +145,26 @@ func TestSeededImagesSubnetsAndSecurityGroupsAreDescribable(t *testing.T) {
 	}
 	_, err = c.DescribeSecurityGroups(ctx(t), &ec2.DescribeSecurityGroupsInput{GroupIds: []string{"sg-0000000000000dead"}})
 	wantCode(t, err, "InvalidGroup.NotFound")
+}
+
+func TestModifyVolumeAllowsFourModificationsPerVolumeIn24Hours(t *testing.T) {
+	clock := newFakeClock()
+	sim, c := newEnv(t, Config{Seed: 63, Now: clock.Now})
+	id := runOne(t, c, basicRun())
+	rec, _ := sim.Instance(id)
+	grow := func(size int32) error {
+		_, err := c.ModifyVolume(ctx(t), &ec2.ModifyVolumeInput{VolumeId: aws.String(rec.RootVolumeID), Size: aws.Int32(size)})
+		return err
+	}
+	for i, size := range []int32{10, 12, 14, 16} {
+		if err := grow(size); err != nil {
+			t.Fatalf("modification %d: %v", i+1, err)
+		}
+		clock.Advance(time.Hour)
+	}
+	wantCode(t, grow(18), "VolumeModificationRateExceeded")
+	clock.Advance(21 * time.Hour) // the first modification leaves the 24-hour window
+	if err := grow(18); err != nil {
+		t.Fatalf("after the window moved on: %v", err)
+	}
 }

@@ -7,6 +7,10 @@ import (
 	"time"
 )
 
+// maxVolumeModificationsPerDay is EC2's limit of modifications per volume in a rolling
+// 24 hours.
+const maxVolumeModificationsPerDay = 4
+
 // VolumeAttachment is a volume's attachment to an instance.
 type VolumeAttachment struct {
 	InstanceID          string
@@ -34,11 +38,15 @@ type VolumeRecord struct {
 	// simulator completes modifications instantly).
 	ModificationState string
 	OriginalSizeGiB   int
+	// ModifiedAt holds when each modification was requested, for EC2's limit of
+	// four modifications per volume in a rolling 24 hours.
+	ModifiedAt []time.Time
 }
 
 // clone deep-copies the record.
 func (v VolumeRecord) clone() VolumeRecord {
 	v.Tags = maps.Clone(v.Tags)
+	v.ModifiedAt = slices.Clone(v.ModifiedAt)
 	if v.Attachment != nil {
 		a := *v.Attachment
 		v.Attachment = &a
@@ -165,6 +173,18 @@ func (s *Sim) modifyVolume(p params, x *xmlBuilder) *apiError {
 		return err
 	}
 	v := s.volumes[id]
+	// EC2 allows four modifications per volume in any 24 hours (since January 2026;
+	// before, one per six hours) and answers more with VolumeModificationRateExceeded.
+	var recent []time.Time
+	for _, t := range v.ModifiedAt {
+		if s.now().Sub(t) < 24*time.Hour {
+			recent = append(recent, t)
+		}
+	}
+	if len(recent) >= maxVolumeModificationsPerDay {
+		return clientErr("VolumeModificationRateExceeded",
+			"You've reached the maximum modification rate per volume limit. Wait at least 6 hours between modifications per EBS volume.")
+	}
 	orig := v.clone()
 	if size, ok := p.integer("Size"); ok {
 		if size < v.SizeGiB {
@@ -187,6 +207,7 @@ func (s *Sim) modifyVolume(p params, x *xmlBuilder) *apiError {
 	if tp, ok := p.integer("Throughput"); ok {
 		v.Throughput = tp
 	}
+	v.ModifiedAt = append(recent, s.now())
 	v.ModificationState, v.OriginalSizeGiB = "completed", orig.SizeGiB
 	now := s.now()
 	x.open("volumeModification")
