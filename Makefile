@@ -42,7 +42,7 @@ help: ## Display this help.
 ##@ Development
 
 .PHONY: manifests
-manifests: controller-gen ## Generate the CRD, RBAC and webhook manifests from the Go markers.
+manifests: controller-gen ## Generate the CRD and RBAC manifests from the Go markers.
 	$(CONTROLLER_GEN) rbac:roleName=manager-role crd webhook paths="./..." output:crd:artifacts:config=config/crd/bases
 
 .PHONY: generate
@@ -83,11 +83,11 @@ bench: setup-envtest ## Run the benchmarks that count AWS API calls (per lookup,
 
 .PHONY: build
 build: manifests generate fmt vet ## Build the manager binary.
-	go build -o bin/manager cmd/main.go
+	go build -o bin/manager ./cmd
 
 .PHONY: run
 run: manifests generate fmt vet ## Run the manager against the cluster in ~/.kube/config and real AWS.
-	go run ./cmd/main.go
+	go run ./cmd
 
 .PHONY: sandbox
 sandbox: build setup-envtest ## Run everything locally: kube-apiserver, etcd, the EC2 emulator, the manager and the sample. Ctrl-C stops it.

@@ -60,7 +60,7 @@ type options struct {
 // bindFlags registers every flag on fs, with defaults from the environment.
 func (o *options) bindFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.metricsAddr, "metrics-bind-address", "0", "The address the metrics endpoint binds to. "+
-		"Use :8443 for HTTPS or :8080 for HTTP, or leave as 0 to disable the metrics service.")
+		"Use :8443 for HTTPS, or :8080 together with --metrics-secure=false for plain HTTP, or leave as 0 to disable the metrics service.")
 	fs.StringVar(&o.metricsCertPath, "metrics-cert-path", "",
 		"The directory that contains the metrics server certificate (for example one issued by OpenShift's service CA). "+
 			"When empty, a self-signed certificate is generated.")

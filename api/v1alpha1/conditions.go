@@ -32,9 +32,10 @@ const (
 	// outside Kubernetes, until a replacement is launched.
 	ConditionInstanceLaunched = "InstanceLaunched"
 
-	// ConditionSynced is True when every mutable field of the spec is applied to the
-	// instance. It is False while drift is being corrected, or when immutable fields
-	// of an adopted instance differ from the spec.
+	// ConditionSynced is True when every mutable field of the spec was applied at the
+	// last settled pass. It is False with UserDataPendingStop (user data waits for the
+	// next stop), UpdateFailed (EC2 refused a change) or ImmutableFieldDiffers
+	// (immutable fields of an adopted instance differ from the spec).
 	ConditionSynced = "Synced"
 )
 
@@ -49,7 +50,6 @@ const (
 	ReasonStopped              = "Stopped"
 	ReasonUpdating             = "Updating"
 	ReasonInSync               = "InSync"
-	ReasonDrifted              = "Drifted"
 	ReasonImmutableFieldDiffer = "ImmutableFieldDiffers"
 	ReasonRecreating           = "Recreating"
 	ReasonTerminatedOutOfBand  = "TerminatedOutsideKubernetes"

@@ -92,8 +92,9 @@ type EC2InstanceSpec struct {
 	// userData is the instance's user data as plain text (for example a cloud-init
 	// document); the operator base64-encodes it. EC2 limits user data to 16 KB in raw
 	// form, before base64 encoding, so at most 16384 bytes are accepted. Changing it on
-	// a running instance is applied the next time the instance is stopped. Do not put
-	// secrets here: user data is readable by anyone who can describe the instance.
+	// a running instance is applied the next time the instance is stopped. When omitted,
+	// the instance's user data is left alone (an adopted instance keeps its own). Do not
+	// put secrets here: user data is readable by anyone who can describe the instance.
 	// +optional
 	// +kubebuilder:validation:MaxLength=16384
 	// +kubebuilder:validation:XValidation:rule="size(bytes(self)) <= 16384",message="userData must be at most 16384 bytes (EC2's 16 KB limit on raw user data)"
@@ -182,9 +183,9 @@ type EC2InstanceSpec struct {
 	DesiredState DesiredState `json:"desiredState,omitempty"`
 
 	// deletionPolicy says what happens to the instance when the EC2Instance is deleted:
-	// Delete terminates it (lifting termination protection first); Retain leaves it
-	// running and removes the operator's ownership tags so that another EC2Instance can
-	// adopt it. Mutable.
+	// Delete terminates it (lifting termination protection first); Retain leaves it as it
+	// is (running or stopped) and removes the operator's ownership tags so that another
+	// EC2Instance can adopt it. Mutable.
 	// +optional
 	// +kubebuilder:default=Delete
 	// +kubebuilder:validation:Enum=Delete;Retain

@@ -83,7 +83,8 @@ func findDrift(obj *computev1alpha1.EC2Instance, inst *ec2.Instance, seen observ
 			apply: func(ctx context.Context, c ec2.Client, id string) error { return c.ModifyInstanceType(ctx, id, want) }})
 	}
 
-	if a := seen.attrs; a != nil && a.UserData != spec.UserData {
+	// Omitted user data is left alone: an adopted instance keeps its own.
+	if a := seen.attrs; a != nil && spec.UserData != "" && a.UserData != spec.UserData {
 		want := spec.UserData
 		// The values are not shown: user data may hold material users consider private.
 		out = append(out, drift{field: "userData", desired: "(spec)", actual: "(instance)", needsStopped: true,

@@ -76,6 +76,10 @@ func TestFindDriftComparesOnlyWhatTheSpecManages(t *testing.T) {
 			[]string{"instanceType"}},
 		{"other user data", func(_ *computev1alpha1.EC2Instance, _ *ec2.Instance, a *observedAttributes) { a.attrs.UserData = "v0" },
 			[]string{"userData"}},
+		{"omitted user data is left alone", func(o *computev1alpha1.EC2Instance, _ *ec2.Instance, a *observedAttributes) {
+			o.Spec.UserData = ""
+			a.attrs.UserData = "#!/bin/sh"
+		}, nil},
 	}
 	for _, tc := range testCases {
 		t.Run(tc.name, func(t *testing.T) {

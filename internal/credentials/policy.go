@@ -90,7 +90,7 @@ func Policy() []Statement {
 			Sid:      "TagAdoptable",
 			Effect:   "Allow",
 			Action:   []string{"ec2:CreateTags"},
-			Resource: []string{"arn:aws:ec2:*:*:instance/*"},
+			Resource: []string{"arn:aws:ec2:*:*:instance/*", "arn:aws:ec2:*:*:volume/*"},
 			Condition: map[string]map[string]any{
 				"StringEquals": {"aws:ResourceTag/" + AdoptableTagKey: "true"},
 			},

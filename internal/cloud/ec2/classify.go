@@ -108,7 +108,12 @@ var codeKinds = map[string]Kind{
 	"OptInRequired":              KindAuth,
 	"Blocked":                    KindAuth,
 	"PendingVerification":        KindAuth,
-	CodeCredentials:              KindAuth,
+	// STS answers for web identity (IRSA, OpenShift token-auth-aws): the role's trust
+	// policy or the identity provider rejects the service account token.
+	"InvalidIdentityToken":  KindAuth,
+	"IDPRejectedClaim":      KindAuth,
+	"IDPCommunicationError": KindAuth,
+	CodeCredentials:         KindAuth,
 
 	// No capacity or quota for the request right now.
 	"InsufficientInstanceCapacity":         KindCapacity,
