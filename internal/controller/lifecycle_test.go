@@ -1,7 +1,6 @@
 package controller
 
 import (
-	"context"
 	"slices"
 	"strings"
 	"testing"
@@ -193,11 +192,9 @@ func TestDeleteLiftsTerminationProtectionAndTerminatesTheInstance(t *testing.T) 
 		t.Fatal("termination protection was not set at launch")
 	}
 
-	if err := h.k8s.Delete(context.Background(), h.get("protected")); err != nil {
-		t.Fatal(err)
-	}
+	h.deleteObject("protected")
 	h.waitGone("protected")
-	if s := h.simInstance(id).State; s != "shutting-down" && s != "terminated" {
+	if s := h.terminating(id); s != "" {
 		t.Fatalf("instance is %s after deletion", s)
 	}
 }
@@ -210,9 +207,7 @@ func TestDeleteWithRetainLeavesTheInstanceRunningWithoutOwnershipTags(t *testing
 	h.create(obj)
 	id := h.waitReady("keep").Status.InstanceID
 
-	if err := h.k8s.Delete(context.Background(), h.get("keep")); err != nil {
-		t.Fatal(err)
-	}
+	h.deleteObject("keep")
 	h.waitGone("keep")
 	inst := h.simInstance(id)
 	if inst.State != "running" {
@@ -233,11 +228,9 @@ func TestDeleteWhileStillPendingTerminatesTheInstance(t *testing.T) {
 	h := newHarness(t, harnessOptions{sim: ec2sim.Config{PendingDuration: time.Hour}})
 	h.create(h.instance("early"))
 	id := h.waitRecorded("early")
-	if err := h.k8s.Delete(context.Background(), h.get("early")); err != nil {
-		t.Fatal(err)
-	}
+	h.deleteObject("early")
 	h.waitGone("early")
-	if s := h.simInstance(id).State; s != "shutting-down" && s != "terminated" {
+	if s := h.terminating(id); s != "" {
 		t.Fatalf("pending instance is %s after deletion", s)
 	}
 }
@@ -251,9 +244,7 @@ func TestDeleteOfAnInstanceAlreadyGoneReleasesTheObjectAtOnce(t *testing.T) {
 	if err := h.sim.TerminateInstance(id); err != nil {
 		t.Fatal(err)
 	}
-	if err := h.k8s.Delete(context.Background(), h.get("gone")); err != nil {
-		t.Fatal(err)
-	}
+	h.deleteObject("gone")
 	h.startManager()
 	h.waitGone("gone")
 	if n := h.sim.Calls("TerminateInstances"); n != 0 {
@@ -272,9 +263,7 @@ func TestDeleteThatAWSRefusesKeepsTheFinalizerAndSaysWhy(t *testing.T) {
 	remove := h.sim.InjectFault(ec2sim.Fault{Operation: "TerminateInstances", Code: "UnauthorizedOperation", HTTPStatus: 403,
 		Message: "You are not authorized to perform this operation."})
 
-	if err := h.k8s.Delete(context.Background(), h.get("refused")); err != nil {
-		t.Fatal(err)
-	}
+	h.deleteObject("refused")
 	got := h.waitCondition("refused", computev1alpha1.ConditionReady, metav1.ConditionFalse, computev1alpha1.ReasonAuthFailure)
 	if !slices.Contains(got.Finalizers, computev1alpha1.Finalizer) || got.DeletionTimestamp.IsZero() {
 		t.Fatalf("the object must wait, with its finalizer, while the instance cannot be terminated: %+v", got.ObjectMeta)
@@ -288,7 +277,7 @@ func TestDeleteThatAWSRefusesKeepsTheFinalizerAndSaysWhy(t *testing.T) {
 
 	remove() // the permission is granted
 	h.waitGone("refused")
-	if s := h.simInstance(id).State; s != "shutting-down" && s != "terminated" {
+	if s := h.terminating(id); s != "" {
 		t.Fatalf("instance is %s after deletion", s)
 	}
 }

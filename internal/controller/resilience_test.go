@@ -33,11 +33,9 @@ func TestDeleteRightAfterCreateTerminatesAnInstanceNotYetVisible(t *testing.T) {
 	h := newHarness(t, harnessOptions{sim: ec2sim.Config{VisibilityDelay: 3 * time.Second}})
 	h.create(h.instance("hasty"))
 	id := h.waitRecorded("hasty")
-	if err := h.k8s.Delete(context.Background(), h.get("hasty")); err != nil {
-		t.Fatal(err)
-	}
+	h.deleteObject("hasty")
 	h.waitGone("hasty")
-	if s := h.simInstance(id).State; s != "shutting-down" && s != "terminated" {
+	if s := h.terminating(id); s != "" {
 		t.Fatalf("the instance was leaked: it is %s after its object was deleted", s)
 	}
 }
@@ -96,9 +94,7 @@ func TestDeletingAPersistentSpotInstanceCancelsItsRequestFirst(t *testing.T) {
 	if req == "" {
 		t.Fatal("the emulator launched no Spot request")
 	}
-	if err := h.k8s.Delete(context.Background(), h.get("spot")); err != nil {
-		t.Fatal(err)
-	}
+	h.deleteObject("spot")
 	h.waitGone("spot")
 	if !h.sim.SpotRequestCancelled(req) {
 		t.Error("the persistent Spot request was not cancelled, so EC2 would relaunch the instance")
@@ -203,9 +199,7 @@ func TestDeletingALoserOfAnAdoptionRaceLeavesTheWinnersInstanceAlone(t *testing.
 	}
 	h.waitCondition("loser", computev1alpha1.ConditionReady, metav1.ConditionFalse, computev1alpha1.ReasonOwnedByAnother)
 
-	if err := h.k8s.Delete(context.Background(), h.get("loser")); err != nil {
-		t.Fatal(err)
-	}
+	h.deleteObject("loser")
 	h.waitGone("loser")
 	i := h.simInstance(legacy)
 	if i.State != "running" || i.Tags[ec2.TagOwnerUID] != "uid-of-the-winner" {

@@ -340,6 +340,23 @@ func (h *harness) simInstance(id string) ec2sim.InstanceRecord {
 	return inst
 }
 
+// deleteObject asks the API server to delete the object.
+func (h *harness) deleteObject(name string) {
+	h.t.Helper()
+	if err := h.k8s.Delete(context.Background(), h.get(name)); err != nil {
+		h.t.Fatal(err)
+	}
+}
+
+// terminating reports, when the emulator's instance is neither shutting down nor
+// terminated, what state it is in instead ("" when it is).
+func (h *harness) terminating(id string) string {
+	if s := h.simInstance(id).State; s != ec2sim.StateShuttingDown && s != ec2sim.StateTerminated {
+		return s
+	}
+	return ""
+}
+
 // waitGone waits until the object no longer exists.
 func (h *harness) waitGone(name string) {
 	h.t.Helper()
