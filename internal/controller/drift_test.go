@@ -24,25 +24,28 @@ func TestDriftMadeOutsideKubernetesIsCorrectedFieldByField(t *testing.T) {
 		change func(*ec2sim.InstanceRecord)
 		// restored reports what still differs from the spec ("" once restored).
 		restored func(ec2sim.InstanceRecord) string
+		// keepsReady marks corrections made without leaving Ready (tags): there is no
+		// transition to wait for, only the instance and the event to check.
+		keepsReady bool
 	}{
 		{"securityGroupIds",
 			func(i *ec2sim.InstanceRecord) { i.SecurityGroupIDs = []string{ec2sim.WebSecurityGroupID} },
 			func(i ec2sim.InstanceRecord) string {
 				return unless(slices.Equal(i.SecurityGroupIDs, []string{ec2sim.DefaultSecurityGroupID}), "groups %v", i.SecurityGroupIDs)
-			}},
+			}, false},
 		{"metadataOptions",
 			func(i *ec2sim.InstanceRecord) { i.MetadataOptions.HTTPTokens = "optional" },
 			func(i ec2sim.InstanceRecord) string {
 				return unless(i.MetadataOptions.HTTPTokens == "required", "httpTokens %s", i.MetadataOptions.HTTPTokens)
-			}},
+			}, false},
 		{"monitoring",
 			func(i *ec2sim.InstanceRecord) { i.Monitoring = true },
-			func(i ec2sim.InstanceRecord) string { return unless(!i.Monitoring, "monitoring on") }},
+			func(i ec2sim.InstanceRecord) string { return unless(!i.Monitoring, "monitoring on") }, false},
 		{"disableApiTermination",
 			func(i *ec2sim.InstanceRecord) { i.DisableAPITermination = true },
 			func(i ec2sim.InstanceRecord) string {
 				return unless(!i.DisableAPITermination, "termination protection on")
-			}},
+			}, false},
 		{"tags",
 			func(i *ec2sim.InstanceRecord) {
 				delete(i.Tags, "team")
@@ -52,27 +55,34 @@ func TestDriftMadeOutsideKubernetesIsCorrectedFieldByField(t *testing.T) {
 			func(i ec2sim.InstanceRecord) string {
 				return unless(i.Tags["team"] == "platform" && i.Tags["Name"] == i.Tags[ec2.TagOwnerName] && i.Tags["backup"] == "daily",
 					"tags %v", i.Tags)
-			}},
+			}, true},
 		{"instanceType",
 			func(i *ec2sim.InstanceRecord) { i.InstanceType = "t3.small" },
 			func(i ec2sim.InstanceRecord) string {
 				return unless(i.InstanceType == "t3.micro" && i.State == "running", "%s %s", i.InstanceType, i.State)
-			}},
+			}, false},
 	}
 	for i, tc := range testCases {
 		t.Run(tc.field, func(t *testing.T) {
 			name := fmt.Sprintf("drift-%d", i)
 			h.create(h.instance(name))
 			id := h.waitReady(name).Status.InstanceID
+			m := h.mark(name)
 			if err := h.sim.ModifyInstance(id, tc.change); err != nil {
 				t.Fatal(err)
 			}
 			h.eventually(h.timeout, func() string { return tc.restored(h.simInstance(id)) })
-			note := h.waitEvent(name, "DriftCorrected")
+			note := h.waitEventSince(m, "DriftCorrected")
 			if !strings.Contains(note, tc.field) {
 				t.Errorf("event %q does not name %s", note, tc.field)
 			}
-			h.waitCondition(name, computev1alpha1.ConditionReady, metav1.ConditionTrue, computev1alpha1.ReasonAvailable)
+			if tc.keepsReady {
+				if c := findCondition(h.get(name), computev1alpha1.ConditionReady); c.Status != metav1.ConditionTrue {
+					t.Errorf("correcting %s left Ready %s (%s)", tc.field, c.Status, c.Reason)
+				}
+				return
+			}
+			h.waitConditionSince(m, computev1alpha1.ConditionReady, metav1.ConditionTrue, computev1alpha1.ReasonAvailable)
 		})
 	}
 }
@@ -89,6 +99,7 @@ func TestSpecChangesAreAppliedToTheRunningInstance(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	m := h.mark("edit")
 	h.update("edit", func(o *computev1alpha1.EC2Instance) {
 		o.Spec.Tags = map[string]string{"env": "prod"}
 		o.Spec.SecurityGroupIDs = []string{ec2sim.WebSecurityGroupID}
@@ -117,11 +128,11 @@ func TestSpecChangesAreAppliedToTheRunningInstance(t *testing.T) {
 		}
 		return ""
 	})
-	note := h.waitEvent("edit", computev1alpha1.ReasonStopping)
+	note := h.waitEventSince(m, computev1alpha1.ReasonStopping)
 	if !strings.Contains(note, "instanceType") {
 		t.Errorf("the stop for a type change should say why: %q", note)
 	}
-	got := h.waitCondition("edit", computev1alpha1.ConditionReady, metav1.ConditionTrue, computev1alpha1.ReasonAvailable)
+	got := h.waitConditionSince(m, computev1alpha1.ConditionReady, metav1.ConditionTrue, computev1alpha1.ReasonAvailable)
 	if got.Status.InstanceType != "t3.small" || got.Status.InstanceID != id {
 		t.Errorf("status %s %s, want the same instance as t3.small", got.Status.InstanceID, got.Status.InstanceType)
 	}
@@ -135,18 +146,20 @@ func TestUserDataChangeWaitsForTheNextStop(t *testing.T) {
 	h.create(obj)
 	id := h.waitReady("boot").Status.InstanceID
 
+	m := h.mark("boot")
 	h.update("boot", func(o *computev1alpha1.EC2Instance) { o.Spec.UserData = "v2" })
-	h.waitCondition("boot", computev1alpha1.ConditionSynced, metav1.ConditionFalse, reasonUserDataPending)
+	h.waitConditionSince(m, computev1alpha1.ConditionSynced, metav1.ConditionFalse, reasonUserDataPending)
 	if i := h.simInstance(id); i.State != "running" || string(i.UserData) != "v1" {
 		t.Fatalf("a user data change must not stop the instance: %s %q", i.State, i.UserData)
 	}
 
+	m = h.mark("boot")
 	h.update("boot", func(o *computev1alpha1.EC2Instance) { o.Spec.DesiredState = computev1alpha1.DesiredStateStopped })
-	h.waitCondition("boot", computev1alpha1.ConditionReady, metav1.ConditionTrue, computev1alpha1.ReasonStopped)
+	h.waitConditionSince(m, computev1alpha1.ConditionReady, metav1.ConditionTrue, computev1alpha1.ReasonStopped)
 	h.eventually(h.timeout, func() string {
 		return unless(string(h.simInstance(id).UserData) == "v2", "user data %q", h.simInstance(id).UserData)
 	})
-	h.waitCondition("boot", computev1alpha1.ConditionSynced, metav1.ConditionTrue, computev1alpha1.ReasonInSync)
+	h.waitConditionSince(m, computev1alpha1.ConditionSynced, metav1.ConditionTrue, computev1alpha1.ReasonInSync)
 }
 
 func TestAdoptionTakesOverAFreeInstanceAndKeepsItsName(t *testing.T) {

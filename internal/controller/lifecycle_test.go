@@ -122,15 +122,17 @@ func TestDesiredStateStoppedStopsTheInstanceAndRunningStartsItAgain(t *testing.T
 	h.create(h.instance("power"))
 	id := h.waitReady("power").Status.InstanceID
 
+	m := h.mark("power")
 	h.update("power", func(o *computev1alpha1.EC2Instance) { o.Spec.DesiredState = computev1alpha1.DesiredStateStopped })
-	got := h.waitCondition("power", computev1alpha1.ConditionReady, metav1.ConditionTrue, computev1alpha1.ReasonStopped)
+	got := h.waitConditionSince(m, computev1alpha1.ConditionReady, metav1.ConditionTrue, computev1alpha1.ReasonStopped)
 	if got.Status.State != "stopped" || h.simInstance(id).State != "stopped" {
 		t.Fatalf("want a stopped instance, status %s, emulator %s", got.Status.State, h.simInstance(id).State)
 	}
-	h.waitEvent("power", computev1alpha1.ReasonStopping)
+	h.waitEventSince(m, computev1alpha1.ReasonStopping)
 
+	m = h.mark("power")
 	h.update("power", func(o *computev1alpha1.EC2Instance) { o.Spec.DesiredState = computev1alpha1.DesiredStateRunning })
-	h.waitCondition("power", computev1alpha1.ConditionReady, metav1.ConditionTrue, computev1alpha1.ReasonAvailable)
+	h.waitConditionSince(m, computev1alpha1.ConditionReady, metav1.ConditionTrue, computev1alpha1.ReasonAvailable)
 	if s := h.simInstance(id).State; s != "running" {
 		t.Fatalf("emulator says %s", s)
 	}
@@ -142,11 +144,14 @@ func TestInstanceStoppedOutsideKubernetesIsStartedAgain(t *testing.T) {
 	h.create(h.instance("oob-stop"))
 	id := h.waitReady("oob-stop").Status.InstanceID
 
+	// Ready=True/Available holds before the stop too: only a Ready written after the
+	// operator noticed the stop (it leaves Available first) says it was started again.
+	m := h.mark("oob-stop")
 	if err := h.sim.StopInstance(id); err != nil {
 		t.Fatal(err)
 	}
-	note := h.waitEvent("oob-stop", computev1alpha1.ReasonStarting)
-	h.waitCondition("oob-stop", computev1alpha1.ConditionReady, metav1.ConditionTrue, computev1alpha1.ReasonAvailable)
+	note := h.waitEventSince(m, computev1alpha1.ReasonStarting)
+	h.waitConditionSince(m, computev1alpha1.ConditionReady, metav1.ConditionTrue, computev1alpha1.ReasonAvailable)
 	if s := h.simInstance(id).State; s != "running" {
 		t.Fatalf("emulator says %s", s)
 	}
@@ -161,10 +166,11 @@ func TestInstanceTerminatedOutsideKubernetesIsReplacedUnderANewToken(t *testing.
 	h.create(h.instance("oob-term"))
 	first := h.waitReady("oob-term")
 
+	m := h.mark("oob-term")
 	if err := h.sim.TerminateInstance(first.Status.InstanceID); err != nil {
 		t.Fatal(err)
 	}
-	h.waitEvent("oob-term", computev1alpha1.ReasonTerminatedOutOfBand)
+	h.waitEventSince(m, computev1alpha1.ReasonTerminatedOutOfBand)
 	var got *computev1alpha1.EC2Instance
 	h.eventually(h.timeout, func() string {
 		got = h.get("oob-term")
@@ -263,8 +269,9 @@ func TestDeleteThatAWSRefusesKeepsTheFinalizerAndSaysWhy(t *testing.T) {
 	remove := h.sim.InjectFault(ec2sim.Fault{Operation: "TerminateInstances", Code: "UnauthorizedOperation", HTTPStatus: 403,
 		Message: "You are not authorized to perform this operation."})
 
+	m := h.mark("refused")
 	h.deleteObject("refused")
-	got := h.waitCondition("refused", computev1alpha1.ConditionReady, metav1.ConditionFalse, computev1alpha1.ReasonAuthFailure)
+	got := h.waitConditionSince(m, computev1alpha1.ConditionReady, metav1.ConditionFalse, computev1alpha1.ReasonAuthFailure)
 	if !slices.Contains(got.Finalizers, computev1alpha1.Finalizer) || got.DeletionTimestamp.IsZero() {
 		t.Fatalf("the object must wait, with its finalizer, while the instance cannot be terminated: %+v", got.ObjectMeta)
 	}

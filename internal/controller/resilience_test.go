@@ -77,10 +77,11 @@ func TestPendingInstanceTerminatedByAUserIsReplacedAsOutOfBand(t *testing.T) {
 	h := newHarness(t, harnessOptions{sim: ec2sim.Config{PendingDuration: time.Hour}})
 	h.create(h.instance("cancelled"))
 	id := h.waitRecorded("cancelled")
+	m := h.mark("cancelled")
 	if err := h.sim.TerminateInstance(id); err != nil {
 		t.Fatal(err)
 	}
-	h.waitEvent("cancelled", computev1alpha1.ReasonTerminatedOutOfBand)
+	h.waitEventSince(m, computev1alpha1.ReasonTerminatedOutOfBand)
 }
 
 func TestDeletingAPersistentSpotInstanceCancelsItsRequestFirst(t *testing.T) {
@@ -109,8 +110,9 @@ func TestTypeChangeEC2RefusesLeavesTheInstanceRunningAndSaysWhy(t *testing.T) {
 	defer h.sim.InjectFault(ec2sim.Fault{Operation: "ModifyInstanceAttribute", Code: "InvalidParameterValue", HTTPStatus: 400,
 		Message: "The instance configuration for this AWS Marketplace product is not supported."})()
 
+	m := h.mark("stubborn")
 	h.update("stubborn", func(o *computev1alpha1.EC2Instance) { o.Spec.InstanceType = "t3.large" })
-	got := h.waitCondition("stubborn", computev1alpha1.ConditionReady, metav1.ConditionFalse, computev1alpha1.ReasonUpdateFailed)
+	got := h.waitConditionSince(m, computev1alpha1.ConditionReady, metav1.ConditionFalse, computev1alpha1.ReasonUpdateFailed)
 	if c := findCondition(got, computev1alpha1.ConditionSynced); c.Reason != computev1alpha1.ReasonUpdateFailed || !strings.Contains(c.Message, "InvalidParameterValue") {
 		t.Errorf("Synced should carry EC2's refusal: %+v", c)
 	}
@@ -176,13 +178,14 @@ func TestThrottledTypeChangeIsRetriedUntilApplied(t *testing.T) {
 	// stopped for the change; a later pass must apply it rather than give up.
 	defer h.sim.InjectFault(ec2sim.Fault{Operation: "ModifyInstanceAttribute", Code: "RequestLimitExceeded", HTTPStatus: 503, Times: 6})()
 
+	m := h.mark("retry")
 	h.update("retry", func(o *computev1alpha1.EC2Instance) { o.Spec.InstanceType = "t3.large" })
 	h.timeout = 90 * time.Second
 	h.eventually(h.timeout, func() string {
 		i := h.simInstance(id)
 		return unless(i.InstanceType == "t3.large" && i.State == "running", "%s %s", i.InstanceType, i.State)
 	})
-	h.waitCondition("retry", computev1alpha1.ConditionReady, metav1.ConditionTrue, computev1alpha1.ReasonAvailable)
+	h.waitConditionSince(m, computev1alpha1.ConditionReady, metav1.ConditionTrue, computev1alpha1.ReasonAvailable)
 }
 
 func TestDeletingALoserOfAnAdoptionRaceLeavesTheWinnersInstanceAlone(t *testing.T) {
@@ -193,11 +196,12 @@ func TestDeletingALoserOfAnAdoptionRaceLeavesTheWinnersInstanceAlone(t *testing.
 	obj.Spec.InstanceID = legacy
 	h.create(obj)
 	h.waitReady("loser")
+	m := h.mark("loser")
 	// Another object's adoption won the race for the ownership tags.
 	if err := h.sim.SetTags(legacy, ec2.OwnershipTags(h.ns, "winner", "uid-of-the-winner")); err != nil {
 		t.Fatal(err)
 	}
-	h.waitCondition("loser", computev1alpha1.ConditionReady, metav1.ConditionFalse, computev1alpha1.ReasonOwnedByAnother)
+	h.waitConditionSince(m, computev1alpha1.ConditionReady, metav1.ConditionFalse, computev1alpha1.ReasonOwnedByAnother)
 
 	h.deleteObject("loser")
 	h.waitGone("loser")

@@ -67,7 +67,7 @@ type harness struct {
 	t       testing.TB
 	ns      string
 	sim     *ec2sim.Sim
-	k8s     client.Client
+	k8s     client.WithWatch
 	clients *ec2.RegionalClients
 	opts    harnessOptions
 	simURL  string
@@ -99,7 +99,7 @@ func newHarness(t testing.TB, opts harnessOptions) *harness {
 	srv := httptest.NewServer(sim)
 	t.Cleanup(srv.Close)
 
-	k8s, err := client.New(env.Config, client.Options{})
+	k8s, err := client.NewWithWatch(env.Config, client.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -262,7 +262,9 @@ func (h *harness) eventually(timeout time.Duration, cond func() string) {
 }
 
 // waitCondition waits until the object's condition has the status (and the reason,
-// when not empty) and returns the object.
+// when not empty) and returns the object. It accepts a state that already held, so it
+// is only for states that could not hold before the test's last action (the object was
+// just created); after an action on an existing object use waitConditionSince.
 func (h *harness) waitCondition(name, condType string, status metav1.ConditionStatus, reason string) *computev1alpha1.EC2Instance {
 	h.t.Helper()
 	var obj *computev1alpha1.EC2Instance
@@ -297,7 +299,9 @@ func (h *harness) waitReady(name string) *computev1alpha1.EC2Instance {
 	return h.waitCondition(name, computev1alpha1.ConditionReady, metav1.ConditionTrue, "")
 }
 
-// waitEvent waits for an event with the reason on the object, and returns its note.
+// waitEvent waits for an event with the reason on the object, and returns its note. Any
+// such event counts, however old: after an action on an existing object use
+// waitEventSince.
 func (h *harness) waitEvent(name, reason string) string {
 	h.t.Helper()
 	var note string
