@@ -1,0 +1,77 @@
+package images
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/google/go-containerregistry/pkg/v1/empty"
+	"github.com/google/go-containerregistry/pkg/v1/layout"
+)
+
+// RefNameAnnotation names an image in an OCI layout's index.json.
+const RefNameAnnotation = "org.opencontainers.image.ref.name"
+
+// WriteLayout replaces dir with an OCI image layout holding idx under the reference
+// name ref (for example quay.io/ec2-operator/ec2-operator:v0.1.0). It writes to a
+// sibling directory first, so a failed build never leaves half a layout behind.
+func WriteLayout(dir string, idx v1.ImageIndex, ref string) error {
+	tmp := dir + ".tmp"
+	if err := os.RemoveAll(tmp); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+		return err
+	}
+	p, err := layout.Write(tmp, empty.Index)
+	if err != nil {
+		return err
+	}
+	if err := p.AppendIndex(idx, layout.WithAnnotations(map[string]string{RefNameAnnotation: ref})); err != nil {
+		return err
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		return err
+	}
+	return os.Rename(tmp, dir)
+}
+
+// ReadLayout returns the image index stored in an OCI layout written by WriteLayout,
+// and its reference name.
+func ReadLayout(dir string) (v1.ImageIndex, string, error) {
+	p, err := layout.FromPath(dir)
+	if err != nil {
+		return nil, "", fmt.Errorf("reading image layout %s: %w", dir, err)
+	}
+	root, err := p.ImageIndex()
+	if err != nil {
+		return nil, "", err
+	}
+	m, err := root.IndexManifest()
+	if err != nil {
+		return nil, "", err
+	}
+	if len(m.Manifests) != 1 {
+		return nil, "", fmt.Errorf("image layout %s holds %d entries, want 1", dir, len(m.Manifests))
+	}
+	desc := m.Manifests[0]
+	if !desc.MediaType.IsIndex() {
+		return nil, "", errors.New("image layout " + dir + " does not hold an image index")
+	}
+	idx, err := root.ImageIndex(desc.Digest)
+	if err != nil {
+		return nil, "", err
+	}
+	return idx, desc.Annotations[RefNameAnnotation], nil
+}
+
+// LayoutDigest returns the digest of the image index in an OCI layout.
+func LayoutDigest(dir string) (v1.Hash, error) {
+	idx, _, err := ReadLayout(dir)
+	if err != nil {
+		return v1.Hash{}, err
+	}
+	return idx.Digest()
+}

@@ -1,0 +1,88 @@
+package images
+
+import (
+	"archive/tar"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/google/go-containerregistry/pkg/v1/mutate"
+)
+
+// ImageFor returns the image of idx for the platform.
+func ImageFor(idx v1.ImageIndex, p Platform) (v1.Image, error) {
+	m, err := idx.IndexManifest()
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range m.Manifests {
+		if d.Platform != nil && d.Platform.OS == p.OS && d.Platform.Architecture == p.Architecture && d.Platform.Variant == p.Variant {
+			return idx.Image(d.Digest)
+		}
+	}
+	return nil, fmt.Errorf("no image for %s in the index", p)
+}
+
+// Unpack writes the image's flattened filesystem into dir, as a container runtime
+// would before starting it, with the modes the image records. Ownership is kept when
+// the caller may set it (root); otherwise files belong to the caller.
+func Unpack(img v1.Image, dir string) error {
+	rc := mutate.Extract(img)
+	defer rc.Close()
+	tr := tar.NewReader(rc)
+	chown := os.Geteuid() == 0
+	for {
+		hdr, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		name := filepath.Clean(hdr.Name)
+		if name == "." || strings.HasPrefix(name, "..") || filepath.IsAbs(name) {
+			return fmt.Errorf("unsafe path %q in image", hdr.Name)
+		}
+		target := filepath.Join(dir, name)
+		mode := os.FileMode(hdr.Mode & 0o777)
+		if hdr.Mode&0o1000 != 0 {
+			mode |= os.ModeSticky
+		}
+		switch hdr.Typeflag {
+		case tar.TypeDir:
+			if err := os.MkdirAll(target, 0o755); err != nil {
+				return err
+			}
+		case tar.TypeReg:
+			if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+				return err
+			}
+			f, err := os.OpenFile(target, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+			if err != nil {
+				return err
+			}
+			if _, err := io.Copy(f, tr); err != nil {
+				f.Close()
+				return err
+			}
+			if err := f.Close(); err != nil {
+				return err
+			}
+		default:
+			return fmt.Errorf("%s: entry type %c is not supported", hdr.Name, hdr.Typeflag)
+		}
+		// Chmod after creating: the umask must not narrow what the image says.
+		if err := os.Chmod(target, mode); err != nil {
+			return err
+		}
+		if chown {
+			if err := os.Lchown(target, hdr.Uid, hdr.Gid); err != nil {
+				return err
+			}
+		}
+	}
+}
