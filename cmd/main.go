@@ -44,6 +44,7 @@ import (
 	"github.com/ec2-operator/ec2-operator/internal/controller"
 	"github.com/ec2-operator/ec2-operator/internal/credentials"
 	"github.com/ec2-operator/ec2-operator/internal/metrics"
+	"github.com/ec2-operator/ec2-operator/internal/version"
 )
 
 var (
@@ -132,7 +133,7 @@ func run(ctx context.Context, opts options) error {
 		return err
 	}
 
-	setupLog.Info("starting manager", "defaultRegion", opts.awsRegion, "ec2Endpoint", opts.ec2Endpoint,
+	setupLog.Info("starting manager", "version", version.Version, "revision", version.Revision, "defaultRegion", opts.awsRegion, "ec2Endpoint", opts.ec2Endpoint,
 		"watchNamespaces", opts.namespaces(), "resyncPeriod", opts.resyncPeriod)
 	return mgr.Start(ctx)
 }

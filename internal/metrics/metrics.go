@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/version"
 )
 
 // codeOK is the code label of a successful AWS call.
@@ -78,8 +79,15 @@ func New(reg prometheus.Registerer) *Metrics {
 		}, []string{"ec2instance_namespace", "ec2instance_name"}),
 		states: map[types.UID]string{},
 	}
+	// build_info says which release is running, so dashboards and support can tell
+	// versions apart after an upgrade.
+	buildInfo := prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "ec2_operator_build_info",
+		Help: "Always 1; the labels name the operator's version and the source revision it was built from.",
+	}, []string{"version", "revision"})
+	buildInfo.WithLabelValues(version.Version, version.Revision).Set(1)
 	reg.MustRegister(m.apiCalls, m.apiDuration, m.apiThrottled, m.apiRetries, m.instances,
-		m.timeToRunning, m.driftCorrected, m.reconcileErrors, m.instanceReady)
+		m.timeToRunning, m.driftCorrected, m.reconcileErrors, m.instanceReady, buildInfo)
 	return m
 }
 
