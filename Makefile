@@ -13,10 +13,16 @@ BUNDLE_CHANNELS := --channels=$(CHANNELS)
 BUNDLE_DEFAULT_CHANNEL := --default-channel=$(DEFAULT_CHANNEL)
 BUNDLE_METADATA_OPTS ?= $(BUNDLE_CHANNELS) $(BUNDLE_DEFAULT_CHANNEL)
 
-# IMAGE_TAG_BASE is the registry path of the operator's images.
-IMAGE_TAG_BASE ?= quay.io/ec2-operator/ec2-operator
+# IMAGE_REPO is the registry and organisation of the release images. The bundle names
+# the operator image there by digest, and the catalog the bundle image.
+IMAGE_REPO ?= quay.io/ec2-operator
+# IMAGE_TAG_BASE is the operator image's repository; the others add -bundle, -catalog
+# and -scorecard.
+IMAGE_TAG_BASE ?= $(IMAGE_REPO)/ec2-operator
 BUNDLE_IMG ?= $(IMAGE_TAG_BASE)-bundle:v$(VERSION)
 BUNDLE_GEN_FLAGS ?= -q --overwrite --version $(VERSION) $(BUNDLE_METADATA_OPTS)
+# IMG is the operator image by tag, for `make docker-build deploy` with an engine. The
+# bundle does not use it: it names the image that `make images` builds, by digest.
 IMG ?= $(IMAGE_TAG_BASE):v$(VERSION)
 
 # ENVTEST_K8S_VERSION is the Kubernetes version of the test control plane. It matches
@@ -70,8 +76,9 @@ verify-fmt: ## Fail when gofmt would change a file.
 TEST_FLAGS ?=
 
 .PHONY: test
-test: verify-fmt vet verify-generated setup-envtest ## Run every test against a real kube-apiserver + etcd (envtest) and the EC2 emulator.
+test: verify-fmt vet verify-generated setup-envtest images olm-catalog ## Run every test against a real kube-apiserver + etcd (envtest) and the EC2 emulator, and the release images.
 	KUBEBUILDER_ASSETS="$$($(ENVTEST) use $(ENVTEST_K8S_VERSION) --bin-dir $(LOCALBIN) -i -p path)" \
+	IMAGES_DIR=$(IMAGES_DIR) OLM_CATALOG=$(OLM_CATALOG) \
 		go test ./... -coverprofile cover.out -timeout 20m $(TEST_FLAGS)
 
 .PHONY: bench
@@ -100,7 +107,7 @@ ec2sim: ## Run the EC2 emulator alone on 127.0.0.1:8787.
 
 .PHONY: docker-build
 docker-build: ## Build the manager image (needs a container engine).
-	$(CONTAINER_TOOL) build -t $(IMG) .
+	$(CONTAINER_TOOL) build --build-arg VERSION=$(VERSION) --build-arg REVISION=$$(git rev-parse HEAD) -t $(IMG) .
 
 .PHONY: docker-push
 docker-push: ## Push the manager image.
@@ -217,12 +224,11 @@ OPERATOR_SDK_LDFLAGS = -X github.com/operator-framework/operator-sdk/internal/ve
 	-X github.com/operator-framework/operator-sdk/internal/version.GitVersion=$(OPERATOR_SDK_VERSION) \
 	-X github.com/operator-framework/operator-sdk/internal/version.ImageVersion=$(OPERATOR_SDK_VERSION) \
 	-X github.com/operator-framework/operator-sdk/internal/version.KubernetesVersion=v1.33.0
-OPM_LDFLAGS = -X github.com/operator-framework/operator-registry/cmd/opm/version.gitCommit=$(OPM_VERSION) \
-	-X github.com/operator-framework/operator-registry/cmd/opm/version.opmVersion=$(OPM_VERSION)
 
-# BUNDLE_CREATED_AT is the CSV's createdAt annotation: the release date of VERSION.
-# operator-sdk stamps the current time; the bundle target replaces it with this fixed
-# value so that `make bundle` is reproducible. Update it together with VERSION.
+# BUNDLE_CREATED_AT is the release date of VERSION: the CSV's createdAt annotation and
+# the creation time of every release image (SOURCE_DATE_EPOCH overrides it for the
+# images). operator-sdk stamps the current time; the bundle target replaces it with this
+# fixed value so that `make bundle` is reproducible. Update it together with VERSION.
 BUNDLE_CREATED_AT ?= 2026-11-30T00:00:00Z
 # CATALOG_DIR holds the file-based catalog (FBC) of the ec2-operator package.
 CATALOG_DIR ?= catalog
@@ -239,19 +245,23 @@ $(SCORECARD_TEST): | $(LOCALBIN)
 	hack/build-go-tool.sh $(SCORECARD_TEST) github.com/operator-framework/operator-sdk $(OPERATOR_SDK_VERSION) \
 		./images/scorecard-test 0 containers_image_openpgp
 
+# opm is built static (no cgo) by cmd/images, the same binary the catalog image
+# carries for this machine's platform.
 .PHONY: opm
-opm: $(OPM) ## Build opm into bin/ if necessary.
-$(OPM): | $(LOCALBIN)
-	hack/build-go-tool.sh $(OPM) github.com/operator-framework/operator-registry $(OPM_VERSION) \
-		./cmd/opm 1 json1,containers_image_openpgp "$(OPM_LDFLAGS)"
+opm: images-tool | $(LOCALBIN) ## Build opm into bin/ if necessary.
+	@ln -sf "$$($(IMAGES_TOOL) tool opm $(IMAGES_FLAGS))" $(OPM)
 
+# The bundle names the operator and scorecard images by the digests of the images
+# `make images` builds from these sources, so it builds those two first.
 .PHONY: bundle
-bundle: manifests kustomize operator-sdk ## Generate the OLM bundle (bundle/, bundle.Dockerfile) from config/ and validate it.
+bundle: manifests kustomize operator-sdk images-tool ## Generate the OLM bundle (bundle/, bundle.Dockerfile) from config/, pinned to the images' digests, and validate it.
 	$(OPERATOR_SDK) generate kustomize manifests -q --interactive=false
-	cd config/manager && $(KUSTOMIZE) edit set image controller=$(IMG)
+	$(IMAGES_TOOL) build $(IMAGES_FLAGS) operator scorecard
+	cd config/manager && $(KUSTOMIZE) edit set image controller=$(IMAGE_TAG_BASE)@$$($(IMAGES_TOOL) digest $(IMAGES_DIR)/operator)
 	rm -rf bundle/manifests bundle/metadata bundle/tests
 	$(KUSTOMIZE) build config/manifests | $(OPERATOR_SDK) generate bundle $(BUNDLE_GEN_FLAGS)
-	hack/pin-bundle.sh bundle/manifests/ec2-operator.clusterserviceversion.yaml "$(BUNDLE_CREATED_AT)" "$(IMG)"
+	hack/pin-bundle.sh bundle "$(BUNDLE_CREATED_AT)" "$(IMAGE_TAG_BASE)@$$($(IMAGES_TOOL) digest $(IMAGES_DIR)/operator)" \
+		"$(IMAGE_TAG_BASE)-scorecard@$$($(IMAGES_TOOL) digest $(IMAGES_DIR)/scorecard)"
 	$(OPERATOR_SDK) bundle validate ./bundle --select-optional suite=operatorframework
 
 .PHONY: bundle-build
@@ -262,9 +272,11 @@ bundle-build: ## Build the bundle image (needs a container engine).
 bundle-push: ## Push the bundle image.
 	$(CONTAINER_TOOL) push $(BUNDLE_IMG)
 
+# The catalog names the bundle image by the digest of the image built from bundle/.
 .PHONY: catalog
-catalog: opm ## Render the file-based catalog (catalog/) for the bundle in bundle/ and validate it.
-	hack/render-catalog.sh $(OPM) $(CATALOG_DIR) $(BUNDLE_IMG) $(DEFAULT_CHANNEL)
+catalog: opm images-tool ## Render the file-based catalog (catalog/) for the bundle image built from bundle/, and validate it.
+	$(IMAGES_TOOL) build $(IMAGES_FLAGS) bundle
+	hack/render-catalog.sh $(OPM) $(CATALOG_DIR) $(IMAGE_TAG_BASE)-bundle@$$($(IMAGES_TOOL) digest $(IMAGES_DIR)/bundle) $(DEFAULT_CHANNEL)
 	$(OPM) validate $(CATALOG_DIR)
 	rm -f catalog.Dockerfile
 	$(OPM) generate dockerfile $(CATALOG_DIR) -i $(OPM_IMG) -b $(OPM_IMG)
@@ -296,6 +308,61 @@ scorecard: scorecard-test ## Run the bundle's scorecard tests (bundle/tests/scor
 
 .PHONY: verify-olm
 verify-olm: verify-bundle validate-bundle scorecard ## All OLM checks that need operator-sdk, opm and scorecard-test (CI runs it after make test).
+
+##@ Release images (no container engine needed)
+#
+# cmd/images builds the operator, scorecard-test, bundle and catalog images from Go
+# modules into OCI layouts (bin/images/<name>/index.json), reproducibly: the same
+# commit gives the same digests on any machine. The Dockerfile targets above build the
+# same content for those who have an engine.
+
+IMAGES_DIR ?= bin/images
+IMAGES_TOOL ?= $(LOCALBIN)/images
+# IMAGE_PLATFORMS are the platforms of every release image.
+IMAGE_PLATFORMS ?= linux/amd64,linux/arm64
+# SOURCE_REVISION, when set, replaces the git history as the images' revision.
+export SOURCE_REVISION
+IMAGES_FLAGS = --root $(CURDIR) --out $(IMAGES_DIR) --bin $(LOCALBIN) --version $(VERSION) --created $(BUNDLE_CREATED_AT) \
+	--repo $(IMAGE_REPO) --platforms $(IMAGE_PLATFORMS) --opm-version $(OPM_VERSION)
+
+.PHONY: images-tool
+images-tool: | $(LOCALBIN) ## Build cmd/images, the engine-free image builder.
+	@go build -o $(IMAGES_TOOL) ./cmd/images
+
+.PHONY: images
+images: images-tool ## Build the release images as OCI layouts in bin/images, and check that bundle/ and catalog/ name them.
+	$(IMAGES_TOOL) build $(IMAGES_FLAGS)
+	@$(IMAGES_TOOL) check $(IMAGES_FLAGS) || echo "warning: bundle/ or catalog/ name other images than these; run make bundle catalog images before pushing"
+
+# REGISTRY is where images-push pushes, such as quay.io/ec2-operator. Pushing anywhere
+# but IMAGE_REPO needs a mirror configuration, since the bundle names IMAGE_REPO.
+REGISTRY ?=
+
+# A second build into another directory must give the same digests: nothing in the
+# images may depend on the time, the build directory or the order of work.
+.PHONY: verify-images-reproducible
+verify-images-reproducible: images-tool ## Fail unless building the images again gives identical digests.
+	@again=$$(mktemp -d); trap 'rm -rf "$$again"' EXIT; \
+	$(IMAGES_TOOL) build $(IMAGES_FLAGS) --out "$$again" >/dev/null; \
+	for image in operator scorecard bundle catalog; do \
+		first=$$($(IMAGES_TOOL) digest $(IMAGES_DIR)/$$image); second=$$($(IMAGES_TOOL) digest "$$again/$$image"); \
+		if [ "$$first" != "$$second" ]; then echo "$$image is not reproducible: $$first, then $$second"; exit 1; fi; \
+		echo "$$image $$first reproduced"; \
+	done
+
+# OLM's catalog operator resolves a Subscription from the catalog image in test/release.
+# OLM_VERSION is the operator-lifecycle-manager release it is built from (once, about
+# 7 minutes cold on 2 cores).
+OLM_CATALOG ?= $(LOCALBIN)/olm-catalog
+OLM_VERSION ?= v0.40.0
+
+.PHONY: olm-catalog
+olm-catalog: | $(LOCALBIN) ## Build OLM's catalog operator into bin/ if necessary.
+	@hack/build-go-tool.sh $(OLM_CATALOG) github.com/operator-framework/operator-lifecycle-manager $(OLM_VERSION) ./cmd/catalog 1 json1
+
+.PHONY: images-push
+images-push: images-tool ## Push the release images by digest, then tag them v$(VERSION): make images-push REGISTRY=<host>/<org>.
+	$(IMAGES_TOOL) push $(IMAGES_FLAGS) --registry "$(REGISTRY)"
 
 # make test runs the OLM checks in test/olm, which compare the CSV with `kustomize build`.
 .PHONY: test-olm-prereqs

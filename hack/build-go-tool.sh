@@ -10,7 +10,8 @@
 set -euo pipefail
 
 out=$1 module=$2 version=$3 pkg=$4 cgo=${5:-0} tags=${6:-} ldflags=${7:-}
-out=$(realpath -m "$out")
+# -s: a symlink left by an earlier run (OUT -> OUT-VERSION) must not be resolved.
+out=$(realpath -ms "$out")
 versioned="$out-$version"
 
 if [[ -x "$versioned" ]]; then

@@ -1,13 +1,21 @@
 #!/usr/bin/env bash
-# Makes the generated CSV reproducible and consistent with the image being released:
-# operator-sdk stamps createdAt with the current time, so it is replaced by the release
-# date; containerImage and relatedImages are set to the manager image (operator-sdk
-# writes relatedImages only with --use-image-digests, which needs a registry).
+# Makes the generated bundle reproducible and pins it to the release images by digest:
+# - createdAt: operator-sdk stamps the current time; it is replaced by the release date.
+# - containerImage and relatedImages: the operator image by digest (operator-sdk writes
+#   relatedImages only with --use-image-digests, which needs a registry). The
+#   Deployment's image is already the digest (make bundle sets it with kustomize).
+# - the custom scorecard test's image: config/scorecard names it by tag, in any
+#   repository; the bundle names the image make images built, by digest.
 #
-# usage: hack/pin-bundle.sh CSV_FILE CREATED_AT IMAGE
+# usage: hack/pin-bundle.sh BUNDLE_DIR CREATED_AT OPERATOR_IMAGE SCORECARD_IMAGE
 set -euo pipefail
-csv=$1 created_at=$2 image=$3
+bundle=$1 created_at=$2 image=$3 scorecard_image=$4
+csv=$bundle/manifests/ec2-operator.clusterserviceversion.yaml
+scorecard=$bundle/tests/scorecard/config.yaml
 
+for ref in "$image" "$scorecard_image"; do
+  [[ "$ref" == *@sha256:* ]] || { echo "pin-bundle: $ref is not a digest reference" >&2; exit 1; }
+done
 grep -q '^    createdAt: ' "$csv" || { echo "$csv has no createdAt annotation" >&2; exit 1; }
 grep -q '^  version: ' "$csv" || { echo "$csv has no spec.version" >&2; exit 1; }
 sed -i \
@@ -18,3 +26,7 @@ sed -i \
   "$csv"
 # spec.relatedImages sorts just before spec.version.
 sed -i -e "s|^  version: |  relatedImages:\n  - image: $image\n    name: manager\n  version: |" "$csv"
+
+pattern='image: [^ ]*/ec2-operator-scorecard[:@][^ ]*$'
+grep -q "$pattern" "$scorecard" || { echo "$scorecard names no ec2-operator-scorecard image" >&2; exit 1; }
+sed -i -e "s|$pattern|image: $scorecard_image|" "$scorecard"

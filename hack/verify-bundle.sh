@@ -2,7 +2,8 @@
 # Fails when the committed OLM bundle or catalog differ from what `make bundle catalog`
 # produces from the current sources: someone changed config/ or the API markers and
 # forgot to regenerate, hand-edited generated files, or the generation is not
-# reproducible (a timestamp, an unpinned tool).
+# reproducible (a timestamp, an unpinned tool), or the Go sources changed since the
+# bundle was pinned to the digests of the images built from them.
 #
 # It regenerates in a scratch copy of the tree, so it never changes your files. The
 # tools come from $LOCALBIN (the Makefile builds them there first).
@@ -13,8 +14,11 @@ localbin=${LOCALBIN:-$root/bin}
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 
+# The images the bundle pins are labelled with the last commit of the sources, which the
+# scratch copy (no .git) cannot tell, so it is computed here.
+revision=$(cd "$root" && go run ./cmd/images revision)
 tar -C "$root" --exclude=./bin --exclude=./.git --exclude=./dist -cf - . | tar -C "$scratch" -xf -
-make -C "$scratch" --no-print-directory bundle catalog LOCALBIN="$localbin" >"$scratch.log" 2>&1 || {
+make -C "$scratch" --no-print-directory bundle catalog LOCALBIN="$localbin" SOURCE_REVISION="$revision" >"$scratch.log" 2>&1 || {
   cat "$scratch.log" >&2
   rm -f "$scratch.log"
   echo "make bundle catalog failed in a scratch copy" >&2

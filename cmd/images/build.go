@@ -1,0 +1,74 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	v1 "github.com/google/go-containerregistry/pkg/v1"
+
+	"github.com/ec2-operator/ec2-operator/internal/images"
+)
+
+// build writes the named images (all by default) as OCI layouts and prints each
+// digest reference.
+func (s *settings) build(ctx context.Context, targets []string) error {
+	if len(targets) == 0 {
+		targets = allImages
+	}
+	for _, t := range targets {
+		if !slices.Contains(allImages, t) {
+			return fmt.Errorf("unknown image %q (operator, scorecard, bundle, catalog)", t)
+		}
+	}
+	for _, t := range allImages {
+		if !slices.Contains(targets, t) {
+			continue
+		}
+		start := time.Now()
+		idx, err := s.buildIndex(ctx, t)
+		if err != nil {
+			return fmt.Errorf("%s image: %w", t, err)
+		}
+		ref := fmt.Sprintf("%s:v%s", s.ref(imageNames[t]), s.version)
+		if err := images.WriteLayout(s.layoutDir(t), idx, ref); err != nil {
+			return fmt.Errorf("%s image: %w", t, err)
+		}
+		digest, err := idx.Digest()
+		if err != nil {
+			return err
+		}
+		fmt.Printf("%-9s %s@%s (%s, %s)\n", t, s.ref(imageNames[t]), digest, s.layoutDir(t), time.Since(start).Round(100*time.Millisecond))
+	}
+	return nil
+}
+
+// buildIndex builds one image for every platform.
+func (s *settings) buildIndex(ctx context.Context, target string) (v1.ImageIndex, error) {
+	switch target {
+	case "operator":
+		return images.Index(s.platforms, func(p images.Platform) (images.Spec, error) { return s.operatorSpec(ctx, p) })
+	case "scorecard":
+		return images.Index(s.platforms, func(p images.Platform) (images.Spec, error) { return s.scorecardSpec(ctx, p) })
+	case "bundle":
+		return images.Index(s.platforms, func(images.Platform) (images.Spec, error) { return s.bundleSpec() })
+	case "catalog":
+		cache, err := s.serveCache(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return images.Index(s.platforms, func(p images.Platform) (images.Spec, error) { return s.catalogSpec(ctx, p, cache) })
+	}
+	return nil, fmt.Errorf("unknown image %q", target)
+}
+
+// printDigest prints the digest of the image index in an OCI layout.
+func printDigest(dir string) error {
+	d, err := images.LayoutDigest(dir)
+	if err != nil {
+		return err
+	}
+	fmt.Println(d)
+	return nil
+}
