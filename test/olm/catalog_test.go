@@ -4,8 +4,10 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"os"
+	"regexp"
 	"testing"
 
+	operatorsv1alpha1 "github.com/operator-framework/api/pkg/operators/v1alpha1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"sigs.k8s.io/yaml"
 )
@@ -48,8 +50,9 @@ func TestCatalogServesTheBundleInTheDefaultChannel(t *testing.T) {
 	if bundle["name"] != csv.Name || bundle["package"] != packageName {
 		t.Errorf("olm.bundle = %v in %v, want %s", bundle["name"], bundle["package"], csv.Name)
 	}
-	if want := expandMake(t, makeVar(t, "BUNDLE_IMG")); bundle["image"] != want {
-		t.Errorf("olm.bundle image = %v, want %s", bundle["image"], want)
+	bundleRepo := expandMake(t, makeVar(t, "IMAGE_TAG_BASE")) + "-bundle"
+	if image, _ := bundle["image"].(string); !regexp.MustCompile(`^` + regexp.QuoteMeta(bundleRepo) + `@sha256:[0-9a-f]{64}$`).MatchString(image) {
+		t.Errorf("olm.bundle image = %v, want %s@sha256:<digest of the image built from bundle/>", bundle["image"], bundleRepo)
 	}
 	version := ""
 	objects := 0
@@ -103,4 +106,27 @@ func checkBundleObjectIsCurrent(t *testing.T, b64 string) {
 		}
 	}
 	t.Errorf("the catalog embeds %s %v, which bundle/manifests does not have", embedded["kind"], meta["name"])
+}
+
+// TestCatalogSourceExampleAddsTheReleaseCatalogToOperatorHub: the CatalogSource users
+// apply names the catalog image of this release, in the namespace whose catalogs the
+// OpenShift console lists, with a restricted pod security context.
+func TestCatalogSourceExampleAddsTheReleaseCatalogToOperatorHub(t *testing.T) {
+	data, err := os.ReadFile(path("config/catalogsource.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cs operatorsv1alpha1.CatalogSource
+	if err := yaml.UnmarshalStrict(data, &cs); err != nil {
+		t.Fatal(err)
+	}
+	want := expandMake(t, makeVar(t, "IMAGE_TAG_BASE")) + "-catalog:v" + makeVar(t, "VERSION")
+	if cs.Kind != "CatalogSource" || cs.Namespace != "openshift-marketplace" || cs.Spec.Image != want ||
+		cs.Spec.SourceType != operatorsv1alpha1.SourceTypeGrpc {
+		t.Errorf("CatalogSource %s/%s type %s image %s, want a grpc source in openshift-marketplace for %s",
+			cs.Namespace, cs.Name, cs.Spec.SourceType, cs.Spec.Image, want)
+	}
+	if cs.Spec.GrpcPodConfig == nil || cs.Spec.GrpcPodConfig.SecurityContextConfig != operatorsv1alpha1.Restricted {
+		t.Error("the catalog pod should run with the restricted security context (the image runs as non-root 65532)")
+	}
 }

@@ -18,7 +18,8 @@ func TestDockerfileBuildsAStaticBinaryIntoANonRootMinimalImage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	df := string(data)
+	// Continuation lines belong to the instruction they continue.
+	df := strings.ReplaceAll(string(data), "\\\n", " ")
 	froms := regexp.MustCompile(`(?m)^FROM\s+(\S+)`).FindAllStringSubmatch(df, -1)
 	if len(froms) < 2 {
 		t.Fatalf("want a multi-stage build, found %d FROM lines", len(froms))

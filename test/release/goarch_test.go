@@ -1,0 +1,5 @@
+package release
+
+import "runtime"
+
+func goarch() string { return runtime.GOARCH }

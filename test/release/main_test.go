@@ -1,0 +1,67 @@
+// Package release tests the release artifacts that `make images` builds, as a user's
+// cluster would meet them: the operator image's own filesystem runs the manager as the
+// image's user, the scorecard image's test passes against it, the images survive a
+// push to a registry and a pull by digest, and OLM's catalog operator resolves a
+// Subscription from the catalog image served by its own entrypoint.
+//
+// The images come from bin/images (IMAGES_DIR), which `make test` builds first; a test
+// fails, rather than skips, when they are missing.
+package release
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/ec2-operator/ec2-operator/internal/localenv"
+	"github.com/ec2-operator/ec2-operator/internal/testenv"
+)
+
+var (
+	// env is the control plane and EC2 emulator the images run against.
+	env *localenv.Env
+	// root is the repository root.
+	root = testenv.ProjectRoot()
+)
+
+func TestMain(m *testing.M) {
+	work, err := os.MkdirTemp("", "release-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	env, err = localenv.Start(localenv.Options{WorkDir: work})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	stopAll()
+	if err := env.Stop(); err != nil {
+		fmt.Fprintln(os.Stderr, "stopping the control plane:", err)
+	}
+	os.RemoveAll(work)
+	os.Exit(code)
+}
+
+// imagesDir is where `make images` wrote the OCI layouts.
+func imagesDir() string {
+	if dir := os.Getenv("IMAGES_DIR"); dir != "" {
+		if filepath.IsAbs(dir) {
+			return dir
+		}
+		return filepath.Join(root, dir)
+	}
+	return filepath.Join(root, "bin", "images")
+}
+
+// layoutDir is the OCI layout of one release image; the test fails when it is missing.
+func layoutDir(t *testing.T, name string) string {
+	t.Helper()
+	dir := filepath.Join(imagesDir(), name)
+	if _, err := os.Stat(filepath.Join(dir, "index.json")); err != nil {
+		t.Fatalf("no %s image in %s: run `make images` (make test does): %v", name, imagesDir(), err)
+	}
+	return dir
+}

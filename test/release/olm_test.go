@@ -1,0 +1,385 @@
+package release
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-containerregistry/pkg/authn"
+	"github.com/google/go-containerregistry/pkg/name"
+	"github.com/google/go-containerregistry/pkg/registry"
+	operatorsv1 "github.com/operator-framework/api/pkg/operators/v1"
+	operatorsv1alpha1 "github.com/operator-framework/api/pkg/operators/v1alpha1"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	"sigs.k8s.io/yaml"
+
+	"github.com/ec2-operator/ec2-operator/internal/images"
+)
+
+// olmNamespace is where OLM's catalog operator runs and keeps global catalogs, as on
+// an upstream OLM install (OpenShift uses openshift-marketplace).
+const olmNamespace = "olm"
+
+// TestOLMResolvesTheOperatorFromTheCatalogImageAndUnpacksTheDigestPinnedBundle installs
+// from the release images the way OperatorHub does:
+//
+//  1. the catalog image's own entrypoint (opm serve, chrooted, as the image's user)
+//     serves the catalog over gRPC;
+//  2. OLM's real catalog operator (built from operator-lifecycle-manager) resolves a
+//     Subscription to package ec2-operator, channel alpha, from a CatalogSource whose
+//     address points at it, and starts a bundle-unpack Job that names the bundle image
+//     by the digest the catalog holds;
+//  3. there is no kubelet here, so the test runs that Job's containers itself, exactly
+//     as its pod spec says: the bundle image is pulled by that digest from a registry
+//     the release was pushed to (standing in for quay.io, as a digest mirror would),
+//     its /manifests and /metadata are copied into the bundle volume, and the extract
+//     container's own command (opm alpha bundle extract, from the catalog image) writes
+//     the ConfigMap; then it marks the Job complete, as the Job controller would;
+//  4. the catalog operator reads the bundle and writes an InstallPlan for
+//     ec2-operator.v<VERSION>, approves it (Automatic) and creates the CSV with the
+//     digest-pinned operator image.
+//
+// It stops there: running the operator's Deployment needs OLM's olm operator and a
+// kubelet to start pods, which the test control plane does not have (test/olm and
+// test/e2e cover what the Deployment runs).
+func TestOLMResolvesTheOperatorFromTheCatalogImageAndUnpacksTheDigestPinnedBundle(t *testing.T) {
+	catalogOperator := olmCatalogBinary(t)
+	k8s := olmClient(t)
+	installOLMCRDs(t)
+	ctx := context.Background()
+	for _, ns := range []string{olmNamespace} {
+		if err := k8s.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); client.IgnoreAlreadyExists(err) != nil {
+			t.Fatal(err)
+		}
+	}
+	target := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "olm-install-"}}
+	if err := k8s.Create(ctx, target); err != nil {
+		t.Fatal(err)
+	}
+
+	// 1. The catalog, served by the catalog image's entrypoint and command.
+	catImg, catCfg := hostImage(t, "catalog")
+	catRootfs := unpack(t, catImg)
+	grpcAddr := freeAddr(t)
+	_, port, _ := strings.Cut(grpcAddr, ":")
+	argv := append(append([]string{}, catCfg.Config.Entrypoint...), catCfg.Config.Cmd...)
+	serve := startContainer(t, "opm-serve", catRootfs, catCfg.Config.User, append(argv, "--port="+port), catCfg.Config.Env)
+	eventually(t, 60*time.Second, func() string {
+		select {
+		case <-serve.done:
+			t.Fatalf("opm serve exited: %v", serve.err)
+		default:
+		}
+		if !strings.Contains(serve.out.String(), "serving registry") {
+			return "opm serve has not started serving"
+		}
+		return ""
+	})
+	if out := serve.out.String(); strings.Contains(out, "rebuilding cache") || strings.Contains(out, "cache requires rebuild") {
+		t.Errorf("opm serve rebuilt the cache that the image should hold pre-built:\n%s", out)
+	}
+
+	// 2. OLM's catalog operator and the objects a user (or the console) creates.
+	kubeconfig := env.Kubeconfig
+	logPath := filepath.Join(t.TempDir(), "catalog-operator.log")
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	op := exec.Command(catalogOperator, "--namespace", olmNamespace, "--kubeconfig", kubeconfig,
+		"--configmapServerImage", "none", "--opmImage", "opm-from-the-catalog-image", "--util-image", "none",
+		"--writeStatusName", "", "--interval", "10s")
+	op.Stdout, op.Stderr = logFile, logFile
+	if err := op.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = op.Process.Kill()
+		_ = op.Wait()
+		logFile.Close()
+		if t.Failed() {
+			data, _ := os.ReadFile(logPath)
+			t.Logf("catalog operator log (tail):\n%s", tail(string(data), 6000))
+		}
+	})
+
+	catsrc := &operatorsv1alpha1.CatalogSource{
+		ObjectMeta: metav1.ObjectMeta{Name: "ec2-operator-catalog", Namespace: olmNamespace},
+		Spec: operatorsv1alpha1.CatalogSourceSpec{
+			SourceType:  operatorsv1alpha1.SourceTypeGrpc,
+			Address:     grpcAddr,
+			DisplayName: "EC2 Operator",
+			Publisher:   "ec2-operator project",
+		},
+	}
+	og := &operatorsv1.OperatorGroup{
+		ObjectMeta: metav1.ObjectMeta{Name: "ec2-operator", Namespace: target.Name},
+		Spec:       operatorsv1.OperatorGroupSpec{TargetNamespaces: []string{target.Name}},
+	}
+	sub := &operatorsv1alpha1.Subscription{
+		ObjectMeta: metav1.ObjectMeta{Name: "ec2-operator", Namespace: target.Name},
+		Spec: &operatorsv1alpha1.SubscriptionSpec{
+			CatalogSource: catsrc.Name, CatalogSourceNamespace: olmNamespace,
+			Package: "ec2-operator", Channel: makeVar(t, "DEFAULT_CHANNEL"),
+			InstallPlanApproval: operatorsv1alpha1.ApprovalAutomatic,
+		},
+	}
+	for _, obj := range []client.Object{catsrc, og, sub} {
+		if err := k8s.Create(ctx, obj); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	// The Job that unpacks the bundle names the bundle image of the catalog, by digest.
+	wantBundle := catalogBundleImage(t)
+	var job batchv1.Job
+	eventually(t, 120*time.Second, func() string {
+		jobs := &batchv1.JobList{}
+		if err := k8s.List(ctx, jobs, client.InNamespace(olmNamespace)); err != nil {
+			return err.Error()
+		}
+		for _, j := range jobs.Items {
+			for _, c := range j.Spec.Template.Spec.InitContainers {
+				if c.Name == "pull" {
+					job = j
+					return ""
+				}
+			}
+		}
+		got := &operatorsv1alpha1.Subscription{}
+		_ = k8s.Get(ctx, client.ObjectKeyFromObject(sub), got)
+		return fmt.Sprintf("no bundle unpack Job yet; subscription state %q, conditions %+v", got.Status.State, got.Status.Conditions)
+	})
+	pull := containerNamed(t, job.Spec.Template.Spec.InitContainers, "pull")
+	if pull.Image != wantBundle {
+		t.Fatalf("the unpack Job pulls %s, the catalog names %s", pull.Image, wantBundle)
+	}
+	if !strings.Contains(pull.Image, "@sha256:") {
+		t.Fatalf("the bundle image %s is not pinned by digest", pull.Image)
+	}
+
+	// 3. The kubelet's part: run the Job's containers as its pod spec says.
+	runUnpackJob(t, k8s, &job, catRootfs, kubeconfig)
+
+	// 4. OLM reads the unpacked bundle and plans and starts the install.
+	wantCSV := "ec2-operator.v" + makeVar(t, "VERSION")
+	var plan operatorsv1alpha1.InstallPlan
+	eventually(t, 120*time.Second, func() string {
+		plans := &operatorsv1alpha1.InstallPlanList{}
+		if err := k8s.List(ctx, plans, client.InNamespace(target.Name)); err != nil {
+			return err.Error()
+		}
+		for _, p := range plans.Items {
+			for _, name := range p.Spec.ClusterServiceVersionNames {
+				if name == wantCSV && len(p.Status.Plan) > 0 {
+					plan = p
+					return ""
+				}
+			}
+		}
+		return fmt.Sprintf("no InstallPlan with steps for %s yet (%d plans)", wantCSV, len(plans.Items))
+	})
+	t.Logf("InstallPlan %s: phase %s, %d steps", plan.Name, plan.Status.Phase, len(plan.Status.Plan))
+	kinds := map[string]bool{}
+	for _, step := range plan.Status.Plan {
+		kinds[step.Resource.Kind] = true
+	}
+	for _, kind := range []string{"ClusterServiceVersion", "CustomResourceDefinition", "ServiceMonitor", "PrometheusRule"} {
+		if !kinds[kind] {
+			t.Errorf("the InstallPlan has no %s step: %v", kind, kinds)
+		}
+	}
+
+	var csv operatorsv1alpha1.ClusterServiceVersion
+	eventually(t, 120*time.Second, func() string {
+		if err := k8s.Get(ctx, client.ObjectKey{Namespace: target.Name, Name: wantCSV}, &csv); err != nil {
+			return "the CSV is not created yet: " + err.Error()
+		}
+		return ""
+	})
+	image := csv.Spec.InstallStrategy.StrategySpec.DeploymentSpecs[0].Spec.Template.Spec.Containers[0].Image
+	operatorDigest, err := images.LayoutDigest(layoutDir(t, "operator"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(image, "@sha256:") || csv.Annotations["containerImage"] != image {
+		t.Errorf("the installed CSV runs %s (containerImage %s): want one image, by digest", image, csv.Annotations["containerImage"])
+	}
+	if !strings.HasSuffix(image, "@"+operatorDigest.String()) {
+		t.Logf("note: the bundle pins operator image %s, bin/images holds %s (bundle/ is regenerated from committed sources; make bundle after committing)", image, operatorDigest)
+	}
+}
+
+// olmCatalogBinary is OLM's catalog operator, which `make olm-catalog` builds.
+func olmCatalogBinary(t *testing.T) string {
+	t.Helper()
+	bin := os.Getenv("OLM_CATALOG")
+	if bin == "" {
+		bin = filepath.Join(root, "bin", "olm-catalog")
+	}
+	if _, err := os.Stat(bin); err != nil {
+		t.Fatalf("no OLM catalog operator at %s: run `make olm-catalog` (make test does): %v", bin, err)
+	}
+	return bin
+}
+
+// olmClient is a cluster-admin client that knows OLM's and Kubernetes' types.
+func olmClient(t *testing.T) client.Client {
+	t.Helper()
+	scheme := runtime.NewScheme()
+	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, operatorsv1alpha1.AddToScheme, operatorsv1.AddToScheme} {
+		if err := add(scheme); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c, err := client.New(env.Kube.Config, client.Options{Scheme: scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// installOLMCRDs installs OLM's CRDs from the operator-lifecycle-manager module at the
+// version the Makefile builds the catalog operator from, and the monitoring CRDs the
+// bundle's ServiceMonitor and PrometheusRule need.
+func installOLMCRDs(t *testing.T) {
+	t.Helper()
+	dirs := []string{filepath.Join(moduleDir(t, "github.com/operator-framework/operator-lifecycle-manager", makeVar(t, "OLM_VERSION")), "deploy", "chart", "crds")}
+	po := moduleDir(t, "github.com/prometheus-operator/prometheus-operator", "v0.85.0")
+	for _, f := range []string{"monitoring.coreos.com_servicemonitors.yaml", "monitoring.coreos.com_prometheusrules.yaml"} {
+		dirs = append(dirs, filepath.Join(po, "example", "prometheus-operator-crd", f))
+	}
+	if _, err := envtest.InstallCRDs(env.Kube.Config, envtest.CRDInstallOptions{Paths: dirs, ErrorIfPathMissing: true}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// moduleDir downloads a Go module (from the module cache when present) and returns its
+// directory.
+func moduleDir(t *testing.T, module, version string) string {
+	t.Helper()
+	out, err := exec.Command("go", "mod", "download", "-json", module+"@"+version).Output()
+	if err != nil {
+		t.Fatalf("go mod download %s@%s: %v", module, version, err)
+	}
+	var info struct{ Dir string }
+	if err := json.Unmarshal(out, &info); err != nil || info.Dir == "" {
+		t.Fatalf("go mod download %s@%s: no directory in %s", module, version, out)
+	}
+	return info.Dir
+}
+
+// catalogBundleImage is the bundle image reference in catalog/.
+func catalogBundleImage(t *testing.T) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(root, "catalog", "ec2-operator", "catalog.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, doc := range strings.Split(string(data), "\n---") {
+		var obj struct {
+			Schema string `json:"schema"`
+			Image  string `json:"image"`
+		}
+		if err := yaml.Unmarshal([]byte(doc), &obj); err == nil && obj.Schema == "olm.bundle" {
+			return obj.Image
+		}
+	}
+	t.Fatal("catalog/ has no olm.bundle")
+	return ""
+}
+
+func containerNamed(t *testing.T, cs []corev1.Container, name string) corev1.Container {
+	t.Helper()
+	for _, c := range cs {
+		if c.Name == name {
+			return c
+		}
+	}
+	t.Fatalf("the unpack Job has no %s container", name)
+	return corev1.Container{}
+}
+
+// runUnpackJob does for OLM's bundle unpack Job what a kubelet and the Job controller
+// would: the pull container's image is pulled by digest (from a local registry the
+// bundle image was pushed to, standing in for its real registry as a digest mirror
+// does) and its /manifests and /metadata copied into the bundle volume, which is what
+// its /util/cpb command does; the extract container's command runs with the volume
+// where it expects it; and the Job is marked complete.
+func runUnpackJob(t *testing.T, k8s client.Client, job *batchv1.Job, catalogRootfs, kubeconfig string) {
+	t.Helper()
+	ctx := context.Background()
+	pull := containerNamed(t, job.Spec.Template.Spec.InitContainers, "pull")
+	ref, err := name.NewDigest(pull.Image)
+	if err != nil {
+		t.Fatalf("the bundle image %s: %v", pull.Image, err)
+	}
+	srv := httptest.NewServer(registry.New())
+	defer srv.Close()
+	u, _ := url.Parse(srv.URL)
+	bundleIdx, _, err := images.ReadLayout(layoutDir(t, "bundle"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mirror := u.Host + "/" + ref.Context().RepositoryStr()
+	if _, err := images.Push(ctx, bundleIdx, mirror, authn.DefaultKeychain); err != nil {
+		t.Fatal(err)
+	}
+	mirrored, err := name.NewDigest(mirror + "@" + ref.DigestStr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	pulled, err := images.Pull(ctx, mirrored, authn.DefaultKeychain)
+	if err != nil {
+		t.Fatalf("the digest the Job names is not the bundle image built from bundle/ (run make catalog): %v", err)
+	}
+	img, err := images.ImageFor(pulled, hostPlatform(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	volume := unpack(t, img)
+
+	extract := containerNamed(t, job.Spec.Template.Spec.Containers, "extract")
+	args := append([]string{}, extract.Command[1:]...)
+	for i, a := range args {
+		if a == "/bundle/" {
+			args[i] = volume + "/"
+		}
+	}
+	// In the pod the extract container reaches the API server with its service
+	// account; here it gets a kubeconfig instead.
+	args = append(args, "--kubeconfig", kubeconfig)
+	cmd := exec.Command(filepath.Join(catalogRootfs, "bin", extract.Command[0]), args...)
+	for _, e := range extract.Env {
+		cmd.Env = append(cmd.Env, e.Name+"="+e.Value)
+	}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("the extract container's command %v: %v\n%s", extract.Command, err, out)
+	}
+
+	now := metav1.Now()
+	job.Status.StartTime = &now
+	job.Status.CompletionTime = &now
+	job.Status.Succeeded = 1
+	job.Status.Conditions = []batchv1.JobCondition{
+		{Type: batchv1.JobSuccessCriteriaMet, Status: corev1.ConditionTrue, LastProbeTime: now, LastTransitionTime: now},
+		{Type: batchv1.JobComplete, Status: corev1.ConditionTrue, LastProbeTime: now, LastTransitionTime: now},
+	}
+	if err := k8s.Status().Update(ctx, job); err != nil {
+		t.Fatalf("marking the unpack Job complete: %v", err)
+	}
+}

@@ -1,0 +1,179 @@
+package release
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	scapiv1alpha3 "github.com/operator-framework/api/pkg/apis/scorecard/v1alpha3"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
+	"github.com/ec2-operator/ec2-operator/internal/ec2sim"
+)
+
+// kubeconfigPath is where the tests put the kubeconfig inside an image's filesystem,
+// as a mounted Secret would provide it.
+const kubeconfigPath = "/var/run/ec2-operator-test/kubeconfig"
+
+// TestOperatorImageRunsTheManagerAsItsUserAndTheScorecardTestPasses starts the manager
+// from the operator image's own filesystem, through its entrypoint and as the image's
+// user, against the test control plane and the EC2 emulator: an EC2Instance becomes
+// Ready. Then the scorecard image's custom test, run the same way with the bundle
+// where scorecard mounts it, passes against that manager. This proves the images hold
+// what their binaries need, not just that the binaries run on the build machine.
+func TestOperatorImageRunsTheManagerAsItsUserAndTheScorecardTestPasses(t *testing.T) {
+	k8s, err := client.New(env.Kube.Config, client.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "release-"}}
+	if err := k8s.Create(context.Background(), ns); err != nil {
+		t.Fatal(err)
+	}
+	kubeconfig, err := os.ReadFile(env.Kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	img, cf := hostImage(t, "operator")
+	rootfs := unpack(t, img)
+	writeInto(t, rootfs, kubeconfigPath, kubeconfig)
+	probe := freeAddr(t)
+	manager := startContainer(t, "manager", rootfs, cf.Config.User,
+		append(cf.Config.Entrypoint, "--health-probe-bind-address="+probe, "--watch-namespaces="+ns.Name,
+			"--resync-period=5s", "--poll-interval=1s"),
+		append(cf.Config.Env,
+			"KUBECONFIG="+kubeconfigPath,
+			"AWS_REGION="+ec2sim.DefaultRegion,
+			"AWS_ENDPOINT_URL_EC2="+env.SimURL,
+			"AWS_ACCESS_KEY_ID=release-test",
+			"AWS_SECRET_ACCESS_KEY=release-test",
+			"AWS_EC2_METADATA_DISABLED=true",
+		))
+	eventually(t, 60*time.Second, func() string {
+		select {
+		case <-manager.done:
+			t.Fatalf("the manager exited: %v", manager.err)
+		default:
+		}
+		resp, err := http.Get("http://" + probe + "/readyz")
+		if err != nil {
+			return err.Error()
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			return fmt.Sprintf("readyz %d", resp.StatusCode)
+		}
+		return ""
+	})
+
+	if os.Geteuid() == 0 {
+		// The kernel's view of the process: the image's user, not root.
+		status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", manager.cmd.Process.Pid))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(status), "\nUid:\t65532\t65532\t65532\t65532\n") {
+			t.Errorf("the manager does not run as 65532:\n%s", status)
+		}
+	}
+
+	t.Run("an EC2Instance becomes Ready", func(t *testing.T) {
+		obj := &computev1alpha1.EC2Instance{
+			ObjectMeta: metav1.ObjectMeta{Name: "from-image", Namespace: ns.Name},
+			Spec: computev1alpha1.EC2InstanceSpec{
+				ImageID:      ec2sim.DefaultImageID,
+				InstanceType: "t3.micro",
+				SubnetID:     ec2sim.DefaultSubnetIDs[0],
+			},
+		}
+		if err := k8s.Create(context.Background(), obj); err != nil {
+			t.Fatal(err)
+		}
+		eventually(t, 90*time.Second, func() string {
+			got := &computev1alpha1.EC2Instance{}
+			if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(obj), got); err != nil {
+				return err.Error()
+			}
+			if !meta.IsStatusConditionTrue(got.Status.Conditions, computev1alpha1.ConditionReady) {
+				return fmt.Sprintf("not Ready: %+v", got.Status.Conditions)
+			}
+			return ""
+		})
+	})
+
+	t.Run("the custom scorecard test passes", func(t *testing.T) {
+		img, cf := hostImage(t, "scorecard")
+		scRootfs := unpack(t, img)
+		// operator-sdk scorecard unpacks the bundle at /bundle in the test pod.
+		copyDir(t, filepath.Join(root, "bundle"), filepath.Join(scRootfs, "bundle"))
+		writeInto(t, scRootfs, kubeconfigPath, kubeconfig)
+		test := startContainer(t, "scorecard-test", scRootfs, cf.Config.User,
+			append(cf.Config.Entrypoint, "instance-ready"),
+			append(cf.Config.Env, "KUBECONFIG="+kubeconfigPath, "SCORECARD_NAMESPACE="+ns.Name, "SCORECARD_READY_TIMEOUT=90s"))
+		if err := test.wait(4 * time.Minute); err != nil {
+			t.Fatalf("the scorecard test did not finish: %v", err)
+		}
+		var status scapiv1alpha3.TestStatus
+		if err := json.Unmarshal([]byte(test.out.String()), &status); err != nil {
+			t.Fatalf("the scorecard test printed no test status: %v\n%s", err, test.out.String())
+		}
+		if len(status.Results) != 1 || status.Results[0].State != scapiv1alpha3.PassState {
+			t.Fatalf("scorecard result: %+v", status.Results)
+		}
+		t.Logf("scorecard instance-ready passed:\n%s", status.Results[0].Log)
+		// It cleaned up after itself: only the object of the first subtest remains.
+		list := &computev1alpha1.EC2InstanceList{}
+		if err := k8s.List(context.Background(), list, client.InNamespace(ns.Name)); err != nil {
+			t.Fatal(err)
+		}
+		if len(list.Items) != 1 {
+			t.Errorf("%d EC2Instances left in the namespace, want only from-image", len(list.Items))
+		}
+	})
+}
+
+// freeAddr returns a free loopback address.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// copyDir copies a directory tree, readable by everyone, as a volume mount shows it.
+func copyDir(t *testing.T, src, dst string) {
+	t.Helper()
+	err := filepath.Walk(src, func(p string, info os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		target := filepath.Join(dst, rel)
+		if info.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(target, data, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
