@@ -249,7 +249,7 @@ $(SCORECARD_TEST): | $(LOCALBIN)
 # carries for this machine's platform.
 .PHONY: opm
 opm: images-tool | $(LOCALBIN) ## Build opm into bin/ if necessary.
-	@ln -sf "$$($(IMAGES_TOOL) tool opm $(IMAGES_FLAGS))" $(OPM)
+	@ln -sf "$$($(IMAGES_TOOL) tool $(IMAGES_FLAGS) opm)" $(OPM)
 
 # The bundle names the operator and scorecard images by the digests of the images
 # `make images` builds from these sources, so it builds those two first.
@@ -257,11 +257,12 @@ opm: images-tool | $(LOCALBIN) ## Build opm into bin/ if necessary.
 bundle: manifests kustomize operator-sdk images-tool ## Generate the OLM bundle (bundle/, bundle.Dockerfile) from config/, pinned to the images' digests, and validate it.
 	$(OPERATOR_SDK) generate kustomize manifests -q --interactive=false
 	$(IMAGES_TOOL) build $(IMAGES_FLAGS) operator scorecard
-	cd config/manager && $(KUSTOMIZE) edit set image controller=$(IMAGE_TAG_BASE)@$$($(IMAGES_TOOL) digest $(IMAGES_DIR)/operator)
-	rm -rf bundle/manifests bundle/metadata bundle/tests
-	$(KUSTOMIZE) build config/manifests | $(OPERATOR_SDK) generate bundle $(BUNDLE_GEN_FLAGS)
-	hack/pin-bundle.sh bundle "$(BUNDLE_CREATED_AT)" "$(IMAGE_TAG_BASE)@$$($(IMAGES_TOOL) digest $(IMAGES_DIR)/operator)" \
-		"$(IMAGE_TAG_BASE)-scorecard@$$($(IMAGES_TOOL) digest $(IMAGES_DIR)/scorecard)"
+	operator=$(IMAGE_TAG_BASE)@$$($(IMAGES_TOOL) digest $(IMAGES_DIR)/operator) && \
+	scorecard=$(IMAGE_TAG_BASE)-scorecard@$$($(IMAGES_TOOL) digest $(IMAGES_DIR)/scorecard) && \
+	(cd config/manager && $(KUSTOMIZE) edit set image controller=$$operator) && \
+	rm -rf bundle/manifests bundle/metadata bundle/tests && \
+	$(KUSTOMIZE) build config/manifests | $(OPERATOR_SDK) generate bundle $(BUNDLE_GEN_FLAGS) && \
+	hack/pin-bundle.sh bundle "$(BUNDLE_CREATED_AT)" "$$operator" "$$scorecard"
 	$(OPERATOR_SDK) bundle validate ./bundle --select-optional suite=operatorframework
 
 .PHONY: bundle-build
@@ -276,7 +277,8 @@ bundle-push: ## Push the bundle image.
 .PHONY: catalog
 catalog: opm images-tool ## Render the file-based catalog (catalog/) for the bundle image built from bundle/, and validate it.
 	$(IMAGES_TOOL) build $(IMAGES_FLAGS) bundle
-	hack/render-catalog.sh $(OPM) $(CATALOG_DIR) $(IMAGE_TAG_BASE)-bundle@$$($(IMAGES_TOOL) digest $(IMAGES_DIR)/bundle) $(DEFAULT_CHANNEL)
+	bundle=$(IMAGE_TAG_BASE)-bundle@$$($(IMAGES_TOOL) digest $(IMAGES_DIR)/bundle) && \
+	hack/render-catalog.sh $(OPM) $(CATALOG_DIR) $$bundle $(DEFAULT_CHANNEL)
 	$(OPM) validate $(CATALOG_DIR)
 	rm -f catalog.Dockerfile
 	$(OPM) generate dockerfile $(CATALOG_DIR) -i $(OPM_IMG) -b $(OPM_IMG)
@@ -316,8 +318,8 @@ verify-olm: verify-bundle validate-bundle scorecard ## All OLM checks that need 
 # commit gives the same digests on any machine. The Dockerfile targets above build the
 # same content for those who have an engine.
 
-IMAGES_DIR ?= bin/images
-IMAGES_TOOL ?= $(LOCALBIN)/images
+IMAGES_DIR ?= $(LOCALBIN)/images
+IMAGES_TOOL ?= $(LOCALBIN)/images-tool
 # IMAGE_PLATFORMS are the platforms of every release image.
 IMAGE_PLATFORMS ?= linux/amd64,linux/arm64
 # SOURCE_REVISION, when set, replaces the git history as the images' revision.

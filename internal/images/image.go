@@ -1,7 +1,9 @@
 package images
 
 import (
+	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
@@ -59,10 +61,16 @@ type Spec struct {
 func Build(spec Spec) (v1.Image, error) {
 	img := mutate.ConfigMediaType(mutate.MediaType(empty.Image, types.OCIManifestSchema1), types.OCIConfigJSON)
 	created := v1.Time{Time: spec.Created.UTC()}
+	dirs := map[string]File{}
 	for _, ls := range spec.Layers {
-		layer, err := NewLayer(ls.Files, spec.Created)
+		layer, err := newLayer(ls.Files, spec.Created, dirs)
 		if err != nil {
 			return nil, err
+		}
+		for _, f := range ls.Files {
+			if f.Dir {
+				dirs[f.Path] = f
+			}
 		}
 		img, err = mutate.Append(img, mutate.Addendum{
 			Layer:     layer,
@@ -94,27 +102,40 @@ func Build(spec Spec) (v1.Image, error) {
 }
 
 // Index builds one image per platform with build and puts them in an image index, the
-// form a registry serves multi-platform images in.
+// form a registry serves multi-platform images in. The platforms are built at the same
+// time (compressing a layer uses one core); the index lists them in the given order,
+// so the result does not depend on which finishes first.
 func Index(platforms []Platform, build func(Platform) (Spec, error)) (v1.ImageIndex, error) {
-	idx := mutate.IndexMediaType(empty.Index, types.OCIImageIndex)
-	var adds []mutate.IndexAddendum
-	for _, p := range platforms {
-		spec, err := build(p)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", p, err)
-		}
-		spec.Platform = p
-		img, err := Build(spec)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", p, err)
-		}
-		adds = append(adds, mutate.IndexAddendum{
-			Add: img,
+	imgs := make([]v1.Image, len(platforms))
+	errs := make([]error, len(platforms))
+	var wg sync.WaitGroup
+	for i, p := range platforms {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			spec, err := build(p)
+			if err == nil {
+				spec.Platform = p
+				imgs[i], err = Build(spec)
+			}
+			if err != nil {
+				errs[i] = fmt.Errorf("%s: %w", p, err)
+			}
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	adds := make([]mutate.IndexAddendum, len(platforms))
+	for i, p := range platforms {
+		adds[i] = mutate.IndexAddendum{
+			Add: imgs[i],
 			Descriptor: v1.Descriptor{
 				MediaType: types.OCIManifestSchema1,
 				Platform:  &v1.Platform{OS: p.OS, Architecture: p.Architecture, Variant: p.Variant},
 			},
-		})
+		}
 	}
-	return mutate.AppendManifests(idx, adds...), nil
+	return mutate.AppendManifests(mutate.IndexMediaType(empty.Index, types.OCIImageIndex), adds...), nil
 }

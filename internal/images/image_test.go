@@ -208,3 +208,24 @@ func TestUnpackWritesTheFilesystemWithTheImagesModes(t *testing.T) {
 		}
 	}
 }
+
+func TestADirectoryAnUpperLayerImpliesKeepsTheModeOfTheLayerBelow(t *testing.T) {
+	img, err := Build(Spec{Created: epoch, Layers: []LayerSpec{
+		{Files: []File{{Path: "/tmp", Dir: true, Mode: 0o1777}}},
+		{Files: []File{{Path: "/tmp/cache/index.json", Mode: 0o644, Data: []byte("{}")}}},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := Unpack(img, dir); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(filepath.Join(dir, "tmp"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode() != os.ModeDir|os.ModeSticky|0o777 {
+		t.Errorf("/tmp is %s after a layer added /tmp/cache, want the base layer's drwxrwxrwt", fi.Mode())
+	}
+}

@@ -342,9 +342,9 @@ func TestBundleDockerfileLabelsMatchTheBundleAnnotations(t *testing.T) {
 	}
 }
 
-func TestScorecardConfigListsTheBuiltInBasicAndOLMTests(t *testing.T) {
+func TestScorecardConfigListsTheBuiltInBasicAndOLMTestsAndOurOwn(t *testing.T) {
 	got := scorecardTests(t)
-	want := []string{"basic-check-spec", "olm-bundle-validation", "olm-crds-have-resources",
+	want := []string{"basic-check-spec", "instance-ready", "olm-bundle-validation", "olm-crds-have-resources",
 		"olm-crds-have-validation", "olm-spec-descriptors", "olm-status-descriptors"}
 	sort.Strings(got)
 	if strings.Join(got, ",") != strings.Join(want, ",") {
@@ -373,11 +373,19 @@ func scorecardTests(t *testing.T) []string {
 	var names []string
 	for _, st := range cfg.Stages {
 		for _, tc := range st.Tests {
-			if len(tc.Entrypoint) != 2 || tc.Entrypoint[0] != "scorecard-test" {
+			switch {
+			case len(tc.Entrypoint) == 2 && tc.Entrypoint[0] == "scorecard-test":
+				if !strings.HasSuffix(tc.Image, ":"+makeVar(t, "OPERATOR_SDK_VERSION")) {
+					t.Errorf("scorecard image %s is not the operator-sdk version the Makefile builds", tc.Image)
+				}
+			case len(tc.Entrypoint) == 2 && tc.Entrypoint[0] == "ec2-operator-scorecard":
+				// Our own test runs the image make images builds, pinned by digest.
+				repo := expandMake(t, makeVar(t, "IMAGE_TAG_BASE")) + "-scorecard"
+				if !regexp.MustCompile(`^` + regexp.QuoteMeta(repo) + `@sha256:[0-9a-f]{64}$`).MatchString(tc.Image) {
+					t.Errorf("custom scorecard image %s is not %s@sha256:<digest>", tc.Image, repo)
+				}
+			default:
 				t.Fatalf("unexpected scorecard entrypoint %v", tc.Entrypoint)
-			}
-			if !strings.HasSuffix(tc.Image, ":"+makeVar(t, "OPERATOR_SDK_VERSION")) {
-				t.Errorf("scorecard image %s is not the operator-sdk version the Makefile builds", tc.Image)
 			}
 			names = append(names, tc.Entrypoint[1])
 		}

@@ -40,6 +40,11 @@ func TestScorecard(t *testing.T) {
 		t.Fatal("no scorecard tests configured")
 	}
 	for _, name := range names {
+		if name == "instance-ready" {
+			// Our own test needs a running operator; test/release runs it from its
+			// image against the manager's image.
+			continue
+		}
 		t.Run(name, func(t *testing.T) {
 			args := append(append([]string{}, unshare[1:]...), "sh", "-c",
 				`mount --bind "$1" /bundle && exec "$2" "$3"`, "sh", path("bundle"), bin, name)

@@ -15,7 +15,6 @@ import (
 
 	"github.com/google/go-containerregistry/pkg/authn"
 	"github.com/google/go-containerregistry/pkg/name"
-	"github.com/google/go-containerregistry/pkg/registry"
 	operatorsv1 "github.com/operator-framework/api/pkg/operators/v1"
 	operatorsv1alpha1 "github.com/operator-framework/api/pkg/operators/v1alpha1"
 	batchv1 "k8s.io/api/batch/v1"
@@ -328,7 +327,7 @@ func runUnpackJob(t *testing.T, k8s client.Client, job *batchv1.Job, catalogRoot
 	if err != nil {
 		t.Fatalf("the bundle image %s: %v", pull.Image, err)
 	}
-	srv := httptest.NewServer(registry.New())
+	srv := httptest.NewServer(quietRegistry())
 	defer srv.Close()
 	u, _ := url.Parse(srv.URL)
 	bundleIdx, _, err := images.ReadLayout(layoutDir(t, "bundle"))

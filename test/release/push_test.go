@@ -3,6 +3,8 @@ package release
 import (
 	"bytes"
 	"context"
+	"io"
+	"log"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -98,7 +100,7 @@ func (r *pushRelease) push(t *testing.T, tool, registry string) (error, string) 
 
 func TestImagesPushSendsEveryImageByDigestAndPullsBackTheSameBytes(t *testing.T) {
 	tool := imagesTool(t)
-	srv := httptest.NewServer(registry.New())
+	srv := httptest.NewServer(quietRegistry())
 	defer srv.Close()
 	u, _ := url.Parse(srv.URL)
 	target := u.Host + "/ec2-operator"
@@ -183,6 +185,12 @@ func readAll(t *testing.T, l v1.Layer) []byte {
 	return buf.Bytes()
 }
 
+// quietRegistry is an in-process registry that keeps its request log out of the test
+// output.
+func quietRegistry() http.Handler {
+	return registry.New(registry.Logger(log.New(io.Discard, "", 0)))
+}
+
 // refusing is a registry that refuses uploads to one repository, as a registry does
 // for a repository the credentials may not write.
 type refusing struct {
@@ -235,7 +243,7 @@ func TestImagesPushRefusesBadInputWithOneLineAndLeavesNothingReferringToMissingI
 	})
 
 	t.Run("registry refuses the bundle", func(t *testing.T) {
-		srv := httptest.NewServer(refusing{next: registry.New(), repo: "ec2-operator-bundle"})
+		srv := httptest.NewServer(refusing{next: quietRegistry(), repo: "ec2-operator-bundle"})
 		defer srv.Close()
 		u, _ := url.Parse(srv.URL)
 		target := u.Host + "/ec2-operator"
