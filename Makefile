@@ -76,9 +76,9 @@ verify-fmt: ## Fail when gofmt would change a file.
 TEST_FLAGS ?=
 
 .PHONY: test
-test: verify-fmt vet verify-generated setup-envtest images olm-catalog ## Run every test against a real kube-apiserver + etcd (envtest) and the EC2 emulator, and the release images.
+test: verify-fmt vet verify-generated setup-envtest images olm-tools ## Run every test against a real kube-apiserver + etcd (envtest) and the EC2 emulator, and the release images.
 	KUBEBUILDER_ASSETS="$$($(ENVTEST) use $(ENVTEST_K8S_VERSION) --bin-dir $(LOCALBIN) -i -p path)" \
-	IMAGES_DIR=$(IMAGES_DIR) OLM_CATALOG=$(OLM_CATALOG) \
+	IMAGES_DIR=$(IMAGES_DIR) OLM_CATALOG=$(OLM_CATALOG) OLM_OPERATOR=$(OLM_OPERATOR) \
 		go test ./... -coverprofile cover.out -timeout 20m $(TEST_FLAGS)
 
 .PHONY: bench
@@ -352,15 +352,17 @@ verify-images-reproducible: images-tool ## Fail unless building the images again
 		echo "$$image $$first reproduced"; \
 	done
 
-# OLM's catalog operator resolves a Subscription from the catalog image in test/release.
-# OLM_VERSION is the operator-lifecycle-manager release it is built from (once, about
-# 7 minutes cold on 2 cores).
+# OLM's catalog operator and olm operator install the bundle from the catalog image in
+# test/release. OLM_VERSION is the operator-lifecycle-manager release they are built
+# from (once: about 7 minutes cold on 2 cores for the first, 2 more for the second).
 OLM_CATALOG ?= $(LOCALBIN)/olm-catalog
+OLM_OPERATOR ?= $(LOCALBIN)/olm
 OLM_VERSION ?= v0.40.0
 
-.PHONY: olm-catalog
-olm-catalog: | $(LOCALBIN) ## Build OLM's catalog operator into bin/ if necessary.
+.PHONY: olm-tools
+olm-tools: | $(LOCALBIN) ## Build OLM's catalog and olm operators into bin/ if necessary.
 	@hack/build-go-tool.sh $(OLM_CATALOG) github.com/operator-framework/operator-lifecycle-manager $(OLM_VERSION) ./cmd/catalog 1 json1
+	@hack/build-go-tool.sh $(OLM_OPERATOR) github.com/operator-framework/operator-lifecycle-manager $(OLM_VERSION) ./cmd/olm 1 json1
 
 .PHONY: images-push
 images-push: images-tool ## Push the release images by digest, then tag them v$(VERSION): make images-push REGISTRY=<host>/<org>.

@@ -14,6 +14,9 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/go-logr/logr"
+	ctrl "sigs.k8s.io/controller-runtime"
+
 	"github.com/ec2-operator/ec2-operator/internal/localenv"
 	"github.com/ec2-operator/ec2-operator/internal/testenv"
 )
@@ -26,6 +29,7 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	ctrl.SetLogger(logr.Discard())
 	work, err := os.MkdirTemp("", "release-test-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

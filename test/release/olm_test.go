@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -17,6 +18,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/name"
 	operatorsv1 "github.com/operator-framework/api/pkg/operators/v1"
 	operatorsv1alpha1 "github.com/operator-framework/api/pkg/operators/v1alpha1"
+	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -49,14 +51,18 @@ const olmNamespace = "olm"
 //     container's own command (opm alpha bundle extract, from the catalog image) writes
 //     the ConfigMap; then it marks the Job complete, as the Job controller would;
 //  4. the catalog operator reads the bundle and writes an InstallPlan for
-//     ec2-operator.v<VERSION>, approves it (Automatic) and creates the CSV with the
-//     digest-pinned operator image.
+//     ec2-operator.v<VERSION>, approves it (Automatic) and creates the CSV, the CRD,
+//     the RBAC and the monitoring objects;
+//  5. OLM's olm operator (also built from the module) takes the CSV through its
+//     requirements and creates the operator's Deployment, running the operator
+//     image by the digest the bundle pins.
 //
-// It stops there: running the operator's Deployment needs OLM's olm operator and a
-// kubelet to start pods, which the test control plane does not have (test/olm and
-// test/e2e cover what the Deployment runs).
+// It stops there: the Deployment's pod needs a kubelet, which the test control plane
+// does not have (TestOperatorImageRuns... runs the same image's filesystem, and
+// test/e2e the manager binary).
 func TestOLMResolvesTheOperatorFromTheCatalogImageAndUnpacksTheDigestPinnedBundle(t *testing.T) {
-	catalogOperator := olmCatalogBinary(t)
+	catalogOperator := olmBinary(t, "OLM_CATALOG", "olm-catalog")
+	olmOperator := olmBinary(t, "OLM_OPERATOR", "olm")
 	k8s := olmClient(t)
 	installOLMCRDs(t)
 	ctx := context.Background()
@@ -94,27 +100,13 @@ func TestOLMResolvesTheOperatorFromTheCatalogImageAndUnpacksTheDigestPinnedBundl
 
 	// 2. OLM's catalog operator and the objects a user (or the console) creates.
 	kubeconfig := env.Kubeconfig
-	logPath := filepath.Join(t.TempDir(), "catalog-operator.log")
-	logFile, err := os.Create(logPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	op := exec.Command(catalogOperator, "--namespace", olmNamespace, "--kubeconfig", kubeconfig,
+	// Both operators serve their metrics on :8080; the second one logs that the port
+	// is taken and carries on, as it does not need it here.
+	startProcess(t, "catalog operator", catalogOperator, "--namespace", olmNamespace, "--kubeconfig", kubeconfig,
 		"--configmapServerImage", "none", "--opmImage", "opm-from-the-catalog-image", "--util-image", "none",
 		"--writeStatusName", "", "--interval", "10s")
-	op.Stdout, op.Stderr = logFile, logFile
-	if err := op.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = op.Process.Kill()
-		_ = op.Wait()
-		logFile.Close()
-		if t.Failed() {
-			data, _ := os.ReadFile(logPath)
-			t.Logf("catalog operator log (tail):\n%s", tail(string(data), 6000))
-		}
-	})
+	startProcess(t, "olm operator", olmOperator, "--namespace", olmNamespace, "--writeStatusName", "",
+		"--writePackageServerStatusName", "", "--interval", "10s")
 
 	catsrc := &operatorsv1alpha1.CatalogSource{
 		ObjectMeta: metav1.ObjectMeta{Name: "ec2-operator-catalog", Namespace: olmNamespace},
@@ -221,17 +213,61 @@ func TestOLMResolvesTheOperatorFromTheCatalogImageAndUnpacksTheDigestPinnedBundl
 	if !strings.HasSuffix(image, "@"+operatorDigest.String()) {
 		t.Logf("note: the bundle pins operator image %s, bin/images holds %s (bundle/ is regenerated from committed sources; make bundle after committing)", image, operatorDigest)
 	}
+
+	// 5. The olm operator installs the CSV: the Deployment runs the pinned image.
+	deployment := csv.Spec.InstallStrategy.StrategySpec.DeploymentSpecs[0].Name
+	eventually(t, 120*time.Second, func() string {
+		var dep appsv1.Deployment
+		if err := k8s.Get(ctx, client.ObjectKey{Namespace: target.Name, Name: deployment}, &dep); err != nil {
+			got := &operatorsv1alpha1.ClusterServiceVersion{}
+			_ = k8s.Get(ctx, client.ObjectKeyFromObject(&csv), got)
+			return fmt.Sprintf("no Deployment %s yet: CSV phase %s (%s): %s", deployment, got.Status.Phase, got.Status.Reason, got.Status.Message)
+		}
+		if got := dep.Spec.Template.Spec.Containers[0].Image; got != image {
+			t.Fatalf("the Deployment runs %s, the CSV says %s", got, image)
+		}
+		return ""
+	})
+	t.Logf("OLM created Deployment %s/%s running %s; its pod needs a kubelet, which envtest has not", target.Name, deployment, image)
 }
 
-// olmCatalogBinary is OLM's catalog operator, which `make olm-catalog` builds.
-func olmCatalogBinary(t *testing.T) string {
+// startProcess runs a program of the test (OLM's operators) with the control plane's
+// kubeconfig, stops it when the test ends, and shows its log when the test failed.
+func startProcess(t *testing.T, name, bin string, args ...string) {
 	t.Helper()
-	bin := os.Getenv("OLM_CATALOG")
+	logPath := filepath.Join(t.TempDir(), "process.log")
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+env.Kubeconfig)
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("starting %s: %v", name, err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		logFile.Close()
+		if t.Failed() {
+			data, _ := os.ReadFile(logPath)
+			t.Logf("%s log (tail):\n%s", name, tail(string(data), 6000))
+		}
+	})
+}
+
+// olmBinary is one of OLM's operators, which `make olm-tools` builds: the path in the
+// environment variable, else bin/<name>.
+func olmBinary(t *testing.T, envVar, name string) string {
+	t.Helper()
+	bin := os.Getenv(envVar)
 	if bin == "" {
-		bin = filepath.Join(root, "bin", "olm-catalog")
+		bin = filepath.Join(root, "bin", name)
 	}
 	if _, err := os.Stat(bin); err != nil {
-		t.Fatalf("no OLM catalog operator at %s: run `make olm-catalog` (make test does): %v", bin, err)
+		t.Fatalf("no %s at %s: run `make olm-tools` (make test does): %v", name, bin, err)
 	}
 	return bin
 }
