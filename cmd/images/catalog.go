@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"strings"
 
@@ -64,7 +66,16 @@ func (s *settings) catalogSpec(ctx context.Context, p images.Platform, cache []i
 
 // serveCache builds opm's serve cache for catalog/ with this machine's opm, as
 // catalog.Dockerfile's `opm serve --cache-only` step does, and returns it as image
-// files under /tmp/cache. The cache is platform independent JSON.
+// files under /tmp/cache.
+//
+// opm's preferred cache format (pogreb) salts its index with a random seed, so two
+// builds would differ; opm keeps whichever format it finds, so the cache directory is
+// seeded with an empty JSON cache, which opm rebuilds in that deterministic format
+// (read without a lock file, so the serving user needs no write access). opm checks
+// the cache at start against a hash of the catalog's and the cache's files, modes
+// included, so the cache is built from a copy of catalog/ with the modes the image
+// gives it, and its own files keep the modes opm wrote; they belong to the serving user
+// and group 0 (OpenShift's arbitrary UIDs run in group 0) so that both can read them.
 func (s *settings) serveCache(ctx context.Context) ([]images.File, error) {
 	opm, err := s.toolFor(ctx, "opm", "")
 	if err != nil {
@@ -75,21 +86,76 @@ func (s *settings) serveCache(ctx context.Context) ([]images.File, error) {
 		return nil, err
 	}
 	defer os.RemoveAll(tmp)
+	configs := filepath.Join(tmp, "configs")
+	if err := stage(filepath.Join(s.root, "catalog"), configs); err != nil {
+		return nil, err
+	}
 	cacheDir := filepath.Join(tmp, "cache")
-	cmd := exec.CommandContext(ctx, opm, "serve", filepath.Join(s.root, "catalog"), "--cache-dir="+cacheDir, "--cache-only")
+	if err := os.MkdirAll(filepath.Join(cacheDir, "cache"), 0o755); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(cacheDir, "digest"), []byte("unbuilt"), 0o644); err != nil {
+		return nil, err
+	}
+	cmd := exec.CommandContext(ctx, opm, "serve", configs, "--cache-dir="+cacheDir, "--cache-only")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("opm serve --cache-only: %v: %s", err, strings.TrimSpace(string(out)))
 	}
-	files, err := copyTree(cacheDir, catalogCacheDir)
+	if _, err := os.Stat(filepath.Join(cacheDir, "cache", "packages.json")); err != nil {
+		return nil, fmt.Errorf("opm did not write a JSON serve cache: %w", err)
+	}
+	var files []images.File
+	err = filepath.WalkDir(cacheDir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(cacheDir, p)
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		f := images.File{Path: path.Join(catalogCacheDir, filepath.ToSlash(rel)), Mode: int64(info.Mode().Perm()), UID: nonRootID, GID: 0}
+		if d.IsDir() {
+			f.Dir = true
+		} else if f.Data, err = os.ReadFile(p); err != nil {
+			return err
+		}
+		files = append(files, f)
+		return nil
+	})
+	return files, err
+}
+
+// stage copies a directory tree with the files and modes copyTree gives it in an
+// image (0644 files, 0755 directories).
+func stage(src, dst string) error {
+	files, err := copyTree(src, "/")
 	if err != nil {
-		return nil, err
+		return err
 	}
-	// opm serve takes a lock file inside the cache even when the cache is current, so
-	// the serving user must be able to write there: the image's user owns it, and group
-	// 0 may write too, for OpenShift's arbitrary UIDs, which run in the root group.
-	for i := range files {
-		files[i].UID, files[i].GID = nonRootID, 0
-		files[i].Mode |= 0o020
+	if err := os.MkdirAll(dst, 0o755); err != nil {
+		return err
 	}
-	return files, nil
+	if err := os.Chmod(dst, 0o755); err != nil {
+		return err
+	}
+	for _, f := range files {
+		target := filepath.Join(dst, filepath.FromSlash(f.Path))
+		if f.Dir {
+			if err := os.MkdirAll(target, os.FileMode(f.Mode)); err != nil {
+				return err
+			}
+			if err := os.Chmod(target, os.FileMode(f.Mode)); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := os.WriteFile(target, f.Data, os.FileMode(f.Mode)); err != nil {
+			return err
+		}
+		if err := os.Chmod(target, os.FileMode(f.Mode)); err != nil {
+			return err
+		}
+	}
+	return nil
 }

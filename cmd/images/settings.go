@@ -143,7 +143,11 @@ func (s *settings) layoutDir(target string) string { return filepath.Join(s.out,
 
 // operatorSources are the paths whose last commit is the images' revision: everything
 // compiled into the manager and the scorecard test, and the license shipped with them.
-var operatorSources = []string{"go.mod", "go.sum", "LICENSE", "api", "cmd", "internal"}
+// Tests and the packaging code (this command and internal/images) are left out: they
+// do not change what the operator does, and changing them should not make every
+// bundle pin a new revision.
+var operatorSources = []string{"go.mod", "go.sum", "LICENSE", "api", "cmd", "internal",
+	":(exclude,glob)**/*_test.go", ":(exclude)cmd/images", ":(exclude)internal/images"}
 
 // sourceRevision is the last commit that changed the operator's sources, with -dirty
 // when they have uncommitted changes. It is not HEAD: the commit that records the

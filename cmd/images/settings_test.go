@@ -82,6 +82,15 @@ func TestSourceRevisionIsTheLastCommitOfTheSourcesNotOfTheBundle(t *testing.T) {
 	if err != nil || got != sources {
 		t.Fatalf("revision %q (%v), want the sources' commit %s", got, err, sources)
 	}
+	// Tests do not change the operator.
+	if err := os.WriteFile(filepath.Join(dir, "internal", "x_test.go"), []byte("test"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gitRun(t, dir, "add", "internal")
+	commit(t, dir, "a test")
+	if got, _ := sourceRevision(dir); got != sources {
+		t.Errorf("revision %q after a test-only commit, want %s", got, sources)
+	}
 	if err := os.WriteFile(filepath.Join(dir, "internal", "x.go"), []byte("changed"), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -129,11 +129,8 @@ func checkRunnableImage(t *testing.T, fsys map[string]entry, cf *v1.ConfigFile) 
 		}
 	}
 	for p, e := range fsys {
-		if !e.dir && e.mode&0o002 != 0 {
-			t.Errorf("%s is writable by everyone (mode %o)", p, e.mode)
-		}
-		if !e.dir && e.mode&0o020 != 0 && (e.gid != 0 || !strings.HasPrefix(p, "/tmp/")) {
-			t.Errorf("%s is group-writable (mode %o) outside the root group's scratch space", p, e.mode)
+		if !e.dir && e.mode&0o022 != 0 {
+			t.Errorf("%s is writable by others than its owner (mode %o)", p, e.mode)
 		}
 	}
 }
@@ -304,14 +301,9 @@ func TestCatalogImageIsWhatCatalogDockerfileBuildsAndServesWithProbes(t *testing
 				t.Errorf("%s: mode %o", bin, e.mode)
 			}
 		}
-		cached := 0
-		for p := range fsys {
-			if strings.HasPrefix(p, "/tmp/cache/") {
-				cached++
-			}
-		}
-		if cached == 0 {
-			t.Error("the opm serve cache is not pre-built in /tmp/cache")
+		// opm's JSON cache format, which is deterministic (its default one is not).
+		if _, ok := fsys["/tmp/cache/cache/packages.json"]; !ok || len(fsys["/tmp/cache/digest"].data) == 0 {
+			t.Error("the opm serve cache is not pre-built in /tmp/cache in the JSON format")
 		}
 	})
 }
