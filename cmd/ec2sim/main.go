@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/ec2-operator/ec2-operator/internal/ec2limits"
 	"github.com/ec2-operator/ec2-operator/internal/ec2sim"
 )
 
@@ -28,12 +29,24 @@ func main() {
 	shuttingDown := flag.Duration("shutting-down-duration", 2*time.Second, "time an instance stays shutting-down")
 	retention := flag.Duration("terminated-retention", time.Hour, "how long terminated instances stay visible")
 	visibility := flag.Duration("visibility-delay", 0, "how long new instances are invisible to DescribeInstances")
+	throttle := flag.String("throttle", "off", `enforce EC2's API limits: "off", "documented" (EC2's default buckets), or overrides of them such as "RunInstances=50/20,RunInstances.resources=5000/10"`)
 	flag.Parse()
 
-	sim := ec2sim.New(ec2sim.Config{
+	cfg := ec2sim.Config{
 		Seed: *seed, Region: *region, PendingDuration: *pending, StoppingDuration: *stopping,
 		ShuttingDownDuration: *shuttingDown, TerminatedRetention: *retention, VisibilityDelay: *visibility,
-	})
+	}
+	if *throttle != "off" {
+		limits := ec2limits.Documented()
+		if *throttle != "documented" {
+			var err error
+			if limits, err = limits.Parse(*throttle); err != nil {
+				log.Fatalf("ec2sim: --throttle: %v", err)
+			}
+		}
+		cfg.Throttle = &limits
+	}
+	sim := ec2sim.New(cfg)
 	ln, err := net.Listen("tcp", *listen)
 	if err != nil {
 		log.Fatalf("ec2sim: %v", err)

@@ -77,6 +77,9 @@ func (s *Sim) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	x := &xmlBuilder{}
 	apiErr := f.err
 	if apiErr == nil {
+		apiErr = s.admit(op, r.Form)
+	}
+	if apiErr == nil {
 		apiErr = s.dispatch(op, params{v: r.Form}, x)
 	}
 	respGate := s.respGate[op]

@@ -15,6 +15,8 @@ import (
 	"math/rand/v2"
 	"sync"
 	"time"
+
+	"github.com/ec2-operator/ec2-operator/internal/ec2limits"
 )
 
 // Well-known seeded resources. They are identical for every seed so that
@@ -77,6 +79,10 @@ type Config struct {
 	VisibilityDelay time.Duration
 	// Now is the clock; it defaults to time.Now. Tests may pass a fake clock.
 	Now func() time.Time
+	// Throttle, when set, enforces these API limits as EC2 does per account and
+	// Region (ec2limits.Documented() for EC2's defaults): a call over its bucket fails
+	// with RequestLimitExceeded. Nil leaves every call unthrottled.
+	Throttle *ec2limits.Limits
 }
 
 // Sim is an emulated EC2 endpoint. It implements http.Handler: the EC2 API
@@ -116,6 +122,7 @@ type Sim struct {
 	publicCounter int
 
 	calls    map[string]int
+	throttle *throttle
 	requests []Request
 	faults   []*faultEntry
 	gates    map[string]*Gate
@@ -154,6 +161,9 @@ func New(cfg Config) *Sim {
 		calls:         map[string]int{},
 		gates:         map[string]*Gate{},
 		respGate:      map[string]*Gate{},
+	}
+	if cfg.Throttle != nil {
+		s.throttle = newThrottle(*cfg.Throttle)
 	}
 	s.seedDefaults()
 	return s
