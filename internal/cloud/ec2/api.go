@@ -21,10 +21,20 @@ type Client interface {
 	// launch, on the instance and its volumes, through TagSpecifications.
 	RunInstance(ctx context.Context, req LaunchRequest) (*Instance, error)
 
+	// LaunchDelay says how long a RunInstance call would wait now for EC2's
+	// RunInstances budget (two launches a second once a burst of five is spent, by
+	// default), so that a caller can come back later instead of blocking.
+	LaunchDelay() time.Duration
+
 	// GetInstance describes one instance by ID. Concurrent calls are coalesced into
 	// batched DescribeInstances requests. It returns an error for which IsNotFound is
 	// true when EC2 does not know the ID (never launched, or terminated long ago).
 	GetInstance(ctx context.Context, id string) (*Instance, error)
+
+	// Expect tells the client that these instances will be looked up soon (a manager
+	// starting with a fleet it already manages), so that one batched
+	// DescribeInstances call answers them all rather than one call each.
+	Expect(ids []string)
 
 	// FindInstances lists the instances matching every non-empty field of the filter,
 	// including recently terminated ones (their State says so). The operator uses it to
@@ -34,9 +44,11 @@ type Client interface {
 	// GetInstanceAttributes reads the attributes DescribeInstances does not return.
 	GetInstanceAttributes(ctx context.Context, id string) (*InstanceAttributes, error)
 
-	// TerminateInstance terminates the instance. Terminating an instance that is
-	// already shutting down or terminated succeeds.
-	TerminateInstance(ctx context.Context, id string) error
+	// TerminateInstance terminates the instance and returns its state after the call
+	// (shutting-down, or terminated). Terminating an instance that is already shutting
+	// down or terminated succeeds. An instance with termination protection fails with
+	// OperationNotPermitted (KindTerminal).
+	TerminateInstance(ctx context.Context, id string) (string, error)
 	// StopInstance stops the instance. Stopping a stopping or stopped instance succeeds.
 	StopInstance(ctx context.Context, id string) error
 	// StartInstance starts the instance. Starting a pending or running instance succeeds.

@@ -164,7 +164,7 @@ func TestCredentialFailureIsClassifiedAsAuth(t *testing.T) {
 	c := NewFromConfig(aws.Config{Region: "us-east-1"}, Options{
 		Endpoint: "http://127.0.0.1:1", Credentials: failing, MaxAttempts: 1,
 	})
-	err := c.TerminateInstance(context.Background(), "i-0123456789abcdef0")
+	_, err := c.TerminateInstance(context.Background(), "i-0123456789abcdef0")
 	if KindOf(err) != KindAuth || CodeOf(err) != CodeCredentials {
 		t.Fatalf("got kind %v code %q (%v), want Auth", KindOf(err), CodeOf(err), err)
 	}

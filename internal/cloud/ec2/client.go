@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"sync"
 	"time"
 
@@ -12,7 +11,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/config"
 	awsec2 "github.com/aws/aws-sdk-go-v2/service/ec2"
-	"golang.org/x/time/rate"
+
+	"github.com/ec2-operator/ec2-operator/internal/ec2limits"
 )
 
 // Defaults for Options fields left zero.
@@ -21,13 +21,12 @@ const (
 	DefaultMaxAttempts = 5
 	// DefaultMaxBackoff caps the delay between two attempts.
 	DefaultMaxBackoff = 20 * time.Second
-	// DefaultRateLimit is the client-side request rate per second, well under EC2's
-	// per-account bucket refill rates so that one operator cannot starve others.
-	DefaultRateLimit = 20.0
 	// DefaultBatchWindow is how long a lookup waits for others to share its request.
 	DefaultBatchWindow = 10 * time.Millisecond
-	// DefaultMaxBatchSize is the most instance IDs one coalesced request carries.
-	DefaultMaxBatchSize = 500
+	// DefaultMaxBatchSize is the most instance IDs one coalesced request carries:
+	// DescribeInstances documents no limit on InstanceIds, and 1,000 keeps a whole
+	// fleet of that size to one call.
+	DefaultMaxBatchSize = 1000
 	// DefaultBatchTimeout bounds one coalesced DescribeInstances batch, which runs on
 	// behalf of many callers and so cannot use any single caller's context.
 	DefaultBatchTimeout = 30 * time.Second
@@ -46,25 +45,40 @@ type Options struct {
 	MaxAttempts int
 	// MaxBackoff caps the delay between two attempts.
 	MaxBackoff time.Duration
-	// RateLimit is the client-side limit in requests per second over all calls,
-	// retries included. A negative value disables the limiter.
+	// Limits are the per-API buckets the client keeps to (see pacer); nil means EC2's
+	// documented defaults (ec2limits.Documented).
+	Limits *ec2limits.Limits
+	// NoPacing turns the per-API buckets off, for an endpoint that does not throttle
+	// (a test emulator); EC2 itself would then refuse calls over its limits.
+	NoPacing bool
+	// RateLimit, when positive, is an additional cap in requests per second over all
+	// calls, retries included. Zero or negative means no overall cap.
 	RateLimit float64
-	// Burst is the limiter's bucket size; zero means the per-second rate, at least 1.
-	Burst int
+	// MaxPacingWait is how long a call may wait for its budget before it fails with
+	// CodeClientRateLimited; zero means DefaultMaxPacingWait.
+	MaxPacingWait time.Duration
 	// BatchWindow is how long GetInstance waits for more lookups to share one
 	// DescribeInstances call.
 	BatchWindow time.Duration
 	// MaxBatchSize sends a batch early once it holds this many distinct IDs.
 	MaxBatchSize int
-	// BatchTimeout bounds one coalesced DescribeInstances batch.
+	// BatchTimeout bounds one coalesced DescribeInstances or TerminateInstances batch.
 	BatchTimeout time.Duration
+	// TerminateWindow is how long a termination waits for others to share its
+	// TerminateInstances call.
+	TerminateWindow time.Duration
 	// PageSize is the MaxResults of filtered DescribeInstances queries (5 to 1000).
 	PageSize int32
 	// ReadAheadTTL, when positive, lets a batched DescribeInstances also refresh the
 	// other instances callers have asked about, and serves settled instances from
-	// answers at most this old (see readAhead). The manager sets it to half the resync
+	// answers at most this old (see readAhead). The manager sets it to the resync
 	// period; zero describes every lookup.
 	ReadAheadTTL time.Duration
+	// TransitionTTL, with ReadAheadTTL, serves answers for instances in transition
+	// (pending, stopping) that are at most this old, so that many instances polled
+	// while they launch share one DescribeInstances call. The manager sets it to half
+	// the poll interval; zero describes every lookup of an instance in transition.
+	TransitionTTL time.Duration
 	// Recorder receives one record per SDK attempt; nil records nothing.
 	Recorder CallRecorder
 	// HTTPClient, when set, replaces the SDK's HTTP client.
@@ -81,11 +95,12 @@ func (o Options) withDefaults() Options {
 	if o.MaxBackoff <= 0 {
 		o.MaxBackoff = DefaultMaxBackoff
 	}
-	if o.RateLimit == 0 {
-		o.RateLimit = DefaultRateLimit
+	if o.Limits == nil {
+		documented := ec2limits.Documented()
+		o.Limits = &documented
 	}
-	if o.Burst <= 0 {
-		o.Burst = int(math.Max(1, math.Ceil(o.RateLimit)))
+	if o.MaxPacingWait <= 0 {
+		o.MaxPacingWait = DefaultMaxPacingWait
 	}
 	if o.BatchWindow <= 0 {
 		o.BatchWindow = DefaultBatchWindow
@@ -95,6 +110,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.BatchTimeout <= 0 {
 		o.BatchTimeout = DefaultBatchTimeout
+	}
+	if o.TerminateWindow <= 0 {
+		o.TerminateWindow = DefaultTerminateWindow
 	}
 	if o.PageSize <= 0 {
 		o.PageSize = DefaultPageSize
@@ -108,10 +126,14 @@ func (o Options) withDefaults() Options {
 
 // AWSClient implements Client with the AWS SDK for Go v2.
 type AWSClient struct {
-	api      *awsec2.Client
-	region   string
-	batcher  *describeBatcher
-	pageSize int32
+	api *awsec2.Client
+	// pacer keeps calls within EC2's per-API budgets; nil when pacing is off.
+	pacer   *pacer
+	region  string
+	batcher *describeBatcher
+	// terminator shares TerminateInstances calls between terminations due together.
+	terminator *terminateBatcher
+	pageSize   int32
 
 	// rootDevices caches the root device name of each AMI: it never changes for a
 	// given image ID, and RunInstance needs it on every launch with a root volume.
@@ -155,9 +177,13 @@ func NewFromConfig(cfg aws.Config, opts Options) *AWSClient {
 	if opts.Credentials != nil {
 		cfg.Credentials = aws.NewCredentialsCache(opts.Credentials)
 	}
-	var limiter *rate.Limiter
-	if opts.RateLimit > 0 {
-		limiter = rate.NewLimiter(rate.Limit(opts.RateLimit), opts.Burst)
+	var p *pacer
+	if !opts.NoPacing || opts.RateLimit > 0 {
+		limits := opts.Limits
+		if opts.NoPacing {
+			limits = nil // only the overall cap
+		}
+		p = newPacer(limits, opts.RateLimit, opts.MaxPacingWait)
 	}
 	api := awsec2.NewFromConfig(cfg, func(o *awsec2.Options) {
 		if opts.Endpoint != "" {
@@ -175,17 +201,19 @@ func NewFromConfig(cfg aws.Config, opts Options) *AWSClient {
 				so.Retryables = append([]retry.IsErrorRetryable{noRetryOnCapacity}, so.Retryables...)
 			})
 		})
-		o.APIOptions = append(o.APIOptions, addCallMiddlewares(opts.Recorder, limiter))
+		o.APIOptions = append(o.APIOptions, addCallMiddlewares(opts.Recorder, p))
 	})
 	c := &AWSClient{
 		api:         api,
+		pacer:       p,
 		region:      cfg.Region,
 		rootDevices: map[string]string{},
 		pageSize:    opts.PageSize,
 	}
 	c.batcher = newDescribeBatcher(api, opts.BatchWindow, opts.MaxBatchSize, opts.BatchTimeout, opts.PageSize)
+	c.terminator = newTerminateBatcher(api, opts.TerminateWindow, opts.BatchTimeout)
 	if opts.ReadAheadTTL > 0 {
-		c.batcher.ahead = newReadAhead(opts.ReadAheadTTL, time.Now)
+		c.batcher.ahead = newReadAhead(opts.ReadAheadTTL, opts.TransitionTTL, time.Now)
 	}
 	return c
 }

@@ -86,8 +86,9 @@ func TestNewFailsWithoutARegion(t *testing.T) {
 
 func TestOptionDefaults(t *testing.T) {
 	o := Options{}.withDefaults()
-	if o.MaxAttempts != 5 || o.RateLimit != 20 || o.Burst != 20 || o.BatchWindow != 10*time.Millisecond ||
-		o.MaxBatchSize != 500 || o.PageSize != 1000 || o.Recorder == nil {
+	if o.MaxAttempts != 5 || o.RateLimit != 0 || o.Limits == nil || o.Limits.String() != "" || o.NoPacing ||
+		o.MaxPacingWait != time.Second || o.BatchWindow != 10*time.Millisecond ||
+		o.MaxBatchSize != 1000 || o.PageSize != 1000 || o.Recorder == nil {
 		t.Errorf("defaults = %+v", o)
 	}
 	if o := (Options{PageSize: 2}).withDefaults(); o.PageSize != 5 {
@@ -113,28 +114,17 @@ func TestEveryAttemptIsRecorded(t *testing.T) {
 	}
 }
 
-func TestTheClientSideRateLimitPacesCalls(t *testing.T) {
-	e := newSimEnv(t, ec2sim.Config{Seed: 1}, Options{RateLimit: 20, Burst: 1})
-	start := time.Now()
-	for range 5 {
-		if _, err := e.client.FindInstances(context.Background(), InstanceFilter{ClientToken: "x"}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	// Four waits of 50ms after the first token.
-	if d := time.Since(start); d < 180*time.Millisecond {
-		t.Errorf("5 calls at 20/s with burst 1 took %v, want about 200ms", d)
-	}
-}
-
-func TestARateLimitedCallGivesUpWithItsContext(t *testing.T) {
-	e := newSimEnv(t, ec2sim.Config{Seed: 1}, Options{RateLimit: 0.1, Burst: 1, MaxAttempts: 1})
+func TestAnOverallRateCapFailsACallThatWouldWaitTooLong(t *testing.T) {
+	e := newSimEnv(t, ec2sim.Config{Seed: 1}, Options{RateLimit: 0.1, MaxAttempts: 1})
 	if _, err := e.client.FindInstances(context.Background(), InstanceFilter{}); err != nil {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	_, err := e.client.FindInstances(ctxTimeout(t, 50*time.Millisecond), InstanceFilter{})
-	if err == nil || time.Since(start) > time.Second {
-		t.Errorf("got %v after %v, want a prompt error", err, time.Since(start))
+	_, err := e.client.FindInstances(context.Background(), InstanceFilter{})
+	if CodeOf(err) != CodeClientRateLimited || RetryAfterOf(err) < 5*time.Second || time.Since(start) > time.Second {
+		t.Errorf("got %v (retry after %s) after %v, want a prompt ClientRateLimited saying when", err, RetryAfterOf(err), time.Since(start))
+	}
+	if n := e.sim.Calls("DescribeInstances"); n != 1 {
+		t.Errorf("the refused call reached EC2: %d calls", n)
 	}
 }

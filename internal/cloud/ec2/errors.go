@@ -3,6 +3,7 @@ package ec2
 import (
 	"errors"
 	"fmt"
+	"time"
 )
 
 // Kind says what the caller should do about a failed EC2 call.
@@ -51,6 +52,9 @@ type Error struct {
 	Message string
 	// Err is the underlying error.
 	Err error
+	// RetryAfter, when set, is when the call may succeed: the client's own pacing
+	// (CodeClientRateLimited) knows exactly.
+	RetryAfter time.Duration
 }
 
 // Error implements error.
@@ -68,6 +72,16 @@ func KindOf(err error) Kind {
 		return e.Kind
 	}
 	return KindUnknown
+}
+
+// RetryAfterOf returns when a call that failed with err may be tried again, or zero
+// when the error does not say.
+func RetryAfterOf(err error) time.Duration {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.RetryAfter
+	}
+	return 0
 }
 
 // CodeOf returns AWS's error code of err, or "" when it has none.

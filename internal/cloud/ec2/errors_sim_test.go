@@ -66,7 +66,8 @@ func TestEmulatedErrorsAreClassified(t *testing.T) {
 				if err != nil {
 					return err
 				}
-				return e.client.TerminateInstance(ctx, inst.ID)
+				_, err = e.client.TerminateInstance(ctx, inst.ID)
+				return err
 			},
 			wantKind: KindTerminal, wantCode: "OperationNotPermitted",
 		},

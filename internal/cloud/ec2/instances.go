@@ -3,6 +3,7 @@ package ec2
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awsec2 "github.com/aws/aws-sdk-go-v2/service/ec2"
@@ -30,7 +31,22 @@ func (c *AWSClient) RunInstance(ctx context.Context, req LaunchRequest) (*Instan
 		}
 	}
 	inst := fromSDKInstance(out.Instances[0])
+	// The next batched lookup refreshes the new instance with the others.
+	c.batcher.ahead.expect([]string{inst.ID})
 	return &inst, nil
+}
+
+// Expect tells the client which instances are about to be looked up; see
+// Client.Expect.
+func (c *AWSClient) Expect(ids []string) { c.batcher.ahead.expect(ids) }
+
+// LaunchDelay says how long a RunInstance call would wait for its budget now; see
+// Client.LaunchDelay.
+func (c *AWSClient) LaunchDelay() time.Duration {
+	if c.pacer == nil {
+		return 0
+	}
+	return c.pacer.delay(callCost{operation: "RunInstances", resources: 1})
 }
 
 // GetInstance describes one instance through the lookup coalescer; see

@@ -7,15 +7,22 @@ import (
 	awsec2 "github.com/aws/aws-sdk-go-v2/service/ec2"
 )
 
-// TerminateInstance terminates the instance; see Client.TerminateInstance. EC2 itself
-// accepts terminating a shutting-down or terminated instance; the state check below
-// covers the same case should EC2 answer IncorrectInstanceState. A NotFound error is
-// returned as is: right after launch it can mean "not visible yet" (eventual
-// consistency), and treating it as success would leak the instance.
-func (c *AWSClient) TerminateInstance(ctx context.Context, id string) error {
+// TerminateInstance terminates the instance and returns its state after the call; see
+// Client.TerminateInstance. Terminations due at about the same time share one call
+// (terminateBatcher). EC2 itself accepts terminating a shutting-down or terminated
+// instance; the state check below covers the same case should EC2 answer
+// IncorrectInstanceState. A NotFound error is returned as is: right after launch it
+// can mean "not visible yet" (eventual consistency), and treating it as success would
+// leak the instance.
+func (c *AWSClient) TerminateInstance(ctx context.Context, id string) (string, error) {
 	c.changing(id)
-	_, err := c.api.TerminateInstances(ctx, &awsec2.TerminateInstancesInput{InstanceIds: []string{id}})
-	return c.toleratingState(ctx, "TerminateInstances", id, err, StateShuttingDown, StateTerminated)
+	state, err := c.terminator.terminate(ctx, id)
+	if err != nil {
+		if err = c.toleratingState(ctx, "TerminateInstances", id, err, StateShuttingDown, StateTerminated); err == nil {
+			state = StateShuttingDown
+		}
+	}
+	return state, err
 }
 
 // StopInstance stops the instance; see Client.StopInstance. Stopping a pending or

@@ -22,8 +22,8 @@ func TestStopStartTerminateAreSafeToRepeat(t *testing.T) {
 		{"stop a stopped instance again", func() error { return e.client.StopInstance(ctx, inst.ID) }, StateStopped},
 		{"start a stopped instance", func() error { return e.client.StartInstance(ctx, inst.ID) }, StateRunning},
 		{"start a running instance again", func() error { return e.client.StartInstance(ctx, inst.ID) }, StateRunning},
-		{"terminate a running instance", func() error { return e.client.TerminateInstance(ctx, inst.ID) }, StateTerminated},
-		{"terminate a terminated instance again", func() error { return e.client.TerminateInstance(ctx, inst.ID) }, StateTerminated},
+		{"terminate a running instance", func() error { _, err := e.client.TerminateInstance(ctx, inst.ID); return err }, StateTerminated},
+		{"terminate a terminated instance again", func() error { _, err := e.client.TerminateInstance(ctx, inst.ID); return err }, StateTerminated},
 	}
 	for _, s := range steps {
 		if err := s.call(); err != nil {
@@ -37,7 +37,7 @@ func TestStoppingATerminatedInstanceFails(t *testing.T) {
 	e := newSimEnv(t, ec2sim.Config{Seed: 1}, Options{})
 	ctx := context.Background()
 	inst := e.launch(t, "life-1")
-	if err := e.client.TerminateInstance(ctx, inst.ID); err != nil {
+	if _, err := e.client.TerminateInstance(ctx, inst.ID); err != nil {
 		t.Fatal(err)
 	}
 	e.waitState(t, inst.ID, StateTerminated)

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/aws/smithy-go/middleware"
-	"golang.org/x/time/rate"
 )
 
 // CallRecorder receives one record per HTTP attempt the SDK makes to EC2. The metrics
@@ -64,11 +63,11 @@ func (callStartMiddleware) HandleFinalize(ctx context.Context, in middleware.Fin
 }
 
 // attemptMiddleware sits after the SDK's retry middleware: it runs once per HTTP
-// attempt, so retries also wait for the client-side rate limiter and every request
-// EC2 sees is recorded.
+// attempt, so retries also wait for the client-side budget (the pacer) and every
+// request EC2 sees is recorded.
 type attemptMiddleware struct {
 	recorder CallRecorder
-	limiter  *rate.Limiter
+	pacer    *pacer
 }
 
 func (*attemptMiddleware) ID() string { return "ec2-operator/Attempt" }
@@ -85,8 +84,12 @@ func (m *attemptMiddleware) HandleFinalize(ctx context.Context, in middleware.Fi
 	if counter.attempts > 1 {
 		m.recorder.RecordRetry(op, counter.lastCode)
 	}
-	if m.limiter != nil {
-		if err := m.limiter.Wait(ctx); err != nil {
+	if m.pacer != nil {
+		cost := costFrom(ctx)
+		if cost.operation == "" {
+			cost.operation = op
+		}
+		if err := m.pacer.wait(ctx, cost); err != nil {
 			return out, md, err
 		}
 	}
@@ -103,12 +106,15 @@ func (m *attemptMiddleware) HandleFinalize(ctx context.Context, in middleware.Fi
 }
 
 // addCallMiddlewares returns the APIOptions hook that installs the recording and
-// rate-limiting middlewares around the SDK's retry middleware.
-func addCallMiddlewares(recorder CallRecorder, limiter *rate.Limiter) func(*middleware.Stack) error {
+// pacing middlewares around the SDK's retry middleware.
+func addCallMiddlewares(recorder CallRecorder, p *pacer) func(*middleware.Stack) error {
 	return func(stack *middleware.Stack) error {
+		if err := stack.Initialize.Add(costMiddleware{}, middleware.After); err != nil {
+			return err
+		}
 		if err := stack.Finalize.Insert(callStartMiddleware{}, "Retry", middleware.Before); err != nil {
 			return err
 		}
-		return stack.Finalize.Insert(&attemptMiddleware{recorder: recorder, limiter: limiter}, "Retry", middleware.After)
+		return stack.Finalize.Insert(&attemptMiddleware{recorder: recorder, pacer: p}, "Retry", middleware.After)
 	}
 }

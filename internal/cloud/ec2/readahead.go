@@ -15,13 +15,16 @@ import (
 // answer is served without a call, so a settled fleet of up to MaxBatchSize instances
 // costs about one DescribeInstances call per ttl instead of one per instance.
 //
-// Only settled states (running, stopped) are served from memory: an instance in
-// transition is always described afresh. Every call this client makes that changes an
-// instance drops that instance's answer, so the operator always sees its own changes.
-// Changes made outside the operator are seen at most ttl late.
+// Settled states (running, stopped) are served from memory for ttl. An instance in
+// transition (pending, stopping) is served only for the much shorter transitionTTL
+// (zero: never), so that the many instances of a bulk launch share one call per poll
+// instead of one each. Every call this client makes that changes an instance drops
+// that instance's answer, so the operator always sees its own changes. Changes made
+// outside the operator are seen at most ttl late.
 type readAhead struct {
-	ttl time.Duration
-	now func() time.Time
+	ttl           time.Duration
+	transitionTTL time.Duration
+	now           func() time.Time
 
 	mu sync.Mutex
 	// asked holds when each instance was last asked about; instances not asked about
@@ -46,11 +49,26 @@ const keepFactor = 4
 // not kept: long enough for EC2's eventual consistency, short next to a resync.
 const changeSettleTime = 10 * time.Second
 
-func newReadAhead(ttl time.Duration, now func() time.Time) *readAhead {
-	return &readAhead{ttl: ttl, now: now, asked: map[string]time.Time{}, answers: map[string]answer{}, changed: map[string]time.Time{}}
+func newReadAhead(ttl, transitionTTL time.Duration, now func() time.Time) *readAhead {
+	return &readAhead{ttl: ttl, transitionTTL: transitionTTL, now: now,
+		asked: map[string]time.Time{}, answers: map[string]answer{}, changed: map[string]time.Time{}}
 }
 
-// lookup returns a fresh answer for a settled instance, and records the question.
+// settled reports whether an instance state is one that lasts (running, stopped).
+func settled(state string) bool { return state == StateRunning || state == StateStopped }
+
+// ttlFor is how long an answer with the given state may be served.
+func (r *readAhead) ttlFor(state string) time.Duration {
+	if settled(state) {
+		return r.ttl
+	}
+	if state == StatePending || state == StateStopping {
+		return r.transitionTTL
+	}
+	return 0 // shutting-down and terminated are always described afresh
+}
+
+// lookup returns a fresh enough answer, and records the question.
 func (r *readAhead) lookup(id string) (*Instance, bool) {
 	if r == nil {
 		return nil, false
@@ -60,13 +78,27 @@ func (r *readAhead) lookup(id string) (*Instance, bool) {
 	now := r.now()
 	r.asked[id] = now
 	a, ok := r.answers[id]
-	if !ok || now.Sub(a.fetchedAt) > r.ttl {
+	if !ok {
 		return nil, false
 	}
-	if a.instance.State != StateRunning && a.instance.State != StateStopped {
+	if ttl := r.ttlFor(a.instance.State); ttl == 0 || now.Sub(a.fetchedAt) > ttl {
 		return nil, false
 	}
 	return cloneInstance(a.instance), true
+}
+
+// expect records instances as asked about, without asking: the next batch refreshes
+// them with the rest (a manager that starts with a fleet, a launch that just returned).
+func (r *readAhead) expect(ids []string) {
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	now := r.now()
+	for _, id := range ids {
+		r.asked[id] = now
+	}
 }
 
 // extra returns up to limit known instances, neither in batch nor in another request
@@ -98,7 +130,7 @@ func (r *readAhead) extra(batch []string, limit int, skip map[string]*pendingBat
 		if _, inFlight := skip[id]; inBatch[id] || inFlight || len(out) >= limit {
 			continue
 		}
-		if a, ok := r.answers[id]; ok && now.Sub(a.fetchedAt) < r.ttl/2 {
+		if a, ok := r.answers[id]; ok && now.Sub(a.fetchedAt) < r.ttlFor(a.instance.State)/2 {
 			continue
 		}
 		out = append(out, id)
@@ -117,9 +149,10 @@ func (r *readAhead) store(asked []string, found map[string]*Instance, sentAt tim
 	for _, id := range asked {
 		if inst, ok := found[id]; ok {
 			// An answer sent before, or soon after, this client changed the instance may
-			// still show the old state (EC2 is eventually consistent); such instances
-			// are described afresh until the change has settled.
-			if changedAt, ok := r.changed[id]; ok && sentAt.Sub(changedAt) < changeSettleTime {
+			// still show the old settled state (EC2 is eventually consistent); such
+			// instances are described afresh until the change has settled. A state in
+			// transition is kept for its short ttl: at worst it delays the next look.
+			if changedAt, ok := r.changed[id]; ok && sentAt.Sub(changedAt) < changeSettleTime && settled(inst.State) {
 				delete(r.answers, id)
 				continue
 			}

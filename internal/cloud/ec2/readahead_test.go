@@ -71,7 +71,7 @@ func TestReadAheadNeverAnswersWithStateThisClientChanged(t *testing.T) {
 
 func TestReadAheadDropsAnswersFetchedBeforeAChange(t *testing.T) {
 	now := time.Unix(1000, 0)
-	r := newReadAhead(time.Minute, func() time.Time { return now })
+	r := newReadAhead(time.Minute, 0, func() time.Time { return now })
 	r.lookup("i-1")
 	sent := r.sentAt()
 	now = now.Add(time.Second)
@@ -98,7 +98,7 @@ func TestReadAheadDropsAnswersFetchedBeforeAChange(t *testing.T) {
 
 func TestReadAheadForgetsInstancesNobodyAsksAbout(t *testing.T) {
 	now := time.Unix(1000, 0)
-	r := newReadAhead(time.Minute, func() time.Time { return now })
+	r := newReadAhead(time.Minute, 0, func() time.Time { return now })
 	r.lookup("i-1")
 	r.lookup("i-2")
 	now = now.Add(keepFactor*time.Minute + time.Second)
@@ -146,5 +146,31 @@ func TestLookupAfterAChangeDoesNotJoinABatchSentBeforeIt(t *testing.T) {
 	}
 	if inst := <-second; inst == nil || inst.State != StateStopping {
 		t.Fatalf("a lookup after the client's own stop answered %+v: it joined the batch sent before the stop", inst)
+	}
+}
+
+func TestReadAheadServesInstancesInTransitionOnlyForTheShortTTL(t *testing.T) {
+	now := time.Unix(1000, 0)
+	r := newReadAhead(time.Minute, 2*time.Second, func() time.Time { return now })
+	r.expect([]string{"i-new"})
+	if got := r.extra(nil, 10, nil); len(got) != 1 || got[0] != "i-new" {
+		t.Fatalf("an expected instance is not in the next batch: %v", got)
+	}
+	r.invalidate("i-new") // just launched by this client
+	r.store([]string{"i-new"}, map[string]*Instance{"i-new": {ID: "i-new", State: StatePending}}, r.sentAt())
+	now = now.Add(time.Second)
+	if inst, ok := r.lookup("i-new"); !ok || inst.State != StatePending {
+		t.Fatalf("a pending answer a second old was not served: %v %v", inst, ok)
+	}
+	if got := r.extra(nil, 10, nil); len(got) != 1 {
+		t.Errorf("a pending answer older than half its ttl should be refreshed by the next batch: %v", got)
+	}
+	now = now.Add(1500 * time.Millisecond)
+	if _, ok := r.lookup("i-new"); ok {
+		t.Error("a pending answer older than the transition ttl was served")
+	}
+	r.store([]string{"i-new"}, map[string]*Instance{"i-new": {ID: "i-new", State: StateShuttingDown}}, r.sentAt())
+	if _, ok := r.lookup("i-new"); ok {
+		t.Error("a shutting-down answer was served from memory")
 	}
 }

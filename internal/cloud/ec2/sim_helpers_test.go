@@ -22,7 +22,8 @@ type simEnv struct {
 }
 
 // newSimEnv starts an emulator and a client for it. opts may override the test
-// defaults (no client-side rate limit, 5 attempts, 10ms max backoff).
+// defaults (no client-side pacing unless opts.Limits is set, 5 attempts, 10ms max
+// backoff).
 func newSimEnv(t testing.TB, cfg ec2sim.Config, opts Options) *simEnv {
 	t.Helper()
 	sim := ec2sim.New(cfg)
@@ -35,8 +36,9 @@ func newSimEnv(t testing.TB, cfg ec2sim.Config, opts Options) *simEnv {
 	if opts.MaxBackoff == 0 {
 		opts.MaxBackoff = 10 * time.Millisecond
 	}
-	if opts.RateLimit == 0 {
-		opts.RateLimit = -1
+	if opts.Limits == nil {
+		// Tests of pacing say what limits they pace to; the rest go unpaced.
+		opts.NoPacing = true
 	}
 	opts.Endpoint = srv.URL
 	awsCfg := aws.Config{

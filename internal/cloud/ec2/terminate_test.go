@@ -1,0 +1,64 @@
+package ec2
+
+import (
+	"context"
+	"sync"
+	"testing"
+
+	"github.com/ec2-operator/ec2-operator/internal/ec2sim"
+)
+
+func TestTerminationsDueTogetherShareOneCall(t *testing.T) {
+	e := newSimEnv(t, ec2sim.Config{Seed: 3}, Options{})
+	var ids []string
+	for i := range 20 {
+		ids = append(ids, e.launch(t, "many-"+string(rune('a'+i))).ID)
+	}
+	e.sim.ResetCalls()
+	var wg sync.WaitGroup
+	states := make([]string, len(ids))
+	errs := make([]error, len(ids))
+	for i, id := range ids {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			states[i], errs[i] = e.client.TerminateInstance(context.Background(), id)
+		}()
+	}
+	wg.Wait()
+	for i := range ids {
+		if errs[i] != nil || states[i] != StateShuttingDown {
+			t.Errorf("%s: state %q, error %v", ids[i], states[i], errs[i])
+		}
+	}
+	if n := e.sim.Calls("TerminateInstances"); n > 2 {
+		t.Errorf("20 terminations at once took %d TerminateInstances calls, want them batched", n)
+	}
+}
+
+func TestABatchRefusedForOneInstanceStillTerminatesTheOthers(t *testing.T) {
+	e := newSimEnv(t, ec2sim.Config{Seed: 4}, Options{})
+	req := basicLaunch("protected")
+	req.DisableAPITermination = true
+	protected, err := e.client.RunInstance(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	free := e.launch(t, "free")
+	var wg sync.WaitGroup
+	var protErr, freeErr error
+	var freeState string
+	wg.Add(2)
+	go func() { defer wg.Done(); _, protErr = e.client.TerminateInstance(context.Background(), protected.ID) }()
+	go func() {
+		defer wg.Done()
+		freeState, freeErr = e.client.TerminateInstance(context.Background(), free.ID)
+	}()
+	wg.Wait()
+	if CodeOf(protErr) != "OperationNotPermitted" {
+		t.Errorf("the protected instance: %v, want OperationNotPermitted", protErr)
+	}
+	if freeErr != nil || freeState != StateShuttingDown {
+		t.Errorf("the other instance of the batch: %q %v, want it terminated", freeState, freeErr)
+	}
+}
