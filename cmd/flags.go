@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/ec2-operator/ec2-operator/internal/controller"
+	"github.com/ec2-operator/ec2-operator/internal/ec2limits"
 )
 
 // options are the manager's settings. Operator settings take a flag or, when the flag
@@ -50,6 +51,7 @@ type options struct {
 	ec2Endpoint             string
 	awsMaxAttempts          int
 	awsRateLimit            float64
+	awsAPILimits            string
 	maxConcurrentReconciles int
 	resyncPeriod            time.Duration
 	pollInterval            time.Duration
@@ -91,8 +93,12 @@ func (o *options) bindFlags(fs *flag.FlagSet) {
 		"Override the EC2 endpoint URL, for example a local emulator (env AWS_ENDPOINT_URL_EC2).")
 	fs.IntVar(&o.awsMaxAttempts, "aws-max-attempts", envInt("AWS_MAX_ATTEMPTS", 5),
 		"Attempts per AWS call, the first one included; the SDK retries throttling and transient errors (env AWS_MAX_ATTEMPTS).")
-	fs.Float64Var(&o.awsRateLimit, "aws-rate-limit", envFloat("AWS_RATE_LIMIT", 20),
-		"Client-side limit on AWS requests per second per region, retries included (env AWS_RATE_LIMIT).")
+	fs.StringVar(&o.awsAPILimits, "aws-api-limits", envOr("AWS_API_LIMITS", "documented"),
+		`The EC2 API budget the operator keeps to per region: "documented" (EC2's default token buckets per API, `+
+			`for example RunInstances 5 then 2 a second), overrides of them for an account whose limits AWS raised, `+
+			`such as "RunInstances=50/20,RunInstances.resources=5000/10", or "off" (env AWS_API_LIMITS).`)
+	fs.Float64Var(&o.awsRateLimit, "aws-rate-limit", envFloat("AWS_RATE_LIMIT", 0),
+		"An additional client-side cap on all AWS requests per second per region, retries included; 0 means none (env AWS_RATE_LIMIT).")
 	fs.IntVar(&o.maxConcurrentReconciles, "max-concurrent-reconciles", envInt("MAX_CONCURRENT_RECONCILES", 4),
 		"How many EC2Instances are reconciled in parallel (env MAX_CONCURRENT_RECONCILES).")
 	fs.DurationVar(&o.resyncPeriod, "resync-period", envDuration("RESYNC_PERIOD", controller.DefaultResyncPeriod),
@@ -118,10 +124,29 @@ func (o *options) validate() error {
 		return fmt.Errorf("--poll-interval must be at least 100ms")
 	case o.awsMaxAttempts < 1:
 		return fmt.Errorf("--aws-max-attempts must be at least 1")
+	case o.awsRateLimit < 0:
+		return fmt.Errorf("--aws-rate-limit must not be negative")
 	case o.renewDeadline >= o.leaseDuration:
 		return fmt.Errorf("--leader-elect-renew-deadline must be shorter than --leader-elect-lease-duration")
 	}
 	return nil
+}
+
+// apiLimits returns the per-API budget: EC2's documented buckets with the overrides
+// of --aws-api-limits, or nil for "off".
+func (o *options) apiLimits() (*ec2limits.Limits, error) {
+	switch o.awsAPILimits {
+	case "off":
+		return nil, nil
+	case "", "documented":
+		l := ec2limits.Documented()
+		return &l, nil
+	}
+	l, err := ec2limits.Documented().Parse(o.awsAPILimits)
+	if err != nil {
+		return nil, fmt.Errorf("--aws-api-limits: %w", err)
+	}
+	return &l, nil
 }
 
 // namespaces returns the namespaces to watch; nil means all.

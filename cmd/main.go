@@ -95,15 +95,27 @@ func run(ctx context.Context, opts options) error {
 		return err
 	}
 
+	limits, err := opts.apiLimits()
+	if err != nil {
+		return err
+	}
 	m := metrics.New(crmetrics.Registry)
 	clients, err := ec2.NewRegionalClients(ctx, ec2.Options{
 		Endpoint:    opts.ec2Endpoint,
 		MaxAttempts: opts.awsMaxAttempts,
+		Limits:      limits,
+		NoPacing:    limits == nil,
 		RateLimit:   opts.awsRateLimit,
 		Recorder:    m,
-		// Settled instances are answered from fleet-wide reads at most half a resync
-		// old, so a fleet at rest costs about two DescribeInstances calls per resync.
-		ReadAheadTTL: opts.resyncPeriod / 2,
+		// Settled instances are answered from fleet-wide reads at most a resync old, so
+		// a fleet at rest costs about one DescribeInstances call per resync period (of
+		// up to 1,000 instances), and drift made outside Kubernetes is seen within two.
+		ReadAheadTTL: opts.resyncPeriod,
+		// Instances in transition are polled every poll interval; an answer up to one
+		// interval old serves all of them that are polled within it (a bulk launch
+		// paced at two a second), instead of one DescribeInstances each. At worst an
+		// instance is seen running one interval later.
+		TransitionTTL: opts.pollInterval,
 	})
 	if err != nil {
 		return err

@@ -2,6 +2,7 @@ package controller
 
 import (
 	"context"
+	"math/rand/v2"
 	"sync"
 	"time"
 
@@ -48,6 +49,14 @@ func (c *attributeCache) put(uid types.UID, generation int64, now time.Time, see
 	c.entries[uid] = attributeEntry{generation: generation, readAt: now, seen: seen}
 }
 
+// known reports whether the cache has any entry for the object, fresh or not.
+func (c *attributeCache) known(uid types.UID) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, ok := c.entries[uid]
+	return ok
+}
+
 func (c *attributeCache) forget(uid types.UID) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -59,10 +68,21 @@ func (r *EC2InstanceReconciler) forgetAttributes(uid types.UID) { r.attributes.f
 
 // observeAttributes returns the extra attributes, reading them from EC2 only when the
 // cache has no fresh copy.
+//
+// A manager that starts with a settled fleet (the spec unchanged since the last status
+// write) does not read every instance's attributes at once: that would be two or
+// three calls per instance in the first minute. Each instance's first read is put off
+// to a random point within one AttributeResyncPeriod, which is as long as drift of
+// these attributes may go unnoticed anyway; until then they are not compared.
 func (r *EC2InstanceReconciler) observeAttributes(ctx context.Context, s *instanceScope, inst *ec2.Instance) (observedAttributes, error) {
 	now := r.now()
 	if seen, ok := r.attributes.get(s.obj.UID, s.obj.Generation, now, r.AttributeResyncPeriod); ok {
 		return seen, nil
+	}
+	if !r.attributes.known(s.obj.UID) && s.before.Status.ObservedGeneration == s.obj.Generation {
+		readAt := now.Add(-time.Duration(rand.Int64N(int64(r.AttributeResyncPeriod))))
+		r.attributes.put(s.obj.UID, s.obj.Generation, readAt, observedAttributes{})
+		return observedAttributes{}, nil
 	}
 	attrs, err := s.ec2.GetInstanceAttributes(ctx, inst.ID)
 	if err != nil {

@@ -40,30 +40,38 @@ func (r *EC2InstanceReconciler) reconcileDelete(ctx context.Context, s *instance
 	}
 
 	s.notReady(computev1alpha1.ReasonDeleting, "terminating instance "+inst.ID)
-	attrs, err := s.ec2.GetInstanceAttributes(ctx, inst.ID)
-	if err != nil {
-		return r.fail(s, "reading termination protection", err)
-	}
-	if attrs.TerminationProtection {
-		if err := s.ec2.ModifyTerminationProtection(ctx, inst.ID, false); err != nil {
-			return r.fail(s, "lifting termination protection", err)
-		}
-		r.event(s, corev1.EventTypeNormal, "TerminationProtectionLifted",
-			"lifted termination protection of instance "+inst.ID+" because the EC2Instance is deleted with deletionPolicy Delete")
-	}
 	// A persistent Spot request would relaunch the instance once it is terminated.
 	if inst.SpotRequestID != "" {
 		if err := s.ec2.CancelSpotRequest(ctx, inst.SpotRequestID); err != nil && !ec2.IsNotFound(err) {
 			return r.fail(s, "cancelling Spot request "+inst.SpotRequestID, err)
 		}
 	}
-	if err := s.ec2.TerminateInstance(ctx, inst.ID); err != nil {
+	// Termination protection is not read first (DescribeInstanceAttribute for every
+	// deletion): EC2 refuses a protected instance with OperationNotPermitted, and only
+	// then is it lifted.
+	state, err := s.ec2.TerminateInstance(ctx, inst.ID)
+	if ec2.CodeOf(err) == codeOperationNotPermitted {
+		if err := s.ec2.ModifyTerminationProtection(ctx, inst.ID, false); err != nil {
+			return r.fail(s, "lifting termination protection", err)
+		}
+		r.event(s, corev1.EventTypeNormal, "TerminationProtectionLifted",
+			"lifted termination protection of instance "+inst.ID+" because the EC2Instance is deleted with deletionPolicy Delete")
+		state, err = s.ec2.TerminateInstance(ctx, inst.ID)
+	}
+	if err != nil {
 		return r.fail(s, "terminating instance "+inst.ID, err)
 	}
 	r.event(s, corev1.EventTypeNormal, "Terminating", "terminating instance "+inst.ID)
-	// The finalizer goes once a later pass sees the instance shutting down.
+	// TerminateInstances answers with the instance's new state: once it is shutting
+	// down, nothing can bring it back, and the object can go.
+	if state == ec2.StateShuttingDown || state == ec2.StateTerminated {
+		return ctrl.Result{}, r.release(ctx, s)
+	}
 	return ctrl.Result{RequeueAfter: r.PollInterval}, nil
 }
+
+// codeOperationNotPermitted is EC2's answer to terminating a protected instance.
+const codeOperationNotPermitted = "OperationNotPermitted"
 
 // instanceForDeletion finds the instance to clean up, including one whose launch was
 // never recorded: the client token in status shows a launch may have happened. While
@@ -71,6 +79,12 @@ func (r *EC2InstanceReconciler) reconcileDelete(ctx context.Context, s *instance
 // it waits rather than release the object and leak the instance.
 func (r *EC2InstanceReconciler) instanceForDeletion(ctx context.Context, s *instanceScope) (*ec2.Instance, error) {
 	st := &s.obj.Status
+	if st.InstanceID == "" {
+		// An instance this process launched and has not recorded yet.
+		if id, ok := r.launched.get(s.obj.UID, st.ClientToken); ok {
+			st.InstanceID = id
+		}
+	}
 	if st.InstanceID != "" {
 		inst, err := s.ec2.GetInstance(ctx, st.InstanceID)
 		if !ec2.IsNotFound(err) {
@@ -108,6 +122,7 @@ func (r *EC2InstanceReconciler) retain(ctx context.Context, s *instanceScope, in
 func (r *EC2InstanceReconciler) release(ctx context.Context, s *instanceScope) error {
 	r.Metrics.InstanceState(s.obj.UID, "")
 	r.forgetAttributes(s.obj.UID)
+	r.launched.forget(s.obj.UID)
 	if err := s.patchMetadata(ctx, r.Client, func() {
 		controllerutil.RemoveFinalizer(s.obj, computev1alpha1.Finalizer)
 	}); client.IgnoreNotFound(err) != nil {

@@ -79,7 +79,10 @@ type EC2InstanceReconciler struct {
 	Now func() time.Time
 
 	attributes attributeCache
+	launched   launchMemory
 	once       sync.Once
+	// expected holds the regions whose clients were told about the managed fleet.
+	expected sync.Map
 }
 
 // The RBAC the manager needs: EC2Instances and their status and finalizers, and
@@ -127,6 +130,7 @@ func (r *EC2InstanceReconciler) reconcile(ctx context.Context, s *instanceScope)
 		return ctrl.Result{}, err
 	}
 	s.ec2 = c
+	r.expectFleet(ctx, s.region, c)
 
 	if !s.obj.DeletionTimestamp.IsZero() {
 		return r.reconcileDelete(ctx, s)
@@ -147,6 +151,34 @@ func (r *EC2InstanceReconciler) reconcile(ctx context.Context, s *instanceScope)
 		return res, err
 	}
 	return r.converge(ctx, s, inst)
+}
+
+// expectFleet tells a region's client, the first time this process uses it, every
+// instance the operator manages there, so that the lookups of a manager starting with
+// a fleet are answered by one batched DescribeInstances call instead of one each.
+func (r *EC2InstanceReconciler) expectFleet(ctx context.Context, region string, c ec2.Client) {
+	if _, done := r.expected.LoadOrStore(region, true); done {
+		return
+	}
+	list := &computev1alpha1.EC2InstanceList{}
+	if err := r.List(ctx, list); err != nil {
+		logf.FromContext(ctx).Info("could not list EC2Instances to batch their first lookups", "error", err.Error())
+		return
+	}
+	var ids []string
+	for _, o := range list.Items {
+		objRegion := o.Status.Region
+		if objRegion == "" {
+			objRegion = o.Spec.Region
+		}
+		if objRegion == "" {
+			objRegion = r.DefaultRegion
+		}
+		if o.Status.InstanceID != "" && objRegion == region {
+			ids = append(ids, o.Status.InstanceID)
+		}
+	}
+	c.Expect(ids)
 }
 
 // SetupWithManager registers the reconciler. Only spec changes (and deletion, which

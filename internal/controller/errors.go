@@ -57,6 +57,13 @@ func messageFor(action string, err error) string {
 // message, and a Warning event) and returns the error, so that controller-runtime
 // retries the object with exponential backoff rather than in a hot loop.
 func (r *EC2InstanceReconciler) fail(s *instanceScope, action string, err error) (ctrl.Result, error) {
+	if ec2.CodeOf(err) == ec2.CodeClientRateLimited {
+		// The operator itself held the call back to stay within EC2's budget: not a
+		// failure to report, only a later time to come back.
+		wait := ec2.RetryAfterOf(err)
+		s.log.V(1).Info("waiting for the EC2 API budget", "action", action, "after", wait)
+		return ctrl.Result{RequeueAfter: wait + jitter(wait/10)}, nil
+	}
 	reason := reasonFor(err)
 	msg := messageFor(action, err)
 	s.notReady(reason, msg)

@@ -3,6 +3,7 @@ package controller
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"sort"
 	"strings"
 	"time"
@@ -41,45 +42,128 @@ func (r *EC2InstanceReconciler) ensureInstance(ctx context.Context, s *instanceS
 }
 
 // launch finds an instance launched earlier for this object whose ID was never
-// recorded (a crash between RunInstances and the status write), and launches one only
-// when there is none. The client token is recorded before RunInstances, so even a launch
-// whose answer was lost is answered with the same instance when it is repeated.
+// recorded, and launches one only when there is none. The client token and the launch
+// time are recorded before RunInstances, so even a launch whose answer was lost is
+// found again (or answered with the same instance when repeated).
+//
+// The cost of a launch is kept to what it needs: a new object (no launch recorded)
+// is not looked up in EC2 first, the launch record is one status write, and the
+// instance ID is written together with the state the next pass sees (Ready, for an
+// instance that is running by then), from the instance remembered in memory.
 func (r *EC2InstanceReconciler) launch(ctx context.Context, s *instanceScope) (*ec2.Instance, ctrl.Result, error) {
 	st := &s.obj.Status
 	token := ec2.ClientToken(string(s.obj.UID), st.Recreations)
-	if st.ClientToken != token || st.Region != s.region {
+
+	if id, ok := r.launched.get(s.obj.UID, token); ok && st.ClientToken == token {
+		return r.launchedEarlier(ctx, s, id)
+	}
+	// A launch may have happened before (a lost answer, a crash): find it first,
+	// unless this process knows that no RunInstances with this token was sent.
+	if (st.LastLaunchAttempt != nil || st.Recreations > 0) && !r.launched.notSent(s.obj.UID, token) {
+		found, err := r.findOwnInstance(ctx, s, token)
+		if err != nil {
+			res, err := r.fail(s, "looking for an instance launched earlier", err)
+			return nil, res, err
+		}
+		if found != nil {
+			r.event(s, corev1.EventTypeNormal, "InstanceFound", fmt.Sprintf("found instance %s launched earlier for this object; managing it", found.ID))
+			return found, ctrl.Result{}, r.recordInstance(ctx, s, found)
+		}
+	}
+
+	// EC2 allows few launches a second per account; while the budget is spent, the
+	// object waits its turn without holding a worker or writing anything.
+	if wait := s.ec2.LaunchDelay(); wait > maxLaunchWait {
+		return nil, ctrl.Result{RequeueAfter: wait + jitter(wait/10)}, nil
+	}
+
+	// The launch record, in one write before RunInstances, so that a launch whose
+	// answer is lost is waited for and found, not replaced. A record this recent
+	// already serves (a launch that waited for its budget comes back).
+	if st.ClientToken != token || st.Region != s.region || st.LastLaunchAttempt == nil ||
+		r.now().Sub(st.LastLaunchAttempt.Time) > launchRecordReuse {
+		now := metav1.NewTime(r.now().UTC().Truncate(time.Second))
 		st.ClientToken = token
 		st.Region = s.region
+		st.LastLaunchAttempt = &now
 		s.setCondition(computev1alpha1.ConditionInstanceLaunched, metav1.ConditionFalse, computev1alpha1.ReasonProvisioning, "launching an instance")
 		s.notReady(computev1alpha1.ReasonProvisioning, "launching an instance")
 		if err := s.patchStatus(ctx, r.Client); err != nil {
 			return nil, ctrl.Result{}, err
 		}
 	}
-
-	found, err := r.findOwnInstance(ctx, s, token)
-	if err != nil {
-		res, err := r.fail(s, "looking for an instance launched earlier", err)
-		return nil, res, err
+	inst, err := s.ec2.RunInstance(ctx, launchRequest(s.obj, token))
+	if ec2.CodeOf(err) == ec2.CodeClientRateLimited {
+		// Nothing was sent: the next pass launches without looking for this one.
+		r.launched.putNotSent(s.obj.UID, token)
+		return nil, ctrl.Result{RequeueAfter: ec2.RetryAfterOf(err) + jitter(ec2.RetryAfterOf(err)/10)}, nil
 	}
-	if found != nil {
-		r.event(s, corev1.EventTypeNormal, "InstanceFound", fmt.Sprintf("found instance %s launched earlier for this object; managing it", found.ID))
-		return found, ctrl.Result{}, r.recordInstance(ctx, s, found)
-	}
-
-	// Recorded first, so that a launch whose answer is lost is waited for, not replaced.
-	now := metav1.NewTime(r.now().UTC().Truncate(time.Second))
-	st.LastLaunchAttempt = &now
-	if err := s.patchStatus(ctx, r.Client); err != nil {
-		return nil, ctrl.Result{}, err
-	}
-	req := launchRequest(s.obj, token)
-	inst, err := s.ec2.RunInstance(ctx, req)
 	if err != nil {
 		return r.launchFailed(ctx, s, err)
 	}
 	r.event(s, corev1.EventTypeNormal, "Launched", fmt.Sprintf("launched instance %s (%s)", inst.ID, inst.InstanceType))
-	return inst, ctrl.Result{}, r.recordInstance(ctx, s, inst)
+	r.launched.put(s.obj.UID, token, inst.ID)
+	// What was set at launch is known: the next passes compare it without reading it
+	// back (DescribeInstances does not return these attributes).
+	r.attributes.put(s.obj.UID, s.obj.Generation, r.now(), launchedAttributes(s.obj))
+	// A new instance is pending; the next pass looks at it with the other new ones.
+	return nil, ctrl.Result{RequeueAfter: r.PollInterval}, nil
+}
+
+// maxLaunchWait is how long a launch may wait for the RunInstances budget inside a
+// reconcile; longer waits come back later instead.
+const maxLaunchWait = 500 * time.Millisecond
+
+// launchRecordReuse is how old a launch record may be and still serve a launch that
+// was put off for the RunInstances budget, instead of being written again.
+const launchRecordReuse = time.Minute
+
+// jitter returns a random duration up to d, so that objects waiting for the same
+// budget do not all come back at once.
+func jitter(d time.Duration) time.Duration {
+	if d <= 0 {
+		return 0
+	}
+	return time.Duration(rand.Int64N(int64(d)))
+}
+
+// launchedEarlier continues with an instance this process launched in an earlier pass
+// and has not recorded yet. Its ID, and what the rest of the pass sees, are written
+// once at the end of the pass.
+func (r *EC2InstanceReconciler) launchedEarlier(ctx context.Context, s *instanceScope, id string) (*ec2.Instance, ctrl.Result, error) {
+	inst, err := s.ec2.GetInstance(ctx, id)
+	switch {
+	case ec2.IsNotFound(err) && r.withinVisibilityGrace(s):
+		return nil, ctrl.Result{RequeueAfter: r.PollInterval}, nil
+	case ec2.IsNotFound(err):
+		r.launched.forget(s.obj.UID)
+		s.obj.Status.InstanceID = id
+		return r.instanceMissing(ctx, s)
+	case err != nil:
+		res, err := r.fail(s, "describing instance "+id, err)
+		return nil, res, err
+	}
+	r.launched.forget(s.obj.UID)
+	s.obj.Status.InstanceID = inst.ID
+	observeInstance(s, inst)
+	s.setCondition(computev1alpha1.ConditionInstanceLaunched, metav1.ConditionTrue, "Launched", "instance "+inst.ID+" exists")
+	if inst.State == ec2.StateShuttingDown || inst.State == ec2.StateTerminated {
+		return r.instanceTerminated(ctx, s, inst)
+	}
+	return inst, ctrl.Result{}, nil
+}
+
+// launchedAttributes are the attributes an instance launched from the object's spec
+// has, as observeAttributes would read them.
+func launchedAttributes(obj *computev1alpha1.EC2Instance) observedAttributes {
+	seen := observedAttributes{attrs: &ec2.InstanceAttributes{
+		TerminationProtection: obj.Spec.DisableAPITermination,
+		UserData:              obj.Spec.UserData,
+	}}
+	if rv := obj.Spec.RootVolume; rv != nil && rv.SizeGiB != nil {
+		seen.rootSizeGiB = *rv.SizeGiB
+	}
+	return seen
 }
 
 // findOwnInstance looks for a live instance launched for this object: first by the

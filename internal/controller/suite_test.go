@@ -29,6 +29,7 @@ import (
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/ec2limits"
 	"github.com/ec2-operator/ec2-operator/internal/ec2sim"
 	"github.com/ec2-operator/ec2-operator/internal/testenv"
 )
@@ -59,6 +60,9 @@ func TestMain(m *testing.M) {
 type harnessOptions struct {
 	sim   ec2sim.Config
 	tweak func(*EC2InstanceReconciler)
+	// limits, when set, are enforced by the emulator and kept to by the client, as
+	// EC2 and the manager do; without them neither throttles.
+	limits *ec2limits.Limits
 }
 
 // harness is one test's operator: a namespace, an emulator, and a manager that can be
@@ -94,6 +98,9 @@ func newHarness(t testing.TB, opts harnessOptions) *harness {
 	}
 	if opts.sim.ShuttingDownDuration == 0 {
 		opts.sim.ShuttingDownDuration = 200 * time.Millisecond
+	}
+	if opts.limits != nil {
+		opts.sim.Throttle = opts.limits
 	}
 	sim := ec2sim.New(opts.sim)
 	srv := httptest.NewServer(sim)
@@ -153,9 +160,10 @@ func (h *harness) startManager() {
 		Region:      ec2sim.DefaultRegion,
 		Credentials: credentials.NewStaticCredentialsProvider("AKIDEXAMPLE", "not-a-secret", ""),
 	}, ec2.Options{
-		Endpoint: h.simURL, MaxBackoff: 20 * time.Millisecond, RateLimit: -1,
-		// As in the manager: half the resync period.
-		ReadAheadTTL: r.ResyncPeriod / 2,
+		Endpoint: h.simURL, MaxBackoff: 20 * time.Millisecond, NoPacing: h.opts.limits == nil, Limits: h.opts.limits,
+		// As in the manager: the resync period, and the poll interval.
+		ReadAheadTTL:  r.ResyncPeriod,
+		TransitionTTL: r.PollInterval,
 	})
 	if err := r.SetupWithManager(mgr); err != nil {
 		h.t.Fatal(err)

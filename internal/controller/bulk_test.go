@@ -1,0 +1,130 @@
+package controller
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
+	"github.com/ec2-operator/ec2-operator/internal/ec2limits"
+	"github.com/ec2-operator/ec2-operator/internal/ec2sim"
+)
+
+// describesBefore counts the DescribeInstances calls with filters (the lookups by
+// client token or ownership tag) that came before the first RunInstances.
+func describesBefore(h *harness, op string) int {
+	n := 0
+	for _, r := range h.sim.Requests() {
+		if r.Operation == op {
+			return n
+		}
+		if r.Operation == "DescribeInstances" {
+			for k := range r.Params {
+				if strings.HasPrefix(k, "Filter.") {
+					n++
+					break
+				}
+			}
+		}
+	}
+	return n
+}
+
+func TestANewObjectIsLaunchedWithoutALookupAndWrittenThreeTimes(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, harnessOptions{sim: ec2sim.Config{PendingDuration: time.Nanosecond}})
+	h.create(h.instance("fresh"))
+	got := h.waitReady("fresh")
+	if n := describesBefore(h, "RunInstances"); n != 0 {
+		t.Errorf("%d lookups before launching a new object: nothing can have been launched for it yet", n)
+	}
+	// The finalizer, the launch record, and the instance with Ready (it was running
+	// by the pass after the launch).
+	if n := h.apiWrites.Load(); n != 3 {
+		t.Errorf("%d writes to the object, want 3", n)
+	}
+	if n := h.sim.Calls("DescribeInstanceAttribute"); n != 0 {
+		t.Errorf("%d DescribeInstanceAttribute calls: what was set at launch is known", n)
+	}
+	if got.Status.InstanceID == "" || got.Status.ClientToken == "" || got.Status.LastLaunchAttempt == nil {
+		t.Errorf("status lacks the launch record or the instance: %+v", got.Status)
+	}
+}
+
+func TestDeleteTerminatesWithoutReadingAttributesAndReleasesOnTheAnswer(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, harnessOptions{sim: ec2sim.Config{ShuttingDownDuration: time.Hour}})
+	h.create(h.instance("quick"))
+	id := h.waitReady("quick").Status.InstanceID
+	h.sim.ResetCalls()
+	h.deleteObject("quick")
+	h.waitGone("quick")
+	if s := h.terminating(id); s != "" {
+		t.Fatalf("instance is %s", s)
+	}
+	if n := h.sim.Calls("DescribeInstanceAttribute"); n != 0 {
+		t.Errorf("%d DescribeInstanceAttribute calls: termination protection is handled when EC2 refuses", n)
+	}
+	// TerminateInstances answers shutting-down (which lasts an hour here): the object
+	// is released on that answer, not after describing the instance again.
+	if n := h.sim.Calls("TerminateInstances"); n != 1 {
+		t.Errorf("%d TerminateInstances calls, want 1", n)
+	}
+}
+
+func TestAManagerStartingWithAFleetDescribesItInOneCall(t *testing.T) {
+	t.Parallel()
+	const fleet = 10
+	h := newHarness(t, harnessOptions{tweak: func(r *EC2InstanceReconciler) {
+		r.ResyncPeriod = time.Minute
+		r.AttributeResyncPeriod = time.Hour
+	}})
+	for i := range fleet {
+		h.create(h.instance(fmt.Sprintf("fleet-%d", i)))
+	}
+	for i := range fleet {
+		h.waitCondition(fmt.Sprintf("fleet-%d", i), computev1alpha1.ConditionSynced, "True", computev1alpha1.ReasonInSync)
+	}
+	h.stopManager()
+	h.sim.ResetCalls()
+	writes, reconciles := h.apiWrites.Load(), h.reconciles.Load()
+	h.startManager()
+	h.eventually(h.timeout, func() string {
+		return unless(h.reconciles.Load()-reconciles >= fleet, "%d reconciles after the restart", h.reconciles.Load()-reconciles)
+	})
+	time.Sleep(time.Second) // the passes finish
+	calls := h.sim.CallCounts()
+	if calls["DescribeInstances"] > 1 || len(calls) > 1 {
+		t.Errorf("a restart with %d settled instances cost %v, want one DescribeInstances", fleet, calls)
+	}
+	if n := h.apiWrites.Load() - writes; n != 0 {
+		t.Errorf("%d writes after a restart with nothing to change", n)
+	}
+}
+
+func TestLaunchesWaitForTheRunInstancesBudgetAndAreNeverThrottled(t *testing.T) {
+	t.Parallel()
+	limits, err := ec2limits.Documented().Parse("RunInstances=2/2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, harnessOptions{limits: &limits, sim: ec2sim.Config{PendingDuration: time.Nanosecond},
+		tweak: func(r *EC2InstanceReconciler) { r.MaxConcurrentReconciles = 4 }})
+	const n = 8
+	for i := range n {
+		h.create(h.instance(fmt.Sprintf("queued-%d", i)))
+	}
+	for i := range n {
+		h.waitReady(fmt.Sprintf("queued-%d", i))
+	}
+	if refused := h.sim.ThrottledCalls(); len(refused) != 0 {
+		t.Errorf("EC2 refused calls the operator should have held back: %v", refused)
+	}
+	if got := h.sim.Calls("RunInstances"); got != n {
+		t.Errorf("%d RunInstances for %d objects", got, n)
+	}
+	if w := h.apiWrites.Load(); w > 3*n {
+		t.Errorf("%d writes for %d objects: waiting for the budget must not write", w, n)
+	}
+}
