@@ -81,8 +81,14 @@ test: verify-fmt vet verify-generated setup-envtest images olm-tools ## Run ever
 	IMAGES_DIR=$(IMAGES_DIR) OLM_CATALOG=$(OLM_CATALOG) OLM_OPERATOR=$(OLM_OPERATOR) \
 		go test ./... -coverprofile cover.out -timeout 20m $(TEST_FLAGS)
 
+# BENCH_SCENARIOS selects bulk scenarios by name, e.g. BENCH_SCENARIOS=unthrottled.
+BENCH_SCENARIOS ?=
+
 .PHONY: bench
-bench: setup-envtest ## Run the benchmarks that count AWS API calls (per lookup, per instance per resync).
+bench: setup-envtest ## Count AWS calls, apiserver writes and memory for bulk create/restart/delete (N=100, 1,000) and at rest.
+	KUBEBUILDER_ASSETS="$$($(ENVTEST) use $(ENVTEST_K8S_VERSION) --bin-dir $(LOCALBIN) -i -p path)" \
+	BENCH=1 BENCH_SCENARIOS="$(BENCH_SCENARIOS)" go test ./test/bench/ -run '^TestBench$$' -count=1 -timeout 30m -v 2>&1 | \
+		grep -E '^\||^(ok|FAIL|---)|bench_test.go'
 	KUBEBUILDER_ASSETS="$$($(ENVTEST) use $(ENVTEST_K8S_VERSION) --bin-dir $(LOCALBIN) -i -p path)" \
 		go test ./internal/... -run '^$$' -bench . -benchtime 3x
 

@@ -1,0 +1,84 @@
+package bench
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ec2-operator/ec2-operator/internal/ec2limits"
+	"github.com/ec2-operator/ec2-operator/internal/ec2sim"
+)
+
+// raisedLimits is an account whose RunInstances and StartInstances limits AWS raised
+// tenfold, the only way to launch 1,000 instances in about a minute: with the
+// documented two launches a second it takes over eight. The emulator enforces the
+// same buckets the manager is told about.
+const raisedLimits = "RunInstances=50/20,RunInstances.resources=1000/20,StartInstances=50/20,StartInstances.resources=1000/20"
+
+// benchScenarios are the runs `make bench` reports.
+func benchScenarios(t *testing.T) []scenario {
+	documented := ec2limits.Documented()
+	raised, err := ec2limits.Documented().Parse(raisedLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return []scenario{
+		// The peers' harness: an EC2 that neither throttles nor waits, and no client
+		// pacing, so the time is the operator's own.
+		{name: "unthrottled", n: 100, timeout: 5 * time.Minute, args: []string{"--aws-api-limits=off"}},
+		// The defaults against an EC2 enforcing its documented limits: the time is
+		// what AWS allows (5 launches, then 2 a second).
+		{name: "documented limits", n: 100, timeout: 5 * time.Minute, sim: ec2sim.Config{Throttle: &documented}},
+		// The same with instances that take time to boot and to shut down.
+		{name: "documented, realistic delays", n: 100, timeout: 5 * time.Minute,
+			sim: ec2sim.Config{Throttle: &documented, PendingDuration: 15 * time.Second, ShuttingDownDuration: 5 * time.Second}},
+		// A thousand objects against an account with raised launch limits.
+		{name: "raised limits", n: 1000, timeout: 10 * time.Minute, sim: ec2sim.Config{Throttle: &raised},
+			args: []string{"--aws-api-limits=" + raisedLimits}},
+	}
+}
+
+// TestBench runs the scenarios of `make bench` (BENCH=1) and prints one table; with
+// BENCH_SCENARIOS it runs only the scenarios whose names contain one of its
+// comma-separated words. It asserts the same ceilings as the small test.
+func TestBench(t *testing.T) {
+	if os.Getenv("BENCH") == "" {
+		t.Log("set BENCH=1 (make bench) to run the bulk benchmark")
+		return
+	}
+	var phases []phase
+	for _, sc := range benchScenarios(t) {
+		if !selected(sc.name) {
+			continue
+		}
+		// BENCH_ARGS replaces the manager's flags, for a build (BENCH_MANAGER) that
+		// does not know the current ones.
+		if args, ok := os.LookupEnv("BENCH_ARGS"); ok {
+			sc.args = strings.Fields(args)
+		}
+		start := time.Now()
+		p := run(t, sc)
+		t.Logf("%s: %s", sc.name, time.Since(start).Round(time.Second))
+		phases = append(phases, p...)
+		if sc.sim.Throttle != nil {
+			checkCeilings(t, p)
+		}
+	}
+	fmt.Printf("\n%s\n", table(phases))
+}
+
+// selected reports whether BENCH_SCENARIOS selects a scenario.
+func selected(name string) bool {
+	want := os.Getenv("BENCH_SCENARIOS")
+	if want == "" {
+		return true
+	}
+	for _, w := range strings.Split(want, ",") {
+		if w != "" && strings.Contains(name, w) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,64 @@
+package bench
+
+import (
+	"testing"
+	"time"
+
+	"github.com/ec2-operator/ec2-operator/internal/ec2limits"
+	"github.com/ec2-operator/ec2-operator/internal/ec2sim"
+)
+
+// ceiling is an upper bound on one count per instance in one phase.
+type ceiling struct {
+	phase, what string
+	max         float64
+	value       func(phase) float64
+}
+
+// callsOf is the per-instance count of one EC2 action.
+func callsOf(action string) func(phase) float64 {
+	return func(p phase) float64 { return p.perInstance(action) }
+}
+
+// bulkCeilings are the issue's targets for bulk changes, per instance.
+var bulkCeilings = []ceiling{
+	{"create", "RunInstances", 1.0, callsOf("RunInstances")},
+	{"create", "DescribeInstances", 0.2, callsOf("DescribeInstances")},
+	{"create", "DescribeInstanceAttribute", 0, callsOf("DescribeInstanceAttribute")},
+	{"create", "apiserver writes", 3, func(p phase) float64 { return float64(p.writes) / float64(p.n) }},
+	{"restart", "EC2 calls", 0.05, func(p phase) float64 { return float64(p.totalCalls()) / float64(p.n) }},
+	{"restart", "apiserver writes", 0, func(p phase) float64 { return float64(p.writes) / float64(p.n) }},
+	{"delete", "TerminateInstances", 1.0, callsOf("TerminateInstances")},
+	{"delete", "DescribeInstances", 0.2, callsOf("DescribeInstances")},
+	{"delete", "DescribeInstanceAttribute", 0, callsOf("DescribeInstanceAttribute")},
+	{"any", "RequestLimitExceeded", 0, func(p phase) float64 { return float64(p.throttled) }},
+}
+
+// checkCeilings fails for every count over its ceiling.
+func checkCeilings(t *testing.T, phases []phase) {
+	t.Helper()
+	for _, p := range phases {
+		for _, c := range bulkCeilings {
+			if c.phase != p.name && c.phase != "any" {
+				continue
+			}
+			if v := c.value(p); v > c.max+1e-9 {
+				t.Errorf("%s %s: %s %.3f per instance, ceiling %.2f (calls %v, writes %d)", p.scenario, p.name, c.what, v, c.max, p.calls, p.writes)
+			}
+		}
+	}
+}
+
+// TestBulkChangesStayUnderTheirCallCeilings is the small version of `make bench` that
+// runs in `make test`: 20 objects created, the manager restarted and the objects
+// deleted, with the emulator enforcing EC2's documented API limits, must stay under
+// the ceilings on EC2 calls and apiserver writes per instance, and never be throttled.
+func TestBulkChangesStayUnderTheirCallCeilings(t *testing.T) {
+	limits := ec2limits.Documented()
+	phases := run(t, scenario{
+		name: "ceilings", n: 20, timeout: 3 * time.Minute,
+		sim:  ec2sim.Config{Throttle: &limits},
+	})
+	t.Logf("\n%s", table(phases))
+	checkCeilings(t, phases)
+}

@@ -1,0 +1,61 @@
+// Package bench measures what bulk changes cost: N EC2Instances created at once, the
+// manager restarted with them, and all deleted at once, with the manager binary as its
+// own process against a real kube-apiserver (envtest) and the EC2 emulator. It counts
+// per instance the EC2 calls by action, the manager's writes to EC2Instances and its
+// peak memory, and the wall time of each phase.
+//
+// `make test` runs TestBulkChangesStayUnderTheirCallCeilings (20 objects, EC2's
+// documented API limits enforced) and fails when a ratio goes over its ceiling, so a
+// regression in calls per instance fails CI. `make bench` runs TestBench with 100 and
+// 1,000 objects and prints the table; timings are reported, never asserted.
+package bench
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/go-logr/logr"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/ec2-operator/ec2-operator/internal/testenv"
+)
+
+var (
+	env *testenv.Environment
+	// managerBin is the manager, built from ./cmd for this run.
+	managerBin string
+)
+
+func TestMain(m *testing.M) {
+	ctrl.SetLogger(logr.Discard())
+	dir, err := os.MkdirTemp("", "bench-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	// BENCH_MANAGER measures another build (an earlier commit) in the same harness.
+	managerBin = os.Getenv("BENCH_MANAGER")
+	if managerBin == "" {
+		managerBin = filepath.Join(dir, "manager")
+		build := exec.Command("go", "build", "-o", managerBin, "./cmd")
+		build.Dir = testenv.ProjectRoot()
+		if out, err := build.CombinedOutput(); err != nil {
+			fmt.Fprintf(os.Stderr, "building the manager: %v\n%s", err, out)
+			os.Exit(1)
+		}
+	}
+	env, err = testenv.Start()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	if err := env.Stop(); err != nil {
+		fmt.Fprintln(os.Stderr, "stopping envtest:", err)
+	}
+	os.RemoveAll(dir)
+	os.Exit(code)
+}

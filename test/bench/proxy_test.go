@@ -1,0 +1,73 @@
+package bench
+
+import (
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"k8s.io/client-go/rest"
+)
+
+// apiProxy stands between the manager and the API server, forwarding every request
+// with the test's credentials, and counts the manager's writes to EC2Instances (create,
+// update, patch, delete, of the object or its status). Counting on the wire needs no
+// cooperation from the manager and sees exactly what the API server sees.
+type apiProxy struct {
+	url    string
+	writes atomic.Int64
+	srv    *http.Server
+}
+
+func startAPIProxy(t *testing.T, cfg *rest.Config) *apiProxy {
+	t.Helper()
+	target, err := url.Parse(cfg.Host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	transport, err := rest.TransportFor(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &apiProxy{}
+	rp := httputil.NewSingleHostReverseProxy(target)
+	rp.Transport = transport
+	rp.FlushInterval = -1 // watches stream
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.url = "http://" + ln.Addr().String()
+	p.srv = &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet && strings.Contains(r.URL.Path, "/ec2instances") {
+			p.writes.Add(1)
+		}
+		rp.ServeHTTP(w, r)
+	})}
+	go func() { _ = p.srv.Serve(ln) }()
+	t.Cleanup(func() { _ = p.srv.Close() })
+	return p
+}
+
+// kubeconfig is a kubeconfig that reaches the API server through the proxy.
+func (p *apiProxy) kubeconfig() []byte {
+	return []byte(`apiVersion: v1
+kind: Config
+clusters:
+- name: bench
+  cluster:
+    server: ` + p.url + `
+contexts:
+- name: bench
+  context:
+    cluster: bench
+    user: bench
+current-context: bench
+users:
+- name: bench
+  user: {}
+`)
+}

@@ -1,0 +1,259 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
+	"github.com/ec2-operator/ec2-operator/internal/ec2sim"
+)
+
+// scenario is one bulk run: N objects against an emulator configured as sim, with a
+// manager started with args.
+type scenario struct {
+	name string
+	n    int
+	sim  ec2sim.Config
+	args []string
+	// timeout bounds each phase.
+	timeout time.Duration
+}
+
+// phase is what one phase cost.
+type phase struct {
+	scenario, name string
+	n              int
+	wall           time.Duration
+	calls          map[string]int
+	throttled      int
+	writes         int64
+	rssMiB         float64
+}
+
+// perInstance is a count divided by the number of objects.
+func (p phase) perInstance(action string) float64 { return float64(p.calls[action]) / float64(p.n) }
+
+// totalCalls is every EC2 call of the phase.
+func (p phase) totalCalls() int {
+	n := 0
+	for _, c := range p.calls {
+		n += c
+	}
+	return n
+}
+
+// run creates sc.n objects at once and waits until all are Ready, restarts the
+// manager and waits until it has looked at them all, then deletes them all at once
+// and waits until they are gone.
+func run(t *testing.T, sc scenario) []phase {
+	t.Helper()
+	sim := ec2sim.New(sc.sim)
+	srv := httptest.NewServer(sim)
+	defer srv.Close()
+	proxy := startAPIProxy(t, env.Config)
+	k8s, err := client.New(env.Config, client.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "bench-"}}
+	if err := k8s.Create(context.Background(), ns); err != nil {
+		t.Fatal(err)
+	}
+	mgr := startManager(t, string(proxy.kubeconfig()), srv.URL, ns.Name, sc.args)
+
+	measure := func(name string, do func(), done func() string) phase {
+		t.Helper()
+		sim.ResetCalls()
+		throttledBefore := sumOf(sim.ThrottledCalls())
+		writes := proxy.writes.Load()
+		start := time.Now()
+		do()
+		deadline := start.Add(sc.timeout)
+		for {
+			missing := done()
+			if missing == "" {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s %s: not done after %s: %s", sc.name, name, sc.timeout, missing)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		return phase{scenario: sc.name, name: name, n: sc.n, wall: time.Since(start), calls: sim.CallCounts(),
+			throttled: sumOf(sim.ThrottledCalls()) - throttledBefore, writes: proxy.writes.Load() - writes}
+	}
+
+	names := make([]string, sc.n)
+	for i := range names {
+		names[i] = fmt.Sprintf("bench-%04d", i)
+	}
+	create := measure("create", func() {
+		parallel(names, func(name string) {
+			if err := k8s.Create(context.Background(), instance(ns.Name, name)); err != nil {
+				t.Errorf("creating %s: %v", name, err)
+			}
+		})
+	}, func() string { return notReady(t, k8s, ns.Name, sc.n) })
+	create.rssMiB = mgr.peakRSS()
+
+	mgr.stop()
+	var restarted *manager
+	restart := measure("restart", func() {
+		restarted = startManager(t, string(proxy.kubeconfig()), srv.URL, ns.Name, sc.args)
+	}, quietFor(sim, 5*time.Second))
+	restart.rssMiB = restarted.peakRSS()
+
+	del := measure("delete", func() {
+		parallel(names, func(name string) {
+			obj := &computev1alpha1.EC2Instance{ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: name}}
+			if err := k8s.Delete(context.Background(), obj); client.IgnoreNotFound(err) != nil {
+				t.Errorf("deleting %s: %v", name, err)
+			}
+		})
+	}, func() string { return remaining(t, k8s, ns.Name) })
+	del.rssMiB = restarted.peakRSS()
+
+	live := 0
+	for _, i := range sim.Instances() {
+		if i.State != ec2sim.StateShuttingDown && i.State != ec2sim.StateTerminated {
+			live++
+		}
+	}
+	if live != 0 || len(sim.Instances()) != sc.n {
+		t.Errorf("%s: %d instances launched for %d objects, %d left running", sc.name, len(sim.Instances()), sc.n, live)
+	}
+	return []phase{create, restart, del}
+}
+
+// instance is the object every scenario creates, against the emulator's seeded
+// resources.
+func instance(ns, name string) *computev1alpha1.EC2Instance {
+	return &computev1alpha1.EC2Instance{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+		Spec: computev1alpha1.EC2InstanceSpec{
+			ImageID:          ec2sim.DefaultImageID,
+			InstanceType:     "t3.micro",
+			SubnetID:         ec2sim.DefaultSubnetIDs[0],
+			SecurityGroupIDs: []string{ec2sim.DefaultSecurityGroupID},
+			Tags:             map[string]string{"team": "bench"},
+		},
+	}
+}
+
+// parallel runs f for every name with a few goroutines: objects "applied at once".
+func parallel(names []string, f func(string)) {
+	work := make(chan string)
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for name := range work {
+				f(name)
+			}
+		}()
+	}
+	for _, n := range names {
+		work <- n
+	}
+	close(work)
+	wg.Wait()
+}
+
+// notReady says how many of n objects are not Ready yet ("" when all are).
+func notReady(t *testing.T, k8s client.Client, ns string, n int) string {
+	list := &computev1alpha1.EC2InstanceList{}
+	if err := k8s.List(context.Background(), list, client.InNamespace(ns)); err != nil {
+		return err.Error()
+	}
+	ready := 0
+	reasons := map[string]int{}
+	for _, o := range list.Items {
+		if meta.IsStatusConditionTrue(o.Status.Conditions, computev1alpha1.ConditionReady) {
+			ready++
+		} else if c := meta.FindStatusCondition(o.Status.Conditions, computev1alpha1.ConditionReady); c != nil {
+			reasons[c.Reason]++
+		} else {
+			reasons["(none yet)"]++
+		}
+	}
+	if ready == n {
+		return ""
+	}
+	return fmt.Sprintf("%d of %d Ready, the others: %v", ready, n, reasons)
+}
+
+// remaining says how many objects still exist ("" when none).
+func remaining(t *testing.T, k8s client.Client, ns string) string {
+	list := &computev1alpha1.EC2InstanceList{}
+	if err := k8s.List(context.Background(), list, client.InNamespace(ns)); err != nil {
+		return err.Error()
+	}
+	if len(list.Items) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d objects left", len(list.Items))
+}
+
+// quietFor is done once the emulator has had no call for d: a restarted manager has
+// looked at every object (the next resync is a minute away).
+func quietFor(sim *ec2sim.Sim, d time.Duration) func() string {
+	last, lastChange := -1, time.Now()
+	return func() string {
+		n := 0
+		for _, c := range sim.CallCounts() {
+			n += c
+		}
+		if n != last {
+			last, lastChange = n, time.Now()
+		}
+		if time.Since(lastChange) < d {
+			return fmt.Sprintf("%d calls so far, waiting for %s without one", n, d)
+		}
+		return ""
+	}
+}
+
+func sumOf(m map[string]int) int {
+	n := 0
+	for _, v := range m {
+		n += v
+	}
+	return n
+}
+
+// table prints the phases as the README's performance table.
+func table(phases []phase) string {
+	var b strings.Builder
+	fmt.Fprintln(&b, "| scenario | phase | N | wall | calls per instance by action | all calls/inst | apiserver writes/inst | RequestLimitExceeded | peak RSS |")
+	fmt.Fprintln(&b, "|---|---|---|---|---|---|---|---|---|")
+	for _, p := range phases {
+		actions := sortedKeys(p.calls)
+		var calls []string
+		for _, a := range actions {
+			calls = append(calls, fmt.Sprintf("%s %.2f", a, p.perInstance(a)))
+		}
+		fmt.Fprintf(&b, "| %s | %s | %d | %.1f s | %s | %.3f | %.2f | %d | %.0f MiB |\n", p.scenario, p.name, p.n,
+			p.wall.Seconds(), strings.Join(calls, ", "), float64(p.totalCalls())/float64(p.n),
+			float64(p.writes)/float64(p.n), p.throttled, p.rssMiB)
+	}
+	return b.String()
+}
+
+func sortedKeys(m map[string]int) []string {
+	keys := slices.Collect(maps.Keys(m))
+	slices.Sort(keys)
+	return keys
+}
