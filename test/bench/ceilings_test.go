@@ -57,7 +57,7 @@ func TestBulkChangesStayUnderTheirCallCeilings(t *testing.T) {
 	limits := ec2limits.Documented()
 	phases := run(t, scenario{
 		name: "ceilings", n: 20, timeout: 3 * time.Minute,
-		sim:  ec2sim.Config{Throttle: &limits},
+		sim: ec2sim.Config{Throttle: &limits},
 	})
 	t.Logf("\n%s", table(phases))
 	checkCeilings(t, phases)
