@@ -99,7 +99,7 @@ func (o *options) bindFlags(fs *flag.FlagSet) {
 			`such as "RunInstances=50/20,RunInstances.resources=5000/10", or "off" (env AWS_API_LIMITS).`)
 	fs.Float64Var(&o.awsRateLimit, "aws-rate-limit", envFloat("AWS_RATE_LIMIT", 0),
 		"An additional client-side cap on all AWS requests per second per region, retries included; 0 means none (env AWS_RATE_LIMIT).")
-	fs.IntVar(&o.maxConcurrentReconciles, "max-concurrent-reconciles", envInt("MAX_CONCURRENT_RECONCILES", 4),
+	fs.IntVar(&o.maxConcurrentReconciles, "max-concurrent-reconciles", envInt("MAX_CONCURRENT_RECONCILES", 16),
 		"How many EC2Instances are reconciled in parallel (env MAX_CONCURRENT_RECONCILES).")
 	fs.DurationVar(&o.resyncPeriod, "resync-period", envDuration("RESYNC_PERIOD", controller.DefaultResyncPeriod),
 		"How often a settled instance is checked for drift made outside Kubernetes (env RESYNC_PERIOD).")

@@ -10,8 +10,10 @@ import (
 	"sync"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -83,6 +85,9 @@ type EC2InstanceReconciler struct {
 	once       sync.Once
 	// expected holds the regions whose clients were told about the managed fleet.
 	expected sync.Map
+	// uids maps each object's name to its UID, so that what is remembered per UID can
+	// be dropped when the object is gone (also when it went without the finalizer).
+	uids sync.Map
 }
 
 // The RBAC the manager needs: EC2Instances and their status and finalizers, and
@@ -98,8 +103,12 @@ func (r *EC2InstanceReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 	r.defaults()
 	obj := &computev1alpha1.EC2Instance{}
 	if err := r.Get(ctx, req.NamespacedName, obj); err != nil {
+		if apierrors.IsNotFound(err) {
+			r.forgetObject(req.NamespacedName)
+		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
+	r.uids.Store(req.NamespacedName, obj.UID)
 	s := newInstanceScope(obj, logf.FromContext(ctx))
 	res, err := r.reconcile(ctx, s)
 	if perr := s.patchStatus(ctx, r.Client); perr != nil && err == nil {
@@ -109,6 +118,12 @@ func (r *EC2InstanceReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 		r.Metrics.ForgetInstance(obj.Namespace, obj.Name)
 	} else {
 		r.Metrics.InstanceReady(obj.Namespace, obj.Name, meta.IsStatusConditionTrue(obj.Status.Conditions, computev1alpha1.ConditionReady))
+	}
+	if apierrors.IsConflict(err) {
+		// The object changed since it was read: the cache has not seen the newest
+		// write yet (usually the operator's own, a few milliseconds ago). Come back
+		// as soon as it has, without the error backoff.
+		return ctrl.Result{RequeueAfter: conflictRetry}, nil
 	}
 	return res, err
 }
@@ -153,6 +168,19 @@ func (r *EC2InstanceReconciler) reconcile(ctx context.Context, s *instanceScope)
 	return r.converge(ctx, s, inst)
 }
 
+// forgetObject drops everything remembered about an object that no longer exists.
+func (r *EC2InstanceReconciler) forgetObject(name types.NamespacedName) {
+	v, ok := r.uids.LoadAndDelete(name)
+	if !ok {
+		return
+	}
+	uid := v.(types.UID)
+	r.forgetAttributes(uid)
+	r.launched.forget(uid)
+	r.Metrics.InstanceState(uid, "")
+	r.Metrics.ForgetInstance(name.Namespace, name.Name)
+}
+
 // expectFleet tells a region's client, the first time this process uses it, every
 // instance the operator manages there, so that the lookups of a manager starting with
 // a fleet are answered by one batched DescribeInstances call instead of one each.
@@ -180,6 +208,10 @@ func (r *EC2InstanceReconciler) expectFleet(ctx context.Context, region string, 
 	}
 	c.Expect(ids)
 }
+
+// conflictRetry is how soon an object whose status write met a newer version is
+// reconciled again.
+const conflictRetry = 100 * time.Millisecond
 
 // SetupWithManager registers the reconciler. Only spec changes (and deletion, which
 // bumps the generation of a custom resource with finalizers) trigger a reconcile: the

@@ -107,8 +107,14 @@ func (r *EC2InstanceReconciler) launch(ctx context.Context, s *instanceScope) (*
 	// back (DescribeInstances does not return these attributes).
 	r.attributes.put(s.obj.UID, s.obj.Generation, r.now(), launchedAttributes(s.obj))
 	// A new instance is pending; the next pass looks at it with the other new ones.
-	return nil, ctrl.Result{RequeueAfter: r.PollInterval}, nil
+	// The first look comes sooner than the poll interval (an instance can be running
+	// within a second); it costs little, as one DescribeInstances answers every new
+	// instance for a poll interval.
+	return nil, ctrl.Result{RequeueAfter: min(r.PollInterval, firstLookAfterLaunch)}, nil
 }
+
+// firstLookAfterLaunch is when a new instance is first looked at.
+const firstLookAfterLaunch = 500 * time.Millisecond
 
 // maxLaunchWait is how long a launch may wait for the RunInstances budget inside a
 // reconcile; longer waits come back later instead.

@@ -46,7 +46,16 @@ func (s *instanceScope) patchStatus(ctx context.Context, c client.Client) error 
 		return nil
 	}
 	s.obj.Status.ObservedGeneration = s.obj.Generation
-	if err := c.Status().Patch(ctx, s.obj, client.MergeFrom(s.before)); err != nil {
+	patch := client.MergeFrom(s.before)
+	if s.launchRecordChanged() {
+		// The instance ID and the launch record must never be overwritten from a stale
+		// copy of the object (a cache that has not seen a newer write): that would
+		// forget an instance and launch a second one. With the object's
+		// resourceVersion in the patch, the API server refuses a stale write
+		// (Conflict), and the object is reconciled again from its current version.
+		patch = client.MergeFromWithOptions(s.before, client.MergeFromWithOptimisticLock{})
+	}
+	if err := c.Status().Patch(ctx, s.obj, patch); err != nil {
 		if apierrors.IsNotFound(err) {
 			return nil
 		}
@@ -54,6 +63,15 @@ func (s *instanceScope) patchStatus(ctx context.Context, c client.Client) error 
 	}
 	s.before = s.obj.DeepCopy()
 	return nil
+}
+
+// launchRecordChanged reports whether the status to write changes what identifies the
+// object's instance: its ID, the client token, the launch time, the replacement count
+// or the region.
+func (s *instanceScope) launchRecordChanged() bool {
+	b, a := &s.before.Status, &s.obj.Status
+	return b.InstanceID != a.InstanceID || b.ClientToken != a.ClientToken || b.Recreations != a.Recreations ||
+		b.Region != a.Region || !b.LastLaunchAttempt.Equal(a.LastLaunchAttempt)
 }
 
 // patchMetadata writes a change to the finalizers.

@@ -86,6 +86,8 @@ type harness struct {
 	mu   sync.Mutex
 	stop context.CancelFunc
 	done chan struct{}
+	// reconciler is the running manager's reconciler, for tests of what it remembers.
+	reconciler *EC2InstanceReconciler
 }
 
 func newHarness(t testing.TB, opts harnessOptions) *harness {
@@ -177,7 +179,7 @@ func (h *harness) startManager() {
 		}
 	}()
 	h.mu.Lock()
-	h.stop, h.done = cancel, done
+	h.stop, h.done, h.reconciler = cancel, done, r
 	h.mu.Unlock()
 }
 

@@ -8,7 +8,8 @@ import (
 	"github.com/ec2-operator/ec2-operator/internal/ec2sim"
 )
 
-// ceiling is an upper bound on one count per instance in one phase.
+// ceiling is an upper bound on one count (per instance, unless it says otherwise) in
+// one phase.
 type ceiling struct {
 	phase, what string
 	max         float64
@@ -31,19 +32,24 @@ var bulkCeilings = []ceiling{
 	{"delete", "TerminateInstances", 1.0, callsOf("TerminateInstances")},
 	{"delete", "DescribeInstances", 0.2, callsOf("DescribeInstances")},
 	{"delete", "DescribeInstanceAttribute", 0, callsOf("DescribeInstanceAttribute")},
-	{"any", "RequestLimitExceeded", 0, func(p phase) float64 { return float64(p.throttled) }},
+	{"any", "RequestLimitExceeded answers (in all)", 0, func(p phase) float64 { return float64(p.throttled) }},
 }
 
-// checkCeilings fails for every count over its ceiling.
-func checkCeilings(t *testing.T, phases []phase) {
+// checkCeilings fails for every count over its ceiling. With instant instances the
+// create ceiling on writes is three (finalizer, launch record, Ready); an instance that
+// is still pending when first seen costs one more (its ID with the pending state).
+func checkCeilings(t *testing.T, phases []phase, instant bool) {
 	t.Helper()
 	for _, p := range phases {
 		for _, c := range bulkCeilings {
 			if c.phase != p.name && c.phase != "any" {
 				continue
 			}
+			if c.phase == "create" && c.what == "apiserver writes" && !instant {
+				continue
+			}
 			if v := c.value(p); v > c.max+1e-9 {
-				t.Errorf("%s %s: %s %.3f per instance, ceiling %.2f (calls %v, writes %d)", p.scenario, p.name, c.what, v, c.max, p.calls, p.writes)
+				t.Errorf("%s %s: %s %.3f, ceiling %.2f (calls %v, writes %d)", p.scenario, p.name, c.what, v, c.max, p.calls, p.writes)
 			}
 		}
 	}
@@ -60,5 +66,5 @@ func TestBulkChangesStayUnderTheirCallCeilings(t *testing.T) {
 		sim: ec2sim.Config{Throttle: &limits},
 	})
 	t.Logf("\n%s", table(phases))
-	checkCeilings(t, phases)
+	checkCeilings(t, phases, true)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"os"
 	"net/http/httptest"
 	"slices"
 	"strings"
@@ -73,12 +74,14 @@ func run(t *testing.T, sc scenario) []phase {
 	}
 	mgr := startManager(t, string(proxy.kubeconfig()), srv.URL, ns.Name, sc.args)
 
+	var phaseStart time.Time
 	measure := func(name string, do func(), done func() string) phase {
 		t.Helper()
 		sim.ResetCalls()
 		throttledBefore := sumOf(sim.ThrottledCalls())
 		writes := proxy.writes.Load()
 		start := time.Now()
+		phaseStart = start
 		do()
 		deadline := start.Add(sc.timeout)
 		for {
@@ -99,14 +102,28 @@ func run(t *testing.T, sc scenario) []phase {
 	for i := range names {
 		names[i] = fmt.Sprintf("bench-%04d", i)
 	}
+	var createdAt time.Time
 	create := measure("create", func() {
 		parallel(names, func(name string) {
 			if err := k8s.Create(context.Background(), instance(ns.Name, name)); err != nil {
 				t.Errorf("creating %s: %v", name, err)
 			}
 		})
+		createdAt = time.Now()
 	}, func() string { return notReady(t, k8s, ns.Name, sc.n) })
 	create.rssMiB = mgr.peakRSS()
+	if os.Getenv("BENCH_DEBUG") != "" {
+		var first, last time.Time
+		for _, r := range sim.Requests() {
+			if r.Operation == "RunInstances" {
+				if first.IsZero() {
+					first = r.Time
+				}
+				last = r.Time
+			}
+		}
+		t.Logf("RunInstances from %s to %s after the phase began; objects created by %s", first.Sub(phaseStart), last.Sub(phaseStart), createdAt.Sub(phaseStart))
+	}
 
 	mgr.stop()
 	var restarted *manager

@@ -41,6 +41,9 @@ var codeKinds = map[string]Kind{
 	"InvalidVolume.NotFound":             KindNotFound,
 	"InvalidAssociationID.NotFound":      KindNotFound,
 	"InvalidVolumeModification.NotFound": KindNotFound,
+	// A Spot Instance request that no longer exists (cancelled and aged out): there is
+	// nothing left to cancel, which is what the caller wanted.
+	"InvalidSpotInstanceRequestID.NotFound": KindNotFound,
 
 	// Slow down, or EC2 failed on its side; both clear up by waiting.
 	"RequestLimitExceeded": KindThrottled,

@@ -77,6 +77,7 @@ func TestClassifyMapsErrorCodesToKinds(t *testing.T) {
 		{"IncorrectInstanceState", KindIncorrectState},
 		{"IncorrectState", KindIncorrectState},
 		{"OperationNotPermitted", KindTerminal},
+		{"InvalidSpotInstanceRequestID.NotFound", KindNotFound},
 		{"UnsupportedOperation", KindTerminal},
 		{"SomethingEC2AddsNextYear", KindUnknown},
 	}

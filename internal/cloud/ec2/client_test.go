@@ -116,11 +116,11 @@ func TestEveryAttemptIsRecorded(t *testing.T) {
 
 func TestAnOverallRateCapFailsACallThatWouldWaitTooLong(t *testing.T) {
 	e := newSimEnv(t, ec2sim.Config{Seed: 1}, Options{RateLimit: 0.1, MaxAttempts: 1})
-	if _, err := e.client.FindInstances(context.Background(), InstanceFilter{}); err != nil {
+	if _, err := e.client.FindInstances(context.Background(), InstanceFilter{ClientToken: "any"}); err != nil {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	_, err := e.client.FindInstances(context.Background(), InstanceFilter{})
+	_, err := e.client.FindInstances(context.Background(), InstanceFilter{ClientToken: "any"})
 	if CodeOf(err) != CodeClientRateLimited || RetryAfterOf(err) < 5*time.Second || time.Since(start) > time.Second {
 		t.Errorf("got %v (retry after %s) after %v, want a prompt ClientRateLimited saying when", err, RetryAfterOf(err), time.Since(start))
 	}

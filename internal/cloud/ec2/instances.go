@@ -60,8 +60,14 @@ func (c *AWSClient) GetInstance(ctx context.Context, id string) (*Instance, erro
 }
 
 // FindInstances lists the instances matching the filter, terminated ones included;
-// see Client.FindInstances. An empty filter matches every instance of the region.
+// see Client.FindInstances. A filter without a token or tags is refused: it would list
+// every instance of the account's region, which no caller means to do (an empty token
+// from a bug must not turn a lookup into a listing).
 func (c *AWSClient) FindInstances(ctx context.Context, filter InstanceFilter) ([]Instance, error) {
+	if filter.ClientToken == "" && len(filter.Tags) == 0 {
+		return nil, &Error{Kind: KindInvalidInput, Operation: "DescribeInstances", Code: "MissingParameter",
+			Message: "a client token or tags are required to look instances up"}
+	}
 	var filters []types.Filter
 	if filter.ClientToken != "" {
 		filters = append(filters, types.Filter{Name: aws.String("client-token"), Values: []string{filter.ClientToken}})

@@ -211,3 +211,15 @@ func TestFindInstancesIncludesTerminatedInstances(t *testing.T) {
 		t.Fatalf("got %+v, %v; want the terminated instance", got, err)
 	}
 }
+
+func TestFindInstancesWithoutATokenOrTagsListsNothing(t *testing.T) {
+	e := newSimEnv(t, ec2sim.Config{Seed: 1}, Options{})
+	e.launch(t, "someone-else")
+	got, err := e.client.FindInstances(context.Background(), InstanceFilter{})
+	if err == nil || KindOf(err) != KindInvalidInput || len(got) != 0 {
+		t.Errorf("an empty filter gave %d instances, error %v: it must not list the region", len(got), err)
+	}
+	if n := e.sim.Calls("DescribeInstances"); n != 0 {
+		t.Errorf("%d DescribeInstances calls for an empty filter", n)
+	}
+}
