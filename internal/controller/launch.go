@@ -107,14 +107,24 @@ func (r *EC2InstanceReconciler) launch(ctx context.Context, s *instanceScope) (*
 	// back (DescribeInstances does not return these attributes).
 	r.attributes.put(s.obj.UID, s.obj.Generation, r.now(), launchedAttributes(s.obj))
 	// A new instance is pending; the next pass looks at it with the other new ones.
-	// The first look comes sooner than the poll interval (an instance can be running
-	// within a second); it costs little, as one DescribeInstances answers every new
-	// instance for a poll interval.
-	return nil, ctrl.Result{RequeueAfter: min(r.PollInterval, firstLookAfterLaunch)}, nil
+	return nil, ctrl.Result{RequeueAfter: r.firstLook(s.ec2)}, nil
 }
 
-// firstLookAfterLaunch is when a new instance is first looked at.
+// firstLookAfterLaunch is when a new instance is first looked at, when launches are
+// not being paced.
 const firstLookAfterLaunch = 500 * time.Millisecond
+
+// firstLook says when to look at an instance just launched. Soon, as it can be running
+// within a second; but while launches are paced by the RunInstances budget (a bulk
+// create, one launch every half second), a look one poll interval later lets one
+// DescribeInstances answer all the instances launched in between, instead of one call
+// per launch.
+func (r *EC2InstanceReconciler) firstLook(c ec2.Client) time.Duration {
+	if c.LaunchDelay() > 0 {
+		return r.PollInterval
+	}
+	return min(r.PollInterval, firstLookAfterLaunch)
+}
 
 // maxLaunchWait is how long a launch may wait for the RunInstances budget inside a
 // reconcile; longer waits come back later instead.
