@@ -29,6 +29,13 @@ type Fault struct {
 	Probability float64
 	// Latency is added before answering, with or without an error.
 	Latency time.Duration
+	// Jitter adds a random extra delay of up to this much, from the seeded generator.
+	Jitter time.Duration
+	// AfterEffect lets the call take effect and then answers with the error, as a
+	// request that EC2 carried out but whose answer was lost looks to a client (an
+	// HTTP 500 after the instance was launched). Without it the error comes first and
+	// nothing changes.
+	AfterEffect bool
 }
 
 // faultEntry is an armed Fault with its remaining budget.
@@ -41,6 +48,8 @@ type faultEntry struct {
 type firedFault struct {
 	err     *apiError
 	latency time.Duration
+	// afterEffect sends err after the call took effect.
+	afterEffect bool
 }
 
 // InjectFault arms f and returns a function that disarms it. Faults are
@@ -80,8 +89,12 @@ func (s *Sim) matchFault(op string) firedFault {
 		}
 		f.fired++
 		out.latency += f.Latency
+		if f.Jitter > 0 {
+			out.latency += time.Duration(s.faultRand.Int64N(int64(f.Jitter)))
+		}
 		if out.err == nil {
 			out.err = f.apiError()
+			out.afterEffect = f.AfterEffect
 		}
 	}
 	return out

@@ -126,3 +126,35 @@ func TestLatencyFaultsDelayResponses(t *testing.T) {
 		t.Fatalf("answered after %v, want at least 100ms", d)
 	}
 }
+
+func TestAnAfterEffectFaultCarriesTheCallOutAndAnswersTheError(t *testing.T) {
+	sim, c := newEnv(t, Config{})
+	sim.InjectFault(Fault{Operation: "RunInstances", Code: "InternalError", HTTPStatus: 500, AfterEffect: true, Times: 1})
+	client := ec2.New(c.Options(), func(o *ec2.Options) { o.RetryMaxAttempts = 1 })
+	in := basicRun()
+	in.ClientToken = aws.String("lost-answer")
+	_, err := client.RunInstances(ctx(t), in)
+	wantCode(t, err, "InternalError")
+	if n := len(sim.Instances()); n != 1 {
+		t.Fatalf("%d instances after a launch whose answer was lost, want the one launched", n)
+	}
+	// The retry with the same token is answered with the same instance (idempotency).
+	out, err := client.RunInstances(ctx(t), in)
+	if err != nil || len(sim.Instances()) != 1 || *out.Instances[0].InstanceId != sim.Instances()[0].ID {
+		t.Fatalf("the retry launched again or failed: %v, %d instances", err, len(sim.Instances()))
+	}
+}
+
+func TestJitterAddsARandomDelayBoundedByIt(t *testing.T) {
+	sim, c := newEnv(t, Config{Seed: 5})
+	sim.InjectFault(Fault{Operation: "DescribeInstances", Jitter: 200 * time.Millisecond})
+	for range 3 {
+		start := time.Now()
+		if _, err := c.DescribeInstances(ctx(t), &ec2.DescribeInstancesInput{}); err != nil {
+			t.Fatal(err)
+		}
+		if d := time.Since(start); d > 2*time.Second {
+			t.Errorf("a call with up to 200ms of jitter took %s", d)
+		}
+	}
+}

@@ -118,3 +118,19 @@ func (s *Sim) ModifyInstance(id string, fn func(*InstanceRecord)) error {
 	}
 	return nil
 }
+
+// AttachForeignVolume creates a gp3 volume in the instance's zone and attaches it at
+// device, as another party would (a CSI driver, a user with AttachVolume): the volume
+// carries only the given tags and is kept when the instance terminates.
+func (s *Sim) AttachForeignVolume(instanceID, device string, sizeGiB int, tags map[string]string) (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	in, err := s.liveInstance(instanceID)
+	if err != nil {
+		return "", err
+	}
+	now := s.now()
+	v := s.createVolume(volumeSpec{device: device, sizeGiB: sizeGiB, volumeType: "gp3"}, in.AZ, tags, in.ID, now)
+	in.BlockDevices = append(in.BlockDevices, BlockDevice{DeviceName: device, VolumeID: v.ID, AttachTime: now})
+	return v.ID, nil
+}

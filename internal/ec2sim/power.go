@@ -73,7 +73,9 @@ func (s *Sim) stopInstances(p params, x *xmlBuilder) *apiError {
 }
 
 // startInstances implements StartInstances. Starting a pending or running
-// instance succeeds; stopping and terminating instances cannot be started.
+// instance succeeds; stopping and terminating instances cannot be started,
+// and a stopped instance whose type its zone does not offer or has no
+// capacity for fails the whole call before anything changes.
 func (s *Sim) startInstances(p params, x *xmlBuilder) *apiError {
 	ins, err := s.lookupInstances(p.list("InstanceId"))
 	if err != nil {
@@ -83,6 +85,11 @@ func (s *Sim) startInstances(p params, x *xmlBuilder) *apiError {
 		switch in.State {
 		case StateStopping, StateShuttingDown, StateTerminated:
 			return incorrectState(in.ID, "started")
+		}
+		if in.State == StateStopped {
+			if err := s.checkPlacement(in.AZ, in.InstanceType); err != nil {
+				return err
+			}
 		}
 	}
 	var changes []stateChange

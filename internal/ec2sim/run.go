@@ -64,6 +64,9 @@ func (s *Sim) runInstances(p params, x *xmlBuilder) *apiError {
 	if err != nil {
 		return err
 	}
+	if err := s.checkPlacement(spec.subnet.AZ, spec.instanceType); err != nil {
+		return err
+	}
 	res := &reservation{id: s.newID("r")}
 	s.reservations[res.id] = res
 	for i := 0; i < spec.count; i++ {

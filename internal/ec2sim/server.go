@@ -76,11 +76,18 @@ func (s *Sim) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	reqID := s.newRequestID()
 	x := &xmlBuilder{}
 	apiErr := f.err
+	if f.afterEffect {
+		apiErr = nil
+	}
 	if apiErr == nil {
 		apiErr = s.admit(op, r.Form)
 	}
 	if apiErr == nil {
 		apiErr = s.dispatch(op, params{v: r.Form}, x)
+	}
+	if f.afterEffect && apiErr == nil {
+		// The call took effect; the client hears only the error.
+		apiErr = f.err
 	}
 	respGate := s.respGate[op]
 	s.mu.Unlock()

@@ -108,6 +108,10 @@ type Sim struct {
 	associations map[string]*association
 	// cancelledSpot holds the Spot Instance requests that were cancelled.
 	cancelledSpot map[string]bool
+	// notOffered and noCapacity model which instance types each zone can
+	// run (see SetOffered and SetCapacity).
+	notOffered map[placementKey]bool
+	noCapacity map[placementKey]bool
 
 	images        map[string]*Image
 	imageOrder    []string
@@ -152,6 +156,8 @@ func New(cfg Config) *Sim {
 		tokens:        map[string]*tokenRecord{},
 		associations:  map[string]*association{},
 		cancelledSpot: map[string]bool{},
+		notOffered:    map[placementKey]bool{},
+		noCapacity:    map[placementKey]bool{},
 		images:        map[string]*Image{},
 		ssmParams:     map[string]string{},
 		subnets:       map[string]*Subnet{},

@@ -1,0 +1,72 @@
+package ec2sim
+
+import (
+	"net/http"
+	"strings"
+)
+
+// placementKey names one instance type in one Availability Zone.
+type placementKey struct{ az, instanceType string }
+
+// SetOffered sets whether instanceType is offered in az at all. Every known
+// type is offered in every zone until told otherwise. EC2 refuses to launch
+// or start an instance of a type its zone does not offer with the client
+// error Unsupported, which retrying does not fix.
+func (s *Sim) SetOffered(az, instanceType string, offered bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	key := placementKey{az, instanceType}
+	if offered {
+		delete(s.notOffered, key)
+	} else {
+		s.notOffered[key] = true
+	}
+}
+
+// SetCapacity sets whether az has spare capacity for instanceType. Without
+// it EC2 answers RunInstances and StartInstances with the server error
+// InsufficientInstanceCapacity, which clears when capacity returns.
+func (s *Sim) SetCapacity(az, instanceType string, available bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	key := placementKey{az, instanceType}
+	if available {
+		delete(s.noCapacity, key)
+	} else {
+		s.noCapacity[key] = true
+	}
+}
+
+// checkPlacement is EC2's answer when an instance of instanceType cannot run
+// in az right now, or nil when it can. The wording follows the messages EC2
+// sends for RunInstances and StartInstances, which name the zones that can
+// serve the request.
+func (s *Sim) checkPlacement(az, instanceType string) *apiError {
+	key := placementKey{az, instanceType}
+	if s.notOffered[key] {
+		return clientErr("Unsupported", "Your requested instance type (%s) is not supported in your requested Availability Zone (%s). Please retry your request by not specifying an Availability Zone or choosing %s.",
+			instanceType, az, strings.Join(s.otherZones(az, instanceType), ", "))
+	}
+	if s.noCapacity[key] {
+		return &apiError{
+			Code: "InsufficientInstanceCapacity",
+			Message: "We currently do not have sufficient " + instanceType + " capacity in the Availability Zone you requested (" + az +
+				"). Our system will be working on provisioning additional capacity. You can currently get " + instanceType +
+				" capacity by not specifying an Availability Zone in your request or choosing " + strings.Join(s.otherZones(az, instanceType), ", ") + ".",
+			Status: http.StatusInternalServerError,
+		}
+	}
+	return nil
+}
+
+// otherZones lists the zones other than az that can run instanceType now.
+func (s *Sim) otherZones(az, instanceType string) []string {
+	var out []string
+	for _, z := range s.azs() {
+		key := placementKey{z, instanceType}
+		if z != az && !s.notOffered[key] && !s.noCapacity[key] {
+			out = append(out, z)
+		}
+	}
+	return out
+}
