@@ -56,6 +56,8 @@ type options struct {
 	resyncPeriod            time.Duration
 	pollInterval            time.Duration
 	attributeResyncPeriod   time.Duration
+	typeChangeTimeout       time.Duration
+	restorePolicy           string
 	watchNamespaces         string
 }
 
@@ -109,6 +111,14 @@ func (o *options) bindFlags(fs *flag.FlagSet) {
 		envDuration("ATTRIBUTE_RESYNC_PERIOD", controller.DefaultAttributeResyncPeriod),
 		"How often termination protection, user data and root volume size are re-read when the spec does not change "+
 			"(env ATTRIBUTE_RESYNC_PERIOD).")
+	fs.DurationVar(&o.typeChangeTimeout, "type-change-timeout",
+		envDuration("TYPE_CHANGE_TIMEOUT", controller.DefaultTypeChangeTimeout),
+		"How long a start with a new instance type is retried while EC2 has no capacity for it before the instance "+
+			"goes back to the type it ran with (env TYPE_CHANGE_TIMEOUT).")
+	fs.StringVar(&o.restorePolicy, "restore-policy", envOr("RESTORE_POLICY", string(controller.RestoreAdopt)),
+		`What a new EC2Instance does about a live instance tagged with its namespace and name by an earlier object `+
+			`(a backup restore or GitOps re-sync): "adopt" takes it over, "refuse" reports it (InstanceExists) and launches nothing. `+
+			`Use "refuse" when several clusters share an AWS account and may reuse namespace/name pairs (env RESTORE_POLICY).`)
 	fs.StringVar(&o.watchNamespaces, "watch-namespaces", envOr("WATCH_NAMESPACE", ""),
 		"Comma-separated namespaces whose EC2Instances are managed; empty means all (env WATCH_NAMESPACE).")
 }
@@ -126,6 +136,10 @@ func (o *options) validate() error {
 		return fmt.Errorf("--aws-max-attempts must be at least 1")
 	case o.awsRateLimit < 0:
 		return fmt.Errorf("--aws-rate-limit must not be negative")
+	case o.typeChangeTimeout < time.Second:
+		return fmt.Errorf("--type-change-timeout must be at least 1s")
+	case o.restorePolicy != string(controller.RestoreAdopt) && o.restorePolicy != string(controller.RestoreRefuse):
+		return fmt.Errorf("--restore-policy must be %q or %q, not %q", controller.RestoreAdopt, controller.RestoreRefuse, o.restorePolicy)
 	case o.renewDeadline >= o.leaseDuration:
 		return fmt.Errorf("--leader-elect-renew-deadline must be shorter than --leader-elect-lease-duration")
 	}

@@ -101,9 +101,17 @@ func TestOperatorSettingsFallBackToTheEnvironment(t *testing.T) {
 	t.Setenv("RESYNC_PERIOD", "3m")
 	t.Setenv("WATCH_NAMESPACE", "team-a, team-b")
 	t.Setenv("MAX_CONCURRENT_RECONCILES", "8")
+	t.Setenv("RESTORE_POLICY", "refuse")
+	t.Setenv("TYPE_CHANGE_TIMEOUT", "90s")
 	opts, err := parse(t, nil)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if err := opts.validate(); err != nil {
+		t.Fatal(err)
+	}
+	if opts.restorePolicy != "refuse" || opts.typeChangeTimeout != 90*time.Second {
+		t.Errorf("restore policy %q, type change timeout %s", opts.restorePolicy, opts.typeChangeTimeout)
 	}
 	if opts.awsRegion != "eu-central-1" || opts.resyncPeriod != 3*time.Minute || opts.maxConcurrentReconciles != 8 {
 		t.Errorf("environment not used: %+v", opts)
@@ -125,6 +133,8 @@ func TestInvalidSettingsAreRejectedNamingTheFlag(t *testing.T) {
 		{"--poll-interval=1ms"},
 		{"--aws-max-attempts=0"},
 		{"--leader-elect-renew-deadline=20s", "--leader-elect-lease-duration=15s"},
+		{"--type-change-timeout=0s"},
+		{"--restore-policy=ignore"},
 	}
 	for _, args := range testCases {
 		opts, err := parse(t, args)

@@ -133,6 +133,8 @@ func run(ctx context.Context, opts options) error {
 		ResyncPeriod:            opts.resyncPeriod,
 		PollInterval:            opts.pollInterval,
 		AttributeResyncPeriod:   opts.attributeResyncPeriod,
+		TypeChangeTimeout:       opts.typeChangeTimeout,
+		RestorePolicy:           controller.RestorePolicy(opts.restorePolicy),
 		MaxConcurrentReconciles: opts.maxConcurrentReconciles,
 	}
 	if err := reconciler.SetupWithManager(mgr); err != nil {

@@ -37,7 +37,26 @@ const (
 	// next stop), UpdateFailed (EC2 refused a change) or ImmutableFieldDiffers
 	// (immutable fields of an adopted instance differ from the spec).
 	ConditionSynced = "Synced"
+
+	// ConditionReconciling is True while the operator is moving the instance toward
+	// the spec (launching, changing, stopping, starting, deleting), as kstatus reads
+	// it: Argo CD, Flux and kubectl wait see the object as in progress.
+	ConditionReconciling = "Reconciling"
+
+	// ConditionStalled is True when the operator cannot make progress without the
+	// user (invalid input, a refused change, an idempotency conflict, an existing
+	// instance in the way); kstatus reads it as failed. Its reason says what is wrong.
+	ConditionStalled = "Stalled"
+
+	// ConditionDuplicateInstances is True when more than one live instance carries
+	// this object's ownership tags; the message names the extras. It is absent
+	// otherwise.
+	ConditionDuplicateInstances = "DuplicateInstances"
 )
+
+// RetryAnnotation asks the operator to try again a launch it gave up on (Stalled with
+// IdempotencyConflict): set it to a new value, for example a timestamp.
+const RetryAnnotation = "compute.ec2-operator.dev/retry"
 
 // Reasons used on the conditions above. They are part of the API: alerts and
 // scripts match on them.
@@ -68,4 +87,21 @@ const (
 	ReasonLaunchFailed         = "LaunchFailed"
 	ReasonUpdateFailed         = "UpdateFailed"
 	ReasonSpotInterrupted      = "SpotInterrupted"
+	// ReasonInstanceTypeUnavailable: EC2 could not start the instance with the new
+	// type; it runs with the previous one again.
+	ReasonInstanceTypeUnavailable = "InstanceTypeUnavailable"
+	// ReasonStartFailed: the instance stopped again right after a start.
+	ReasonStartFailed = "StartFailed"
+	// ReasonInstanceExists: an instance tagged for this object's namespace and name
+	// exists that the operator may not take over.
+	ReasonInstanceExists = "InstanceExists"
+	// ReasonRestored: an instance launched for an earlier object with this namespace
+	// and name (deleted without its finalizer, then restored) was taken over.
+	ReasonRestored = "Restored"
+	// ReasonExtraInstances: more than one instance carries this object's tags.
+	ReasonExtraInstances = "ExtraInstances"
+	// ReasonSettled: nothing is in progress (Reconciling False).
+	ReasonSettled = "Settled"
+	// ReasonQuotaExceeded: the account's limit (instances, vCPUs, volumes) is reached.
+	ReasonQuotaExceeded = "QuotaExceeded"
 )

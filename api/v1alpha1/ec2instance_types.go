@@ -368,116 +368,6 @@ type EndpointState string
 // SpotInterruptionBehavior is what EC2 does to a Spot Instance it interrupts.
 type SpotInterruptionBehavior string
 
-// EC2InstanceStatus reports the instance as EC2 last described it.
-type EC2InstanceStatus struct {
-	// instanceId is the ID of the managed instance.
-	// +optional
-	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Instance ID",xDescriptors={"urn:alm:descriptor:text"}
-	InstanceID string `json:"instanceId,omitempty"`
-
-	// state is the instance's EC2 state: pending, running, stopping, stopped,
-	// shutting-down or terminated.
-	// +optional
-	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="State",xDescriptors={"urn:alm:descriptor:text"}
-	State string `json:"state,omitempty"`
-
-	// stateReason is EC2's explanation of the last state change, when it gives one.
-	// +optional
-	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="State Reason",xDescriptors={"urn:alm:descriptor:text"}
-	StateReason string `json:"stateReason,omitempty"`
-
-	// privateIp is the primary private IPv4 address.
-	// +optional
-	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Private IP",xDescriptors={"urn:alm:descriptor:text"}
-	PrivateIP string `json:"privateIp,omitempty"`
-
-	// publicIp is the public IPv4 address, if the instance has one.
-	// +optional
-	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Public IP",xDescriptors={"urn:alm:descriptor:text"}
-	PublicIP string `json:"publicIp,omitempty"`
-
-	// privateDnsName is the private DNS name.
-	// +optional
-	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Private DNS Name",xDescriptors={"urn:alm:descriptor:text"}
-	PrivateDNSName string `json:"privateDnsName,omitempty"`
-
-	// publicDnsName is the public DNS name, if the instance has one.
-	// +optional
-	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Public DNS Name",xDescriptors={"urn:alm:descriptor:text"}
-	PublicDNSName string `json:"publicDnsName,omitempty"`
-
-	// availabilityZone is the zone the instance runs in.
-	// +optional
-	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Availability Zone",xDescriptors={"urn:alm:descriptor:text"}
-	AvailabilityZone string `json:"availabilityZone,omitempty"`
-
-	// region is the AWS region of the instance.
-	// +optional
-	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Region",xDescriptors={"urn:alm:descriptor:text"}
-	Region string `json:"region,omitempty"`
-
-	// instanceType is the instance type EC2 reports, which differs from the spec while
-	// a type change is in progress.
-	// +optional
-	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Observed Instance Type",xDescriptors={"urn:alm:descriptor:text"}
-	InstanceType string `json:"instanceType,omitempty"`
-
-	// imageId is the AMI the instance was launched from (resolved from an SSM
-	// parameter when the spec names one).
-	// +optional
-	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Resolved Image ID",xDescriptors={"urn:alm:descriptor:text"}
-	ImageID string `json:"imageId,omitempty"`
-
-	// launchTime is when EC2 launched the instance.
-	// +optional
-	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Launch Time",xDescriptors={"urn:alm:descriptor:timestamp"}
-	LaunchTime *metav1.Time `json:"launchTime,omitempty"`
-
-	// clientToken is the idempotency token the operator launches with. It is derived
-	// from this object's UID and recorded before the launch, so that a launch retried
-	// after a crash or a timeout never creates a second instance.
-	// +optional
-	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Client Token",xDescriptors={"urn:alm:descriptor:text","urn:alm:descriptor:com.tectonic.ui:advanced"}
-	ClientToken string `json:"clientToken,omitempty"`
-
-	// lastLaunchAttempt is when the operator last asked EC2 to launch an instance for
-	// this object. Until DescribeInstances has had time to show a launch (EC2 is
-	// eventually consistent), the operator neither replaces nor releases an instance it
-	// cannot see yet.
-	// +optional
-	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Last Launch Attempt",xDescriptors={"urn:alm:descriptor:timestamp","urn:alm:descriptor:com.tectonic.ui:advanced"}
-	LastLaunchAttempt *metav1.Time `json:"lastLaunchAttempt,omitempty"`
-
-	// recreations counts how many times the operator launched a replacement after the
-	// instance was terminated outside Kubernetes; it is part of the client token.
-	// +optional
-	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Recreations",xDescriptors={"urn:alm:descriptor:text","urn:alm:descriptor:com.tectonic.ui:advanced"}
-	Recreations int32 `json:"recreations,omitempty"`
-
-	// managedTagKeys are the tag keys the operator applied from the spec (plus Name and
-	// its ownership tags). Only these are ever removed from the instance when they leave
-	// the spec; tags added outside Kubernetes are never touched.
-	// +optional
-	// +listType=set
-	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Managed Tag Keys",xDescriptors={"urn:alm:descriptor:text","urn:alm:descriptor:com.tectonic.ui:advanced"}
-	ManagedTagKeys []string `json:"managedTagKeys,omitempty"`
-
-	// observedGeneration is the metadata.generation that the status describes.
-	// +optional
-	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
-
-	// conditions describe the instance: Ready is True when the instance exists, is in
-	// the desired state and matches every mutable field of the spec; its reason says
-	// why not otherwise.
-	// +optional
-	// +listType=map
-	// +listMapKey=type
-	// +patchStrategy=merge
-	// +patchMergeKey=type
-	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Conditions",xDescriptors={"urn:alm:descriptor:io.kubernetes.conditions"}
-	Conditions []metav1.Condition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type"`
-}
-
 // EC2Instance is an AWS EC2 instance managed from Kubernetes. The operator launches
 // the instance the spec describes, keeps it matching the spec, reports it in status,
 // and terminates (or releases) it when the object is deleted.
@@ -507,7 +397,10 @@ type EC2Instance struct {
 	Spec EC2InstanceSpec `json:"spec"`
 
 	// status reports the instance as EC2 last described it.
+	// It defaults to an observedGeneration of 0, so that before the operator's first
+	// write the object reads as not yet observed (kstatus: in progress).
 	// +optional
+	// +kubebuilder:default={observedGeneration: 0}
 	Status EC2InstanceStatus `json:"status,omitempty"`
 }
 

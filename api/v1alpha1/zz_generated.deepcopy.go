@@ -147,6 +147,23 @@ func (in *EC2InstanceStatus) DeepCopyInto(out *EC2InstanceStatus) {
 		*out = make([]string, len(*in))
 		copy(*out, *in)
 	}
+	if in.LaunchVolumeIDs != nil {
+		in, out := &in.LaunchVolumeIDs, &out.LaunchVolumeIDs
+		*out = make([]string, len(*in))
+		copy(*out, *in)
+	}
+	if in.TypeChangeStarted != nil {
+		in, out := &in.TypeChangeStarted, &out.TypeChangeStarted
+		*out = (*in).DeepCopy()
+	}
+	if in.LastFailedStart != nil {
+		in, out := &in.LastFailedStart, &out.LastFailedStart
+		*out = (*in).DeepCopy()
+	}
+	if in.LastStartAttempt != nil {
+		in, out := &in.LastStartAttempt, &out.LastStartAttempt
+		*out = (*in).DeepCopy()
+	}
 	if in.Conditions != nil {
 		in, out := &in.Conditions, &out.Conditions
 		*out = make([]v1.Condition, len(*in))

@@ -67,35 +67,35 @@ func (c *attributeCache) forget(uid types.UID) {
 func (r *EC2InstanceReconciler) forgetAttributes(uid types.UID) { r.attributes.forget(uid) }
 
 // observeAttributes returns the extra attributes, reading them from EC2 only when the
-// cache has no fresh copy.
+// cache has no fresh copy; fresh says they were read now.
 //
 // A manager that starts with a settled fleet (the spec unchanged since the last status
 // write) does not read every instance's attributes at once: that would be two or
 // three calls per instance in the first minute. Each instance's first read is put off
 // to a random point within one AttributeResyncPeriod, which is as long as drift of
 // these attributes may go unnoticed anyway; until then they are not compared.
-func (r *EC2InstanceReconciler) observeAttributes(ctx context.Context, s *instanceScope, inst *ec2.Instance) (observedAttributes, error) {
+func (r *EC2InstanceReconciler) observeAttributes(ctx context.Context, s *instanceScope, inst *ec2.Instance) (observedAttributes, bool, error) {
 	now := r.now()
 	if seen, ok := r.attributes.get(s.obj.UID, s.obj.Generation, now, r.AttributeResyncPeriod); ok {
-		return seen, nil
+		return seen, false, nil
 	}
 	if !r.attributes.known(s.obj.UID) && s.before.Status.ObservedGeneration == s.obj.Generation {
 		readAt := now.Add(-time.Duration(rand.Int64N(int64(r.AttributeResyncPeriod))))
 		r.attributes.put(s.obj.UID, s.obj.Generation, readAt, observedAttributes{})
-		return observedAttributes{}, nil
+		return observedAttributes{}, false, nil
 	}
 	attrs, err := s.ec2.GetInstanceAttributes(ctx, inst.ID)
 	if err != nil {
-		return observedAttributes{}, err
+		return observedAttributes{}, false, err
 	}
 	seen := observedAttributes{attrs: attrs}
 	if rv := s.obj.Spec.RootVolume; rv != nil && rv.SizeGiB != nil && inst.RootVolumeID != "" {
 		size, err := s.ec2.GetVolumeSize(ctx, inst.RootVolumeID)
 		if err != nil {
-			return observedAttributes{}, err
+			return observedAttributes{}, false, err
 		}
 		seen.rootSizeGiB = size
 	}
 	r.attributes.put(s.obj.UID, s.obj.Generation, now, seen)
-	return seen, nil
+	return seen, true, nil
 }

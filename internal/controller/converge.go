@@ -2,13 +2,12 @@ package controller
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"slices"
 	"sort"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 
@@ -21,12 +20,23 @@ const reasonUserDataPending = "UserDataPendingStop"
 
 // converge moves an existing instance one step toward the spec: tags, then the changes
 // EC2 makes in place, then the power state and the changes that need a stopped
-// instance. Every step reads the instance first, so repeating a pass is harmless.
+// instance. Every step reads the instance first, so repeating a pass is harmless. Each
+// aspect is converged on its own: one that EC2 refuses (tags without permission, a
+// volume in its modification cooldown) is reported, and the others, the power state
+// among them, are still brought to the spec.
 func (r *EC2InstanceReconciler) converge(ctx context.Context, s *instanceScope, inst *ec2.Instance) (ctrl.Result, error) {
 	r.recordFirstRunning(s, inst)
 	observeInstance(s, inst)
 	r.Metrics.InstanceState(s.obj.UID, inst.State)
-	s.setCondition(computev1alpha1.ConditionInstanceLaunched, metav1.ConditionTrue, "Launched", "instance "+inst.ID+" exists")
+	if c := s.condition(computev1alpha1.ConditionInstanceLaunched); c == nil || c.Status != metav1.ConditionTrue {
+		// Set once: a note made when the instance was found (taken over after a
+		// restore) stays until the instance is replaced.
+		s.setCondition(computev1alpha1.ConditionInstanceLaunched, metav1.ConditionTrue, "Launched", "instance "+inst.ID+" exists")
+	}
+	rememberRootVolume(s, inst)
+	if inst.State == ec2.StateRunning {
+		s.obj.Status.LastRunningInstanceType = inst.InstanceType
+	}
 
 	// Another object's ownership tag means two objects claim this instance (two
 	// adoptions raced). Changing anything would make them fight, so this one stops.
@@ -40,185 +50,138 @@ func (r *EC2InstanceReconciler) converge(ctx context.Context, s *instanceScope, 
 		return ctrl.Result{RequeueAfter: r.resyncAfter()}, nil
 	}
 
+	var failed aspectFailures
 	if err := r.syncTags(ctx, s, inst); err != nil {
-		return r.fail(s, "updating tags", err)
+		failed.add("tags", err)
 	}
 
 	if inst.State == ec2.StatePending || inst.State == ec2.StateStopping {
 		s.notReady(readyReasonForState(inst.State), fmt.Sprintf("instance %s is %s", inst.ID, inst.State))
-		return ctrl.Result{RequeueAfter: r.PollInterval}, nil
+		return r.report(s, failed, ctrl.Result{RequeueAfter: r.PollInterval})
 	}
 
-	seen, err := r.observeAttributes(ctx, s, inst)
+	seen, fresh, err := r.observeAttributes(ctx, s, inst)
 	if err != nil {
-		return r.fail(s, "reading instance attributes", err)
+		failed.add("attributes", err)
+	}
+	if fresh {
+		// As rarely as the attributes: is this the only instance with the tags?
+		r.reportExtras(ctx, s, inst.ID)
 	}
 	drifts := findDrift(s.obj, inst, seen)
 
 	var applied []string
 	var whileStopped []drift
-	var firstErr error
-	var failedField string
 	for _, d := range drifts {
 		if d.needsStopped {
 			whileStopped = append(whileStopped, d)
 			continue
 		}
-		// One refused change (say, a volume still in EBS's six-hour modification
-		// cooldown) must not hold back the others.
 		if err := d.apply(ctx, s.ec2, inst.ID); err != nil {
-			if firstErr == nil {
-				firstErr, failedField = err, d.field
-			}
+			failed.add(d.field, err)
 			continue
 		}
 		r.driftCorrected(s, d)
 		applied = append(applied, d.field)
 	}
-	if firstErr != nil {
-		r.forgetAttributes(s.obj.UID)
-		return r.fail(s, "changing "+failedField, firstErr)
-	}
-
-	if len(applied) > 0 {
-		// What was just changed must be read again, whatever the power step does.
+	if len(applied) > 0 || len(failed) > 0 {
+		// What was just changed, or failed to change, must be read again, whatever the
+		// power step does.
 		r.forgetAttributes(s.obj.UID)
 	}
 	if res, done, err := r.convergePower(ctx, s, inst, whileStopped); done {
-		return res, err
+		if err != nil {
+			failed.add("power state", err)
+		}
+		return r.report(s, failed, res)
 	}
 
 	if len(applied) > 0 {
-		// Read the instance again on the next pass to confirm what was applied.
-		r.forgetAttributes(s.obj.UID)
 		s.notReady(computev1alpha1.ReasonUpdating, "applied "+strings.Join(applied, ", "))
-		return ctrl.Result{RequeueAfter: r.PollInterval}, nil
+		return r.report(s, failed, ctrl.Result{RequeueAfter: r.PollInterval})
+	}
+	if len(failed) > 0 {
+		return r.report(s, failed, ctrl.Result{})
 	}
 	r.settle(s, inst, whileStopped)
 	return ctrl.Result{RequeueAfter: r.resyncAfter()}, nil
 }
 
-// convergePower brings the instance to the desired power state, stopping it when a
-// change needs a stopped instance. It reports done when the pass should end here.
-func (r *EC2InstanceReconciler) convergePower(ctx context.Context, s *instanceScope, inst *ec2.Instance, whileStopped []drift) (ctrl.Result, bool, error) {
-	wantRunning := s.obj.Spec.DesiredState != computev1alpha1.DesiredStateStopped
-	typeChange := slices.IndexFunc(whileStopped, func(d drift) bool { return d.field == "instanceType" })
+// aspectFailure is one aspect of the instance EC2 would not change.
+type aspectFailure struct {
+	aspect string
+	err    error
+}
 
-	switch inst.State {
-	case ec2.StateRunning:
-		switch {
-		case !wantRunning:
-			return r.stop(ctx, s, inst, "desiredState is stopped")
-		case typeChange >= 0 && r.updateFailedForGeneration(s):
-			// The last stop for this very spec ended with EC2 refusing the change;
-			// stopping again would only take the instance down again for nothing.
-			c := s.condition(computev1alpha1.ConditionSynced)
-			s.notReady(computev1alpha1.ReasonUpdateFailed, c.Message)
-			return ctrl.Result{RequeueAfter: r.resyncAfter()}, true, nil
-		case typeChange >= 0:
-			d := whileStopped[typeChange]
-			return r.stop(ctx, s, inst, fmt.Sprintf("changing instanceType from %s to %s needs a stopped instance; it starts again afterwards", d.actual, d.desired))
-		}
-	case ec2.StateStopped:
-		if wantRunning && inst.Spot && strings.HasPrefix(inst.StateReasonCode, "Server.SpotInstance") {
-			// Only EC2 may restart a Spot Instance it interrupted, when capacity returns.
-			s.notReady(computev1alpha1.ReasonSpotInterrupted, "EC2 interrupted the Spot Instance ("+inst.StateReason+"); EC2 restarts it when capacity returns")
-			return ctrl.Result{RequeueAfter: r.resyncAfter()}, true, nil
-		}
-		var failed error
-		for _, d := range whileStopped {
-			if err := d.apply(ctx, s.ec2, inst.ID); err != nil {
-				if !isRefusal(err) {
-					// Throttling or a network error: retry with backoff while the
-					// instance is still stopped for this change.
-					return r.failPower(s, "changing "+d.field, err)
-				}
-				failed = err
-				msg := messageFor("changing "+d.field, err)
-				s.setCondition(computev1alpha1.ConditionSynced, metav1.ConditionFalse, computev1alpha1.ReasonUpdateFailed, msg)
-				r.event(s, corev1.EventTypeWarning, computev1alpha1.ReasonUpdateFailed, msg)
-				r.Metrics.ReconcileError(computev1alpha1.ReasonUpdateFailed)
-				break
+// aspectFailures collects the aspects that failed in one pass.
+type aspectFailures []aspectFailure
+
+func (f *aspectFailures) add(aspect string, err error) {
+	*f = append(*f, aspectFailure{aspect: aspect, err: err})
+}
+
+// report ends a pass. Without failures it returns res. With failures, Ready says all
+// of them in one message (with the first one's reason) and each gets a Warning
+// event; while the power state is still moving (res asks to come back soon) the pass
+// comes back then, otherwise it backs off like any failed reconcile.
+func (r *EC2InstanceReconciler) report(s *instanceScope, failed aspectFailures, res ctrl.Result) (ctrl.Result, error) {
+	var msgs []string
+	var first error
+	for _, f := range failed {
+		if ec2.CodeOf(f.err) == ec2.CodeClientRateLimited {
+			// Held back by the operator's own budget: not a failure, only later.
+			wait := ec2.RetryAfterOf(f.err)
+			if res.RequeueAfter == 0 || wait < res.RequeueAfter {
+				res.RequeueAfter = wait + jitter(wait/10)
 			}
-			r.driftCorrected(s, d)
+			continue
 		}
-		if len(whileStopped) > 0 {
-			r.forgetAttributes(s.obj.UID)
-		}
-		if failed != nil && !wantRunning {
-			s.notReady(computev1alpha1.ReasonUpdateFailed, messageFor("changing the stopped instance", failed))
-			return ctrl.Result{}, true, failed
-		}
-		// When a change failed, the instance still starts again: it was stopped only
-		// for the change, and must not stay down because EC2 refused it.
-		if wantRunning {
-			why := "desiredState is running"
-			if len(whileStopped) == 0 && stoppedOutOfBand(s) {
-				why = "it was stopped outside Kubernetes and desiredState is running"
-				r.Metrics.DriftCorrected("desiredState")
-			}
-			if err := s.ec2.StartInstance(ctx, inst.ID); err != nil {
-				return r.failPower(s, "starting instance", err)
-			}
-			r.event(s, corev1.EventTypeNormal, computev1alpha1.ReasonStarting, "starting instance "+inst.ID+": "+why)
-			s.notReady(computev1alpha1.ReasonStarting, "starting instance "+inst.ID)
-			return ctrl.Result{RequeueAfter: r.PollInterval}, true, nil
-		}
-		if len(whileStopped) > 0 {
-			s.notReady(computev1alpha1.ReasonUpdating, "applied changes to the stopped instance")
-			return ctrl.Result{RequeueAfter: r.PollInterval}, true, nil
+		msg := messageFor("changing "+f.aspect, f.err)
+		msgs = append(msgs, msg)
+		r.event(s, corev1.EventTypeWarning, reasonFor(f.err), msg)
+		r.Metrics.ReconcileError(reasonFor(f.err))
+		if first == nil {
+			first = f.err
 		}
 	}
-	return ctrl.Result{}, false, nil
-}
-
-// isRefusal tells EC2 refusing a change as asked (it will refuse it again) from
-// failures worth retrying.
-func isRefusal(err error) bool {
-	switch ec2.KindOf(err) {
-	case ec2.KindInvalidInput, ec2.KindTerminal:
-		return true
+	if first == nil {
+		return res, nil
 	}
-	return false
+	message := strings.Join(msgs, "; ")
+	if c := s.condition(computev1alpha1.ConditionReady); c != nil && c.Status == metav1.ConditionFalse && !isFailureReason(c.Reason) {
+		// Keep what the power step is doing in view too.
+		message += "; meanwhile: " + c.Message
+	}
+	s.notReady(reasonFor(first), message)
+	if res.RequeueAfter > 0 {
+		return res, nil
+	}
+	return ctrl.Result{}, errors.New(message)
 }
 
-// failPower is fail for the power step, which reports whether the pass ends.
-func (r *EC2InstanceReconciler) failPower(s *instanceScope, action string, err error) (ctrl.Result, bool, error) {
-	res, err := r.fail(s, action, err)
-	return res, true, err
-}
-
-// updateFailedForGeneration reports whether a change that needs a stopped instance
-// already failed for the current spec.
-func (r *EC2InstanceReconciler) updateFailedForGeneration(s *instanceScope) bool {
-	c := s.condition(computev1alpha1.ConditionSynced)
-	return c != nil && c.Reason == computev1alpha1.ReasonUpdateFailed && c.ObservedGeneration == s.obj.Generation
-}
-
-// stoppedOutOfBand tells a stop the operator did not ask for: the last pass neither
-// stopped the instance nor kept it stopped on purpose.
-func stoppedOutOfBand(s *instanceScope) bool {
-	c := s.before.Status.Conditions
-	ready := meta.FindStatusCondition(c, computev1alpha1.ConditionReady)
-	if ready == nil || s.before.Status.State == "" {
+// isFailureReason tells reasons that report a failure from those of progress.
+func isFailureReason(reason string) bool {
+	switch reason {
+	case computev1alpha1.ReasonProvisioning, computev1alpha1.ReasonPending, computev1alpha1.ReasonStarting,
+		computev1alpha1.ReasonStopping, computev1alpha1.ReasonStopped, computev1alpha1.ReasonUpdating:
 		return false
 	}
-	return ready.Reason != computev1alpha1.ReasonStopping && ready.Reason != computev1alpha1.ReasonStopped &&
-		ready.Reason != computev1alpha1.ReasonUpdating
-}
-
-func (r *EC2InstanceReconciler) stop(ctx context.Context, s *instanceScope, inst *ec2.Instance, why string) (ctrl.Result, bool, error) {
-	if err := s.ec2.StopInstance(ctx, inst.ID); err != nil {
-		return r.failPower(s, "stopping instance", err)
-	}
-	r.event(s, corev1.EventTypeNormal, computev1alpha1.ReasonStopping, "stopping instance "+inst.ID+": "+why)
-	s.notReady(computev1alpha1.ReasonStopping, "stopping instance "+inst.ID+": "+why)
-	return ctrl.Result{RequeueAfter: r.PollInterval}, true, nil
+	return true
 }
 
 // settle records an instance that matches the spec: Ready, and Synced unless user
 // data waits for a stop or an adopted instance differs in immutable fields.
 func (r *EC2InstanceReconciler) settle(s *instanceScope, inst *ec2.Instance, whileStopped []drift) {
+	if s.typeRefused {
+		// The instance runs (or rests) with the type it had; the spec's type is one EC2
+		// refused, which Synced says, and Ready repeats until the spec changes.
+		if c := s.condition(computev1alpha1.ConditionSynced); c != nil && c.Status == metav1.ConditionFalse {
+			s.notReady(c.Reason, c.Message)
+		} else {
+			s.notReady(computev1alpha1.ReasonUpdateFailed, "EC2 refused instanceType "+s.obj.Spec.InstanceType)
+		}
+		return
+	}
 	immutable := immutableDifferences(s.obj, inst)
 	switch {
 	case len(immutable) > 0:
@@ -247,7 +210,7 @@ func (r *EC2InstanceReconciler) settle(s *instanceScope, inst *ec2.Instance, whi
 func (r *EC2InstanceReconciler) syncTags(ctx context.Context, s *instanceScope, inst *ec2.Instance) error {
 	desired := desiredTags(s.obj)
 	toSet, toDelete := ec2.TagDiff(desired, inst.Tags, s.obj.Status.ManagedTagKeys)
-	resources := append([]string{inst.ID}, inst.VolumeIDs...)
+	resources := append([]string{inst.ID}, launchVolumes(s, inst)...)
 	if len(toSet) > 0 {
 		if err := s.ec2.CreateTags(ctx, resources, toSet); err != nil {
 			return err

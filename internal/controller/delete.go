@@ -63,8 +63,12 @@ func (r *EC2InstanceReconciler) reconcileDelete(ctx context.Context, s *instance
 	}
 	r.event(s, corev1.EventTypeNormal, "Terminating", "terminating instance "+inst.ID)
 	// TerminateInstances answers with the instance's new state: once it is shutting
-	// down, nothing can bring it back, and the object can go.
+	// down, nothing can bring it back, and the object can go, with any other instance
+	// that carries its tags.
 	if state == ec2.StateShuttingDown || state == ec2.StateTerminated {
+		if err := r.terminateExtras(ctx, s, inst.ID); err != nil {
+			return r.fail(s, "terminating the extra instances", err)
+		}
 		return ctrl.Result{}, r.release(ctx, s)
 	}
 	return ctrl.Result{RequeueAfter: r.PollInterval}, nil
@@ -93,8 +97,8 @@ func (r *EC2InstanceReconciler) instanceForDeletion(ctx context.Context, s *inst
 		if s.obj.Spec.InstanceID != "" || !r.withinVisibilityGrace(s) {
 			return nil, nil // long gone
 		}
-	} else if st.ClientToken == "" {
-		return nil, nil // no launch was ever attempted
+	} else if r.nothingLaunched(s) {
+		return nil, nil // no launch was ever sent, or EC2 refused it outright
 	}
 	found, err := r.findOwnInstance(ctx, s, st.ClientToken)
 	if err != nil || found != nil {
@@ -111,8 +115,11 @@ func (r *EC2InstanceReconciler) instanceForDeletion(ctx context.Context, s *inst
 // it, and the instance keeps running.
 func (r *EC2InstanceReconciler) retain(ctx context.Context, s *instanceScope, inst *ec2.Instance) (ctrl.Result, error) {
 	keys := []string{ec2.TagOwnerUID, ec2.TagOwnerNamespace, ec2.TagOwnerName}
-	if err := s.ec2.DeleteTags(ctx, append([]string{inst.ID}, inst.VolumeIDs...), keys); err != nil {
+	if err := s.ec2.DeleteTags(ctx, append([]string{inst.ID}, launchVolumes(s, inst)...), keys); err != nil {
 		return r.fail(s, "removing ownership tags from instance "+inst.ID, err)
+	}
+	if err := r.releaseExtras(ctx, s, inst.ID); err != nil {
+		return r.fail(s, "releasing the extra instances", err)
 	}
 	r.event(s, corev1.EventTypeNormal, "Retained", "left instance "+inst.ID+" running and removed its ownership tags (deletionPolicy Retain)")
 	return ctrl.Result{}, r.release(ctx, s)

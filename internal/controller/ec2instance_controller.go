@@ -75,8 +75,14 @@ type EC2InstanceReconciler struct {
 	VisibilityGracePeriod time.Duration
 	// MinBackoff and MaxBackoff bound the exponential backoff after a failed reconcile.
 	MinBackoff, MaxBackoff time.Duration
+	// TypeChangeTimeout is how long a start with a new instance type that EC2 refuses
+	// for capacity is retried before the change is reverted.
+	TypeChangeTimeout time.Duration
 	// MaxConcurrentReconciles is the number of objects reconciled in parallel.
 	MaxConcurrentReconciles int
+	// RestorePolicy says what a new object does about a live instance of an earlier
+	// object with its namespace and name; empty means RestoreAdopt.
+	RestorePolicy RestorePolicy
 	// Now is the clock; tests may replace it.
 	Now func() time.Time
 
@@ -139,6 +145,12 @@ func (r *EC2InstanceReconciler) reconcile(ctx context.Context, s *instanceScope)
 	if s.region == "" {
 		s.region = r.DefaultRegion
 	}
+	// An object for which nothing was ever launched goes at once when deleted, without
+	// asking EC2 anything: a region or credentials that no longer work must not keep
+	// it forever.
+	if !s.obj.DeletionTimestamp.IsZero() && controllerutil.ContainsFinalizer(s.obj, computev1alpha1.Finalizer) && r.nothingLaunched(s) {
+		return ctrl.Result{}, r.release(ctx, s)
+	}
 	c, err := r.EC2.ForRegion(ctx, s.region)
 	if err != nil {
 		s.notReady(computev1alpha1.ReasonAWSError, fmt.Sprintf("configuring the EC2 client for region %q: %v", s.region, err))
@@ -166,6 +178,20 @@ func (r *EC2InstanceReconciler) reconcile(ctx context.Context, s *instanceScope)
 		return res, err
 	}
 	return r.converge(ctx, s, inst)
+}
+
+// nothingLaunched reports whether no instance can exist for the object: none recorded
+// or remembered, none adopted, none replaced, and no RunInstances outstanding (never
+// sent, or refused outright by EC2, which clears the launch time).
+func (r *EC2InstanceReconciler) nothingLaunched(s *instanceScope) bool {
+	st := &s.obj.Status
+	if st.InstanceID != "" || st.Recreations > 0 || s.obj.Spec.InstanceID != "" {
+		return false
+	}
+	if _, ok := r.launched.get(s.obj.UID, st.ClientToken); ok {
+		return false
+	}
+	return st.LastLaunchAttempt == nil || r.launched.notSent(s.obj.UID, st.ClientToken)
 }
 
 // forgetObject drops everything remembered about an object that no longer exists.
@@ -214,13 +240,17 @@ func (r *EC2InstanceReconciler) expectFleet(ctx context.Context, region string, 
 const conflictRetry = 100 * time.Millisecond
 
 // SetupWithManager registers the reconciler. Only spec changes (and deletion, which
-// bumps the generation of a custom resource with finalizers) trigger a reconcile: the
-// operator's own status writes do not, so it cannot feed itself a hot loop. Drift made
+// bumps the generation of a custom resource with finalizers) and annotation changes
+// trigger a reconcile: the operator's own status writes do not, so it cannot feed
+// itself a hot loop. Drift made
 // outside Kubernetes is found by the periodic resync.
 func (r *EC2InstanceReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	r.defaults()
 	return ctrl.NewControllerManagedBy(mgr).
-		For(&computev1alpha1.EC2Instance{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		For(&computev1alpha1.EC2Instance{}, builder.WithPredicates(predicate.Or(
+			predicate.GenerationChangedPredicate{},
+			// The retry annotation asks for another try of a launch that stalled.
+			predicate.AnnotationChangedPredicate{}))).
 		Named("ec2instance").
 		WithOptions(controller.Options{
 			MaxConcurrentReconciles: r.MaxConcurrentReconciles,
@@ -248,6 +278,12 @@ func (r *EC2InstanceReconciler) defaults() {
 		}
 		if r.MaxBackoff <= 0 {
 			r.MaxBackoff = DefaultMaxBackoff
+		}
+		if r.TypeChangeTimeout <= 0 {
+			r.TypeChangeTimeout = DefaultTypeChangeTimeout
+		}
+		if r.RestorePolicy == "" {
+			r.RestorePolicy = RestoreAdopt
 		}
 		if r.MaxConcurrentReconciles <= 0 {
 			r.MaxConcurrentReconciles = 1

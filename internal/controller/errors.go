@@ -23,6 +23,12 @@ func reasonFor(err error) string {
 	case ec2.KindAuth:
 		return computev1alpha1.ReasonAuthFailure
 	case ec2.KindCapacity:
+		switch code {
+		case "InstanceLimitExceeded", "VcpuLimitExceeded", "VolumeLimitExceeded", "MaxSpotInstanceCountExceeded":
+			// The account's quota, not EC2's momentary capacity: a quota increase or
+			// fewer instances, not waiting, fixes it.
+			return computev1alpha1.ReasonQuotaExceeded
+		}
 		return computev1alpha1.ReasonInsufficientCapacity
 	case ec2.KindIdempotencyConflict:
 		return computev1alpha1.ReasonIdempotencyConflict
@@ -51,6 +57,15 @@ func messageFor(action string, err error) string {
 		return action + ": " + e.Code + ": " + e.Message
 	}
 	return action + ": " + err.Error()
+}
+
+// errorMessage is AWS's message of err, or the error's text.
+func errorMessage(err error) string {
+	var e *ec2.Error
+	if errors.As(err, &e) {
+		return e.Message
+	}
+	return err.Error()
 }
 
 // fail records a failed EC2 call on the object (Ready=False with the reason and AWS's

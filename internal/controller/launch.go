@@ -57,6 +57,19 @@ func (r *EC2InstanceReconciler) launch(ctx context.Context, s *instanceScope) (*
 	if id, ok := r.launched.get(s.obj.UID, token); ok && st.ClientToken == token {
 		return r.launchedEarlier(ctx, s, id)
 	}
+	if r.launchStalled(s) {
+		// EC2 keeps answering this token with a conflict; nothing more is tried until
+		// the spec or the retry annotation changes.
+		return nil, ctrl.Result{}, nil
+	}
+	// An object that never launched may have had an instance under another UID (it
+	// was deleted without its finalizer and re-created, as a backup restore does).
+	if st.LastLaunchAttempt == nil && st.Recreations == 0 && !r.launched.notSent(s.obj.UID, token) {
+		found, res, done, err := r.restoreCheck(ctx, s)
+		if found != nil || done || err != nil {
+			return found, res, err
+		}
+	}
 	// A launch may have happened before (a lost answer, a crash): find it first,
 	// unless this process knows that no RunInstances with this token was sent.
 	if (st.LastLaunchAttempt != nil || st.Recreations > 0) && !r.launched.notSent(s.obj.UID, token) {
@@ -67,6 +80,7 @@ func (r *EC2InstanceReconciler) launch(ctx context.Context, s *instanceScope) (*
 		}
 		if found != nil {
 			r.event(s, corev1.EventTypeNormal, "InstanceFound", fmt.Sprintf("found instance %s launched earlier for this object; managing it", found.ID))
+			rememberLaunchVolumes(s, found)
 			return found, ctrl.Result{}, r.recordInstance(ctx, s, found)
 		}
 	}
@@ -161,6 +175,8 @@ func (r *EC2InstanceReconciler) launchedEarlier(ctx context.Context, s *instance
 	}
 	r.launched.forget(s.obj.UID)
 	s.obj.Status.InstanceID = inst.ID
+	s.obj.Status.LaunchAttempts = 0
+	rememberLaunchVolumes(s, inst)
 	observeInstance(s, inst)
 	s.setCondition(computev1alpha1.ConditionInstanceLaunched, metav1.ConditionTrue, "Launched", "instance "+inst.ID+" exists")
 	if inst.State == ec2.StateShuttingDown || inst.State == ec2.StateTerminated {
@@ -227,26 +243,86 @@ func liveInstances(in []ec2.Instance) []ec2.Instance {
 // launchFailed handles RunInstances errors. The two idempotency errors are expected
 // after crashes and are resolved here; everything else is reported with backoff.
 func (r *EC2InstanceReconciler) launchFailed(ctx context.Context, s *instanceScope, err error) (*ec2.Instance, ctrl.Result, error) {
-	switch ec2.CodeOf(err) {
-	case "IdempotentInstanceTerminated":
+	st := &s.obj.Status
+	switch {
+	case ec2.CodeOf(err) == "IdempotentInstanceTerminated":
 		// The instance launched with this token is gone: the next token launches anew.
 		r.event(s, corev1.EventTypeWarning, computev1alpha1.ReasonRecreating,
-			"the instance launched with client token "+s.obj.Status.ClientToken+" was terminated; launching a replacement with a new token")
-		s.obj.Status.Recreations++
+			"the instance launched with client token "+st.ClientToken+" was terminated; launching a replacement with a new token")
+		st.Recreations++
+		st.LastLaunchAttempt, st.LaunchAttempts = nil, 0
 		return nil, ctrl.Result{Requeue: true}, s.patchStatus(ctx, r.Client)
-	case "IdempotentParameterMismatch":
-		// A launch with this token succeeded with other parameters (the spec changed
-		// between a lost answer and the retry). That instance is ours: wait until
-		// DescribeInstances shows it, then manage it and correct its drift. Past the
-		// visibility grace period something else is wrong, and the wait backs off.
-		if r.withinVisibilityGrace(s) {
-			msg := messageFor("launching", err) + "; waiting for the instance launched earlier with this token to become visible"
-			s.notReady(computev1alpha1.ReasonIdempotencyConflict, msg)
-			return nil, ctrl.Result{RequeueAfter: r.PollInterval}, nil
-		}
+	case ec2.CodeOf(err) == "IdempotentParameterMismatch":
+		return r.idempotencyConflict(s, err)
+	case definitiveRejection(err):
+		// EC2 refused the launch outright: nothing was launched, so nothing needs to be
+		// looked for before the next attempt, or waited for when the object is deleted.
+		st.LastLaunchAttempt = nil
 	}
 	res, err := r.fail(s, launchAction, err)
 	return nil, res, err
+}
+
+// definitiveRejection tells EC2's answers that mean no instance was launched (a bad
+// parameter, a missing permission, no capacity) from those that leave it open (a
+// server error, a lost connection).
+func definitiveRejection(err error) bool {
+	switch ec2.KindOf(err) {
+	case ec2.KindInvalidInput, ec2.KindAuth, ec2.KindCapacity:
+		return ec2.CodeOf(err) != ec2.CodeClientRateLimited
+	}
+	return false
+}
+
+// maxIdempotencyConflicts is how many launches in a row EC2 may answer with
+// IdempotentParameterMismatch before the operator stops launching.
+const maxIdempotencyConflicts = 5
+
+// idempotencyConflict handles IdempotentParameterMismatch: a launch with this token
+// succeeded earlier with other parameters (the spec changed between a lost answer and
+// the retry), so an instance exists that the lookups by token and tag did not find
+// (yet: EC2 is eventually consistent). The launch is retried a few times, further
+// apart each time, while the lookups may find it; then the operator stops, says so,
+// and launches nothing more until the spec or the retry annotation changes. Deleting
+// the object still works.
+func (r *EC2InstanceReconciler) idempotencyConflict(s *instanceScope, err error) (*ec2.Instance, ctrl.Result, error) {
+	st := &s.obj.Status
+	st.LaunchAttempts++
+	st.ObservedRetry = s.obj.Annotations[computev1alpha1.RetryAnnotation]
+	if st.LaunchAttempts < maxIdempotencyConflicts {
+		wait := r.recreationBackoff(st.LaunchAttempts)
+		msg := fmt.Sprintf("%s; an instance was launched earlier with client token %s and other parameters but cannot be found yet; "+
+			"trying again in %s (%d of %d)", messageFor(launchAction, err), st.ClientToken, wait, st.LaunchAttempts, maxIdempotencyConflicts)
+		s.notReady(computev1alpha1.ReasonIdempotencyConflict, msg)
+		return nil, ctrl.Result{RequeueAfter: wait}, nil
+	}
+	msg := fmt.Sprintf("%s; EC2 says an instance was launched with client token %s and other parameters, and it cannot be found. "+
+		"Launching stopped: find it with `aws ec2 describe-instances --filters Name=client-token,Values=%s`, then adopt it "+
+		"(spec.instanceId) or terminate it, and set the annotation %s to a new value to try again",
+		messageFor(launchAction, err), st.ClientToken, st.ClientToken, computev1alpha1.RetryAnnotation)
+	s.notReady(computev1alpha1.ReasonIdempotencyConflict, msg)
+	s.setCondition(computev1alpha1.ConditionStalled, metav1.ConditionTrue, computev1alpha1.ReasonIdempotencyConflict, msg)
+	r.event(s, corev1.EventTypeWarning, computev1alpha1.ReasonIdempotencyConflict, msg)
+	r.Metrics.ReconcileError(computev1alpha1.ReasonIdempotencyConflict)
+	return nil, ctrl.Result{}, nil
+}
+
+// launchStalled reports whether launching stopped after idempotency conflicts and
+// nothing asked for another try since: not the spec (its generation) and not the
+// retry annotation. Either resets the count.
+func (r *EC2InstanceReconciler) launchStalled(s *instanceScope) bool {
+	st := &s.obj.Status
+	if st.LaunchAttempts < maxIdempotencyConflicts {
+		return false
+	}
+	stalled := s.condition(computev1alpha1.ConditionStalled)
+	retry := s.obj.Annotations[computev1alpha1.RetryAnnotation]
+	if stalled != nil && stalled.ObservedGeneration == s.obj.Generation && retry == st.ObservedRetry {
+		return true
+	}
+	st.LaunchAttempts = 0
+	st.ObservedRetry = retry
+	return false
 }
 
 // launchAction names RunInstances in conditions; withinVisibilityGrace recognises
@@ -257,6 +333,7 @@ const launchAction = "launching an instance"
 // is found by ID, and a crash cannot make the operator launch another.
 func (r *EC2InstanceReconciler) recordInstance(ctx context.Context, s *instanceScope, inst *ec2.Instance) error {
 	s.obj.Status.InstanceID = inst.ID
+	s.obj.Status.LaunchAttempts = 0
 	observeInstance(s, inst)
 	s.setCondition(computev1alpha1.ConditionInstanceLaunched, metav1.ConditionTrue, "Launched", "instance "+inst.ID+" exists")
 	return s.patchStatus(ctx, r.Client)
@@ -287,7 +364,8 @@ func (r *EC2InstanceReconciler) adopt(ctx context.Context, s *instanceScope) (*e
 		return nil, ctrl.Result{RequeueAfter: r.ResyncPeriod}, nil
 	}
 	ownership := ec2.OwnershipTags(s.obj.Namespace, s.obj.Name, string(s.obj.UID))
-	if err := s.ec2.CreateTags(ctx, append([]string{id}, inst.VolumeIDs...), ownership); err != nil {
+	rememberRootVolume(s, inst)
+	if err := s.ec2.CreateTags(ctx, append([]string{id}, launchVolumes(s, inst)...), ownership); err != nil {
 		res, err := r.fail(s, "tagging adopted instance "+id, err)
 		return nil, res, err
 	}

@@ -27,6 +27,9 @@ type instanceScope struct {
 	// released is set once the finalizer is gone: the object may no longer exist, so
 	// its status must not be written.
 	released bool
+	// typeRefused is set when the spec's instance type is one EC2 refused: the
+	// instance cannot settle as Ready.
+	typeRefused bool
 }
 
 func newInstanceScope(obj *computev1alpha1.EC2Instance, log logr.Logger) *instanceScope {
@@ -42,7 +45,12 @@ func (s *instanceScope) statusChanged() bool {
 // after the steps that must survive a crash (the client token before RunInstances, the
 // instance ID right after), and once at the end of every pass.
 func (s *instanceScope) patchStatus(ctx context.Context, c client.Client) error {
-	if s.released || !s.statusChanged() {
+	if s.released {
+		return nil
+	}
+	// Reconciling and Stalled follow Ready in every write, so they never lag behind.
+	deriveProgress(s)
+	if !s.statusChanged() {
 		return nil
 	}
 	s.obj.Status.ObservedGeneration = s.obj.Generation

@@ -48,3 +48,58 @@ func readyReasonForState(state string) string {
 		return computev1alpha1.ReasonUpdating
 	}
 }
+
+// reasonsNeedingTheUser are the Ready reasons that no amount of retrying fixes: the
+// spec, the account or the instance must change first. kstatus (Argo CD, Flux,
+// kubectl wait) reads them as failed through Stalled.
+var reasonsNeedingTheUser = map[string]bool{
+	computev1alpha1.ReasonInvalidSpec:             true,
+	computev1alpha1.ReasonImageNotFound:           true,
+	computev1alpha1.ReasonSubnetNotFound:          true,
+	computev1alpha1.ReasonSecurityGroupMissing:    true,
+	computev1alpha1.ReasonAuthFailure:             true,
+	computev1alpha1.ReasonOwnedByAnother:          true,
+	computev1alpha1.ReasonInstanceExists:          true,
+	computev1alpha1.ReasonInstanceTypeUnavailable: true,
+	computev1alpha1.ReasonUpdateFailed:            true,
+	computev1alpha1.ReasonInstanceNotFound:        true,
+	computev1alpha1.ReasonQuotaExceeded:           true,
+}
+
+// deriveProgress sets Reconciling and Stalled from Ready, in one place, as kstatus
+// reads them: Reconciling while the operator is moving the instance toward the spec
+// or retrying something that may pass (throttling, capacity, an AWS error), Stalled
+// when it needs the user, neither when Ready. Both carry the generation they describe.
+func deriveProgress(s *instanceScope) {
+	ready := s.condition(computev1alpha1.ConditionReady)
+	if ready == nil && s.obj.DeletionTimestamp.IsZero() {
+		// Nothing is reported yet (an object waiting for the RunInstances budget): no
+		// write for it. kstatus already reads the object as in progress, because the
+		// CRD defaults status.observedGeneration to 0, behind metadata.generation.
+		return
+	}
+	stalled, reconciling := false, true
+	reason, message := computev1alpha1.ReasonSettled, "nothing in progress"
+	switch {
+	case !s.obj.DeletionTimestamp.IsZero():
+		reason, message = computev1alpha1.ReasonDeleting, "the object is being deleted"
+	case ready.Status == metav1.ConditionTrue:
+		reconciling = false
+	case reasonsNeedingTheUser[ready.Reason],
+		ready.Reason == computev1alpha1.ReasonIdempotencyConflict && s.obj.Status.LaunchAttempts >= maxIdempotencyConflicts:
+		stalled, reconciling = true, false
+		reason, message = ready.Reason, ready.Message
+	default:
+		reason, message = ready.Reason, ready.Message
+	}
+	if reconciling {
+		s.setCondition(computev1alpha1.ConditionReconciling, metav1.ConditionTrue, reason, message)
+	} else {
+		s.setCondition(computev1alpha1.ConditionReconciling, metav1.ConditionFalse, computev1alpha1.ReasonSettled, "nothing in progress")
+	}
+	if stalled {
+		s.setCondition(computev1alpha1.ConditionStalled, metav1.ConditionTrue, reason, message)
+	} else {
+		s.setCondition(computev1alpha1.ConditionStalled, metav1.ConditionFalse, computev1alpha1.ReasonSettled, "not waiting for the user")
+	}
+}

@@ -41,6 +41,13 @@ type Client interface {
 	// find an instance it launched but did not record, before launching again.
 	FindInstances(ctx context.Context, filter InstanceFilter) ([]Instance, error)
 
+	// OwnedInstances lists the live (not shutting-down or terminated) instances that
+	// carry the ownership tag of a namespace, whatever object they name. One listing
+	// answers every caller for the namespace for a few seconds, so it may miss an
+	// instance launched since; callers that act on what it returns look the instance
+	// up again first.
+	OwnedInstances(ctx context.Context, namespace string) ([]Instance, error)
+
 	// GetInstanceAttributes reads the attributes DescribeInstances does not return.
 	GetInstanceAttributes(ctx context.Context, id string) (*InstanceAttributes, error)
 

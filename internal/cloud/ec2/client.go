@@ -133,7 +133,9 @@ type AWSClient struct {
 	batcher *describeBatcher
 	// terminator shares TerminateInstances calls between terminations due together.
 	terminator *terminateBatcher
-	pageSize   int32
+	// owned shares listings of a namespace's instances between callers.
+	owned    *ownedLister
+	pageSize int32
 
 	// rootDevices caches the root device name of each AMI: it never changes for a
 	// given image ID, and RunInstance needs it on every launch with a root volume.
@@ -212,6 +214,7 @@ func NewFromConfig(cfg aws.Config, opts Options) *AWSClient {
 	}
 	c.batcher = newDescribeBatcher(api, opts.BatchWindow, opts.MaxBatchSize, opts.BatchTimeout, opts.PageSize)
 	c.terminator = newTerminateBatcher(api, opts.TerminateWindow, opts.BatchTimeout)
+	c.owned = newOwnedLister(api, opts.PageSize, DefaultOwnedTTL)
 	if opts.ReadAheadTTL > 0 {
 		c.batcher.ahead = newReadAhead(opts.ReadAheadTTL, opts.TransitionTTL, time.Now)
 	}

@@ -31,8 +31,10 @@ func (c *AWSClient) RunInstance(ctx context.Context, req LaunchRequest) (*Instan
 		}
 	}
 	inst := fromSDKInstance(out.Instances[0])
-	// The next batched lookup refreshes the new instance with the others.
+	// The next batched lookup refreshes the new instance with the others, and the
+	// next listing of its namespace shows it.
 	c.batcher.ahead.expect([]string{inst.ID})
+	c.owned.forget(req.Tags[TagOwnerNamespace])
 	return &inst, nil
 }
 

@@ -1,0 +1,128 @@
+package ec2
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	awsec2 "github.com/aws/aws-sdk-go-v2/service/ec2"
+	"github.com/aws/aws-sdk-go-v2/service/ec2/types"
+)
+
+// DefaultOwnedTTL is how long one listing of a namespace's instances answers every
+// caller: the objects of a bulk create or delete share it.
+const DefaultOwnedTTL = 5 * time.Second
+
+// ownedLister lists the live instances that carry a namespace's ownership tag, for
+// the checks that need to know every instance of the operator's there: an object
+// re-created after it was deleted without its finalizer (a backup restore) finds the
+// instance it had, and a deletion finds extra instances tagged for its object. One
+// filtered, paginated DescribeInstances answers all callers for a namespace within
+// ttl, so a thousand objects created at once cost a few calls, not one each.
+type ownedLister struct {
+	api      awsec2.DescribeInstancesAPIClient
+	pageSize int32
+	ttl      time.Duration
+
+	mu      sync.Mutex
+	entries map[string]*ownedListing
+}
+
+// ownedListing is one namespace's listing, in flight until done is closed.
+type ownedListing struct {
+	done      chan struct{}
+	fetchedAt time.Time
+	instances []Instance
+	err       error
+}
+
+func newOwnedLister(api awsec2.DescribeInstancesAPIClient, pageSize int32, ttl time.Duration) *ownedLister {
+	return &ownedLister{api: api, pageSize: pageSize, ttl: ttl, entries: map[string]*ownedListing{}}
+}
+
+// list returns the live instances tagged for namespace.
+func (l *ownedLister) list(ctx context.Context, namespace string) ([]Instance, error) {
+	l.mu.Lock()
+	e, ok := l.entries[namespace]
+	fresh := ok && (!isClosed(e.done) || (e.err == nil && time.Since(e.fetchedAt) < l.ttl))
+	if !fresh {
+		e = &ownedListing{done: make(chan struct{})}
+		l.entries[namespace] = e
+		go l.fetch(namespace, e)
+	}
+	l.mu.Unlock()
+	select {
+	case <-e.done:
+	case <-ctx.Done():
+		return nil, classify("DescribeInstances", ctx.Err())
+	}
+	if e.err != nil {
+		return nil, e.err
+	}
+	out := make([]Instance, len(e.instances))
+	for i := range e.instances {
+		out[i] = *cloneInstance(&e.instances[i])
+	}
+	return out, nil
+}
+
+// fetch runs one listing with its own context: it serves every caller of the
+// namespace, and one giving up must not fail the others.
+func (l *ownedLister) fetch(namespace string, e *ownedListing) {
+	defer close(e.done)
+	ctx, cancel := context.WithTimeout(context.Background(), DefaultBatchTimeout)
+	defer cancel()
+	found := map[string]*Instance{}
+	in := &awsec2.DescribeInstancesInput{
+		Filters: []types.Filter{
+			{Name: aws.String("tag:" + TagOwnerNamespace), Values: []string{namespace}},
+			{Name: aws.String("instance-state-name"), Values: []string{StatePending, StateRunning, StateStopping, StateStopped}},
+		},
+		MaxResults: aws.Int32(l.pageSize),
+	}
+	if err := describeInto(ctx, l.api, in, found); err != nil {
+		e.err = err
+		return
+	}
+	e.fetchedAt = time.Now()
+	for _, id := range sortedKeys(instanceIDs(found)) {
+		e.instances = append(e.instances, *found[id])
+	}
+}
+
+func instanceIDs(m map[string]*Instance) map[string]string {
+	out := make(map[string]string, len(m))
+	for id := range m {
+		out[id] = id
+	}
+	return out
+}
+
+func isClosed(ch chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
+}
+
+// forget drops a namespace's listing: this client just launched or tagged an instance
+// for it, which a listing from before would not show.
+func (l *ownedLister) forget(namespace string) {
+	if namespace == "" {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if e, ok := l.entries[namespace]; ok && isClosed(e.done) {
+		delete(l.entries, namespace)
+	}
+}
+
+// OwnedInstances lists the live instances tagged for a namespace; see
+// Client.OwnedInstances.
+func (c *AWSClient) OwnedInstances(ctx context.Context, namespace string) ([]Instance, error) {
+	return c.owned.list(ctx, namespace)
+}

@@ -1,0 +1,58 @@
+package ec2
+
+import (
+	"context"
+	"sync"
+	"testing"
+
+	"github.com/ec2-operator/ec2-operator/internal/ec2sim"
+)
+
+func TestOwnedInstancesListsANamespacesLiveInstancesInOneSharedCall(t *testing.T) {
+	e := newSimEnv(t, ec2sim.Config{Seed: 6}, Options{})
+	launchFor := func(ns, name string) *Instance {
+		req := basicLaunch(ns + "-" + name)
+		req.Tags = OwnershipTags(ns, name, "uid-"+name)
+		inst, err := e.client.RunInstance(context.Background(), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return inst
+	}
+	a1, a2 := launchFor("team-a", "web"), launchFor("team-a", "db")
+	gone := launchFor("team-a", "old")
+	launchFor("team-b", "web")
+	if err := e.sim.TerminateInstance(gone.ID); err != nil {
+		t.Fatal(err)
+	}
+	e.sim.ResetCalls()
+
+	var wg sync.WaitGroup
+	results := make([][]Instance, 5)
+	for i := range results {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var err error
+			if results[i], err = e.client.OwnedInstances(context.Background(), "team-a"); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	for _, got := range results {
+		ids := map[string]bool{}
+		for _, i := range got {
+			ids[i.ID] = true
+		}
+		if len(got) != 2 || !ids[a1.ID] || !ids[a2.ID] {
+			t.Errorf("listing of team-a: %v, want %s and %s (not the terminated one, not team-b's)", ids, a1.ID, a2.ID)
+		}
+	}
+	if _, err := e.client.OwnedInstances(context.Background(), "team-a"); err != nil {
+		t.Fatal(err)
+	}
+	if n := e.sim.Calls("DescribeInstances"); n != 1 {
+		t.Errorf("six listings of one namespace made %d DescribeInstances calls, want 1", n)
+	}
+}

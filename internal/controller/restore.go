@@ -1,0 +1,116 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+)
+
+// RestorePolicy says what a new object does about a live instance tagged for an
+// earlier object with the same namespace and name.
+type RestorePolicy string
+
+const (
+	// RestoreAdopt takes the instance over: the earlier object was deleted without its
+	// finalizer and this one re-created from a backup or by a GitOps re-sync, so it
+	// is the same declaration and must not launch a second instance.
+	RestoreAdopt RestorePolicy = "adopt"
+	// RestoreRefuse leaves the instance alone and reports it (InstanceExists): for
+	// accounts where several clusters may hold objects with the same namespace and
+	// name, which the ownership tags cannot tell apart.
+	RestoreRefuse RestorePolicy = "refuse"
+)
+
+// restoreCheck runs before the first launch of an object. The object has a new UID,
+// but a live instance may carry the ownership tags of an earlier object with the same
+// namespace and name. It returns the instance to manage (taken over, or this object's
+// own found without a launch record), or done with the result when the pass ends
+// here; with neither, nothing is in the way and the launch goes ahead. One listing of
+// the namespace (shared by the objects created together) answers it.
+func (r *EC2InstanceReconciler) restoreCheck(ctx context.Context, s *instanceScope) (*ec2.Instance, ctrl.Result, bool, error) {
+	owned, err := s.ec2.OwnedInstances(ctx, s.obj.Namespace)
+	if err != nil {
+		res, err := r.fail(s, "looking for an instance of an earlier object with this name", err)
+		return nil, res, true, err
+	}
+	var earlier []ec2.Instance
+	for _, inst := range owned {
+		if inst.Tags[ec2.TagOwnerName] != s.obj.Name {
+			continue
+		}
+		if inst.Tags[ec2.TagOwnerUID] == string(s.obj.UID) {
+			// This object's own instance, although status has no launch record (it was
+			// lost): manage it.
+			rememberLaunchVolumes(s, &inst)
+			return &inst, ctrl.Result{}, false, r.recordInstance(ctx, s, &inst)
+		}
+		earlier = append(earlier, inst)
+	}
+	if len(earlier) == 0 {
+		return nil, ctrl.Result{}, false, nil
+	}
+	if r.RestorePolicy == RestoreRefuse || len(earlier) > 1 {
+		var ids []string
+		for _, i := range earlier {
+			ids = append(ids, fmt.Sprintf("%s (object UID %s)", i.ID, i.Tags[ec2.TagOwnerUID]))
+		}
+		why := "the operator is set not to take such instances over (--restore-policy=refuse)"
+		if len(earlier) > 1 {
+			why = "there is more than one, so which to take over is not clear"
+		}
+		msg := fmt.Sprintf("instance %s is tagged for an earlier EC2Instance %s/%s and still runs; %s. "+
+			"Adopt one with spec.instanceId after removing its ec2-operator.dev/owner-* tags, or terminate it",
+			strings.Join(ids, ", "), s.obj.Namespace, s.obj.Name, why)
+		if c := s.condition(computev1alpha1.ConditionReady); c == nil || c.Reason != computev1alpha1.ReasonInstanceExists {
+			r.event(s, corev1.EventTypeWarning, computev1alpha1.ReasonInstanceExists, msg)
+		}
+		s.notReady(computev1alpha1.ReasonInstanceExists, msg)
+		r.Metrics.ReconcileError(computev1alpha1.ReasonInstanceExists)
+		return nil, ctrl.Result{RequeueAfter: r.resyncAfter()}, true, nil
+	}
+	return r.takeOver(ctx, s, earlier[0].ID)
+}
+
+// takeOver makes an instance of an earlier object with this name this object's: it
+// is looked at again first (the listing may be seconds old, and the instance
+// terminated since), then its ownership tags are moved to this object's UID.
+func (r *EC2InstanceReconciler) takeOver(ctx context.Context, s *instanceScope, id string) (*ec2.Instance, ctrl.Result, bool, error) {
+	inst, err := s.ec2.GetInstance(ctx, id)
+	if ec2.IsNotFound(err) {
+		return nil, ctrl.Result{}, false, nil
+	}
+	if err != nil {
+		res, err := r.fail(s, "looking at instance "+id+" of an earlier object with this name", err)
+		return nil, res, true, err
+	}
+	if inst.State == ec2.StateShuttingDown || inst.State == ec2.StateTerminated ||
+		inst.Tags[ec2.TagOwnerNamespace] != s.obj.Namespace || inst.Tags[ec2.TagOwnerName] != s.obj.Name {
+		return nil, ctrl.Result{}, false, nil // gone or no longer that object's: launch
+	}
+	previous := inst.Tags[ec2.TagOwnerUID]
+	rememberRootVolume(s, inst)
+	ownership := ec2.OwnershipTags(s.obj.Namespace, s.obj.Name, string(s.obj.UID))
+	if err := s.ec2.CreateTags(ctx, append([]string{inst.ID}, launchVolumes(s, inst)...), ownership); err != nil {
+		res, err := r.fail(s, "taking over instance "+inst.ID, err)
+		return nil, res, true, err
+	}
+	for k, v := range ownership {
+		inst.Tags[k] = v
+	}
+	msg := fmt.Sprintf("took over instance %s, launched for an earlier EC2Instance %s/%s (UID %s) that was deleted without "+
+		"its finalizer; this object was re-created (restored), so it manages that instance instead of launching another",
+		inst.ID, s.obj.Namespace, s.obj.Name, previous)
+	r.event(s, corev1.EventTypeNormal, computev1alpha1.ReasonRestored, msg)
+	if err := r.recordInstance(ctx, s, inst); err != nil {
+		return nil, ctrl.Result{}, true, err
+	}
+	s.setCondition(computev1alpha1.ConditionInstanceLaunched, metav1.ConditionTrue, computev1alpha1.ReasonRestored, msg)
+	return inst, ctrl.Result{}, false, nil
+}

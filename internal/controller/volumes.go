@@ -1,0 +1,42 @@
+package controller
+
+import (
+	"slices"
+
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+)
+
+// launchVolumes returns the volumes that belong with the instance, which the operator
+// tags like it: the volumes it was launched with (status.launchVolumeIds) that are
+// still attached. Volumes attached later by someone else (a CSI driver, a user) are
+// not the operator's; tagging them would need permissions the minimal policy does not
+// give, and would mark them as the operator's when the object is deleted.
+func launchVolumes(s *instanceScope, inst *ec2.Instance) []string {
+	known := s.obj.Status.LaunchVolumeIDs
+	if len(known) == 0 && inst.RootVolumeID != "" {
+		known = []string{inst.RootVolumeID}
+	}
+	var out []string
+	for _, id := range known {
+		if slices.Contains(inst.VolumeIDs, id) {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// rememberLaunchVolumes records, the first time the operator sees an instance it
+// launched, the volumes attached to it then: the ones its launch created.
+func rememberLaunchVolumes(s *instanceScope, inst *ec2.Instance) {
+	if len(s.obj.Status.LaunchVolumeIDs) == 0 {
+		s.obj.Status.LaunchVolumeIDs = slices.Sorted(slices.Values(inst.VolumeIDs))
+	}
+}
+
+// rememberRootVolume records only the root volume, for an instance the operator did
+// not launch (adopted or taken over): what else is attached is not known to be its.
+func rememberRootVolume(s *instanceScope, inst *ec2.Instance) {
+	if len(s.obj.Status.LaunchVolumeIDs) == 0 && inst.RootVolumeID != "" {
+		s.obj.Status.LaunchVolumeIDs = []string{inst.RootVolumeID}
+	}
+}
