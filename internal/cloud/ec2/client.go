@@ -194,14 +194,14 @@ func NewFromConfig(cfg aws.Config, opts Options) *AWSClient {
 		if opts.HTTPClient != nil {
 			o.HTTPClient = opts.HTTPClient
 		}
-		// Adaptive mode adds a client-side rate that shrinks when EC2 throttles, on
-		// top of the standard exponential backoff with jitter.
-		o.Retryer = retry.NewAdaptiveMode(func(ao *retry.AdaptiveModeOptions) {
-			ao.StandardOptions = append(ao.StandardOptions, func(so *retry.StandardOptions) {
-				so.MaxAttempts = opts.MaxAttempts
-				so.MaxBackoff = opts.MaxBackoff
-				so.Retryables = append([]retry.IsErrorRetryable{noRetryOnCapacity}, so.Retryables...)
-			})
+		// The standard retryer: exponential backoff with jitter and a retry quota. The
+		// SDK's adaptive mode is not used: the pacer already slows each API down on
+		// its own when EC2 throttles it (see budget.go), where adaptive mode slows
+		// the whole client on every throttled answer.
+		o.Retryer = retry.NewStandard(func(so *retry.StandardOptions) {
+			so.MaxAttempts = opts.MaxAttempts
+			so.MaxBackoff = opts.MaxBackoff
+			so.Retryables = append([]retry.IsErrorRetryable{noRetryOnCapacity}, so.Retryables...)
 		})
 		o.APIOptions = append(o.APIOptions, addCallMiddlewares(opts.Recorder, p))
 	})

@@ -84,11 +84,11 @@ func (m *attemptMiddleware) HandleFinalize(ctx context.Context, in middleware.Fi
 	if counter.attempts > 1 {
 		m.recorder.RecordRetry(op, counter.lastCode)
 	}
+	cost := costFrom(ctx)
+	if cost.operation == "" {
+		cost.operation = op
+	}
 	if m.pacer != nil {
-		cost := costFrom(ctx)
-		if cost.operation == "" {
-			cost.operation = op
-		}
 		if err := m.pacer.wait(ctx, cost); err != nil {
 			return out, md, err
 		}
@@ -99,6 +99,9 @@ func (m *attemptMiddleware) HandleFinalize(ctx context.Context, in middleware.Fi
 	if err != nil && code == "" {
 		// A failure the classifier has no code for must not be counted as a success.
 		code = CodeUnknown
+	}
+	if m.pacer != nil && IsThrottleCode(code) {
+		m.pacer.throttled(cost, code)
 	}
 	counter.lastCode = code
 	m.recorder.RecordCall(op, code, time.Since(start))

@@ -36,12 +36,12 @@ type pacer struct {
 	maxWait time.Duration
 
 	mu       sync.Mutex
-	request  map[string]*rate.Limiter
-	resource map[string]*rate.Limiter
+	request  map[string]*budget
+	resource map[string]*budget
 }
 
 func newPacer(limits *ec2limits.Limits, overall float64, maxWait time.Duration) *pacer {
-	p := &pacer{limits: limits, maxWait: maxWait, request: map[string]*rate.Limiter{}, resource: map[string]*rate.Limiter{}}
+	p := &pacer{limits: limits, maxWait: maxWait, request: map[string]*budget{}, resource: map[string]*budget{}}
 	if overall > 0 {
 		p.overall = rate.NewLimiter(rate.Limit(overall), max(1, int(overall)))
 	}
@@ -55,14 +55,38 @@ func newPacer(limits *ec2limits.Limits, overall float64, maxWait time.Duration) 
 // little of the account's budget to the other tools that share it.
 const refillMargin = 0.9
 
-// limiter returns the bucket for a key, creating it full.
-func limiter(m map[string]*rate.Limiter, key string, b ec2limits.Bucket) *rate.Limiter {
-	l, ok := m[key]
+// limiter returns the bucket for a key, creating it full, with the refill rate it has
+// regained since EC2 last throttled it.
+func limiter(m map[string]*budget, key string, b ec2limits.Bucket, now time.Time) *rate.Limiter {
+	bu, ok := m[key]
 	if !ok {
-		l = rate.NewLimiter(rate.Limit(b.RefillPerSecond*refillMargin), int(b.Capacity))
-		m[key] = l
+		full := b.RefillPerSecond * refillMargin
+		bu = &budget{lim: rate.NewLimiter(rate.Limit(full), int(b.Capacity)), full: full, current: full}
+		m[key] = bu
 	}
-	return l
+	bu.regain(now)
+	return bu.lim
+}
+
+// throttled lowers the refill rate of the bucket EC2 throttled the call on: the
+// resource-token bucket for RequestResourceCountExceeded, the API's request bucket
+// otherwise. It is how the client learns that its share of the account's budget is
+// smaller than the documented one (other tools in the account spend it too).
+func (p *pacer) throttled(call callCost, code string) {
+	if p.limits == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var bu *budget
+	if code == "RequestResourceCountExceeded" {
+		bu = p.resource[call.operation]
+	} else {
+		bu = p.request[ec2limits.RequestKey(call.operation, call.filtered)]
+	}
+	if bu != nil {
+		bu.cut(time.Now())
+	}
 }
 
 // reservations takes the tokens one call needs from every bucket that applies.
@@ -80,11 +104,11 @@ func (p *pacer) reservations(now time.Time, call callCost) ([]*rate.Reservation,
 	}
 	if p.limits != nil {
 		key := ec2limits.RequestKey(call.operation, call.filtered)
-		if err := add(limiter(p.request, key, p.limits.Request(key)), 1, call.operation); err != nil {
+		if err := add(limiter(p.request, key, p.limits.Request(key), now), 1, call.operation); err != nil {
 			return nil, err
 		}
 		if b, ok := p.limits.Resource(call.operation); ok && call.resources > 0 {
-			if err := add(limiter(p.resource, call.operation, b), call.resources, call.operation+" resources"); err != nil {
+			if err := add(limiter(p.resource, call.operation, b, now), call.resources, call.operation+" resources"); err != nil {
 				cancelAll(now, rs)
 				return nil, err
 			}
