@@ -13,6 +13,11 @@ BUNDLE_CHANNELS := --channels=$(CHANNELS)
 BUNDLE_DEFAULT_CHANNEL := --default-channel=$(DEFAULT_CHANNEL)
 BUNDLE_METADATA_OPTS ?= $(BUNDLE_CHANNELS) $(BUNDLE_DEFAULT_CHANNEL)
 
+# OPENSHIFT_VERSIONS is the bundle's com.redhat.openshift.versions: "v4.17" lists the
+# bundle in the catalogs of OpenShift 4.17 and later. OpenShift 4.17 ships Kubernetes
+# 1.30, the CSV's minKubeVersion; test/olm checks that the two agree.
+OPENSHIFT_VERSIONS ?= v4.17
+
 # IMAGE_REPO is the registry and organisation of the release images. The bundle names
 # the operator image there by digest, and the catalog the bundle image.
 IMAGE_REPO ?= quay.io/ec2-operator
@@ -268,6 +273,7 @@ bundle: manifests kustomize operator-sdk images-tool ## Generate the OLM bundle 
 	(cd config/manager && $(KUSTOMIZE) edit set image controller=$$operator) && \
 	rm -rf bundle/manifests bundle/metadata bundle/tests && \
 	$(KUSTOMIZE) build config/manifests | $(OPERATOR_SDK) generate bundle $(BUNDLE_GEN_FLAGS) && \
+	hack/openshift-bundle-metadata.sh bundle bundle.Dockerfile "$(OPENSHIFT_VERSIONS)" && \
 	hack/pin-bundle.sh bundle "$(BUNDLE_CREATED_AT)" "$$operator" "$$scorecard"
 	$(OPERATOR_SDK) bundle validate ./bundle --select-optional suite=operatorframework
 

@@ -111,7 +111,7 @@ type EC2InstanceStatus struct {
 	// the spec; tags added outside Kubernetes are never touched.
 	// +optional
 	// +listType=set
-	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Managed Tag Keys",xDescriptors={"urn:alm:descriptor:text","urn:alm:descriptor:com.tectonic.ui:advanced"}
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Managed Tag Keys",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
 	ManagedTagKeys []string `json:"managedTagKeys,omitempty"`
 
 	// launchVolumeIds are the EBS volumes the instance was launched with. The operator

@@ -77,7 +77,7 @@ type EC2InstanceSpec struct {
 	// +listType=set
 	// +kubebuilder:validation:MaxItems=16
 	// +kubebuilder:validation:items:Pattern=`^sg-([0-9a-f]{8}|[0-9a-f]{17})$`
-	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Security Group IDs",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Security Group IDs"
 	SecurityGroupIDs []string `json:"securityGroupIds,omitempty"`
 
 	// keyName is the name of the EC2 key pair whose public key is installed for SSH.
