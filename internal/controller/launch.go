@@ -88,6 +88,9 @@ func (r *EC2InstanceReconciler) launch(ctx context.Context, s *instanceScope) (*
 	// EC2 allows few launches a second per account; while the budget is spent, the
 	// object waits its turn without holding a worker or writing anything.
 	if wait := s.ec2.LaunchDelay(); wait > maxLaunchWait {
+		// Nothing was sent under this token, and the checks above found nothing: the
+		// next pass goes straight to the launch, without listing or looking again.
+		r.launched.putNotSent(s.obj.UID, token)
 		return nil, ctrl.Result{RequeueAfter: wait + jitter(wait/10)}, nil
 	}
 

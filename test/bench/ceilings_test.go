@@ -14,6 +14,11 @@ type ceiling struct {
 	phase, what string
 	max         float64
 	value       func(phase) float64
+	// fixed is how many calls in all the phase may make on top of max per instance:
+	// the namespace's listing of owner-tagged instances, which the restore check
+	// before the first launches and the extras check of a deletion share (one call
+	// for the namespace, however many objects).
+	fixed float64
 }
 
 // callsOf is the per-instance count of one EC2 action.
@@ -23,16 +28,16 @@ func callsOf(action string) func(phase) float64 {
 
 // bulkCeilings are the targets for bulk changes, per instance.
 var bulkCeilings = []ceiling{
-	{"create", "RunInstances", 1.0, callsOf("RunInstances")},
-	{"create", "DescribeInstances", 0.2, callsOf("DescribeInstances")},
-	{"create", "DescribeInstanceAttribute", 0, callsOf("DescribeInstanceAttribute")},
-	{"create", "apiserver writes", 3, func(p phase) float64 { return float64(p.writes) / float64(p.n) }},
-	{"restart", "EC2 calls", 0.05, func(p phase) float64 { return float64(p.totalCalls()) / float64(p.n) }},
-	{"restart", "apiserver writes", 0, func(p phase) float64 { return float64(p.writes) / float64(p.n) }},
-	{"delete", "TerminateInstances", 1.0, callsOf("TerminateInstances")},
-	{"delete", "DescribeInstances", 0.2, callsOf("DescribeInstances")},
-	{"delete", "DescribeInstanceAttribute", 0, callsOf("DescribeInstanceAttribute")},
-	{"any", "RequestLimitExceeded answers (in all)", 0, func(p phase) float64 { return float64(p.throttled) }},
+	{"create", "RunInstances", 1.0, callsOf("RunInstances"), 0},
+	{"create", "DescribeInstances", 0.2, callsOf("DescribeInstances"), 1},
+	{"create", "DescribeInstanceAttribute", 0, callsOf("DescribeInstanceAttribute"), 0},
+	{"create", "apiserver writes", 3, func(p phase) float64 { return float64(p.writes) / float64(p.n) }, 0},
+	{"restart", "EC2 calls", 0.05, func(p phase) float64 { return float64(p.totalCalls()) / float64(p.n) }, 0},
+	{"restart", "apiserver writes", 0, func(p phase) float64 { return float64(p.writes) / float64(p.n) }, 0},
+	{"delete", "TerminateInstances", 1.0, callsOf("TerminateInstances"), 0},
+	{"delete", "DescribeInstances", 0.2, callsOf("DescribeInstances"), 1},
+	{"delete", "DescribeInstanceAttribute", 0, callsOf("DescribeInstanceAttribute"), 0},
+	{"any", "RequestLimitExceeded answers (in all)", 0, func(p phase) float64 { return float64(p.throttled) }, 0},
 }
 
 // checkCeilings fails for every count over its ceiling. With instant instances the
@@ -48,8 +53,9 @@ func checkCeilings(t *testing.T, phases []phase, instant bool) {
 			if c.phase == "create" && c.what == "apiserver writes" && !instant {
 				continue
 			}
-			if v := c.value(p); v > c.max+1e-9 {
-				t.Errorf("%s %s: %s %.3f, ceiling %.2f (calls %v, writes %d)", p.scenario, p.name, c.what, v, c.max, p.calls, p.writes)
+			limit := c.max + c.fixed/float64(p.n)
+			if v := c.value(p); v > limit+1e-9 {
+				t.Errorf("%s %s: %s %.3f, ceiling %.2f + %.0f in all (calls %v, writes %d)", p.scenario, p.name, c.what, v, c.max, c.fixed, p.calls, p.writes)
 			}
 		}
 	}

@@ -34,7 +34,12 @@ func (c *AWSClient) RunInstance(ctx context.Context, req LaunchRequest) (*Instan
 	// The next batched lookup refreshes the new instance with the others, and the
 	// next listing of its namespace shows it.
 	c.batcher.ahead.expect([]string{inst.ID})
-	c.owned.forget(req.Tags[TagOwnerNamespace])
+	listed := inst
+	if len(listed.Tags) == 0 {
+		// The tags were applied at launch (TagSpecifications); EC2's answer may omit them.
+		listed.Tags = req.Tags
+	}
+	c.owned.launched(req.Tags[TagOwnerNamespace], &listed)
 	return &inst, nil
 }
 

@@ -27,18 +27,34 @@ type ownedLister struct {
 
 	mu      sync.Mutex
 	entries map[string]*ownedListing
+	// recent holds the instances this client launched lately, per namespace. A listing
+	// that started before a launch answers with it too.
+	recent map[string][]recentLaunch
 }
+
+// recentLaunch is an instance this client launched, and when.
+type recentLaunch struct {
+	instance Instance
+	at       time.Time
+}
+
+// recentLaunchTTL is how long a launched instance is remembered for listings that
+// started before it; listings are shared for far less (DefaultOwnedTTL).
+const recentLaunchTTL = 30 * time.Second
 
 // ownedListing is one namespace's listing, in flight until done is closed.
 type ownedListing struct {
-	done      chan struct{}
+	done chan struct{}
+	// startedAt is when the listing was asked for; instances this client launched
+	// after it are added to its answer.
+	startedAt time.Time
 	fetchedAt time.Time
 	instances []Instance
 	err       error
 }
 
 func newOwnedLister(api awsec2.DescribeInstancesAPIClient, pageSize int32, ttl time.Duration) *ownedLister {
-	return &ownedLister{api: api, pageSize: pageSize, ttl: ttl, entries: map[string]*ownedListing{}}
+	return &ownedLister{api: api, pageSize: pageSize, ttl: ttl, entries: map[string]*ownedListing{}, recent: map[string][]recentLaunch{}}
 }
 
 // list returns the live instances tagged for namespace.
@@ -47,7 +63,7 @@ func (l *ownedLister) list(ctx context.Context, namespace string) ([]Instance, e
 	e, ok := l.entries[namespace]
 	fresh := ok && (!isClosed(e.done) || (e.err == nil && time.Since(e.fetchedAt) < l.ttl))
 	if !fresh {
-		e = &ownedListing{done: make(chan struct{})}
+		e = &ownedListing{done: make(chan struct{}), startedAt: time.Now()}
 		l.entries[namespace] = e
 		go l.fetch(namespace, e)
 	}
@@ -60,11 +76,55 @@ func (l *ownedLister) list(ctx context.Context, namespace string) ([]Instance, e
 	if e.err != nil {
 		return nil, e.err
 	}
-	out := make([]Instance, len(e.instances))
+	out := make([]Instance, 0, len(e.instances))
+	listed := map[string]bool{}
 	for i := range e.instances {
-		out[i] = *cloneInstance(&e.instances[i])
+		out = append(out, *cloneInstance(&e.instances[i]))
+		listed[e.instances[i].ID] = true
+	}
+	for _, r := range l.launchedSince(namespace, e.startedAt) {
+		if !listed[r.ID] {
+			out = append(out, r)
+		}
 	}
 	return out, nil
+}
+
+// launched adds an instance this client just launched to its namespace's listings,
+// so that a bulk create keeps sharing one listing instead of listing again after
+// every launch.
+func (l *ownedLister) launched(namespace string, inst *Instance) {
+	if namespace == "" {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.recent[namespace] = append(l.recent[namespace], recentLaunch{instance: *cloneInstance(inst), at: time.Now()})
+}
+
+// launchedSince returns copies of a namespace's launches after since, and drops those
+// older than recentLaunchTTL. A listing that started after a launch shows what EC2
+// says of it (terminated since, for example), so only later launches are added.
+func (l *ownedLister) launchedSince(namespace string, since time.Time) []Instance {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var keep []recentLaunch
+	var out []Instance
+	for _, r := range l.recent[namespace] {
+		if time.Since(r.at) >= recentLaunchTTL {
+			continue
+		}
+		keep = append(keep, r)
+		if r.at.After(since) {
+			out = append(out, *cloneInstance(&r.instance))
+		}
+	}
+	if len(keep) == 0 {
+		delete(l.recent, namespace)
+	} else {
+		l.recent[namespace] = keep
+	}
+	return out
 }
 
 // fetch runs one listing with its own context: it serves every caller of the
@@ -108,8 +168,8 @@ func isClosed(ch chan struct{}) bool {
 	}
 }
 
-// forget drops a namespace's listing: this client just launched or tagged an instance
-// for it, which a listing from before would not show.
+// forget drops a namespace's listing: this client just tagged an instance for it
+// (took it over), which a listing from before shows with the old tags.
 func (l *ownedLister) forget(namespace string) {
 	if namespace == "" {
 		return

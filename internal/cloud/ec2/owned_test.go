@@ -56,3 +56,49 @@ func TestOwnedInstancesListsANamespacesLiveInstancesInOneSharedCall(t *testing.T
 		t.Errorf("six listings of one namespace made %d DescribeInstances calls, want 1", n)
 	}
 }
+
+func TestALaunchJoinsTheSharedListingInsteadOfEndingIt(t *testing.T) {
+	e := newSimEnv(t, ec2sim.Config{Seed: 7}, Options{})
+	ctx := context.Background()
+	launch := func(name string) *Instance {
+		req := basicLaunch("bulk-" + name)
+		req.Tags = OwnershipTags("bulk", name, "uid-"+name)
+		inst, err := e.client.RunInstance(ctx, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return inst
+	}
+	first := launch("a")
+	if _, err := e.client.OwnedInstances(ctx, "bulk"); err != nil {
+		t.Fatal(err)
+	}
+	// A bulk create: every object lists, then launches. Each launch must not send the
+	// next object to EC2 for a listing of its own.
+	var launched []*Instance
+	for _, name := range []string{"b", "c", "d"} {
+		if _, err := e.client.OwnedInstances(ctx, "bulk"); err != nil {
+			t.Fatal(err)
+		}
+		launched = append(launched, launch(name))
+	}
+	got, err := e.client.OwnedInstances(ctx, "bulk")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := e.sim.Calls("DescribeInstances"); n != 1 {
+		t.Errorf("listings around four launches made %d DescribeInstances calls, want the one shared", n)
+	}
+	ids := map[string]string{}
+	for _, i := range got {
+		ids[i.ID] = i.Tags[TagOwnerName]
+	}
+	if len(got) != 4 || ids[first.ID] != "a" {
+		t.Errorf("listing %v, want the four instances with their owner names", ids)
+	}
+	for _, l := range launched {
+		if ids[l.ID] == "" {
+			t.Errorf("instance %s launched after the listing is missing from it or has no owner tag: %v", l.ID, ids)
+		}
+	}
+}
