@@ -182,6 +182,16 @@ controller-gen: $(CONTROLLER_GEN) ## Download controller-gen locally if necessar
 $(CONTROLLER_GEN): $(LOCALBIN)
 	$(call go-install-tool,$(CONTROLLER_GEN),sigs.k8s.io/controller-tools/cmd/controller-gen,$(CONTROLLER_TOOLS_VERSION))
 
+# promtool runs the alert rules' unit tests (test/olm/testdata/alerts.test.yaml).
+# Prometheus v3's Go module versions are v0.3xx; v0.316.0 is Prometheus 3.16.
+PROMTOOL ?= $(LOCALBIN)/promtool
+PROMTOOL_VERSION ?= v0.316.0
+
+.PHONY: promtool
+promtool: $(PROMTOOL) ## Build promtool into bin/ if necessary (about 5 minutes once).
+$(PROMTOOL): $(LOCALBIN)
+	$(call go-install-tool,$(PROMTOOL),github.com/prometheus/prometheus/cmd/promtool,$(PROMTOOL_VERSION))
+
 .PHONY: envtest
 envtest: $(ENVTEST) ## Download setup-envtest locally if necessary.
 $(ENVTEST): $(LOCALBIN)
@@ -382,5 +392,5 @@ images-push: images-tool ## Push the release images by digest, then tag them v$(
 
 # make test runs the OLM checks in test/olm, which compare the CSV with `kustomize build`.
 .PHONY: test-olm-prereqs
-test-olm-prereqs: kustomize
+test-olm-prereqs: kustomize promtool
 test: test-olm-prereqs

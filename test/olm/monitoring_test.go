@@ -223,8 +223,11 @@ func TestPrometheusRuleAlertsHaveRunbooks(t *testing.T) {
 			}
 			alerts = append(alerts, r.Alert)
 			checkMetricNames(t, known, "alert "+r.Alert, r.Expr.String())
-			if r.Labels["severity"] != "warning" && r.Labels["severity"] != "critical" {
-				t.Errorf("alert %s severity = %q", r.Alert, r.Labels["severity"])
+			// OpenShift's alerting conventions keep critical for alerts that need a human
+			// on the cluster at once (openshift/enhancements, monitoring/alerting-consistency.md).
+			// Nothing this operator reports is that: instances keep running while it is down.
+			if r.Labels["severity"] != "warning" && r.Labels["severity"] != "info" {
+				t.Errorf("alert %s severity = %q, want warning or info", r.Alert, r.Labels["severity"])
 			}
 			if r.For == nil || *r.For == "" {
 				t.Errorf("alert %s has no for: duration", r.Alert)

@@ -1,0 +1,209 @@
+package release
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"fmt"
+	"math/big"
+	"net"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	operatorsv1alpha1 "github.com/operator-framework/api/pkg/operators/v1alpha1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+
+	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
+	"github.com/ec2-operator/ec2-operator/internal/ec2sim"
+)
+
+// TestOperatorImageTrustsTheClusterCABundleWhereTheDeploymentMountsIt puts an EC2
+// endpoint behind TLS with a certificate from a CA of its own, as a TLS-inspecting
+// proxy does, and runs the manager from the operator image against it twice: without
+// the CA it cannot reach EC2; with the CA where the bundle's Deployment mounts the
+// cluster's trusted CA bundle (the ConfigMap OpenShift injects), an EC2Instance
+// becomes Ready.
+func TestOperatorImageTrustsTheClusterCABundleWhereTheDeploymentMountsIt(t *testing.T) {
+	mountPath := trustedCAMountPath(t)
+	caPEM, serverCert := testCA(t)
+	srv := httptest.NewUnstartedServer(ec2sim.New(ec2sim.Config{}))
+	srv.TLS = &tls.Config{Certificates: []tls.Certificate{serverCert}}
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+
+	k8s, err := client.New(env.Kube.Config, client.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kubeconfig, err := os.ReadFile(env.Kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, cf := hostImage(t, "operator")
+
+	// run starts the manager from a fresh copy of the image's filesystem, with the
+	// given files added, creates an EC2Instance and waits until its Ready condition
+	// passes check.
+	run := func(name string, files map[string][]byte, check func(*metav1.Condition) string) {
+		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "trust-"}}
+		if err := k8s.Create(context.Background(), ns); err != nil {
+			t.Fatal(err)
+		}
+		rootfs := unpack(t, img)
+		writeInto(t, rootfs, kubeconfigPath, kubeconfig)
+		for p, data := range files {
+			writeInto(t, rootfs, p, data)
+		}
+		manager := startContainer(t, name, rootfs, cf.Config.User,
+			append(cf.Config.Entrypoint, "--health-probe-bind-address="+freeAddr(t), "--metrics-bind-address=0",
+				"--watch-namespaces="+ns.Name, "--resync-period=5s", "--poll-interval=1s"),
+			append(cf.Config.Env,
+				"KUBECONFIG="+kubeconfigPath,
+				"AWS_REGION="+ec2sim.DefaultRegion,
+				"AWS_ENDPOINT_URL_EC2="+srv.URL,
+				"AWS_ACCESS_KEY_ID=release-test",
+				"AWS_SECRET_ACCESS_KEY=release-test",
+				"AWS_EC2_METADATA_DISABLED=true",
+			))
+		defer manager.stop()
+		obj := &computev1alpha1.EC2Instance{
+			ObjectMeta: metav1.ObjectMeta{Name: "behind-tls", Namespace: ns.Name},
+			Spec: computev1alpha1.EC2InstanceSpec{
+				ImageID:      ec2sim.DefaultImageID,
+				InstanceType: "t3.micro",
+				SubnetID:     ec2sim.DefaultSubnetIDs[0],
+			},
+		}
+		if err := k8s.Create(context.Background(), obj); err != nil {
+			t.Fatal(err)
+		}
+		eventually(t, 90*time.Second, func() string {
+			select {
+			case <-manager.done:
+				t.Fatalf("the manager exited: %v", manager.err)
+			default:
+			}
+			got := &computev1alpha1.EC2Instance{}
+			if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(obj), got); err != nil {
+				return err.Error()
+			}
+			return check(meta.FindStatusCondition(got.Status.Conditions, computev1alpha1.ConditionReady))
+		})
+	}
+
+	run("manager-without-ca", nil, func(c *metav1.Condition) string {
+		if c == nil || c.Status != metav1.ConditionFalse || !strings.Contains(c.Message, "certificate") {
+			return fmt.Sprintf("Ready %+v, want False with a certificate error", c)
+		}
+		return ""
+	})
+	run("manager-with-ca", map[string][]byte{filepath.Join(mountPath, "ca-bundle.crt"): caPEM}, func(c *metav1.Condition) string {
+		if c == nil || c.Status != metav1.ConditionTrue {
+			return fmt.Sprintf("Ready %+v, want True", c)
+		}
+		return ""
+	})
+}
+
+// trustedCAMountPath is where the bundle's Deployment mounts the trusted CA bundle
+// ConfigMap, checked to be the ConfigMap OpenShift injects into.
+func trustedCAMountPath(t *testing.T) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(root, "bundle/manifests/ec2-operator.clusterserviceversion.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var csv operatorsv1alpha1.ClusterServiceVersion
+	if err := yaml.Unmarshal(data, &csv); err != nil {
+		t.Fatal(err)
+	}
+	var cm corev1.ConfigMap
+	cmData, err := os.ReadFile(filepath.Join(root, "bundle/manifests/ec2-operator-trusted-ca-bundle_v1_configmap.yaml"))
+	if err != nil {
+		t.Fatalf("the bundle has no trusted CA bundle ConfigMap: %v", err)
+	}
+	if err := yaml.Unmarshal(cmData, &cm); err != nil {
+		t.Fatal(err)
+	}
+	if cm.Labels["config.openshift.io/inject-trusted-cabundle"] != "true" {
+		t.Errorf("ConfigMap %s is not labelled for OpenShift's CA injection: %v", cm.Name, cm.Labels)
+	}
+	pod := csv.Spec.InstallStrategy.StrategySpec.DeploymentSpecs[0].Spec.Template.Spec
+	volume := ""
+	for _, v := range pod.Volumes {
+		if v.ConfigMap != nil && v.ConfigMap.Name == cm.Name {
+			if v.ConfigMap.Optional == nil || !*v.ConfigMap.Optional {
+				t.Errorf("volume %s must be optional: the ConfigMap is empty off OpenShift", v.Name)
+			}
+			volume = v.Name
+		}
+	}
+	if volume == "" {
+		t.Fatalf("the Deployment mounts no volume of ConfigMap %s", cm.Name)
+	}
+	for _, c := range pod.Containers {
+		for _, m := range c.VolumeMounts {
+			if m.Name == volume {
+				return m.MountPath
+			}
+		}
+	}
+	t.Fatalf("no container mounts volume %s", volume)
+	return ""
+}
+
+// testCA returns a new CA's certificate in PEM and a server certificate for
+// 127.0.0.1 that it signed.
+func testCA(t *testing.T) ([]byte, tls.Certificate) {
+	t.Helper()
+	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ca := &x509.Certificate{
+		SerialNumber:          big.NewInt(1),
+		Subject:               pkix.Name{CommonName: "TLS-inspecting proxy CA"},
+		NotBefore:             time.Now().Add(-time.Hour),
+		NotAfter:              time.Now().Add(time.Hour),
+		IsCA:                  true,
+		KeyUsage:              x509.KeyUsageCertSign,
+		BasicConstraintsValid: true,
+	}
+	caDER, err := x509.CreateCertificate(rand.Reader, ca, ca, &caKey.PublicKey, caKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ca, _ = x509.ParseCertificate(caDER)
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	leaf := &x509.Certificate{
+		SerialNumber: big.NewInt(2),
+		Subject:      pkix.Name{CommonName: "ec2.us-east-1.amazonaws.com"},
+		IPAddresses:  []net.IP{net.ParseIP("127.0.0.1")},
+		NotBefore:    time.Now().Add(-time.Hour),
+		NotAfter:     time.Now().Add(time.Hour),
+		KeyUsage:     x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	leafDER, err := x509.CreateCertificate(rand.Reader, leaf, ca, &key.PublicKey, caKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER}),
+		tls.Certificate{Certificate: [][]byte{leafDER}, PrivateKey: key}
+}
