@@ -90,8 +90,10 @@ func startContainer(t *testing.T, name, rootfs, user string, argv, environ []str
 	t.Helper()
 	uid, gid := parseUser(t, user)
 	// Container runtimes (and the kubelet) provide /etc/hosts; programs resolve
-	// localhost through it.
-	writeInto(t, rootfs, "/etc/hosts", []byte("127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n"))
+	// localhost through it. A test may have written one with more names.
+	if _, err := os.Stat(filepath.Join(rootfs, "etc/hosts")); err != nil {
+		writeInto(t, rootfs, "/etc/hosts", []byte(localHosts))
+	}
 	c := &container{name: name, out: &syncBuffer{}, done: make(chan struct{})}
 	c.cmd = exec.Command(argv[0], argv[1:]...)
 	c.cmd.Path = argv[0] // a path inside the image, resolved after the chroot
@@ -184,6 +186,9 @@ func stopAll() {
 		return true
 	})
 }
+
+// localHosts is the /etc/hosts a container runtime writes for a pod on the host network.
+const localHosts = "127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n"
 
 // writeInto writes a file into an unpacked image, readable by the image's user, as a
 // mounted Secret or ConfigMap would be.

@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	v1 "github.com/google/go-containerregistry/pkg/v1"
 	operatorsv1alpha1 "github.com/operator-framework/api/pkg/operators/v1alpha1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -44,77 +45,92 @@ func TestOperatorImageTrustsTheClusterCABundleWhereTheDeploymentMountsIt(t *test
 	srv.StartTLS()
 	t.Cleanup(srv.Close)
 
-	k8s, err := client.New(env.Kube.Config, client.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	kubeconfig, err := os.ReadFile(env.Kubeconfig)
-	if err != nil {
-		t.Fatal(err)
-	}
 	img, cf := hostImage(t, "operator")
-
-	// run starts the manager from a fresh copy of the image's filesystem, with the
-	// given files added, creates an EC2Instance and waits until its Ready condition
-	// passes check.
-	run := func(name string, files map[string][]byte, check func(*metav1.Condition) string) {
-		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "trust-"}}
-		if err := k8s.Create(context.Background(), ns); err != nil {
-			t.Fatal(err)
-		}
-		rootfs := unpack(t, img)
-		writeInto(t, rootfs, kubeconfigPath, kubeconfig)
-		for p, data := range files {
-			writeInto(t, rootfs, p, data)
-		}
-		manager := startContainer(t, name, rootfs, cf.Config.User,
-			append(cf.Config.Entrypoint, "--health-probe-bind-address="+freeAddr(t), "--metrics-bind-address=0",
-				"--watch-namespaces="+ns.Name, "--resync-period=5s", "--poll-interval=1s"),
-			append(cf.Config.Env,
-				"KUBECONFIG="+kubeconfigPath,
-				"AWS_REGION="+ec2sim.DefaultRegion,
-				"AWS_ENDPOINT_URL_EC2="+srv.URL,
-				"AWS_ACCESS_KEY_ID=release-test",
-				"AWS_SECRET_ACCESS_KEY=release-test",
-				"AWS_EC2_METADATA_DISABLED=true",
-			))
-		defer manager.stop()
-		obj := &computev1alpha1.EC2Instance{
-			ObjectMeta: metav1.ObjectMeta{Name: "behind-tls", Namespace: ns.Name},
-			Spec: computev1alpha1.EC2InstanceSpec{
-				ImageID:      ec2sim.DefaultImageID,
-				InstanceType: "t3.micro",
-				SubnetID:     ec2sim.DefaultSubnetIDs[0],
-			},
-		}
-		if err := k8s.Create(context.Background(), obj); err != nil {
-			t.Fatal(err)
-		}
-		eventually(t, 90*time.Second, func() string {
-			select {
-			case <-manager.done:
-				t.Fatalf("the manager exited: %v", manager.err)
-			default:
-			}
-			got := &computev1alpha1.EC2Instance{}
-			if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(obj), got); err != nil {
-				return err.Error()
-			}
-			return check(meta.FindStatusCondition(got.Status.Conditions, computev1alpha1.ConditionReady))
-		})
-	}
-
-	run("manager-without-ca", nil, func(c *metav1.Condition) string {
+	endpoint := []string{"AWS_ENDPOINT_URL_EC2=" + srv.URL}
+	runImageManager(t, img, cf, imageRun{name: "manager-without-ca", env: endpoint}, func(c *metav1.Condition) string {
 		if c == nil || c.Status != metav1.ConditionFalse || !strings.Contains(c.Message, "certificate") {
 			return fmt.Sprintf("Ready %+v, want False with a certificate error", c)
 		}
 		return ""
 	})
-	run("manager-with-ca", map[string][]byte{filepath.Join(mountPath, "ca-bundle.crt"): caPEM}, func(c *metav1.Condition) string {
+	withCA := imageRun{name: "manager-with-ca", env: endpoint, files: map[string][]byte{filepath.Join(mountPath, "ca-bundle.crt"): caPEM}}
+	runImageManager(t, img, cf, withCA, func(c *metav1.Condition) string {
 		if c == nil || c.Status != metav1.ConditionTrue {
 			return fmt.Sprintf("Ready %+v, want True", c)
 		}
 		return ""
+	})
+}
+
+// imageRun is one run of the manager from the operator image.
+type imageRun struct {
+	name string
+	// files are added to a fresh copy of the image's filesystem, as mounts would be.
+	files map[string][]byte
+	// env is added to the image's environment, after the test's AWS settings.
+	env []string
+	// kubeconfig replaces the test control plane's kubeconfig.
+	kubeconfig []byte
+}
+
+// runImageManager starts the manager from the operator image as r says, creates an
+// EC2Instance in a namespace of its own and waits until its Ready condition passes
+// check, then stops the manager.
+func runImageManager(t *testing.T, img v1.Image, cf *v1.ConfigFile, r imageRun, check func(*metav1.Condition) string) {
+	t.Helper()
+	k8s, err := client.New(env.Kube.Config, client.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kubeconfig := r.kubeconfig
+	if kubeconfig == nil {
+		if kubeconfig, err = os.ReadFile(env.Kubeconfig); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "image-run-"}}
+	if err := k8s.Create(context.Background(), ns); err != nil {
+		t.Fatal(err)
+	}
+	rootfs := unpack(t, img)
+	writeInto(t, rootfs, kubeconfigPath, kubeconfig)
+	for p, data := range r.files {
+		writeInto(t, rootfs, p, data)
+	}
+	environ := append(cf.Config.Env,
+		"KUBECONFIG="+kubeconfigPath,
+		"AWS_REGION="+ec2sim.DefaultRegion,
+		"AWS_ACCESS_KEY_ID=release-test",
+		"AWS_SECRET_ACCESS_KEY=release-test",
+		"AWS_EC2_METADATA_DISABLED=true",
+	)
+	manager := startContainer(t, r.name, rootfs, cf.Config.User,
+		append(cf.Config.Entrypoint, "--health-probe-bind-address="+freeAddr(t), "--metrics-bind-address=0",
+			"--watch-namespaces="+ns.Name, "--resync-period=5s", "--poll-interval=1s"),
+		append(environ, r.env...))
+	defer manager.stop()
+	obj := &computev1alpha1.EC2Instance{
+		ObjectMeta: metav1.ObjectMeta{Name: "from-image", Namespace: ns.Name},
+		Spec: computev1alpha1.EC2InstanceSpec{
+			ImageID:      ec2sim.DefaultImageID,
+			InstanceType: "t3.micro",
+			SubnetID:     ec2sim.DefaultSubnetIDs[0],
+		},
+	}
+	if err := k8s.Create(context.Background(), obj); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 90*time.Second, func() string {
+		select {
+		case <-manager.done:
+			t.Fatalf("the manager exited: %v", manager.err)
+		default:
+		}
+		got := &computev1alpha1.EC2Instance{}
+		if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(obj), got); err != nil {
+			return err.Error()
+		}
+		return check(meta.FindStatusCondition(got.Status.Conditions, computev1alpha1.ConditionReady))
 	})
 }
 
@@ -166,8 +182,8 @@ func trustedCAMountPath(t *testing.T) string {
 }
 
 // testCA returns a new CA's certificate in PEM and a server certificate for
-// 127.0.0.1 that it signed.
-func testCA(t *testing.T) ([]byte, tls.Certificate) {
+// 127.0.0.1 and dnsNames that it signed.
+func testCA(t *testing.T, dnsNames ...string) ([]byte, tls.Certificate) {
 	t.Helper()
 	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
@@ -195,6 +211,7 @@ func testCA(t *testing.T) ([]byte, tls.Certificate) {
 		SerialNumber: big.NewInt(2),
 		Subject:      pkix.Name{CommonName: "ec2.us-east-1.amazonaws.com"},
 		IPAddresses:  []net.IP{net.ParseIP("127.0.0.1")},
+		DNSNames:     dnsNames,
 		NotBefore:    time.Now().Add(-time.Hour),
 		NotAfter:     time.Now().Add(time.Hour),
 		KeyUsage:     x509.KeyUsageDigitalSignature,
