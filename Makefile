@@ -25,7 +25,9 @@ IMAGE_REPO ?= quay.io/ec2-operator
 # and -scorecard.
 IMAGE_TAG_BASE ?= $(IMAGE_REPO)/ec2-operator
 BUNDLE_IMG ?= $(IMAGE_TAG_BASE)-bundle:v$(VERSION)
-BUNDLE_GEN_FLAGS ?= -q --overwrite --version $(VERSION) $(BUNDLE_METADATA_OPTS)
+# --extra-service-accounts: the metrics reader's RBAC goes into the CSV, so that OLM
+# binds it in the namespace it installs into (see config/openshift).
+BUNDLE_GEN_FLAGS ?= -q --overwrite --version $(VERSION) $(BUNDLE_METADATA_OPTS) --extra-service-accounts ec2-operator-metrics-reader
 # IMG is the operator image by tag, for `make docker-build deploy` with an engine. The
 # bundle does not use it: it names the image that `make images` builds, by digest.
 IMG ?= $(IMAGE_TAG_BASE):v$(VERSION)

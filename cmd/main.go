@@ -24,6 +24,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
@@ -44,6 +45,7 @@ import (
 	"github.com/ec2-operator/ec2-operator/internal/controller"
 	"github.com/ec2-operator/ec2-operator/internal/credentials"
 	"github.com/ec2-operator/ec2-operator/internal/metrics"
+	"github.com/ec2-operator/ec2-operator/internal/monitoring"
 	"github.com/ec2-operator/ec2-operator/internal/version"
 )
 
@@ -140,6 +142,9 @@ func run(ctx context.Context, opts options) error {
 	if err := reconciler.SetupWithManager(mgr); err != nil {
 		return err
 	}
+	if err := addMonitoringFixer(mgr); err != nil {
+		return err
+	}
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
 		return err
 	}
@@ -225,4 +230,25 @@ func setupTokenAuthAWS(ctx context.Context, cfg *rest.Config) error {
 	setupLog.Info("using AWS web identity credentials from the Cloud Credential Operator",
 		"roleARN", credOpts.RoleARN, "profile", profile)
 	return nil
+}
+
+// addMonitoringFixer keeps the bundle's monitoring objects right for the namespace the
+// manager runs in (see internal/monitoring), when it runs in a cluster (POD_NAMESPACE
+// is set from the downward API); run from a workstation it does nothing.
+func addMonitoringFixer(mgr ctrl.Manager) error {
+	ns := os.Getenv(credentials.NamespaceEnv)
+	if ns == "" {
+		return nil
+	}
+	direct, err := client.New(mgr.GetConfig(), client.Options{Scheme: scheme, Mapper: mgr.GetRESTMapper()})
+	if err != nil {
+		return err
+	}
+	return mgr.Add(&monitoring.Fixer{
+		Client:   direct,
+		Objects:  monitoring.DefaultObjects(ns),
+		Interval: 5 * time.Minute,
+		Retry:    10 * time.Second,
+		Log:      ctrl.Log.WithName("monitoring"),
+	})
 }

@@ -58,10 +58,19 @@ func TestCSVInstallStrategyIsTheKustomizeDeployment(t *testing.T) {
 	wantCluster, wantNS := boundRules(t, objs, managerSA)
 	var gotCluster, gotNS []rbacv1.PolicyRule
 	for _, p := range strategy.ClusterPermissions {
-		if p.ServiceAccountName != managerSA {
+		switch p.ServiceAccountName {
+		case managerSA:
+			gotCluster = append(gotCluster, p.Rules...)
+		case metricsReaderSA:
+			// The scraper's identity: OLM binds these rules to the ServiceAccount in the
+			// namespace it installs into, as config/openshift binds them in the suggested one.
+			want, _ := boundRules(t, append(objs, openshiftObjects(t)...), metricsReaderSA)
+			if !sameRules(p.Rules, want) {
+				t.Errorf("clusterPermissions of %s differ from config/openshift:\nCSV: %s\nconfig: %s", metricsReaderSA, mustJSON(p.Rules), mustJSON(want))
+			}
+		default:
 			t.Errorf("clusterPermissions for unexpected service account %q", p.ServiceAccountName)
 		}
-		gotCluster = append(gotCluster, p.Rules...)
 	}
 	for _, p := range strategy.Permissions {
 		if p.ServiceAccountName != managerSA {

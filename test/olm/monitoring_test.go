@@ -164,18 +164,23 @@ func TestServiceMonitorSatisfiesUserWorkloadMonitoring(t *testing.T) {
 	find(t, objs, "ServiceAccount", scraperSA)
 
 	// The scrapers are bound to the metrics-reader ClusterRole that config/rbac defines.
-	var binding rbacv1.ClusterRoleBinding
-	into(t, find(t, objs, "ClusterRoleBinding", "").Object, &binding)
 	defaults := kustomize(t, "config/default")
-	reader := find(t, defaults, "ClusterRole", binding.RoleRef.Name)
-	var role rbacv1.ClusterRole
-	into(t, reader.Object, &role)
-	if !hasNonResourceRule(role.Rules, "/metrics", "get") {
-		t.Errorf("ClusterRole %s does not allow GET /metrics", role.Name)
-	}
 	subjects := map[string]bool{}
-	for _, sub := range binding.Subjects {
-		subjects[sub.Namespace+"/"+sub.Name] = true
+	for _, o := range objs {
+		if o.GetKind() != "ClusterRoleBinding" {
+			continue
+		}
+		var binding rbacv1.ClusterRoleBinding
+		into(t, o.Object, &binding)
+		reader := find(t, append(defaults, objs...), "ClusterRole", binding.RoleRef.Name)
+		var role rbacv1.ClusterRole
+		into(t, reader.Object, &role)
+		if !hasNonResourceRule(role.Rules, "/metrics", "get") {
+			t.Errorf("ClusterRole %s does not allow GET /metrics", role.Name)
+		}
+		for _, sub := range binding.Subjects {
+			subjects[sub.Namespace+"/"+sub.Name] = true
+		}
 	}
 	for _, want := range []string{installNS + "/" + scraperSA, "openshift-user-workload-monitoring/prometheus-user-workload"} {
 		if !subjects[want] {

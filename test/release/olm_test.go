@@ -19,6 +19,7 @@ import (
 	operatorsv1 "github.com/operator-framework/api/pkg/operators/v1"
 	operatorsv1alpha1 "github.com/operator-framework/api/pkg/operators/v1alpha1"
 	appsv1 "k8s.io/api/apps/v1"
+	authorizationv1 "k8s.io/api/authorization/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -229,6 +230,28 @@ func TestOLMResolvesTheOperatorFromTheCatalogImageAndUnpacksTheDigestPinnedBundl
 		return ""
 	})
 	t.Logf("OLM created Deployment %s/%s running %s; its pod needs a kubelet, which envtest has not", target.Name, deployment, image)
+
+	// 6. Monitoring in the namespace OLM installed into (not the suggested one): the
+	// ServiceMonitor's token identity exists there and may read /metrics, through the
+	// CSV's clusterPermissions that OLM bound in this namespace.
+	reader := "system:serviceaccount:" + target.Name + ":ec2-operator-metrics-reader"
+	eventually(t, 120*time.Second, func() string {
+		if err := k8s.Get(ctx, client.ObjectKey{Namespace: target.Name, Name: "ec2-operator-metrics-reader"}, &corev1.ServiceAccount{}); err != nil {
+			return "the metrics reader's ServiceAccount: " + err.Error()
+		}
+		sar := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
+			User:                  reader,
+			Groups:                []string{"system:serviceaccounts", "system:serviceaccounts:" + target.Name, "system:authenticated"},
+			NonResourceAttributes: &authorizationv1.NonResourceAttributes{Path: "/metrics", Verb: "get"},
+		}}
+		if err := k8s.Create(ctx, sar); err != nil {
+			return err.Error()
+		}
+		if !sar.Status.Allowed {
+			return fmt.Sprintf("%s may not GET /metrics: %s", reader, sar.Status.Reason)
+		}
+		return ""
+	})
 }
 
 // startProcess runs a program of the test (OLM's operators) with the control plane's
