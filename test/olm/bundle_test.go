@@ -299,16 +299,7 @@ func TestBundleCRDIsTheGeneratedCRD(t *testing.T) {
 // TestBundleDockerfileLabelsMatchTheBundleAnnotations: the image labels are what a
 // registry-based install reads; annotations.yaml is what opm reads from the directory.
 func TestBundleDockerfileLabelsMatchTheBundleAnnotations(t *testing.T) {
-	var meta struct {
-		Annotations map[string]string `json:"annotations"`
-	}
-	data, err := os.ReadFile(path("bundle/metadata/annotations.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := yaml.UnmarshalStrict(data, &meta); err != nil {
-		t.Fatal(err)
-	}
+	annotations := bundleAnnotations(t)
 	f, err := os.Open(path("bundle.Dockerfile"))
 	if err != nil {
 		t.Fatal(err)
@@ -323,9 +314,9 @@ func TestBundleDockerfileLabelsMatchTheBundleAnnotations(t *testing.T) {
 			labels[k] = v
 		}
 	}
-	if !equality.Semantic.DeepEqual(labels, meta.Annotations) {
+	if !equality.Semantic.DeepEqual(labels, annotations) {
 		t.Errorf("bundle.Dockerfile labels differ from bundle/metadata/annotations.yaml:\nlabels: %s\nannotations: %s",
-			mustJSON(labels), mustJSON(meta.Annotations))
+			mustJSON(labels), mustJSON(annotations))
 	}
 	want := map[string]string{
 		"operators.operatorframework.io.bundle.package.v1":         packageName,
@@ -336,8 +327,8 @@ func TestBundleDockerfileLabelsMatchTheBundleAnnotations(t *testing.T) {
 		"operators.operatorframework.io.test.config.v1":            "tests/scorecard/",
 	}
 	for k, v := range want {
-		if meta.Annotations[k] != v {
-			t.Errorf("bundle annotation %s = %q, want %q", k, meta.Annotations[k], v)
+		if annotations[k] != v {
+			t.Errorf("bundle annotation %s = %q, want %q", k, annotations[k], v)
 		}
 	}
 }

@@ -14,7 +14,6 @@ import (
 
 	scapiv1alpha3 "github.com/operator-framework/api/pkg/apis/scorecard/v1alpha3"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -90,27 +89,12 @@ func TestOperatorImageRunsTheManagerAsItsUserAndTheScorecardTestPasses(t *testin
 	}
 
 	t.Run("an EC2Instance becomes Ready", func(t *testing.T) {
-		obj := &computev1alpha1.EC2Instance{
-			ObjectMeta: metav1.ObjectMeta{Name: "from-image", Namespace: ns.Name},
-			Spec: computev1alpha1.EC2InstanceSpec{
-				ImageID:      ec2sim.DefaultImageID,
-				InstanceType: "t3.micro",
-				SubnetID:     ec2sim.DefaultSubnetIDs[0],
-			},
-		}
-		if err := k8s.Create(context.Background(), obj); err != nil {
-			t.Fatal(err)
-		}
-		eventually(t, 90*time.Second, func() string {
-			got := &computev1alpha1.EC2Instance{}
-			if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(obj), got); err != nil {
-				return err.Error()
-			}
-			if !meta.IsStatusConditionTrue(got.Status.Conditions, computev1alpha1.ConditionReady) {
-				return fmt.Sprintf("not Ready: %+v", got.Status.Conditions)
+		waitObjectReady(t, k8s, ns.Name, "from-image", func(c *metav1.Condition) string {
+			if c == nil || c.Status != metav1.ConditionTrue {
+				return fmt.Sprintf("not Ready: %+v", c)
 			}
 			return ""
-		})
+		}, nil)
 	})
 
 	t.Run("the custom scorecard test passes", func(t *testing.T) {

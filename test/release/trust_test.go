@@ -109,8 +109,15 @@ func runImageManager(t *testing.T, img v1.Image, cf *v1.ConfigFile, r imageRun, 
 			"--watch-namespaces="+ns.Name, "--resync-period=5s", "--poll-interval=1s"),
 		append(environ, r.env...))
 	defer manager.stop()
+	waitObjectReady(t, k8s, ns.Name, "from-image", check, manager)
+}
+
+// waitObjectReady creates an EC2Instance that the emulator can launch and waits until
+// its Ready condition passes check, failing at once if the manager (when given) exits.
+func waitObjectReady(t *testing.T, k8s client.Client, namespace, name string, check func(*metav1.Condition) string, manager *container) {
+	t.Helper()
 	obj := &computev1alpha1.EC2Instance{
-		ObjectMeta: metav1.ObjectMeta{Name: "from-image", Namespace: ns.Name},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace},
 		Spec: computev1alpha1.EC2InstanceSpec{
 			ImageID:      ec2sim.DefaultImageID,
 			InstanceType: "t3.micro",
@@ -121,10 +128,12 @@ func runImageManager(t *testing.T, img v1.Image, cf *v1.ConfigFile, r imageRun, 
 		t.Fatal(err)
 	}
 	eventually(t, 90*time.Second, func() string {
-		select {
-		case <-manager.done:
-			t.Fatalf("the manager exited: %v", manager.err)
-		default:
+		if manager != nil {
+			select {
+			case <-manager.done:
+				t.Fatalf("the manager exited: %v", manager.err)
+			default:
+			}
 		}
 		got := &computev1alpha1.EC2Instance{}
 		if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(obj), got); err != nil {
