@@ -36,6 +36,11 @@ IMG ?= $(IMAGE_TAG_BASE):v$(VERSION)
 # the k8s.io libraries in go.mod (v0.37.x); ETCD_VERSION is the etcd that version targets.
 ENVTEST_K8S_VERSION ?= 1.37.2
 ETCD_VERSION ?= 3.7.3
+# ENVTEST_MIN_K8S_VERSION is the oldest Kubernetes the bundle supports: the CSV's
+# minKubeVersion, the Kubernetes of OpenShift 4.17 (com.redhat.openshift.versions).
+# The API tests run against it too, since CEL functions and cost budgets differ by
+# version and a CRD the oldest API server rejects is a broken install there.
+ENVTEST_MIN_K8S_VERSION ?= 1.30.14
 
 CONTAINER_TOOL ?= docker
 
@@ -83,10 +88,18 @@ verify-fmt: ## Fail when gofmt would change a file.
 TEST_FLAGS ?=
 
 .PHONY: test
-test: verify-fmt vet verify-generated setup-envtest images olm-tools ## Run every test against a real kube-apiserver + etcd (envtest) and the EC2 emulator, and the release images.
+test: verify-fmt vet verify-generated setup-envtest images olm-tools test-min-kube ## Run every test against a real kube-apiserver + etcd (envtest) and the EC2 emulator, and the release images.
 	KUBEBUILDER_ASSETS="$$($(ENVTEST) use $(ENVTEST_K8S_VERSION) --bin-dir $(LOCALBIN) -i -p path)" \
 	IMAGES_DIR=$(IMAGES_DIR) OLM_CATALOG=$(OLM_CATALOG) OLM_OPERATOR=$(OLM_OPERATOR) \
 		go test ./... -coverprofile cover.out -timeout 20m $(TEST_FLAGS)
+
+# test-min-kube runs the API tests (OpenAPI and CEL validation, defaults, printer
+# columns) against the oldest supported kube-apiserver; EXPECT_KUBE_VERSION makes them
+# fail if another version answers.
+.PHONY: test-min-kube
+test-min-kube: setup-envtest-min ## Run the API validation tests against the oldest supported Kubernetes (ENVTEST_MIN_K8S_VERSION).
+	KUBEBUILDER_ASSETS="$$($(ENVTEST) use $(ENVTEST_MIN_K8S_VERSION) --bin-dir $(LOCALBIN) -i -p path)" \
+	EXPECT_KUBE_VERSION=$(ENVTEST_MIN_K8S_VERSION) go test ./api/... -count=1 $(TEST_FLAGS)
 
 # BENCH_SCENARIOS selects bulk scenarios by name, e.g. BENCH_SCENARIOS=unthrottled.
 BENCH_SCENARIOS ?=
@@ -205,14 +218,23 @@ $(ENVTEST): $(LOCALBIN)
 # the Go module proxy with hack/build-envtest-assets.sh.
 .PHONY: setup-envtest
 setup-envtest: envtest ## Install the envtest control plane binaries (download, or build from source offline).
-	@if $(ENVTEST) use $(ENVTEST_K8S_VERSION) --bin-dir $(LOCALBIN) -i -p path >/dev/null 2>&1; then \
-		echo "envtest $(ENVTEST_K8S_VERSION): using $$($(ENVTEST) use $(ENVTEST_K8S_VERSION) --bin-dir $(LOCALBIN) -i -p path)"; \
-	elif $(ENVTEST) use $(ENVTEST_K8S_VERSION) --bin-dir $(LOCALBIN) -p path >/dev/null 2>&1; then \
-		echo "envtest $(ENVTEST_K8S_VERSION): downloaded"; \
-	else \
-		echo "envtest $(ENVTEST_K8S_VERSION): download failed; building it from Go modules"; \
-		hack/build-envtest-assets.sh $(ENVTEST_K8S_VERSION) $(LOCALBIN) $(ETCD_VERSION); \
-	fi
+	$(call setup-envtest-version,$(ENVTEST_K8S_VERSION))
+
+.PHONY: setup-envtest-min
+setup-envtest-min: envtest ## Install the oldest supported Kubernetes's envtest binaries (download, or build offline).
+	$(call setup-envtest-version,$(ENVTEST_MIN_K8S_VERSION))
+
+# setup-envtest-version installs one Kubernetes version's control plane ($1).
+define setup-envtest-version
+@if $(ENVTEST) use $(1) --bin-dir $(LOCALBIN) -i -p path >/dev/null 2>&1; then \
+	echo "envtest $(1): using $$($(ENVTEST) use $(1) --bin-dir $(LOCALBIN) -i -p path)"; \
+elif $(ENVTEST) use $(1) --bin-dir $(LOCALBIN) -p path >/dev/null 2>&1; then \
+	echo "envtest $(1): downloaded"; \
+else \
+	echo "envtest $(1): download failed; building it from Go modules"; \
+	hack/build-envtest-assets.sh $(1) $(LOCALBIN) $(ETCD_VERSION); \
+fi
+endef
 
 # go-install-tool will 'go install' any package with custom target and name of binary, if it doesn't exist
 # $1 - target path with name of binary

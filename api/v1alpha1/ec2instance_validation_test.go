@@ -9,6 +9,8 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -34,11 +36,39 @@ func TestMain(m *testing.M) {
 		_ = env.Stop()
 		os.Exit(1)
 	}
+	if err := checkServerVersion(env.Config); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		_ = env.Stop()
+		os.Exit(1)
+	}
 	code := m.Run()
 	if err := env.Stop(); err != nil {
 		fmt.Fprintln(os.Stderr, "stopping envtest:", err)
 	}
 	os.Exit(code)
+}
+
+// checkServerVersion fails when EXPECT_KUBE_VERSION (set by `make test-min-kube`) names
+// another kube-apiserver version than the one the tests talk to, so that a run meant for
+// the oldest supported Kubernetes cannot pass against the newest by mistake.
+func checkServerVersion(cfg *rest.Config) error {
+	want := os.Getenv("EXPECT_KUBE_VERSION")
+	if want == "" {
+		return nil
+	}
+	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	v, err := dc.ServerVersion()
+	if err != nil {
+		return err
+	}
+	if strings.TrimPrefix(v.GitVersion, "v") != want {
+		return fmt.Errorf("the API tests are meant for kube-apiserver %s, but %s answers (KUBEBUILDER_ASSETS)", want, v.GitVersion)
+	}
+	fmt.Fprintf(os.Stderr, "API tests against kube-apiserver %s\n", v.GitVersion)
+	return nil
 }
 
 // validInstance returns the smallest object the API accepts.

@@ -181,3 +181,20 @@ func enumHas(s *apiextensionsv1.JSONSchemaProps, value string) bool {
 	}
 	return false
 }
+
+// TestTheOldestSupportedKubernetesIsTheOneTested ties the CSV's minKubeVersion to the
+// kube-apiserver that `make test-min-kube` runs the API tests against.
+func TestTheOldestSupportedKubernetesIsTheOneTested(t *testing.T) {
+	minKube := loadCSV(t).Spec.MinKubeVersion
+	tested := makeVar(t, "ENVTEST_MIN_K8S_VERSION")
+	cut := func(v string) string {
+		parts := strings.SplitN(v, ".", 3)
+		if len(parts) < 2 {
+			return v
+		}
+		return parts[0] + "." + parts[1]
+	}
+	if cut(minKube) != cut(tested) {
+		t.Errorf("minKubeVersion %s, but the API tests run against Kubernetes %s (ENVTEST_MIN_K8S_VERSION)", minKube, tested)
+	}
+}
