@@ -82,7 +82,14 @@ func newLayer(files []File, mtime time.Time, below map[string]File) (*Layer, err
 			hdr.Size = int64(len(f.Data))
 		}
 		if err := tw.WriteHeader(hdr); err != nil {
-			return nil, fmt.Errorf("layer entry %s: %w", f.Path, err)
+			// USTAR holds names of up to 100 bytes after the last directory that fits
+			// its prefix field; a longer one (a bundle manifest named after a long
+			// object name) takes a PAX path record. Nothing was written on the failure,
+			// and short names keep their USTAR headers, so existing layers do not change.
+			hdr.Format = tar.FormatPAX
+			if err := tw.WriteHeader(hdr); err != nil {
+				return nil, fmt.Errorf("layer entry %s: %w", f.Path, err)
+			}
 		}
 		if !f.Dir {
 			if _, err := tw.Write(f.Data); err != nil {

@@ -104,3 +104,50 @@ func TestLayerRejectsRelativeDuplicateAndNestedFilePaths(t *testing.T) {
 		})
 	}
 }
+
+func TestLayerKeepsNamesLongerThanUSTARHolds(t *testing.T) {
+	long := "/manifests/ec2-operator-prometheus-metrics-reader-rolebinding_rbac.authorization.k8s.io_v1_clusterrolebinding.yaml"
+	files := []File{{Path: long, Mode: 0o644, Data: []byte("kind: ClusterRoleBinding\n")}}
+	l, err := NewLayer(files, epoch)
+	if err != nil {
+		t.Fatalf("a %d-byte file name: %v", len(long), err)
+	}
+	again, _ := NewLayer(files, epoch)
+	if a, b := mustDigest(t, l), mustDigest(t, again); a != b {
+		t.Errorf("the same long-named file gives two digests: %s, %s", a, b)
+	}
+	rc, err := l.Uncompressed()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc.Close()
+	tr := tar.NewReader(rc)
+	var found bool
+	for {
+		hdr, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if "/"+hdr.Name == long {
+			found = true
+			if !hdr.AccessTime.IsZero() || !hdr.ChangeTime.IsZero() || !hdr.ModTime.Equal(epoch) {
+				t.Errorf("the long-named entry carries other times: %+v", hdr)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("the layer has no entry named %s", long)
+	}
+}
+
+func mustDigest(t *testing.T, l *Layer) string {
+	t.Helper()
+	d, err := l.Digest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d.String()
+}
