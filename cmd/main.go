@@ -23,9 +23,11 @@ import (
 	"crypto/tls"
 	"flag"
 	"fmt"
+	"net/http"
 	"os"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -93,7 +95,9 @@ func run(ctx context.Context, opts options) error {
 		}
 	}
 
-	if err := setupTokenAuthAWS(ctx, mgr.GetConfig()); err != nil {
+	m := metrics.New(crmetrics.Registry)
+	awsCreds, credsReady, err := setupAWSCredentials(ctx, mgr, m)
+	if err != nil {
 		return err
 	}
 
@@ -101,8 +105,8 @@ func run(ctx context.Context, opts options) error {
 	if err != nil {
 		return err
 	}
-	m := metrics.New(crmetrics.Registry)
 	clients, err := ec2.NewRegionalClients(ctx, ec2.Options{
+		Credentials: awsCreds,
 		Endpoint:    opts.ec2Endpoint,
 		MaxAttempts: opts.awsMaxAttempts,
 		Limits:      limits,
@@ -138,6 +142,7 @@ func run(ctx context.Context, opts options) error {
 		TypeChangeTimeout:       opts.typeChangeTimeout,
 		RestorePolicy:           controller.RestorePolicy(opts.restorePolicy),
 		MaxConcurrentReconciles: opts.maxConcurrentReconciles,
+		CredentialsReady:        credsReady,
 	}
 	if err := reconciler.SetupWithManager(mgr); err != nil {
 		return err
@@ -202,6 +207,75 @@ func managerOptions(opts options) (ctrl.Options, *metricsCert, error) {
 		}
 	}
 	return mo, certs, nil
+}
+
+// credentialsPatience is how long the manager waits quietly for the Cloud Credential
+// Operator's Secret before it logs, every time again, that the wait is too long.
+const credentialsPatience = 10 * time.Minute
+
+// setupAWSCredentials decides where the manager's AWS credentials come from:
+//   - ROLEARN set: OpenShift's token-auth-aws (STS), set up before the manager starts;
+//   - credentials of the user's own in the environment, or no cluster namespace (run
+//     from a workstation), or no Cloud Credential Operator able to hand out keys: the
+//     SDK's default chain;
+//   - otherwise (OpenShift on AWS with CCO in mint or passthrough mode): a
+//     CredentialsRequest for an access key, read from the Secret CCO writes. The
+//     manager starts at once; until the Secret is there its readiness probe fails,
+//     ec2_operator_aws_credentials_ready is 0, and objects wait without calling AWS.
+//
+// It returns the credentials provider for the EC2 clients (nil: the default chain)
+// and, when the manager has to wait for them, the check that says whether they are
+// there.
+func setupAWSCredentials(ctx context.Context, mgr ctrl.Manager, m *metrics.Metrics) (aws.CredentialsProvider, func() error, error) {
+	if err := setupTokenAuthAWS(ctx, mgr.GetConfig()); err != nil {
+		return nil, nil, err
+	}
+	ns := os.Getenv(credentials.NamespaceEnv)
+	if _, sts := credentials.OptionsFromEnv(); sts || ns == "" {
+		return nil, nil, nil
+	}
+	if v, ok := credentials.UserCredentialsConfigured(); ok {
+		setupLog.Info("using the AWS credentials configured in the environment", "variable", v)
+		return nil, nil, nil
+	}
+	direct, err := client.New(mgr.GetConfig(), client.Options{Scheme: scheme})
+	if err != nil {
+		return nil, nil, err
+	}
+	mint, mode, err := credentials.MintModeAvailable(ctx, direct)
+	if err != nil {
+		setupLog.Info("could not read the cluster's credentials mode; using the SDK's default AWS credentials", "error", err.Error())
+		return nil, nil, nil
+	}
+	if !mint {
+		return nil, nil, nil
+	}
+	credOpts, err := credentials.EnsureRequest(ctx, direct, credentials.Options{
+		Namespace: ns, ServiceAccountName: os.Getenv(credentials.ServiceAccountEnv),
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("asking the Cloud Credential Operator for AWS credentials (mode %q): %w", mode, err)
+	}
+	setupLog.Info("asked the Cloud Credential Operator for AWS credentials", "mode", mode,
+		"credentialsRequest", credOpts.RequestNamespace+"/"+credOpts.RequestName, "secret", ns+"/"+credOpts.SecretName)
+	provider := &credentials.SecretProvider{Client: direct, Namespace: ns, Name: credOpts.SecretName}
+	m.CredentialsReady(false)
+	started, lastComplaint := time.Now(), time.Time{}
+	watcher := &credentials.Watcher{Provider: provider, Interval: 5 * time.Second, Report: func(err error) {
+		m.CredentialsReady(err == nil)
+		if err != nil && time.Since(started) > credentialsPatience && time.Since(lastComplaint) > credentialsPatience {
+			lastComplaint = time.Now()
+			setupLog.Error(err, "no AWS credentials from the Cloud Credential Operator yet; check the CredentialsRequest's status",
+				"credentialsRequest", credOpts.RequestNamespace+"/"+credOpts.RequestName, "waiting", time.Since(started).Round(time.Second))
+		}
+	}}
+	if err := mgr.Add(watcher); err != nil {
+		return nil, nil, err
+	}
+	if err := mgr.AddReadyzCheck("aws-credentials", func(*http.Request) error { return provider.Ready() }); err != nil {
+		return nil, nil, err
+	}
+	return aws.NewCredentialsCache(provider), provider.Ready, nil
 }
 
 // setupTokenAuthAWS implements OpenShift's token-auth-aws flow when ROLEARN is set (OLM

@@ -75,6 +75,11 @@ type EC2InstanceReconciler struct {
 	VisibilityGracePeriod time.Duration
 	// MinBackoff and MaxBackoff bound the exponential backoff after a failed reconcile.
 	MinBackoff, MaxBackoff time.Duration
+	// CredentialsReady, when set, says whether the AWS credentials can be used yet
+	// (nil) or why not: while the Cloud Credential Operator has not written its
+	// Secret, objects wait without calling AWS or changing their status; the
+	// manager's readiness probe and a metric report the wait.
+	CredentialsReady func() error
 	// TypeChangeTimeout is how long a start with a new instance type that EC2 refuses
 	// for capacity is retried before the change is reverted.
 	TypeChangeTimeout time.Duration
@@ -115,6 +120,12 @@ func (r *EC2InstanceReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	r.uids.Store(req.NamespacedName, obj.UID)
+	if r.CredentialsReady != nil {
+		if err := r.CredentialsReady(); err != nil {
+			logf.FromContext(ctx).V(1).Info("waiting for AWS credentials", "reason", err.Error())
+			return ctrl.Result{RequeueAfter: credentialsWait + jitter(credentialsWait/10)}, nil
+		}
+	}
 	s := newInstanceScope(obj, logf.FromContext(ctx))
 	res, err := r.reconcile(ctx, s)
 	if perr := s.patchStatus(ctx, r.Client); perr != nil && err == nil {
@@ -193,6 +204,10 @@ func (r *EC2InstanceReconciler) nothingLaunched(s *instanceScope) bool {
 	}
 	return st.LastLaunchAttempt == nil || r.launched.notSent(s.obj.UID, st.ClientToken)
 }
+
+// credentialsWait is how soon an object comes back while the AWS credentials are not
+// there yet.
+const credentialsWait = 10 * time.Second
 
 // forgetObject drops everything remembered about an object that no longer exists.
 func (r *EC2InstanceReconciler) forgetObject(name types.NamespacedName) {

@@ -56,7 +56,8 @@ var roleARNPattern = regexp.MustCompile(`^arn:aws[a-z-]*:iam::[0-9]{12}:role/[\w
 
 // Options configures Setup.
 type Options struct {
-	// RoleARN is the IAM role to assume with the service account token.
+	// RoleARN is the IAM role to assume with the service account token. Empty asks
+	// for an access key instead (mint or passthrough mode, see EnsureRequest).
 	RoleARN string
 	// Namespace is the manager's namespace; CCO writes the Secret there.
 	Namespace string
@@ -95,7 +96,7 @@ func OptionsFromEnv() (Options, bool) {
 }
 
 func (o *Options) complete() error {
-	if !roleARNPattern.MatchString(o.RoleARN) {
+	if o.RoleARN != "" && !roleARNPattern.MatchString(o.RoleARN) {
 		return fmt.Errorf("%s=%q is not an IAM role ARN (arn:aws:iam::<account>:role/<name>)", RoleARNEnv, o.RoleARN)
 	}
 	if o.Namespace == "" {
@@ -130,6 +131,9 @@ func (o *Options) complete() error {
 // file's path. c must read directly from the API server (not a cache that has not
 // started yet).
 func Setup(ctx context.Context, c client.Client, opts Options) (string, error) {
+	if opts.RoleARN == "" {
+		return "", fmt.Errorf("%s is empty: Setup is for STS mode; use EnsureRequest and SecretProvider otherwise", RoleARNEnv)
+	}
 	if err := opts.complete(); err != nil {
 		return "", err
 	}
@@ -221,18 +225,33 @@ func desiredRequest(opts Options) *unstructured.Unstructured {
 	u.SetNamespace(opts.RequestNamespace)
 	u.SetName(opts.RequestName)
 	u.SetLabels(map[string]string{"app.kubernetes.io/name": "ec2-operator", "app.kubernetes.io/managed-by": "ec2-operator"})
-	u.Object["spec"] = map[string]any{
-		"secretRef": map[string]any{"name": opts.SecretName, "namespace": opts.Namespace},
-		"providerSpec": map[string]any{
-			"apiVersion":       "cloudcredential.openshift.io/v1",
-			"kind":             "AWSProviderSpec",
-			"statementEntries": statements,
-			"stsIAMRoleARN":    opts.RoleARN,
-		},
-		"serviceAccountNames": []any{opts.ServiceAccountName},
-		"cloudTokenPath":      CloudTokenPath,
+	providerSpec := map[string]any{
+		"apiVersion":       "cloudcredential.openshift.io/v1",
+		"kind":             "AWSProviderSpec",
+		"statementEntries": statements,
 	}
+	spec := map[string]any{
+		"secretRef":           map[string]any{"name": opts.SecretName, "namespace": opts.Namespace},
+		"providerSpec":        providerSpec,
+		"serviceAccountNames": []any{opts.ServiceAccountName},
+	}
+	if opts.RoleARN != "" {
+		// STS: CCO writes a web identity profile for this role and this token.
+		providerSpec["stsIAMRoleARN"] = opts.RoleARN
+		spec["cloudTokenPath"] = CloudTokenPath
+	}
+	u.Object["spec"] = spec
 	return u
+}
+
+// EnsureRequest creates or updates the CredentialsRequest for opts. Without a role
+// ARN it asks for an access key (CCO's mint or passthrough mode), which CCO writes
+// into the Secret that SecretProvider reads.
+func EnsureRequest(ctx context.Context, c client.Client, opts Options) (Options, error) {
+	if err := opts.complete(); err != nil {
+		return opts, err
+	}
+	return opts, ensureRequest(ctx, c, opts)
 }
 
 // ensureRequest creates the CredentialsRequest, or updates its spec when it differs

@@ -56,7 +56,8 @@ func run(m *testing.M) (int, error) {
 	}
 	defer func() { _ = env.Stop() }()
 	if _, err := envtest.InstallCRDs(env.Config, envtest.CRDInstallOptions{
-		Paths: []string{filepath.Join("testdata", "credentialsrequest-crd.yaml")}, ErrorIfPathMissing: true,
+		Paths:              []string{filepath.Join("testdata", "credentialsrequest-crd.yaml"), filepath.Join("testdata", "cloudcredential-crd.yaml")},
+		ErrorIfPathMissing: true,
 	}); err != nil {
 		return 0, err
 	}

@@ -31,5 +31,10 @@ limitations under the License.
 //     is read-only) and returns its path, for AWS_CONFIG_FILE and
 //     AWS_SHARED_CREDENTIALS_FILE.
 //
-// Without ROLEARN nothing happens and the SDK's default credential chain applies.
+// Without ROLEARN, on a cluster whose CCO hands out access keys (its CloudCredential
+// named cluster is in mint, passthrough or the default mode) and when the environment
+// gives no credentials of its own, the manager asks for an access key instead
+// (EnsureRequest without a role ARN) and reads it from CCO's Secret on every
+// retrieval through SecretProvider, without blocking its start (mint.go). Otherwise
+// the SDK's default credential chain applies.
 package credentials

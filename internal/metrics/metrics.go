@@ -30,6 +30,7 @@ type Metrics struct {
 	driftCorrected  *prometheus.CounterVec
 	reconcileErrors *prometheus.CounterVec
 	instanceReady   *prometheus.GaugeVec
+	credsReady      prometheus.Gauge
 
 	mu     sync.Mutex
 	states map[types.UID]string
@@ -77,8 +78,14 @@ func New(reg prometheus.Registerer) *Metrics {
 			Name: "ec2_operator_instance_ready",
 			Help: "1 when the EC2Instance's Ready condition is True, else 0; one series per EC2Instance, removed when it is deleted.",
 		}, []string{"ec2instance_namespace", "ec2instance_name"}),
+		credsReady: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "ec2_operator_aws_credentials_ready",
+			Help: "1 when the manager has AWS credentials to use: its own, or the Cloud Credential Operator's Secret once written; 0 while it waits for that Secret.",
+		}),
 		states: map[types.UID]string{},
 	}
+	// Credentials the manager does not have to wait for are ready from the start.
+	m.credsReady.Set(1)
 	// build_info says which release is running, so dashboards and support can tell
 	// versions apart after an upgrade.
 	buildInfo := prometheus.NewGaugeVec(prometheus.GaugeOpts{
@@ -87,7 +94,7 @@ func New(reg prometheus.Registerer) *Metrics {
 	}, []string{"version", "revision"})
 	buildInfo.WithLabelValues(version.Version, version.Revision).Set(1)
 	reg.MustRegister(m.apiCalls, m.apiDuration, m.apiThrottled, m.apiRetries, m.instances,
-		m.timeToRunning, m.driftCorrected, m.reconcileErrors, m.instanceReady, buildInfo)
+		m.timeToRunning, m.driftCorrected, m.reconcileErrors, m.instanceReady, m.credsReady, buildInfo)
 	return m
 }
 
@@ -107,6 +114,15 @@ func (m *Metrics) RecordCall(operation, code string, latency time.Duration) {
 // RecordRetry records one retry of an AWS SDK call.
 func (m *Metrics) RecordRetry(operation, code string) {
 	m.apiRetries.WithLabelValues(operation, code).Inc()
+}
+
+// CredentialsReady records whether the manager has AWS credentials to use.
+func (m *Metrics) CredentialsReady(ready bool) {
+	if ready {
+		m.credsReady.Set(1)
+	} else {
+		m.credsReady.Set(0)
+	}
 }
 
 // ReconcileError counts a failed reconcile by its reason.

@@ -71,3 +71,19 @@ func TestReconcileOutcomesAreCounted(t *testing.T) {
 		t.Errorf("time to running not observed")
 	}
 }
+
+func TestCredentialsReadyStartsReadyAndFollowsTheWait(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	m := New(reg)
+	if v := testutil.ToFloat64(m.credsReady); v != 1 {
+		t.Errorf("a manager with its own credentials reports %v, want 1", v)
+	}
+	m.CredentialsReady(false)
+	if v := testutil.ToFloat64(m.credsReady); v != 0 {
+		t.Errorf("waiting for the Cloud Credential Operator reports %v, want 0", v)
+	}
+	m.CredentialsReady(true)
+	if v := testutil.ToFloat64(m.credsReady); v != 1 {
+		t.Errorf("after the Secret arrived %v, want 1", v)
+	}
+}

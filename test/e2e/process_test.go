@@ -42,7 +42,7 @@ func startManager(t *testing.T, name, ns string, extraArgs ...string) *managerPr
 	// A port found free can be taken by a parallel test before the manager binds it;
 	// the manager then exits at once, and another pair of ports is tried.
 	for attempt := 1; ; attempt++ {
-		m := launchManager(t, name, ns, attempt, extraArgs)
+		m := launchManager(t, name, ns, attempt, nil, extraArgs)
 		err := m.waitReady(60 * time.Second)
 		if err == nil {
 			t.Logf("started manager %s (pid %d), metrics %s, probes %s", name, m.cmd.Process.Pid, m.metricsAddr, m.probeAddr)
@@ -56,8 +56,9 @@ func startManager(t *testing.T, name, ns string, extraArgs ...string) *managerPr
 	}
 }
 
-// launchManager starts the process and registers its cleanup.
-func launchManager(t *testing.T, name, ns string, attempt int, extraArgs []string) *managerProcess {
+// launchManager starts the process and registers its cleanup. environ replaces the
+// shared environment (env.ManagerEnv) when it is not nil.
+func launchManager(t *testing.T, name, ns string, attempt int, environ []string, extraArgs []string) *managerProcess {
 	t.Helper()
 	m := &managerProcess{
 		name:        name,
@@ -81,7 +82,10 @@ func launchManager(t *testing.T, name, ns string, attempt int, extraArgs []strin
 		"--zap-devel",
 	}, extraArgs...)
 	m.cmd = exec.Command(managerBin, args...)
-	m.cmd.Env = env.ManagerEnv()
+	m.cmd.Env = environ
+	if environ == nil {
+		m.cmd.Env = env.ManagerEnv()
+	}
 	m.cmd.Stdout, m.cmd.Stderr = logFile, logFile
 	// Should the test binary die without cleanup (a -timeout panic), the kernel kills
 	// the manager rather than leaving it running against a dead control plane.
