@@ -102,11 +102,14 @@ type EC2InstanceReconciler struct {
 }
 
 // The RBAC the manager needs: EC2Instances and their status and finalizers, and
-// events. Nothing else in the cluster is read or written.
-// +kubebuilder:rbac:groups=compute.ec2-operator.dev,resources=ec2instances,verbs=get;list;watch;update;patch
-// +kubebuilder:rbac:groups=compute.ec2-operator.dev,resources=ec2instances/status,verbs=get;update;patch
-// +kubebuilder:rbac:groups=compute.ec2-operator.dev,resources=ec2instances/finalizers,verbs=update
-// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+// events. Nothing else in the cluster is read or written. These rules are namespaced (the Role manager-role): OLM grants them in the namespaces
+// the OperatorGroup targets, and lifts them to a ClusterRole only for AllNamespaces.
+// `make deploy` watches every namespace, so config/rbac also binds a ClusterRole with
+// the same rules (manager_all_namespaces_role.yaml), which the bundle leaves out.
+// +kubebuilder:rbac:groups=compute.ec2-operator.dev,namespace=system,resources=ec2instances,verbs=get;list;watch;update;patch
+// +kubebuilder:rbac:groups=compute.ec2-operator.dev,namespace=system,resources=ec2instances/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=compute.ec2-operator.dev,namespace=system,resources=ec2instances/finalizers,verbs=update
+// +kubebuilder:rbac:groups=events.k8s.io,namespace=system,resources=events,verbs=create;patch
 
 // Reconcile moves one EC2Instance one step toward its spec. It reads the object and
 // the instance afresh every time, and never relies on what the triggering event said.

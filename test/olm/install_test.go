@@ -54,8 +54,9 @@ func TestCSVInstallStrategyIsTheKustomizeDeployment(t *testing.T) {
 	}
 
 	// Permissions: the rules of every Role and ClusterRole bound to the manager's
-	// service account in config/default, and nothing else.
-	wantCluster, wantNS := boundRules(t, objs, managerSA)
+	// service account in what the bundle is made from (config/manifests: config/default
+	// without the all-namespaces role of `make deploy`), and nothing else.
+	wantCluster, wantNS := boundRules(t, kustomize(t, "config/manifests"), managerSA)
 	var gotCluster, gotNS []rbacv1.PolicyRule
 	for _, p := range strategy.ClusterPermissions {
 		switch p.ServiceAccountName {
@@ -90,6 +91,49 @@ func TestCSVInstallStrategyIsTheKustomizeDeployment(t *testing.T) {
 	if !hasRule(gotNS, "", "secrets", "get") || hasRule(gotCluster, "", "secrets", "get") {
 		t.Error("the manager should read Secrets only in its own namespace (a Role, not a ClusterRole)")
 	}
+	// Scope follows the OperatorGroup: OLM grants permissions in the target namespaces
+	// (and lifts them to cluster scope only for AllNamespaces), so EC2Instances and
+	// events must not be in clusterPermissions.
+	for _, r := range []struct{ group, resource, verb string }{
+		{"compute.ec2-operator.dev", "ec2instances", "watch"}, {"compute.ec2-operator.dev", "ec2instances/status", "patch"},
+		{"events.k8s.io", "events", "create"},
+	} {
+		if !hasRule(gotNS, r.group, r.resource, r.verb) || hasRule(gotCluster, r.group, r.resource, r.verb) {
+			t.Errorf("%s %s/%s must be a namespaced permission, not a cluster permission", r.verb, r.group, r.resource)
+		}
+	}
+}
+
+// TestMakeDeployGrantsTheNamespacedRulesInEveryNamespace: `make deploy` watches every
+// namespace, so its all-namespaces ClusterRole must hold exactly the rules of the
+// generated Role that concern EC2Instances and events, no more and no fewer.
+func TestMakeDeployGrantsTheNamespacedRulesInEveryNamespace(t *testing.T) {
+	objs := kustomize(t, "config/default")
+	var role rbacv1.Role
+	into(t, find(t, objs, "Role", "ec2-operator-manager-role").Object, &role)
+	var want []rbacv1.PolicyRule
+	for _, r := range role.Rules {
+		if len(r.ResourceNames) == 0 && (contains(r.APIGroups, "compute.ec2-operator.dev") || contains(r.APIGroups, "events.k8s.io")) {
+			want = append(want, r)
+		}
+	}
+	var all rbacv1.ClusterRole
+	into(t, find(t, objs, "ClusterRole", "ec2-operator-manager-all-namespaces-role").Object, &all)
+	if !sameRules(all.Rules, want) {
+		t.Errorf("the all-namespaces role differs from the generated Role's EC2Instance and event rules:\nall-namespaces: %s\nRole: %s",
+			mustJSON(all.Rules), mustJSON(want))
+	}
+	if wantCluster, _ := boundRules(t, objs, managerSA); !sameRules(wantCluster, append(clusterRulesOf(t, objs, "ec2-operator-manager-role"), append(all.Rules, clusterRulesOf(t, objs, "ec2-operator-metrics-auth-role")...)...)) {
+		t.Errorf("config/default binds other cluster rules to the manager than manager-role, the all-namespaces role and metrics auth: %s", mustJSON(wantCluster))
+	}
+}
+
+// clusterRulesOf returns a ClusterRole's rules.
+func clusterRulesOf(t *testing.T, objs []*unstructured.Unstructured, name string) []rbacv1.PolicyRule {
+	t.Helper()
+	var r rbacv1.ClusterRole
+	into(t, find(t, objs, "ClusterRole", name).Object, &r)
+	return r.Rules
 }
 
 // boundRules collects the rules of the roles bound to sa.

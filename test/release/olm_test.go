@@ -19,12 +19,18 @@ import (
 	operatorsv1 "github.com/operator-framework/api/pkg/operators/v1"
 	operatorsv1alpha1 "github.com/operator-framework/api/pkg/operators/v1alpha1"
 	appsv1 "k8s.io/api/apps/v1"
+	authenticationv1 "k8s.io/api/authentication/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/yaml"
@@ -252,6 +258,71 @@ func TestOLMResolvesTheOperatorFromTheCatalogImageAndUnpacksTheDigestPinnedBundl
 		}
 		return ""
 	})
+
+	// 7. The manager from the operator image, as the Deployment's ServiceAccount with
+	// only the RBAC OLM generated for this OwnNamespace install (no cluster-wide access
+	// to EC2Instances), watching its namespace: an EC2Instance becomes Ready, and the
+	// ServiceMonitor OLM created names this namespace's metrics Service.
+	sa := csv.Spec.InstallStrategy.StrategySpec.DeploymentSpecs[0].Spec.Template.Spec.ServiceAccountName
+	kubeconfigAs := serviceAccountKubeconfig(t, k8s, target.Name, sa)
+	img, cf := hostImage(t, "operator")
+	run := imageRun{
+		name: "manager-as-olm-installs-it", namespace: target.Name, kubeconfig: kubeconfigAs,
+		env: []string{"AWS_ENDPOINT_URL_EC2=" + env.SimURL, "POD_NAMESPACE=" + target.Name, "SERVICE_ACCOUNT_NAME=" + sa},
+	}
+	runImageManager(t, img, cf, run, func(c *metav1.Condition) string {
+		if c == nil || c.Status != metav1.ConditionTrue {
+			return fmt.Sprintf("Ready %+v, want True", c)
+		}
+		return ""
+	})
+	sm := &unstructured.Unstructured{}
+	sm.SetGroupVersionKind(schema.GroupVersionKind{Group: "monitoring.coreos.com", Version: "v1", Kind: "ServiceMonitor"})
+	if err := k8s.Get(ctx, client.ObjectKey{Namespace: target.Name, Name: "ec2-operator-controller-manager-metrics-monitor"}, sm); err != nil {
+		t.Fatalf("the ServiceMonitor OLM installed: %v", err)
+	}
+	endpoints, _, _ := unstructured.NestedSlice(sm.Object, "spec", "endpoints")
+	want := "ec2-operator-controller-manager-metrics-service." + target.Name + ".svc"
+	for _, e := range endpoints {
+		if got, _, _ := unstructured.NestedString(e.(map[string]any), "tlsConfig", "serverName"); got != want {
+			t.Errorf("ServiceMonitor serverName %q after the manager ran, want %q", got, want)
+		}
+	}
+	for _, verb := range []string{"list", "watch"} {
+		sar := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
+			User:               "system:serviceaccount:" + target.Name + ":" + sa,
+			ResourceAttributes: &authorizationv1.ResourceAttributes{Group: "compute.ec2-operator.dev", Resource: "ec2instances", Verb: verb},
+		}}
+		if err := k8s.Create(ctx, sar); err != nil {
+			t.Fatal(err)
+		}
+		if sar.Status.Allowed {
+			t.Errorf("an OwnNamespace install lets the manager %s EC2Instances in every namespace", verb)
+		}
+	}
+}
+
+// serviceAccountKubeconfig returns a kubeconfig for the test control plane that
+// authenticates with a token of the ServiceAccount.
+func serviceAccountKubeconfig(t *testing.T, k8s client.Client, ns, name string) []byte {
+	t.Helper()
+	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
+	tr := &authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To[int64](3600)}}
+	if err := k8s.SubResource("token").Create(context.Background(), sa, tr); err != nil {
+		t.Fatalf("TokenRequest for %s/%s: %v", ns, name, err)
+	}
+	kc, err := clientcmd.LoadFromFile(env.Kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ai := range kc.AuthInfos {
+		*ai = clientcmdapi.AuthInfo{Token: tr.Status.Token}
+	}
+	data, err := clientcmd.Write(*kc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
 }
 
 // startProcess runs a program of the test (OLM's operators) with the control plane's

@@ -71,6 +71,9 @@ type imageRun struct {
 	env []string
 	// kubeconfig replaces the test control plane's kubeconfig.
 	kubeconfig []byte
+	// namespace is where the manager watches and the EC2Instance is created; empty
+	// makes a new one.
+	namespace string
 }
 
 // runImageManager starts the manager from the operator image as r says, creates an
@@ -88,9 +91,12 @@ func runImageManager(t *testing.T, img v1.Image, cf *v1.ConfigFile, r imageRun, 
 			t.Fatal(err)
 		}
 	}
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "image-run-"}}
-	if err := k8s.Create(context.Background(), ns); err != nil {
-		t.Fatal(err)
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: r.namespace}}
+	if r.namespace == "" {
+		ns.GenerateName = "image-run-"
+		if err := k8s.Create(context.Background(), ns); err != nil {
+			t.Fatal(err)
+		}
 	}
 	rootfs := unpack(t, img)
 	writeInto(t, rootfs, kubeconfigPath, kubeconfig)
