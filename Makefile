@@ -319,12 +319,18 @@ bundle-build: ## Build the bundle image (needs a container engine).
 bundle-push: ## Push the bundle image.
 	$(CONTAINER_TOOL) push $(BUNDLE_IMG)
 
-# The catalog names the bundle image by the digest of the image built from bundle/.
+# The catalog is rendered from opm's basic template (CATALOG_TEMPLATE: the package, the
+# channel whose entries replace one another, one bundle image per release); the last
+# bundle entry is pinned to the digest of the bundle image built from bundle/. opm pulls
+# the bundles from an in-process registry that serves BUNDLE_LAYOUTS (the bundle just
+# built, and earlier releases' bundles when their OCI layouts are given).
+CATALOG_TEMPLATE ?= config/catalog/ec2-operator.template.yaml
+BUNDLE_LAYOUTS ?= $(IMAGES_DIR)/bundle
 .PHONY: catalog
-catalog: opm images-tool ## Render the file-based catalog (catalog/) for the bundle image built from bundle/, and validate it.
+catalog: opm images-tool ## Render the file-based catalog (catalog/) from its template for the bundle image built from bundle/, and validate it.
 	$(IMAGES_TOOL) build $(IMAGES_FLAGS) bundle
-	bundle=$(IMAGE_TAG_BASE)-bundle@$$($(IMAGES_TOOL) digest $(IMAGES_DIR)/bundle) && \
-	hack/render-catalog.sh $(OPM) $(CATALOG_DIR) $$bundle $(DEFAULT_CHANNEL)
+	$(IMAGES_TOOL) render-catalog $(IMAGES_FLAGS) --opm-bin $(OPM) --template $(CATALOG_TEMPLATE) \
+		--catalog $(CATALOG_DIR)/ec2-operator/catalog.yaml --pin-current $(BUNDLE_LAYOUTS)
 	$(OPM) validate $(CATALOG_DIR)
 	rm -f catalog.Dockerfile
 	$(OPM) generate dockerfile $(CATALOG_DIR) -i $(OPM_IMG) -b $(OPM_IMG)

@@ -48,7 +48,13 @@ func run(ctx context.Context, command string, args []string) error {
 	fs := flag.NewFlagSet("images "+command, flag.ContinueOnError)
 	s := bindSettings(fs)
 	var registry, platform string
+	var cr catalogRender
 	switch command {
+	case "render-catalog":
+		fs.StringVar(&cr.opm, "opm-bin", "bin/opm", "opm binary")
+		fs.StringVar(&cr.template, "template", "config/catalog/ec2-operator.template.yaml", "opm basic catalog template")
+		fs.StringVar(&cr.out, "catalog", "catalog/ec2-operator/catalog.yaml", "file-based catalog to write")
+		fs.BoolVar(&cr.pinCurrent, "pin-current", false, "point the template's last bundle at the first layout and write it back")
 	case "push":
 		fs.StringVar(&registry, "registry", "", "registry and organisation to push to, such as quay.io/ec2-operator")
 	case "tool":
@@ -85,7 +91,10 @@ func run(ctx context.Context, command string, args []string) error {
 		return s.checkReferences()
 	case "push":
 		return s.push(ctx, registry)
+	case "render-catalog":
+		cr.layouts = fs.Args()
+		return s.renderCatalog(ctx, cr)
 	default:
-		return fmt.Errorf("unknown command %q (want build, digest, tool, revision, check or push)", command)
+		return fmt.Errorf("unknown command %q (want build, digest, tool, revision, check, push or render-catalog)", command)
 	}
 }

@@ -1,0 +1,173 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/google/go-containerregistry/pkg/registry"
+	"sigs.k8s.io/yaml"
+
+	"github.com/ec2-operator/ec2-operator/internal/images"
+)
+
+// catalogRender says what render-catalog renders.
+type catalogRender struct {
+	// opm is the opm binary; template is opm's basic catalog template (the package,
+	// its channels with replaces and skipRange, and one olm.bundle image per release);
+	// out is the file-based catalog it writes.
+	opm, template, out string
+	// layouts are OCI layouts of bundle images that the template names by digest.
+	layouts []string
+	// pinCurrent points the template's last olm.bundle entry (the release being built)
+	// at the first layout's digest and writes the template back.
+	pinCurrent bool
+}
+
+// bundleRefPattern is a bundle image reference by digest, as the template names them.
+var bundleRefPattern = regexp.MustCompile(`^(\s*(?:- )?image:\s*)(\S+/` + regexp.QuoteMeta(bundleImage) + `@sha256:[0-9a-f]{64})\s*$`)
+
+// renderCatalog renders the catalog from opm's basic template (`opm alpha
+// render-template basic`). opm pulls every bundle the template names; the bundle
+// images come from OCI layouts here instead (the release being built has never been
+// pushed, and build machines may reach no registry), served by an in-process registry
+// for the length of the render under the same repository path and digest, and the
+// catalog names them by their release references again.
+func (s *settings) renderCatalog(ctx context.Context, r catalogRender) error {
+	if len(r.layouts) == 0 {
+		return errors.New("render-catalog needs at least one bundle image layout")
+	}
+	srv := httptest.NewServer(registry.New(registry.Logger(log.New(io.Discard, "", 0))))
+	defer srv.Close()
+	host := strings.TrimPrefix(srv.URL, "http://")
+	local := map[string]bool{}
+	var first string
+	for _, dir := range r.layouts {
+		idx, _, err := images.ReadLayout(dir)
+		if err != nil {
+			return fmt.Errorf("bundle image layout %s: %w", dir, err)
+		}
+		ref, err := images.Push(ctx, idx, host+"/"+localPath(s.ref(bundleImage)), keychain)
+		if err != nil {
+			return fmt.Errorf("serving %s for opm: %w", dir, err)
+		}
+		local[ref.DigestStr()] = true
+		if first == "" {
+			first = ref.DigestStr()
+		}
+	}
+
+	tmpl, err := os.ReadFile(r.template)
+	if err != nil {
+		return err
+	}
+	if r.pinCurrent {
+		if tmpl, err = pinLastBundle(tmpl, s.ref(bundleImage)+"@"+first); err != nil {
+			return fmt.Errorf("%s: %w", r.template, err)
+		}
+		if err := os.WriteFile(r.template, tmpl, 0o644); err != nil {
+			return err
+		}
+	}
+	// The template as opm reads it: every bundle served locally.
+	var rewritten bytes.Buffer
+	for _, line := range strings.SplitAfter(string(tmpl), "\n") {
+		m := bundleRefPattern.FindStringSubmatch(strings.TrimRight(line, "\n"))
+		if m == nil {
+			rewritten.WriteString(line)
+			continue
+		}
+		ref := m[2]
+		digest := ref[strings.LastIndex(ref, "@")+1:]
+		if !strings.HasPrefix(ref, s.ref(bundleImage)+"@") || !local[digest] {
+			return fmt.Errorf("%s names bundle %s, which no given layout holds (render-catalog works offline: give the layouts of every release's bundle)", r.template, ref)
+		}
+		fmt.Fprintf(&rewritten, "%s%s/%s@%s\n", m[1], host, localPath(s.ref(bundleImage)), digest)
+	}
+	if err := checkTemplate(rewritten.Bytes()); err != nil {
+		return fmt.Errorf("%s: %w", r.template, err)
+	}
+	work, err := os.MkdirTemp("", "render-catalog-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(work)
+	// opm pulls with containers/image, which wants a signature policy. Every bundle is
+	// named by digest, which the pull verifies, and comes from the layouts given.
+	policy := filepath.Join(work, ".config", "containers", "policy.json")
+	if err := os.MkdirAll(filepath.Dir(policy), 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(policy, []byte(`{"default":[{"type":"insecureAcceptAnything"}]}`), 0o644); err != nil {
+		return err
+	}
+	localTemplate := filepath.Join(work, "template.yaml")
+	if err := os.WriteFile(localTemplate, rewritten.Bytes(), 0o644); err != nil {
+		return err
+	}
+	var stdout, stderr bytes.Buffer
+	cmd := exec.CommandContext(ctx, r.opm, "alpha", "render-template", "basic", localTemplate, "--output", "yaml", "--use-http")
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	// opm keeps pulled images in a cache under HOME; keep it out of the user's.
+	cmd.Env = append(os.Environ(), "HOME="+work)
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("opm alpha render-template basic: %w\n%s", err, stderr.String())
+	}
+	catalog := strings.ReplaceAll(stdout.String(), host+"/"+localPath(s.ref(bundleImage)), s.ref(bundleImage))
+	if strings.Contains(catalog, host) {
+		return fmt.Errorf("the rendered catalog still names the temporary registry %s", host)
+	}
+	if err := os.MkdirAll(filepath.Dir(r.out), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(r.out, []byte(catalog), 0o644)
+}
+
+// localPath is a reference's repository path without its registry host.
+func localPath(repository string) string {
+	_, p, _ := strings.Cut(repository, "/")
+	return p
+}
+
+// pinLastBundle points the template's last bundle reference at ref.
+func pinLastBundle(tmpl []byte, ref string) ([]byte, error) {
+	lines := strings.SplitAfter(string(tmpl), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		if m := bundleRefPattern.FindStringSubmatch(strings.TrimRight(lines[i], "\n")); m != nil {
+			lines[i] = m[1] + ref + "\n"
+			return []byte(strings.Join(lines, "")), nil
+		}
+	}
+	return nil, errors.New("no olm.bundle image to pin")
+}
+
+// checkTemplate makes sure the template is opm's basic template with bundles only by
+// image, so that every bundle of the catalog comes from a bundle image.
+func checkTemplate(data []byte) error {
+	var t struct {
+		Schema  string           `json:"schema"`
+		Entries []map[string]any `json:"entries"`
+	}
+	if err := yaml.Unmarshal(data, &t); err != nil {
+		return err
+	}
+	if t.Schema != "olm.template.basic" {
+		return fmt.Errorf("schema %q, want olm.template.basic", t.Schema)
+	}
+	for _, e := range t.Entries {
+		if e["schema"] == "olm.bundle" && len(e) != 2 {
+			return fmt.Errorf("a bundle entry has more than schema and image: %v", e)
+		}
+	}
+	return nil
+}
+
