@@ -115,7 +115,11 @@ func (s *settings) renderCatalog(ctx context.Context, r catalogRender) error {
 		return err
 	}
 	var stdout, stderr bytes.Buffer
-	cmd := exec.CommandContext(ctx, r.opm, "alpha", "render-template", "basic", localTemplate, "--output", "yaml", "--use-http")
+	// olm.csv.metadata instead of olm.bundle.object: OLM installs from the bundle image
+	// (its unpack Job), so the catalog needs only what resolution and the console read
+	// before the install, the CSV's metadata; the objects would quadruple its size.
+	cmd := exec.CommandContext(ctx, r.opm, "alpha", "render-template", "basic", localTemplate, "--output", "yaml", "--use-http",
+		"--migrate-level", "bundle-object-to-csv-metadata")
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	// opm keeps pulled images in a cache under HOME; keep it out of the user's.
 	cmd.Env = append(os.Environ(), "HOME="+work)
@@ -170,4 +174,3 @@ func checkTemplate(data []byte) error {
 	}
 	return nil
 }
-

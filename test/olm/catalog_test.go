@@ -1,7 +1,6 @@
 package olm
 
 import (
-	"encoding/base64"
 	"encoding/json"
 	"os"
 	"regexp"
@@ -55,57 +54,71 @@ func TestCatalogServesTheBundleInTheDefaultChannel(t *testing.T) {
 		t.Errorf("olm.bundle image = %v, want %s@sha256:<digest of the image built from bundle/>", bundle["image"], bundleRepo)
 	}
 	version := ""
-	objects := 0
+	metadata := 0
 	for _, p := range bundle["properties"].([]any) {
 		prop := p.(map[string]any)
 		switch prop["type"] {
 		case "olm.package":
 			version, _ = prop["value"].(map[string]any)["version"].(string)
+		case "olm.csv.metadata":
+			metadata++
+			checkCSVMetadataIsCurrent(t, prop["value"].(map[string]any))
 		case "olm.bundle.object":
-			objects++
-			checkBundleObjectIsCurrent(t, prop["value"].(map[string]any)["data"].(string))
+			t.Error("the catalog embeds bundle objects; render-catalog migrates them to olm.csv.metadata (run make catalog)")
 		}
 	}
-	files, _ := os.ReadDir(path("bundle/manifests"))
-	if objects != len(files) {
-		t.Errorf("the catalog embeds %d bundle objects, bundle/manifests has %d files (run make catalog)", objects, len(files))
+	if metadata != 1 {
+		t.Errorf("the catalog's bundle has %d olm.csv.metadata properties, want 1", metadata)
 	}
 	if version != csv.Spec.Version.String() {
 		t.Errorf("olm.bundle version = %q, want the CSV's %s (stale catalog: run make catalog)", version, csv.Spec.Version.String())
 	}
 }
 
-// checkBundleObjectIsCurrent compares an object embedded in the catalog with the file
-// of the same kind and name in bundle/manifests.
-func checkBundleObjectIsCurrent(t *testing.T, b64 string) {
+// checkCSVMetadataIsCurrent compares the CSV metadata the catalog carries (what the
+// console shows before the install; OLM installs from the bundle image itself) with
+// the CSV in bundle/manifests.
+func checkCSVMetadataIsCurrent(t *testing.T, got map[string]any) {
 	t.Helper()
-	raw, err := base64.StdEncoding.DecodeString(b64)
+	data, err := os.ReadFile(path(csvFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var embedded map[string]any
-	if err := json.Unmarshal(raw, &embedded); err != nil {
+	var onDisk map[string]any
+	if err := yaml.Unmarshal(data, &onDisk); err != nil {
 		t.Fatal(err)
 	}
-	meta := embedded["metadata"].(map[string]any)
-	files, _ := os.ReadDir(path("bundle/manifests"))
-	for _, f := range files {
-		data, err := os.ReadFile(path("bundle/manifests/" + f.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var onDisk map[string]any
-		if err := yaml.Unmarshal(data, &onDisk); err != nil {
-			t.Fatal(err)
-		}
-		if onDisk["kind"] == embedded["kind"] && onDisk["metadata"].(map[string]any)["name"] == meta["name"] {
-			if !equality.Semantic.DeepEqual(onDisk, embedded) {
-				t.Errorf("the catalog's copy of %s %v differs from bundle/manifests/%s (run make catalog)", embedded["kind"], meta["name"], f.Name())
-			}
-			return
+	spec := onDisk["spec"].(map[string]any)
+	want := map[string]any{
+		"annotations":     onDisk["metadata"].(map[string]any)["annotations"],
+		"description":     spec["description"],
+		"displayName":     spec["displayName"],
+		"installModes":    spec["installModes"],
+		"keywords":        spec["keywords"],
+		"minKubeVersion":  spec["minKubeVersion"],
+		"maturity":        spec["maturity"],
+		"provider":        spec["provider"],
+		"crdDescriptions": spec["customresourcedefinitions"],
+	}
+	for k, v := range want {
+		if !equality.Semantic.DeepEqual(jsonRoundTrip(t, got[k]), jsonRoundTrip(t, v)) {
+			t.Errorf("the catalog's CSV metadata %s differs from %s (run make catalog)", k, csvFile)
 		}
 	}
-	t.Errorf("the catalog embeds %s %v, which bundle/manifests does not have", embedded["kind"], meta["name"])
+}
+
+// jsonRoundTrip normalises a decoded YAML or JSON value for comparison.
+func jsonRoundTrip(t *testing.T, v any) any {
+	t.Helper()
+	data, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out any
+	if err := json.Unmarshal(data, &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 // TestCatalogSourceExampleAddsTheReleaseCatalogToOperatorHub: the CatalogSource users
