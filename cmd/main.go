@@ -32,12 +32,12 @@ import (
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	_ "k8s.io/client-go/plugin/pkg/client/auth"
-	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
 	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
@@ -96,7 +96,7 @@ func run(ctx context.Context, opts options) error {
 	}
 
 	m := metrics.New(crmetrics.Registry)
-	awsCreds, credsReady, err := setupAWSCredentials(ctx, mgr, m)
+	awsCreds, credsReady, err := setupAWSCredentials(ctx, mgr, m, opts.awsRegion)
 	if err != nil {
 		return err
 	}
@@ -214,7 +214,8 @@ func managerOptions(opts options) (ctrl.Options, *metricsCert, error) {
 const credentialsPatience = 10 * time.Minute
 
 // setupAWSCredentials decides where the manager's AWS credentials come from:
-//   - ROLEARN set: OpenShift's token-auth-aws (STS), set up before the manager starts;
+//   - ROLEARN set: OpenShift's token-auth-aws (STS): a CredentialsRequest for the role
+//     and the web identity profile CCO writes, waited for like the access key below;
 //   - credentials of the user's own in the environment, or no cluster namespace (run
 //     from a workstation), or no Cloud Credential Operator able to hand out keys: the
 //     SDK's default chain;
@@ -226,21 +227,55 @@ const credentialsPatience = 10 * time.Minute
 // It returns the credentials provider for the EC2 clients (nil: the default chain)
 // and, when the manager has to wait for them, the check that says whether they are
 // there.
-func setupAWSCredentials(ctx context.Context, mgr ctrl.Manager, m *metrics.Metrics) (aws.CredentialsProvider, func() error, error) {
-	if err := setupTokenAuthAWS(ctx, mgr.GetConfig()); err != nil {
+func setupAWSCredentials(ctx context.Context, mgr ctrl.Manager, m *metrics.Metrics, region string) (aws.CredentialsProvider, func() error, error) {
+	direct, err := client.New(mgr.GetConfig(), client.Options{Scheme: scheme})
+	if err != nil {
 		return nil, nil, err
 	}
+	started, lastComplaint := time.Now(), time.Time{}
+	report := func(what string) func(error) {
+		return func(err error) {
+			m.CredentialsReady(err == nil)
+			if err != nil && time.Since(started) > credentialsPatience && time.Since(lastComplaint) > credentialsPatience {
+				lastComplaint = time.Now()
+				setupLog.Error(err, "no AWS credentials from the Cloud Credential Operator yet; check the CredentialsRequest's status",
+					"credentialsRequest", what, "waiting", time.Since(started).Round(time.Second))
+			}
+		}
+	}
+	wait := func(r manager.Runnable, ready func() error, cache aws.CredentialsProvider) (aws.CredentialsProvider, func() error, error) {
+		m.CredentialsReady(false)
+		if err := mgr.Add(r); err != nil {
+			return nil, nil, err
+		}
+		if err := mgr.AddReadyzCheck("aws-credentials", func(*http.Request) error { return ready() }); err != nil {
+			return nil, nil, err
+		}
+		return aws.NewCredentialsCache(cache), ready, nil
+	}
+
+	if stsOpts, sts := credentials.OptionsFromEnv(); sts {
+		// token-auth-aws: the role ARN the administrator entered. Setup waits for CCO's
+		// Secret for credentialsPatience at a time, and is run again after that.
+		stsOpts.Timeout = credentialsPatience
+		if stsOpts, err = stsOpts.Completed(); err != nil {
+			return nil, nil, fmt.Errorf("token-auth-aws (ROLEARN is set): %w", err)
+		}
+		if region == "" {
+			region = "us-east-1" // STS answers in every region; the role is global.
+		}
+		p := &credentials.WebIdentityProvider{Client: direct, Options: stsOpts, Region: region, Retry: 10 * time.Second}
+		p.Report = report(stsOpts.RequestNamespace + "/" + stsOpts.RequestName)
+		setupLog.Info("using AWS web identity credentials from the Cloud Credential Operator (token-auth-aws)", "roleARN", stsOpts.RoleARN)
+		return wait(p, p.Ready, p)
+	}
 	ns := os.Getenv(credentials.NamespaceEnv)
-	if _, sts := credentials.OptionsFromEnv(); sts || ns == "" {
+	if ns == "" {
 		return nil, nil, nil
 	}
 	if v, ok := credentials.UserCredentialsConfigured(); ok {
 		setupLog.Info("using the AWS credentials configured in the environment", "variable", v)
 		return nil, nil, nil
-	}
-	direct, err := client.New(mgr.GetConfig(), client.Options{Scheme: scheme})
-	if err != nil {
-		return nil, nil, err
 	}
 	mint, mode, err := credentials.MintModeAvailable(ctx, direct)
 	if err != nil {
@@ -259,51 +294,9 @@ func setupAWSCredentials(ctx context.Context, mgr ctrl.Manager, m *metrics.Metri
 	setupLog.Info("asked the Cloud Credential Operator for AWS credentials", "mode", mode,
 		"credentialsRequest", credOpts.RequestNamespace+"/"+credOpts.RequestName, "secret", ns+"/"+credOpts.SecretName)
 	provider := &credentials.SecretProvider{Client: direct, Namespace: ns, Name: credOpts.SecretName}
-	m.CredentialsReady(false)
-	started, lastComplaint := time.Now(), time.Time{}
-	watcher := &credentials.Watcher{Provider: provider, Interval: 5 * time.Second, Report: func(err error) {
-		m.CredentialsReady(err == nil)
-		if err != nil && time.Since(started) > credentialsPatience && time.Since(lastComplaint) > credentialsPatience {
-			lastComplaint = time.Now()
-			setupLog.Error(err, "no AWS credentials from the Cloud Credential Operator yet; check the CredentialsRequest's status",
-				"credentialsRequest", credOpts.RequestNamespace+"/"+credOpts.RequestName, "waiting", time.Since(started).Round(time.Second))
-		}
-	}}
-	if err := mgr.Add(watcher); err != nil {
-		return nil, nil, err
-	}
-	if err := mgr.AddReadyzCheck("aws-credentials", func(*http.Request) error { return provider.Ready() }); err != nil {
-		return nil, nil, err
-	}
-	return aws.NewCredentialsCache(provider), provider.Ready, nil
-}
-
-// setupTokenAuthAWS implements OpenShift's token-auth-aws flow when ROLEARN is set (OLM
-// sets it from the role ARN the administrator enters): it asks the Cloud Credential
-// Operator for web identity credentials and points the AWS SDK's default credential
-// chain at the profile CCO writes. Without ROLEARN it does nothing.
-func setupTokenAuthAWS(ctx context.Context, cfg *rest.Config) error {
-	credOpts, ok := credentials.OptionsFromEnv()
-	if !ok {
-		return nil
-	}
-	// The manager's cache is not started yet: read and write through a direct client.
-	direct, err := client.New(cfg, client.Options{Scheme: scheme})
-	if err != nil {
-		return err
-	}
-	profile, err := credentials.Setup(ctrl.LoggerInto(ctx, setupLog), direct, credOpts)
-	if err != nil {
-		return fmt.Errorf("token-auth-aws (ROLEARN is set): %w", err)
-	}
-	for _, v := range []string{"AWS_CONFIG_FILE", "AWS_SHARED_CREDENTIALS_FILE"} {
-		if err := os.Setenv(v, profile); err != nil {
-			return err
-		}
-	}
-	setupLog.Info("using AWS web identity credentials from the Cloud Credential Operator",
-		"roleARN", credOpts.RoleARN, "profile", profile)
-	return nil
+	watcher := &credentials.Watcher{Provider: provider, Interval: 5 * time.Second,
+		Report: report(credOpts.RequestNamespace + "/" + credOpts.RequestName)}
+	return wait(watcher, provider.Ready, provider)
 }
 
 // addMonitoringFixer keeps the bundle's monitoring objects right for the namespace the

@@ -95,6 +95,14 @@ func OptionsFromEnv() (Options, bool) {
 	}, true
 }
 
+// Completed returns the options with their defaults filled in, or why they are not
+// usable (an ARN that is not an IAM role's, no namespace), so that a caller can refuse
+// bad input before it starts waiting for CCO.
+func (o Options) Completed() (Options, error) {
+	err := o.complete()
+	return o, err
+}
+
 func (o *Options) complete() error {
 	if o.RoleARN != "" && !roleARNPattern.MatchString(o.RoleARN) {
 		return fmt.Errorf("%s=%q is not an IAM role ARN (arn:aws:iam::<account>:role/<name>)", RoleARNEnv, o.RoleARN)

@@ -28,8 +28,11 @@ limitations under the License.
 //     web_identity_token_file (the projected service account token with audience
 //     "openshift" that the Deployment mounts);
 //  3. writes that profile to a file under a writable directory (the root filesystem
-//     is read-only) and returns its path, for AWS_CONFIG_FILE and
-//     AWS_SHARED_CREDENTIALS_FILE.
+//     is read-only) and returns its path.
+//
+// The manager runs Setup in a WebIdentityProvider (sts.go), a Runnable that retries it
+// until it succeeds and then serves the profile's web identity credentials, so that the
+// manager starts, serves its probes and reports the wait instead of crash-looping.
 //
 // Without ROLEARN, on a cluster whose CCO hands out access keys (its CloudCredential
 // named cluster is in mint, passthrough or the default mode) and when the environment

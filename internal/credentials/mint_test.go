@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials/stscreds"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -152,4 +153,55 @@ func TestAMintRequestAsksForAnAccessKeyAndTheProviderServesItOnceWritten(t *test
 	}
 	cancel()
 	<-done
+}
+
+func TestTokenAuthAWSWaitsWithoutBlockingAndThenUsesWebIdentity(t *testing.T) {
+	t.Cleanup(func() { deleteSecret(t) })
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	opts := testOptions(t, "ec2-operator-test-sts-runnable")
+	opts.Timeout = 300 * time.Millisecond // one Setup gives up quickly; Start runs it again
+	reports := make(chan error, 100)
+	p := &WebIdentityProvider{Client: manager, Options: opts, Region: "us-east-1", Retry: 50 * time.Millisecond,
+		Report: func(err error) {
+			select {
+			case reports <- err:
+			default:
+			}
+		}}
+	done := make(chan error, 1)
+	go func() { done <- p.Start(ctx) }()
+
+	// Before CCO answers: not ready, and no credentials, but no exit either.
+	if err := <-reports; err == nil {
+		t.Fatal("ready before CCO wrote the profile")
+	}
+	if p.Ready() == nil {
+		t.Error("Ready before CCO wrote the profile")
+	}
+	if _, err := p.Retrieve(ctx); err == nil {
+		t.Error("credentials before CCO wrote the profile")
+	}
+	select {
+	case err := <-done:
+		t.Fatalf("Start returned before the profile was there: %v", err)
+	default:
+	}
+
+	simulateCCO(t, ctx, opts.RequestName, profile(roleARN))
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("Start did not finish after CCO wrote the profile")
+	}
+	if err := p.Ready(); err != nil {
+		t.Errorf("not ready after CCO wrote the profile: %v", err)
+	}
+	cache, ok := p.creds.(*aws.CredentialsCache)
+	if !ok || !cache.IsCredentialsProvider(&stscreds.WebIdentityRoleProvider{}) {
+		t.Errorf("the credentials are not the role's web identity (%T)", p.creds)
+	}
 }
