@@ -220,11 +220,14 @@ $(ENVTEST): $(LOCALBIN)
 setup-envtest: envtest ## Install the envtest control plane binaries (download, or build from source offline).
 	$(call setup-envtest-version,$(ENVTEST_K8S_VERSION))
 
+# The oldest version's control plane only serves API tests; when it is built, it takes
+# kubectl from the main one instead of building a second (envtest does not run it).
 .PHONY: setup-envtest-min
-setup-envtest-min: envtest ## Install the oldest supported Kubernetes's envtest binaries (download, or build offline).
-	$(call setup-envtest-version,$(ENVTEST_MIN_K8S_VERSION))
+setup-envtest-min: setup-envtest ## Install the oldest supported Kubernetes's envtest binaries (download, or build offline).
+	$(call setup-envtest-version,$(ENVTEST_MIN_K8S_VERSION),KUBECTL_FROM=$(LOCALBIN)/k8s/$(ENVTEST_K8S_VERSION)-$$(go env GOOS)-$$(go env GOARCH)/kubectl)
 
-# setup-envtest-version installs one Kubernetes version's control plane ($1).
+# setup-envtest-version installs one Kubernetes version's control plane ($1); $2 is
+# extra environment for the build script.
 define setup-envtest-version
 @if $(ENVTEST) use $(1) --bin-dir $(LOCALBIN) -i -p path >/dev/null 2>&1; then \
 	echo "envtest $(1): using $$($(ENVTEST) use $(1) --bin-dir $(LOCALBIN) -i -p path)"; \
@@ -232,7 +235,7 @@ elif $(ENVTEST) use $(1) --bin-dir $(LOCALBIN) -p path >/dev/null 2>&1; then \
 	echo "envtest $(1): downloaded"; \
 else \
 	echo "envtest $(1): download failed; building it from Go modules"; \
-	hack/build-envtest-assets.sh $(1) $(LOCALBIN) $(ETCD_VERSION); \
+	$(2) hack/build-envtest-assets.sh $(1) $(LOCALBIN) $(ETCD_VERSION); \
 fi
 endef
 

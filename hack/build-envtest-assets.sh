@@ -68,7 +68,15 @@ done
 
 echo ">> go mod tidy (kube wrapper)"
 (cd "$work/kube" && GOFLAGS=-mod=mod go mod tidy -e >/dev/null)
-for cmd in kube-apiserver kubectl; do
+cmds="kube-apiserver kubectl"
+if [[ -n "${KUBECTL_FROM:-}" && -x "${KUBECTL_FROM}" ]]; then
+  # A control plane for API tests only (the oldest supported version): envtest does
+  # not run kubectl, and a newer one is in kubectl's skew policy; copying it saves a build.
+  echo ">> kubectl: copied from ${KUBECTL_FROM}"
+  cp "$KUBECTL_FROM" "$dest.partial/kubectl"
+  cmds="kube-apiserver"
+fi
+for cmd in $cmds; do
   echo ">> building $cmd v${k8s_version} (kube-apiserver takes 10-20 minutes on 2 cores with a cold cache)"
   (cd "$work/kube" && CGO_ENABLED=0 go build -trimpath -tags selinux,notest,grpcnotrace \
     -ldflags "-s -w${version_ldflags}" -o "$dest.partial/$cmd" "k8s.io/kubernetes/cmd/$cmd")
