@@ -425,5 +425,5 @@ images-push: images-tool ## Push the release images by digest, then tag them v$(
 
 # make test runs the OLM checks in test/olm, which compare the CSV with `kustomize build`.
 .PHONY: test-olm-prereqs
-test-olm-prereqs: kustomize promtool
+test-olm-prereqs: kustomize promtool opm
 test: test-olm-prereqs

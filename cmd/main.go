@@ -312,9 +312,12 @@ func addMonitoringFixer(mgr ctrl.Manager) error {
 		return err
 	}
 	return mgr.Add(&monitoring.Fixer{
-		Client:   direct,
-		Objects:  monitoring.DefaultObjects(ns),
-		Interval: 5 * time.Minute,
+		Client:  direct,
+		Objects: monitoring.DefaultObjects(ns),
+		// OLM applies the bundle's ServiceMonitor again on an upgrade (and, as the OLM
+		// test shows, while an install is still in progress); 15 seconds later its
+		// serverName names this namespace again. When all is right a pass is two GETs.
+		Interval: 15 * time.Second,
 		Retry:    10 * time.Second,
 		Log:      ctrl.Log.WithName("monitoring"),
 	})

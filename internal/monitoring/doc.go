@@ -8,7 +8,7 @@
 //     Secret created before its ServiceAccount exists is deleted by the token
 //     controller (OCPBUGS-35210), and OLM does not order bundle objects around that.
 //
-// At start-up, and every few minutes after, the manager sets the serverName for its
+// At start-up, and every 15 seconds after, the manager sets the serverName for its
 // namespace and creates the token Secret when it is missing, with RBAC for exactly
 // those objects in its own namespace. (The metrics reader's permission to GET /metrics
 // comes from the CSV's clusterPermissions, which OLM binds in the install namespace.)
