@@ -211,17 +211,26 @@ func (r *EC2InstanceReconciler) syncTags(ctx context.Context, s *instanceScope, 
 	desired := desiredTags(s.obj)
 	toSet, toDelete := ec2.TagDiff(desired, inst.Tags, s.obj.Status.ManagedTagKeys)
 	resources := append([]string{inst.ID}, launchVolumes(s, inst)...)
+	// One event for the pass, naming what was set and what was removed: two events
+	// with the same reason on an unchanged object would be folded into one series by
+	// the events recorder, and the second note would never be shown.
+	var done []string
+	defer func() {
+		if len(done) > 0 {
+			r.driftCorrected(s, drift{field: "tags", actual: "differed from the spec", desired: strings.Join(done, "; ")})
+		}
+	}()
 	if len(toSet) > 0 {
 		if err := s.ec2.CreateTags(ctx, resources, toSet); err != nil {
 			return err
 		}
-		r.driftCorrected(s, drift{field: "tags", desired: "set " + strings.Join(sortedKeys(toSet), ","), actual: "missing or different"})
+		done = append(done, "set "+strings.Join(sortedKeys(toSet), ","))
 	}
 	if len(toDelete) > 0 {
 		if err := s.ec2.DeleteTags(ctx, resources, toDelete); err != nil {
 			return err
 		}
-		r.driftCorrected(s, drift{field: "tags", desired: "removed " + strings.Join(toDelete, ","), actual: "present"})
+		done = append(done, "removed "+strings.Join(toDelete, ","))
 	}
 	s.obj.Status.ManagedTagKeys = sortedKeys(desired)
 	return nil

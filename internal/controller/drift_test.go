@@ -242,3 +242,24 @@ func unless(ok bool, format string, args ...any) string {
 	}
 	return fmt.Sprintf(format, args...)
 }
+
+func TestOneTagsCorrectionIsOneEventThatSaysAllItDid(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, harnessOptions{})
+	h.create(h.instance("retagged"))
+	id := h.waitReady("retagged").Status.InstanceID
+	// One edit sets a tag and removes another. The events recorder folds events with
+	// the same reason on an unchanged object into a series that keeps the first note,
+	// so the pass must say both in one event.
+	m := h.mark("retagged")
+	h.update("retagged", func(o *computev1alpha1.EC2Instance) { o.Spec.Tags = map[string]string{"wave": "two"} })
+	h.eventually(h.timeout, func() string {
+		tags := h.simInstance(id).Tags
+		_, team := tags["team"]
+		return unless(tags["wave"] == "two" && !team, "tags %v", tags)
+	})
+	note := h.waitEventSince(m, "DriftCorrected")
+	if !strings.Contains(note, "set wave") || !strings.Contains(note, "removed team") {
+		t.Errorf("the tags correction says %q, want both the tag set (wave) and the tag removed (team)", note)
+	}
+}
