@@ -85,9 +85,3 @@ func (e *simEnv) waitState(t testing.TB, id, state string) *Instance {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
-
-func ctxTimeout(t testing.TB, d time.Duration) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), d)
-	t.Cleanup(cancel)
-	return ctx
-}
