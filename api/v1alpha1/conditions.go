@@ -52,6 +52,11 @@ const (
 	// this object's ownership tags; the message names the extras. It is absent
 	// otherwise.
 	ConditionDuplicateInstances = "DuplicateInstances"
+
+	// ConditionElasticIPAssociated is present when spec.elasticIp is set: True once the
+	// address is associated with the instance, False while the association waits for
+	// the instance to run or EC2 refused it (the reason says why).
+	ConditionElasticIPAssociated = "ElasticIPAssociated"
 )
 
 // RetryAnnotation asks the operator to try again a launch it gave up on (Stalled with
@@ -104,4 +109,26 @@ const (
 	ReasonSettled = "Settled"
 	// ReasonQuotaExceeded: the account's limit (instances, vCPUs, volumes) is reached.
 	ReasonQuotaExceeded = "QuotaExceeded"
+	// ReasonSnapshotNotFound: a volume's snapshot does not exist in the instance's
+	// region.
+	ReasonSnapshotNotFound = "SnapshotNotFound"
+	// ReasonVolumeNotFound: a volume the operator created or expected is gone.
+	ReasonVolumeNotFound = "VolumeNotFound"
+	// ReasonVolumeZoneMismatch: a volume is in another availability zone than the
+	// instance.
+	ReasonVolumeZoneMismatch = "VolumeZoneMismatch"
+	// ReasonAddressNotFound: the Elastic IP allocation does not exist.
+	ReasonAddressNotFound = "AddressNotFound"
+	// ReasonAddressInUse: the Elastic IP address is associated with another instance or
+	// interface.
+	ReasonAddressInUse = "AddressInUse"
+	// ReasonAddressLimitExceeded: the account's Elastic IP quota for the region is used
+	// up.
+	ReasonAddressLimitExceeded = "AddressLimitExceeded"
+	// ReasonIPAddressInUse: the requested private IP address is taken in the subnet.
+	ReasonIPAddressInUse = "IPAddressInUse"
+	// ReasonAssociationPending: the Elastic IP waits for the instance to run.
+	ReasonAssociationPending = "AssociationPending"
+	// ReasonAssociated: the Elastic IP is associated.
+	ReasonAssociated = "Associated"
 )

@@ -80,6 +80,83 @@ type EC2InstanceStatus struct {
 	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Resolved Image ID",xDescriptors={"urn:alm:descriptor:text"}
 	ImageID string `json:"imageId,omitempty"`
 
+	// architecture is the instance's CPU architecture (x86_64, arm64).
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Architecture",xDescriptors={"urn:alm:descriptor:text"}
+	Architecture string `json:"architecture,omitempty"`
+
+	// platform is the operating system platform EC2 reports, for example Linux/UNIX or
+	// Windows.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Platform",xDescriptors={"urn:alm:descriptor:text"}
+	Platform string `json:"platform,omitempty"`
+
+	// vpcId is the VPC of the instance.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="VPC ID",xDescriptors={"urn:alm:descriptor:text"}
+	VPCID string `json:"vpcId,omitempty"`
+
+	// subnetId is the instance's subnet: the one spec.subnetSelector chose (recorded
+	// before the launch, and never changed afterwards), or the one EC2 reports.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Subnet ID",xDescriptors={"urn:alm:descriptor:text"}
+	SubnetID string `json:"subnetId,omitempty"`
+
+	// securityGroupIds are the security groups the spec resolves to: securityGroupIds
+	// and the groups securityGroupSelector matches.
+	// +optional
+	// +listType=set
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Security Group IDs"
+	SecurityGroupIDs []string `json:"securityGroupIds,omitempty"`
+
+	// networkInterfaces are the instance's network interfaces, the primary first.
+	// +optional
+	// +listType=atomic
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Network Interfaces"
+	NetworkInterfaces []NetworkInterfaceStatus `json:"networkInterfaces,omitempty"`
+
+	// elasticIp is the Elastic IP address of spec.elasticIp: which address, and its
+	// association with the instance once made. The ElasticIPAssociated condition says
+	// when the association is pending or refused.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Elastic IP"
+	ElasticIP *ElasticIPStatus `json:"elasticIp,omitempty"`
+
+	// rootVolumeId is the EBS volume at the root device.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Root Volume ID",xDescriptors={"urn:alm:descriptor:text"}
+	RootVolumeID string `json:"rootVolumeId,omitempty"`
+
+	// volumes are the data volumes of spec.volumes, and volumes being removed.
+	// +optional
+	// +listType=map
+	// +listMapKey=deviceName
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Data Volumes"
+	Volumes []VolumeStatus `json:"volumes,omitempty"`
+
+	// volumeRemovals counts the data volumes removed from this instance; it is part of
+	// the client token of the volumes created afterwards, so that a volume re-added
+	// under the same device name is a new volume.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Volume Removals",xDescriptors={"urn:alm:descriptor:text","urn:alm:descriptor:com.tectonic.ui:advanced"}
+	VolumeRemovals int32 `json:"volumeRemovals,omitempty"`
+
+	// metadataOptionsState is whether the instance metadata options EC2 reports are
+	// applied or still pending.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="IMDS Options State",xDescriptors={"urn:alm:descriptor:text","urn:alm:descriptor:com.tectonic.ui:advanced"}
+	MetadataOptionsState string `json:"metadataOptionsState,omitempty"`
+
+	// httpTokens is the IMDS token setting EC2 reports: required (IMDSv2) or optional.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="IMDS Tokens",xDescriptors={"urn:alm:descriptor:text"}
+	HTTPTokens string `json:"httpTokens,omitempty"`
+
+	// spotInstanceRequestId is the Spot Instance request behind a Spot Instance.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Spot Request ID",xDescriptors={"urn:alm:descriptor:text"}
+	SpotInstanceRequestID string `json:"spotInstanceRequestId,omitempty"`
+
 	// launchTime is when EC2 launched the instance.
 	// +optional
 	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Launch Time",xDescriptors={"urn:alm:descriptor:timestamp"}

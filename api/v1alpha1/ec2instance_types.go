@@ -22,12 +22,20 @@ import (
 
 // EC2InstanceSpec declares the EC2 instance that the operator keeps in existence.
 //
-// Fields that EC2 cannot change on a running instance (the image, the subnet, the key
-// pair, the availability zone, the region, public IP association, spot options and an
-// adopted instance ID) are immutable: the API server rejects a change to them, because
+// Fields that EC2 cannot change on a running instance (the image, the subnet or its
+// selector, the key pair, the availability zone, the region, the primary interface's
+// addresses and public IP association, spot options and an adopted instance ID) are
+// immutable: the API server rejects a change to them, because
 // honouring it would mean silently replacing the instance.
 //
 // +kubebuilder:validation:XValidation:rule="has(self.subnetId) == has(oldSelf.subnetId)",message="subnetId is immutable: it cannot be added or removed after creation"
+// +kubebuilder:validation:XValidation:rule="has(self.subnetSelector) == has(oldSelf.subnetSelector)",message="subnetSelector is immutable: it cannot be added or removed after creation"
+// +kubebuilder:validation:XValidation:rule="!(has(self.subnetId) && has(self.subnetSelector))",message="set subnetId or subnetSelector, not both",fieldPath=".subnetSelector"
+// +kubebuilder:validation:XValidation:rule="!has(self.subnetSelector) || !has(self.subnetSelector.availabilityZone) || !has(self.availabilityZone) || self.subnetSelector.availabilityZone == self.availabilityZone",message="subnetSelector.availabilityZone must equal availabilityZone when both are set",fieldPath=".subnetSelector.availabilityZone"
+// +kubebuilder:validation:XValidation:rule="has(self.privateIpAddress) == has(oldSelf.privateIpAddress)",message="privateIpAddress is immutable: it cannot be added or removed after creation"
+// +kubebuilder:validation:XValidation:rule="has(self.secondaryPrivateIpAddressCount) == has(oldSelf.secondaryPrivateIpAddressCount)",message="secondaryPrivateIpAddressCount is immutable: it cannot be added or removed after creation"
+// +kubebuilder:validation:XValidation:rule="has(self.ipv6AddressCount) == has(oldSelf.ipv6AddressCount) && has(self.ipv6Addresses) == has(oldSelf.ipv6Addresses)",message="ipv6AddressCount and ipv6Addresses are immutable: they cannot be added or removed after creation"
+// +kubebuilder:validation:XValidation:rule="!(has(self.ipv6AddressCount) && has(self.ipv6Addresses))",message="set ipv6AddressCount or ipv6Addresses, not both",fieldPath=".ipv6Addresses"
 // +kubebuilder:validation:XValidation:rule="has(self.keyName) == has(oldSelf.keyName)",message="keyName is immutable: it cannot be added or removed after creation"
 // +kubebuilder:validation:XValidation:rule="has(self.availabilityZone) == has(oldSelf.availabilityZone)",message="availabilityZone is immutable: it cannot be added or removed after creation"
 // +kubebuilder:validation:XValidation:rule="has(self.region) == has(oldSelf.region)",message="region is immutable: it cannot be added or removed after creation"
@@ -80,6 +88,21 @@ type EC2InstanceSpec struct {
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Security Group IDs"
 	SecurityGroupIDs []string `json:"securityGroupIds,omitempty"`
 
+	// subnetSelector picks the subnet by tags instead of subnetId (set one of them, or
+	// neither for the default subnet). The chosen subnet is reported in status.subnetId
+	// and never changes for the instance. Immutable.
+	// +optional
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="subnetSelector is immutable; the chosen subnet never changes for a running instance"
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Subnet Selector"
+	SubnetSelector *SubnetSelector `json:"subnetSelector,omitempty"`
+
+	// securityGroupSelector adds the security groups that match it (by tags or names,
+	// in the subnet's VPC) to securityGroupIds. The resolved groups are reported in
+	// status.securityGroupIds and followed when the selection changes. Mutable.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Security Group Selector"
+	SecurityGroupSelector *SecurityGroupSelector `json:"securityGroupSelector,omitempty"`
+
 	// keyName is the name of the EC2 key pair whose public key is installed for SSH.
 	// Immutable.
 	// +optional
@@ -116,6 +139,19 @@ type EC2InstanceSpec struct {
 	// +optional
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Root Volume"
 	RootVolume *RootVolume `json:"rootVolume,omitempty"`
+
+	// volumes are EBS data volumes besides the root volume, keyed by deviceName.
+	// Volumes listed at creation are launched with the instance; volumes added later
+	// are created in its availability zone and attached; volumes removed are detached
+	// and deleted (or released, when deleteOnTermination is false). Size, type, IOPS,
+	// throughput and deleteOnTermination are changed in place. Mutable.
+	// +optional
+	// +listType=map
+	// +listMapKey=deviceName
+	// +kubebuilder:validation:MaxItems=24
+	// +kubebuilder:validation:XValidation:rule="self.all(v, !(v.deviceName in ['/dev/sda', '/dev/sda1', '/dev/xvda', 'xvda']))",message="volumes[].deviceName may not be a root device name (/dev/sda1, /dev/xvda): configure the root volume with rootVolume"
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Data Volumes"
+	Volumes []DataVolume `json:"volumes,omitempty"`
 
 	// tags are added to the instance and its volumes at launch and kept in place
 	// afterwards. The operator also sets Name (to the EC2Instance's name, unless you set
@@ -158,6 +194,59 @@ type EC2InstanceSpec struct {
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="associatePublicIpAddress is immutable"
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Associate Public IP Address",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:booleanSwitch"}
 	AssociatePublicIPAddress *bool `json:"associatePublicIpAddress,omitempty"`
+
+	// privateIpAddress is the primary private IPv4 address of the primary network
+	// interface. It must lie in the subnet's range and be free. When omitted, EC2
+	// picks one. Immutable.
+	// +optional
+	// +kubebuilder:validation:MaxLength=15
+	// +kubebuilder:validation:Pattern=`^((25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])\.){3}(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])$`
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="privateIpAddress is immutable"
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Private IP Address",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text","urn:alm:descriptor:com.tectonic.ui:advanced"}
+	PrivateIPAddress string `json:"privateIpAddress,omitempty"`
+
+	// secondaryPrivateIpAddressCount asks EC2 for this many secondary private IPv4
+	// addresses on the primary network interface (the instance type bounds how many
+	// it allows). Immutable.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=49
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="secondaryPrivateIpAddressCount is immutable"
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Secondary Private IP Count",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:number","urn:alm:descriptor:com.tectonic.ui:advanced"}
+	SecondaryPrivateIPAddressCount *int32 `json:"secondaryPrivateIpAddressCount,omitempty"`
+
+	// ipv6AddressCount asks EC2 for this many IPv6 addresses from the subnet's IPv6
+	// range (the subnet must have one). Immutable.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=50
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="ipv6AddressCount is immutable"
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="IPv6 Address Count",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:number","urn:alm:descriptor:com.tectonic.ui:advanced"}
+	IPv6AddressCount *int32 `json:"ipv6AddressCount,omitempty"`
+
+	// ipv6Addresses are explicit IPv6 addresses from the subnet's IPv6 range, instead of
+	// ipv6AddressCount. Immutable.
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=50
+	// +kubebuilder:validation:items:MaxLength=45
+	// +kubebuilder:validation:items:Pattern=`^[0-9a-fA-F:]+$`
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="ipv6Addresses are immutable"
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="IPv6 Addresses",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
+	IPv6Addresses []string `json:"ipv6Addresses,omitempty"`
+
+	// sourceDestCheck turns the primary interface's source/destination check on or
+	// off; turn it off for NAT instances and routers. When omitted, the instance's
+	// setting is left alone (EC2 launches with it on). Mutable.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Source/Destination Check",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:booleanSwitch","urn:alm:descriptor:com.tectonic.ui:advanced"}
+	SourceDestCheck *bool `json:"sourceDestCheck,omitempty"`
+
+	// elasticIp associates an Elastic IP address with the instance: an existing one
+	// (allocationId) or one the operator allocates and owns (allocate: true). Mutable.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Elastic IP"
+	ElasticIP *ElasticIP `json:"elasticIp,omitempty"`
 
 	// availabilityZone places the instance in this zone (for example us-east-1a). It must
 	// match the subnet's zone when both are set. Immutable.
@@ -210,76 +299,6 @@ type EC2InstanceSpec struct {
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="instanceId is immutable once set"
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Adopt Instance ID",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text","urn:alm:descriptor:com.tectonic.ui:advanced"}
 	InstanceID string `json:"instanceId,omitempty"`
-}
-
-// RootVolume configures the root EBS volume of the instance.
-//
-// +kubebuilder:validation:XValidation:rule="!has(self.iops) || self.type in ['gp3', 'io1', 'io2']",message="iops can only be set for gp3, io1 and io2 volumes"
-// +kubebuilder:validation:XValidation:rule="!(self.type in ['io1', 'io2']) || has(self.iops)",message="iops is required for io1 and io2 volumes"
-// +kubebuilder:validation:XValidation:rule="!has(self.throughput) || self.type == 'gp3'",message="throughput can only be set for gp3 volumes"
-// +kubebuilder:validation:XValidation:rule="!has(self.kmsKeyId) || (has(self.encrypted) && self.encrypted)",message="kmsKeyId requires encrypted: true"
-// +kubebuilder:validation:XValidation:rule="!has(self.sizeGiB) || self.type != 'standard' || self.sizeGiB <= 1024",message="sizeGiB must be at most 1024 for standard (magnetic) volumes"
-// +kubebuilder:validation:XValidation:rule="!has(self.sizeGiB) || !(self.type in ['gp2', 'gp3', 'io1', 'st1', 'sc1']) || self.sizeGiB <= 16384",message="sizeGiB must be at most 16384 for gp2, gp3, io1, st1 and sc1 volumes"
-// +kubebuilder:validation:XValidation:rule="!(self.type in ['st1', 'sc1'])",message="st1 and sc1 volumes cannot be boot volumes; use gp3, gp2, io1, io2 or standard for the root volume"
-// +kubebuilder:validation:XValidation:rule="has(self.sizeGiB) == has(oldSelf.sizeGiB) && has(self.iops) == has(oldSelf.iops) && has(self.throughput) == has(oldSelf.throughput) && has(self.encrypted) == has(oldSelf.encrypted) && has(self.kmsKeyId) == has(oldSelf.kmsKeyId)",message="rootVolume fields cannot be added or removed after creation"
-type RootVolume struct {
-	// sizeGiB is the size of the root volume in GiB. It must be at least the AMI's
-	// snapshot size. It can grow after launch (EBS volumes cannot shrink); the operator
-	// applies growth in place.
-	// +optional
-	// +kubebuilder:validation:Minimum=1
-	// +kubebuilder:validation:Maximum=65536
-	// +kubebuilder:validation:XValidation:rule="self >= oldSelf",message="sizeGiB can only grow: EBS volumes cannot shrink"
-	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Root Volume Size (GiB)",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:number"}
-	SizeGiB *int32 `json:"sizeGiB,omitempty"`
-
-	// type is the EBS volume type. Immutable.
-	// +optional
-	// +kubebuilder:default=gp3
-	// +kubebuilder:validation:Enum=gp2;gp3;io1;io2;st1;sc1;standard
-	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="rootVolume.type is immutable"
-	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Root Volume Type",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:select:gp3","urn:alm:descriptor:com.tectonic.ui:select:gp2","urn:alm:descriptor:com.tectonic.ui:select:io1","urn:alm:descriptor:com.tectonic.ui:select:io2","urn:alm:descriptor:com.tectonic.ui:select:st1","urn:alm:descriptor:com.tectonic.ui:select:sc1","urn:alm:descriptor:com.tectonic.ui:select:standard"}
-	Type VolumeType `json:"type,omitempty"`
-
-	// iops is the provisioned IOPS, for gp3 (3000-80000), io1 and io2 (100-256000)
-	// volumes only. Immutable.
-	// +optional
-	// +kubebuilder:validation:Minimum=100
-	// +kubebuilder:validation:Maximum=256000
-	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="rootVolume.iops is immutable"
-	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Provisioned IOPS",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:number","urn:alm:descriptor:com.tectonic.ui:advanced"}
-	IOPS *int32 `json:"iops,omitempty"`
-
-	// throughput is the provisioned throughput in MiB/s, for gp3 volumes only
-	// (125-2000). Immutable.
-	// +optional
-	// +kubebuilder:validation:Minimum=125
-	// +kubebuilder:validation:Maximum=2000
-	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="rootVolume.throughput is immutable"
-	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Throughput (MiB/s)",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:number","urn:alm:descriptor:com.tectonic.ui:advanced"}
-	Throughput *int32 `json:"throughput,omitempty"`
-
-	// encrypted encrypts the root volume with EBS encryption. Immutable.
-	// +optional
-	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="rootVolume.encrypted is immutable"
-	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Encrypted",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:booleanSwitch"}
-	Encrypted *bool `json:"encrypted,omitempty"`
-
-	// kmsKeyId is the KMS key (ID, alias or ARN) used to encrypt the volume; it requires
-	// encrypted: true. When omitted, the account's default EBS key is used. Immutable.
-	// +optional
-	// +kubebuilder:validation:MinLength=1
-	// +kubebuilder:validation:MaxLength=2048
-	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="rootVolume.kmsKeyId is immutable"
-	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="KMS Key ID",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text","urn:alm:descriptor:com.tectonic.ui:advanced"}
-	KMSKeyID string `json:"kmsKeyId,omitempty"`
-
-	// deleteOnTermination deletes the volume when the instance terminates. Immutable.
-	// +optional
-	// +kubebuilder:default=true
-	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="rootVolume.deleteOnTermination is immutable"
-	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Delete On Termination",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:booleanSwitch","urn:alm:descriptor:com.tectonic.ui:advanced"}
-	DeleteOnTermination *bool `json:"deleteOnTermination,omitempty"`
 }
 
 // MetadataOptions configures the instance metadata service.
@@ -349,9 +368,6 @@ const (
 	DeletionPolicyRetain DeletionPolicy = "Retain"
 )
 
-// VolumeType is an EBS volume type.
-type VolumeType string
-
 // HTTPTokensState says whether IMDS requires session tokens (IMDSv2).
 type HTTPTokensState string
 
@@ -381,6 +397,7 @@ type SpotInterruptionBehavior string
 // +kubebuilder:printcolumn:name="IP",type=string,JSONPath=`.status.privateIp`
 // +kubebuilder:printcolumn:name="Public IP",type=string,JSONPath=`.status.publicIp`,priority=1
 // +kubebuilder:printcolumn:name="Zone",type=string,JSONPath=`.status.availabilityZone`,priority=1
+// +kubebuilder:printcolumn:name="VPC",type=string,JSONPath=`.status.vpcId`,priority=1
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
 // +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`,priority=1
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`

@@ -124,8 +124,8 @@ func TestCreateRejectsInvalidSpecsNamingTheField(t *testing.T) {
 		}, "spec.userData", "16 KB"},
 		{"root volume of size 0", func(o *v1alpha1.EC2Instance) { o.Spec.RootVolume = &v1alpha1.RootVolume{SizeGiB: ptr.To[int32](0)} }, "spec.rootVolume.sizeGiB", ""},
 		{"root volume too big", func(o *v1alpha1.EC2Instance) { o.Spec.RootVolume = &v1alpha1.RootVolume{SizeGiB: ptr.To[int32](70000)} }, "spec.rootVolume.sizeGiB", ""},
-		{"gp3 root volume over 16 TiB", func(o *v1alpha1.EC2Instance) {
-			o.Spec.RootVolume = &v1alpha1.RootVolume{SizeGiB: ptr.To[int32](20000), Type: "gp3"}
+		{"gp2 root volume over 16 TiB", func(o *v1alpha1.EC2Instance) {
+			o.Spec.RootVolume = &v1alpha1.RootVolume{SizeGiB: ptr.To[int32](20000), Type: "gp2"}
 		}, "spec.rootVolume", "16384"},
 		{"magnetic root volume over 1 TiB", func(o *v1alpha1.EC2Instance) {
 			o.Spec.RootVolume = &v1alpha1.RootVolume{SizeGiB: ptr.To[int32](2000), Type: "standard"}
