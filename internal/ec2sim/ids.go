@@ -28,6 +28,9 @@ func (s *Sim) idTaken(id string) bool {
 	if _, ok := s.reservations[id]; ok {
 		return true
 	}
+	if s.netIDTaken(id) {
+		return true
+	}
 	_, ok := s.associations[id]
 	return ok
 }
@@ -46,4 +49,7 @@ var (
 	volumeIDPattern   = regexp.MustCompile(`^vol-([0-9a-f]{8}|[0-9a-f]{17})$`)
 	subnetIDPattern   = regexp.MustCompile(`^subnet-([0-9a-f]{8}|[0-9a-f]{17})$`)
 	groupIDPattern    = regexp.MustCompile(`^sg-([0-9a-f]{8}|[0-9a-f]{17})$`)
+	eniIDPattern      = regexp.MustCompile(`^eni-([0-9a-f]{8}|[0-9a-f]{17})$`)
+	allocIDPattern    = regexp.MustCompile(`^eipalloc-([0-9a-f]{8}|[0-9a-f]{17})$`)
+	assocIDPattern    = regexp.MustCompile(`^eipassoc-([0-9a-f]{8}|[0-9a-f]{17})$`)
 )

@@ -132,6 +132,7 @@ func (s *Sim) advance() {
 			s.forget(id)
 		}
 	}
+	s.advanceVolumes(now)
 }
 
 // step performs at most one due transition and reports whether it did.
@@ -165,13 +166,15 @@ func (s *Sim) enterState(in *instance, state string, at time.Time) {
 	case StateStopped:
 		in.StateReasonCode = "Client.UserInitiatedShutdown"
 		in.StateReasonMessage = "Client.UserInitiatedShutdown: User initiated shutdown"
-		// A stopped instance keeps its private IP but releases its public one.
-		in.PublicIP, in.PublicDNSName = "", ""
+		// A stopped instance keeps its private IP but releases its public one,
+		// unless that is an Elastic IP.
+		s.releaseAutoPublicIP(in)
 	case StateTerminated:
 		in.StateReasonCode = "Client.UserInitiatedShutdown"
 		in.StateReasonMessage = "Client.UserInitiatedShutdown: User initiated shutdown"
 		in.PublicIP, in.PublicDNSName = "", ""
 		s.releaseTerminated(in)
+		s.releaseNetwork(in)
 	}
 }
 

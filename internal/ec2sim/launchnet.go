@@ -2,12 +2,17 @@ package ec2sim
 
 // parseNetwork resolves where a launch goes: the subnet (top-level SubnetId,
 // NetworkInterface.N.SubnetId, or the default subnet of the requested or
-// first AZ), its security groups and whether it gets a public IP.
+// first AZ), its security groups, the primary interface's addresses and
+// whether it gets a public IP.
 func (s *Sim) parseNetwork(p params, spec *launchSpec) *apiError {
 	subnetID := p.str("SubnetId")
 	groupIDs := p.list("SecurityGroupId")
 	groupNames := p.list("SecurityGroup")
 	var publicIP *bool
+	addrs, err := readTopLevelAddresses(p)
+	if err != nil {
+		return err
+	}
 
 	nics := p.items("NetworkInterface")
 	if len(nics) > 0 {
@@ -17,6 +22,12 @@ func (s *Sim) parseNetwork(p params, spec *launchSpec) *apiError {
 		}
 		if len(groupIDs) > 0 || len(groupNames) > 0 {
 			return clientErr("InvalidParameterCombination", "Network interfaces and an instance-level security groups may not be specified on the same request")
+		}
+		if addrs.privateIP != "" {
+			return clientErr("InvalidParameterCombination", "Network interfaces and an instance-level private IP address may not be specified on the same request")
+		}
+		if len(addrs.ipv6) > 0 || addrs.ipv6Count > 0 {
+			return clientErr("InvalidParameterCombination", "Network interfaces and an instance-level IPv6 addresses may not be specified on the same request")
 		}
 		var primary *params
 		for i := range nics {
@@ -34,6 +45,9 @@ func (s *Sim) parseNetwork(p params, spec *launchSpec) *apiError {
 		groupIDs = primary.list("SecurityGroupId")
 		if v, ok := primary.boolean("AssociatePublicIpAddress"); ok {
 			publicIP = &v
+		}
+		if addrs, err = readInterfaceAddresses(*primary); err != nil {
+			return err
 		}
 	}
 
@@ -70,6 +84,10 @@ func (s *Sim) parseNetwork(p params, spec *launchSpec) *apiError {
 	if len(missing) > 0 {
 		return groupsNotFound(missing)
 	}
+	if len(groupNames) > 0 && subnet.VPCID != DefaultVPCID {
+		// Group names only resolve in the default VPC.
+		return clientErr("InvalidParameterCombination", "The parameter groupName cannot be used with the parameter subnet")
+	}
 	for _, n := range groupNames {
 		g := s.groupByName(n)
 		if g == nil {
@@ -78,9 +96,16 @@ func (s *Sim) parseNetwork(p params, spec *launchSpec) *apiError {
 		groupIDs = append(groupIDs, g.ID)
 	}
 	if len(groupIDs) == 0 {
-		groupIDs = []string{DefaultSecurityGroupID}
+		// Without groups, the instance gets its VPC's "default" group.
+		groupIDs = s.defaultGroupOf(subnet.VPCID)
+	}
+	if err := s.checkGroupsInSubnetVPC(groupIDs, subnet); err != nil {
+		return err
 	}
 	spec.groupIDs = dedupe(groupIDs)
+	if err := s.parseInterfaceAddresses(addrs, spec); err != nil {
+		return err
+	}
 	spec.publicIP = subnet.MapPublicIPOnLaunch
 	if publicIP != nil {
 		spec.publicIP = *publicIP
@@ -110,4 +135,15 @@ func dedupe(in []string) []string {
 		}
 	}
 	return out
+}
+
+// defaultGroupOf returns the id of a VPC's security group named "default",
+// which EC2 creates with every VPC, or nothing if the test did not add one.
+func (s *Sim) defaultGroupOf(vpcID string) []string {
+	for _, id := range s.groupOrder {
+		if g := s.groups[id]; g.VPCID == vpcID && g.Name == "default" {
+			return []string{id}
+		}
+	}
+	return nil
 }

@@ -17,6 +17,7 @@ type launchSpec struct {
 	subnet         *Subnet
 	groupIDs       []string
 	publicIP       bool
+	nic            nicSpec
 	keyName        string
 	profileARN     string
 	userData       []byte
@@ -250,6 +251,13 @@ func parseBlockDevices(p params, spec *launchSpec) *apiError {
 			vol.deleteOnTermination = dot
 		}
 		vol.encrypted, _ = e.boolean("Encrypted")
+		// A mapping's volume must satisfy the same per-type limits as CreateVolume's.
+		cfg := ebsConfig{volumeType: vol.volumeType, sizeGiB: vol.sizeGiB, iops: vol.iops, throughput: vol.throughput}
+		if err := cfg.check(); err != nil {
+			return err
+		}
+		cfg = cfg.withDefaults()
+		vol.iops, vol.throughput = cfg.iops, cfg.throughput
 		if isRoot {
 			spec.root = vol
 		} else {

@@ -90,8 +90,19 @@ func (s *Sim) modifyInstanceAttribute(p params, x *xmlBuilder) *apiError {
 		if err := s.checkGroups(ids); err != nil {
 			return err
 		}
+		if err := s.checkGroupsInVPC(ids, in.VPCID); err != nil {
+			return err
+		}
 		in.SecurityGroupIDs = dedupe(ids)
-	case "sourceDestCheck", "ebsOptimized", "instanceInitiatedShutdownBehavior", "enaSupport", "disableApiStop", "blockDeviceMapping":
+	case "blockDeviceMapping":
+		if err := s.modifyBlockDeviceMappings(in, p); err != nil {
+			return err
+		}
+	case "sourceDestCheck":
+		if err := s.setSourceDestCheck(in, value("SourceDestCheck")); err != nil {
+			return err
+		}
+	case "ebsOptimized", "instanceInitiatedShutdownBehavior", "enaSupport", "disableApiStop":
 		// Accepted but not modelled: the operator does not manage them.
 	default:
 		return invalidValue("Value (%s) for parameter attribute is invalid. Unknown attribute.", attrs[0])
@@ -152,7 +163,7 @@ func (s *Sim) describeInstanceAttribute(p params, x *xmlBuilder) *apiError {
 	case "instanceInitiatedShutdownBehavior":
 		valued("instanceInitiatedShutdownBehavior", "stop")
 	case "sourceDestCheck":
-		valued("sourceDestCheck", "true")
+		valued("sourceDestCheck", boolString(s.sourceDestCheck(in)))
 	case "ebsOptimized":
 		valued("ebsOptimized", "false")
 	case "groupSet":

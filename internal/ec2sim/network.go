@@ -2,6 +2,8 @@ package ec2sim
 
 import (
 	"fmt"
+	"net/netip"
+	"slices"
 	"strings"
 )
 
@@ -13,9 +15,16 @@ type Subnet struct {
 	CIDR                string
 	DefaultForAZ        bool
 	MapPublicIPOnLaunch bool
-	// thirdOctet is the /20's first third octet; private IPs count up from it.
-	thirdOctet int
-	nextHost   int
+	Tags                map[string]string
+	// IPv6CIDR is the subnet's IPv6 /64, or "" when it has none.
+	IPv6CIDR    string
+	ipv6AssocID string
+	// base is the network address and size the number of addresses of CIDR.
+	base uint32
+	size int
+	// used holds the host offsets of the private IPs assigned to interfaces.
+	used     map[int]bool
+	ipv6Used map[string]bool
 }
 
 // SecurityGroup is a VPC security group.
@@ -24,6 +33,7 @@ type SecurityGroup struct {
 	Name        string
 	Description string
 	VPCID       string
+	Tags        map[string]string
 }
 
 // AddSubnet adds a non-default subnet of the default VPC in az.
@@ -40,17 +50,15 @@ func (s *Sim) AddSecurityGroup(id, name string) {
 	s.putGroup(&SecurityGroup{ID: id, Name: name, Description: name, VPCID: DefaultVPCID})
 }
 
-// putSubnet allocates the next 172.31.x.0/20 block to a new subnet, the
-// layout of a default VPC.
+// putSubnet adds a subnet of the default VPC with the next 172.31.x.0/20
+// block, the layout of a default VPC.
 func (s *Sim) putSubnet(id, az string, isDefault bool) {
-	third := 16 * len(s.subnetOrder)
-	if _, ok := s.subnets[id]; !ok {
-		s.subnetOrder = append(s.subnetOrder, id)
+	n := len(s.subnetOrder)
+	if _, ok := s.subnets[id]; ok {
+		n = slices.Index(s.subnetOrder, id)
 	}
-	s.subnets[id] = &Subnet{
-		ID: id, VPCID: DefaultVPCID, AZ: az, CIDR: fmt.Sprintf("172.31.%d.0/20", third%256),
-		DefaultForAZ: isDefault, MapPublicIPOnLaunch: isDefault, thirdOctet: third % 256,
-	}
+	p := netip.MustParsePrefix(fmt.Sprintf("172.31.%d.0/20", (16*n)%256))
+	s.storeSubnet(newSubnet(id, DefaultVPCID, az, p, isDefault))
 }
 
 // putGroup stores a security group, keeping insertion order.
@@ -58,15 +66,10 @@ func (s *Sim) putGroup(g *SecurityGroup) {
 	if _, ok := s.groups[g.ID]; !ok {
 		s.groupOrder = append(s.groupOrder, g.ID)
 	}
+	if g.Tags == nil {
+		g.Tags = map[string]string{}
+	}
 	s.groups[g.ID] = g
-}
-
-// allocatePrivateIP hands out the next host address of the subnet,
-// skipping the first four that AWS reserves.
-func (sn *Subnet) allocatePrivateIP() string {
-	h := sn.nextHost + 4
-	sn.nextHost++
-	return fmt.Sprintf("172.31.%d.%d", sn.thirdOctet+h/256, h%256)
 }
 
 // allocatePublicIP hands out addresses from a documentation-like public block.
@@ -95,7 +98,8 @@ func (s *Sim) publicDNS(ip string) string {
 }
 
 // describeSubnets implements DescribeSubnets with SubnetId.N and the
-// subnet-id, vpc-id, availability-zone and default-for-az filters.
+// subnet-id, vpc-id, availability-zone, default-for-az, cidr-block,
+// ipv6-cidr-block-association.ipv6-cidr-block, tag:<key> and tag-key filters.
 func (s *Sim) describeSubnets(p params, x *xmlBuilder) *apiError {
 	ids := p.list("SubnetId")
 	for _, id := range ids {
@@ -115,31 +119,53 @@ func (s *Sim) describeSubnets(p params, x *xmlBuilder) *apiError {
 		fields := map[string]string{
 			"subnet-id": sn.ID, "vpc-id": sn.VPCID, "availability-zone": sn.AZ,
 			"default-for-az": fmt.Sprint(sn.DefaultForAZ), "cidr-block": sn.CIDR,
+			"ipv6-cidr-block-association.ipv6-cidr-block": sn.IPv6CIDR,
 		}
-		if !fieldsMatch(fields, p.filters()) {
+		if !resourceMatches(fields, sn.Tags, p.filters()) {
 			continue
 		}
-		x.open("item")
-		x.leaf("subnetId", sn.ID)
-		x.leaf("subnetArn", fmt.Sprintf("arn:aws:ec2:%s:%s:subnet/%s", s.cfg.Region, DefaultAccountID, sn.ID))
-		x.leaf("state", "available")
-		x.leaf("ownerId", DefaultAccountID)
-		x.leaf("vpcId", sn.VPCID)
-		x.leaf("cidrBlock", sn.CIDR)
-		x.intLeaf("availableIpAddressCount", 4091-sn.nextHost)
-		x.leaf("availabilityZone", sn.AZ)
-		x.leaf("availabilityZoneId", "use1-az"+fmt.Sprint(1+strings.Index("abcdef", sn.AZ[len(sn.AZ)-1:])))
-		x.boolLeaf("defaultForAz", sn.DefaultForAZ)
-		x.boolLeaf("mapPublicIpOnLaunch", sn.MapPublicIPOnLaunch)
-		x.boolLeaf("assignIpv6AddressOnCreation", false)
-		x.close("item")
+		s.writeSubnet(x, sn)
 	}
 	x.close("subnetSet")
 	return nil
 }
 
+// writeSubnet renders one subnetSet item.
+func (s *Sim) writeSubnet(x *xmlBuilder, sn *Subnet) {
+	x.open("item")
+	x.leaf("subnetId", sn.ID)
+	x.leaf("subnetArn", fmt.Sprintf("arn:aws:ec2:%s:%s:subnet/%s", s.cfg.Region, DefaultAccountID, sn.ID))
+	x.leaf("state", "available")
+	x.leaf("ownerId", DefaultAccountID)
+	x.leaf("vpcId", sn.VPCID)
+	x.leaf("cidrBlock", sn.CIDR)
+	x.intLeaf("availableIpAddressCount", sn.availableIPs())
+	x.leaf("availabilityZone", sn.AZ)
+	x.leaf("availabilityZoneId", "use1-az"+fmt.Sprint(1+strings.Index("abcdef", sn.AZ[len(sn.AZ)-1:])))
+	x.boolLeaf("defaultForAz", sn.DefaultForAZ)
+	x.boolLeaf("mapPublicIpOnLaunch", sn.MapPublicIPOnLaunch)
+	x.boolLeaf("assignIpv6AddressOnCreation", false)
+	x.open("ipv6CidrBlockAssociationSet")
+	if sn.IPv6CIDR != "" {
+		x.open("item")
+		x.leaf("associationId", sn.ipv6AssocID)
+		x.leaf("ipv6CidrBlock", sn.IPv6CIDR)
+		x.open("ipv6CidrBlockState")
+		x.leaf("state", "associated")
+		x.close("ipv6CidrBlockState")
+		x.leaf("ipSource", "amazon")
+		x.close("item")
+	}
+	x.close("ipv6CidrBlockAssociationSet")
+	if len(sn.Tags) > 0 {
+		x.tagSet(sn.Tags)
+	}
+	x.close("item")
+}
+
 // describeSecurityGroups implements DescribeSecurityGroups with GroupId.N,
-// GroupName.N and the group-id, group-name and vpc-id filters.
+// GroupName.N (default VPC only, as in EC2) and the group-id, group-name,
+// vpc-id, tag:<key> and tag-key filters.
 func (s *Sim) describeSecurityGroups(p params, x *xmlBuilder) *apiError {
 	ids := p.list("GroupId")
 	for _, id := range ids {
@@ -159,11 +185,16 @@ func (s *Sim) describeSecurityGroups(p params, x *xmlBuilder) *apiError {
 	x.open("securityGroupInfo")
 	for _, id := range s.groupOrder {
 		g := s.groups[id]
-		if len(ids) > 0 && !contains(ids, id) || len(names) > 0 && !contains(names, g.Name) {
+		if len(ids) > 0 && !contains(ids, id) {
 			continue
 		}
-		fields := map[string]string{"group-id": g.ID, "group-name": g.Name, "vpc-id": g.VPCID}
-		if !fieldsMatch(fields, p.filters()) {
+		// GroupName names groups of the default VPC only; "To describe security
+		// groups in a nondefault VPC, use the group-name filter" (DescribeSecurityGroups).
+		if len(names) > 0 && (!contains(names, g.Name) || g.VPCID != DefaultVPCID) {
+			continue
+		}
+		fields := map[string]string{"group-id": g.ID, "group-name": g.Name, "vpc-id": g.VPCID, "owner-id": DefaultAccountID}
+		if !resourceMatches(fields, g.Tags, p.filters()) {
 			continue
 		}
 		x.open("item")
@@ -177,17 +208,21 @@ func (s *Sim) describeSecurityGroups(p params, x *xmlBuilder) *apiError {
 		x.close("ipPermissions")
 		x.open("ipPermissionsEgress")
 		x.close("ipPermissionsEgress")
+		if len(g.Tags) > 0 {
+			x.tagSet(g.Tags)
+		}
 		x.close("item")
 	}
 	x.close("securityGroupInfo")
 	return nil
 }
 
-// groupByName finds a security group of the default VPC by name.
+// groupByName finds a security group of the default VPC by name; names are
+// only unique within a VPC, and EC2 resolves bare names in the default VPC.
 func (s *Sim) groupByName(name string) *SecurityGroup {
 	for _, id := range s.groupOrder {
-		if s.groups[id].Name == name {
-			return s.groups[id]
+		if g := s.groups[id]; g.Name == name && g.VPCID == DefaultVPCID {
+			return g
 		}
 	}
 	return nil

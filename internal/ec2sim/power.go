@@ -105,13 +105,14 @@ func (s *Sim) startInstances(p params, x *xmlBuilder) *apiError {
 }
 
 // restart moves a stopped instance back to pending. A restarted instance
-// gets a new public IP (EC2 does not keep non-Elastic public addresses).
+// gets a new public IP (EC2 does not keep non-Elastic public addresses);
+// one with an Elastic IP keeps it.
 func (s *Sim) restart(in *instance) {
 	now := s.now()
 	in.State, in.since = StatePending, now
 	in.StateReasonCode, in.StateReasonMessage, in.StateTransitionReason = "", "", ""
 	in.LaunchTime = now
-	if in.publicOnStart {
+	if in.publicOnStart && in.PublicIP == "" {
 		in.PublicIP = s.allocatePublicIP()
 		in.PublicDNSName = s.publicDNS(in.PublicIP)
 	}

@@ -29,7 +29,7 @@ func (s *Sim) writeInstance(x *xmlBuilder, in *instance) {
 	x.leaf("vpcId", r.VPCID)
 	x.leaf("privateIpAddress", r.PrivateIP)
 	x.leafIf("ipAddress", r.PublicIP)
-	x.boolLeaf("sourceDestCheck", true)
+	x.boolLeaf("sourceDestCheck", s.sourceDestCheck(in))
 	x.open("groupSet")
 	for _, g := range r.SecurityGroupIDs {
 		s.writeGroup(x, g)
@@ -50,7 +50,7 @@ func (s *Sim) writeInstance(x *xmlBuilder, in *instance) {
 		x.leaf("deviceName", bd.DeviceName)
 		x.open("ebs")
 		x.leaf("volumeId", bd.VolumeID)
-		x.leaf("status", "attached")
+		x.leaf("status", s.attachmentStatus(bd.VolumeID))
 		x.timeLeaf("attachTime", bd.AttachTime)
 		x.boolLeaf("deleteOnTermination", bd.DeleteOnTermination)
 		x.close("ebs")
@@ -98,45 +98,8 @@ func (s *Sim) writeGroup(x *xmlBuilder, id string) {
 // instances have none, as in EC2.
 func (s *Sim) writeNetworkInterface(x *xmlBuilder, r *InstanceRecord) {
 	x.open("networkInterfaceSet")
-	if r.State != StateTerminated {
-		x.open("item")
-		x.leaf("networkInterfaceId", r.NetworkInterfaceID)
-		x.leaf("subnetId", r.SubnetID)
-		x.leaf("vpcId", r.VPCID)
-		x.leaf("ownerId", DefaultAccountID)
-		x.leaf("status", "in-use")
-		x.leaf("macAddress", r.MACAddress)
-		x.leaf("privateIpAddress", r.PrivateIP)
-		x.leaf("privateDnsName", r.PrivateDNSName)
-		x.boolLeaf("sourceDestCheck", true)
-		x.open("groupSet")
-		for _, g := range r.SecurityGroupIDs {
-			s.writeGroup(x, g)
-		}
-		x.close("groupSet")
-		x.open("attachment")
-		x.leaf("attachmentId", "eni-attach-"+r.NetworkInterfaceID[4:])
-		x.intLeaf("deviceIndex", 0)
-		x.leaf("status", "attached")
-		x.timeLeaf("attachTime", r.LaunchTime)
-		x.boolLeaf("deleteOnTermination", true)
-		x.close("attachment")
-		if r.PublicIP != "" {
-			x.open("association")
-			x.leaf("publicIp", r.PublicIP)
-			x.leaf("publicDnsName", r.PublicDNSName)
-			x.leaf("ipOwnerId", "amazon")
-			x.close("association")
-		}
-		x.open("privateIpAddressesSet")
-		x.open("item")
-		x.leaf("privateIpAddress", r.PrivateIP)
-		x.leaf("privateDnsName", r.PrivateDNSName)
-		x.boolLeaf("primary", true)
-		x.close("item")
-		x.close("privateIpAddressesSet")
-		x.leaf("interfaceType", "interface")
-		x.close("item")
+	if eni := s.network().enis[r.NetworkInterfaceID]; eni != nil && r.State != StateTerminated {
+		s.writeInstanceInterface(x, r, eni)
 	}
 	x.close("networkInterfaceSet")
 }

@@ -106,7 +106,8 @@ func (s *Sim) launch(spec *launchSpec, token, reservationID string, index int) *
 	r.RootDeviceName = spec.image.RootDeviceName
 	r.LaunchTime = now
 	r.AmiLaunchIndex = index
-	r.PrivateIP = spec.subnet.allocatePrivateIP()
+	eni := s.newLaunchInterface(spec)
+	r.PrivateIP = eni.PrivateIPs[0]
 	r.PrivateDNSName = s.privateDNS(r.PrivateIP)
 	s.launchSeq++
 	in.seq, in.publicOnStart = s.launchSeq, spec.publicIP
@@ -116,6 +117,7 @@ func (s *Sim) launch(spec *launchSpec, token, reservationID string, index int) *
 	}
 	r.NetworkInterfaceID = s.newID("eni")
 	r.MACAddress = fmt.Sprintf("0e:%02x:%02x:%02x:%02x:%02x", s.idRand.IntN(256), s.idRand.IntN(256), s.idRand.IntN(256), s.idRand.IntN(256), s.idRand.IntN(256))
+	s.registerInterface(eni, r)
 	if spec.spot {
 		r.Spot, r.SpotInstanceType, r.SpotInterruptionBehavior, r.SpotMaxPrice = true, spec.spotType, spec.spotBehavior, spec.spotMaxPrice
 		r.SpotRequestID = "sir-" + s.newID("x")[2:10]

@@ -79,6 +79,15 @@ type Config struct {
 	VisibilityDelay time.Duration
 	// Now is the clock; it defaults to time.Now. Tests may pass a fake clock.
 	Now func() time.Time
+	// VolumeCreateDuration is how long a volume made by CreateVolume stays creating
+	// before it is available. Zero means it is available on the next request.
+	VolumeCreateDuration time.Duration
+	// VolumeAttachDuration is how long an AttachVolume attachment stays attaching
+	// before it is attached. Zero means it is attached on the next request.
+	VolumeAttachDuration time.Duration
+	// VolumeDetachDuration is how long a DetachVolume attachment stays detaching
+	// before the volume is available again. Zero means on the next request.
+	VolumeDetachDuration time.Duration
 	// Throttle, when set, enforces these API limits as EC2 does per account and
 	// Region (ec2limits.Documented() for EC2's defaults): a call over its bucket fails
 	// with RequestLimitExceeded. Nil leaves every call unthrottled.
@@ -113,6 +122,13 @@ type Sim struct {
 	notOffered map[placementKey]bool
 	noCapacity map[placementKey]bool
 
+	// volumeSeq numbers volumes in creation order, for DescribeVolumes paging tokens.
+	volumeSeq int
+	// snapshots are the EBS snapshots added with AddSnapshot, by id, with their size.
+	snapshots map[string]int
+	// volumeTokens remembers what each CreateVolume ClientToken created.
+	volumeTokens map[string]*volumeToken
+
 	images        map[string]*Image
 	imageOrder    []string
 	ssmParams     map[string]string
@@ -122,6 +138,7 @@ type Sim struct {
 	groupOrder    []string
 	profiles      map[string]bool
 	keyPairs      map[string]bool
+	net           *netState // VPCs, network interfaces and Elastic IPs (see network())
 	launchSeq     int
 	publicCounter int
 

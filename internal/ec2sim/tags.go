@@ -77,7 +77,10 @@ func (s *Sim) parseTagSpecs(p params, spec *launchSpec) *apiError {
 			spec.instanceTags = merged
 		case "volume":
 			spec.volumeTags = merged
-		case "network-interface", "spot-instances-request", "elastic-gpu":
+		case "network-interface":
+			// The tags go to the primary network interface EC2 creates.
+			spec.nic.tags = merged
+		case "spot-instances-request", "elastic-gpu":
 			// Accepted for compatibility; the simulator does not model them.
 		case "":
 			return missingParam("TagSpecification.ResourceType")
@@ -89,13 +92,17 @@ func (s *Sim) parseTagSpecs(p params, spec *launchSpec) *apiError {
 }
 
 // taggable resolves a resource id to its tag map for CreateTags/DeleteTags.
-// Only instances and volumes are taggable in the simulator.
+// Instances, volumes, subnets, security groups, network interfaces and
+// Elastic IP allocations are taggable in the simulator.
 func (s *Sim) taggable(id string) (*map[string]string, *apiError) {
 	if in, ok := s.instances[id]; ok {
 		return &in.Tags, nil
 	}
 	if v, ok := s.volumes[id]; ok {
 		return &v.Tags, nil
+	}
+	if t, err, ok := s.netTaggable(id); ok {
+		return t, err
 	}
 	switch {
 	case strings.HasPrefix(id, "i-"):

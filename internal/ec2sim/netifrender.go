@@ -1,0 +1,141 @@
+package ec2sim
+
+// writeInstanceInterface renders a DescribeInstances networkInterfaceSet
+// item. InstanceNetworkInterface has no tagSet and its association carries
+// no allocation or association id; DescribeNetworkInterfaces shows those.
+func (s *Sim) writeInstanceInterface(x *xmlBuilder, r *InstanceRecord, eni *netInterface) {
+	x.open("item")
+	x.leaf("networkInterfaceId", eni.ID)
+	x.leaf("subnetId", eni.SubnetID)
+	x.leaf("vpcId", eni.VPCID)
+	x.leaf("description", "")
+	x.leaf("ownerId", DefaultAccountID)
+	x.leaf("status", "in-use")
+	x.leaf("macAddress", eni.MAC)
+	x.leaf("privateIpAddress", eni.PrivateIPs[0])
+	x.leaf("privateDnsName", s.privateDNS(eni.PrivateIPs[0]))
+	x.boolLeaf("sourceDestCheck", eni.SourceDestCheck)
+	x.open("groupSet")
+	for _, g := range r.SecurityGroupIDs {
+		s.writeGroup(x, g)
+	}
+	x.close("groupSet")
+	x.open("attachment")
+	x.leaf("attachmentId", attachmentID(eni))
+	x.intLeaf("deviceIndex", 0)
+	x.leaf("status", "attached")
+	x.timeLeaf("attachTime", eni.AttachTime)
+	x.boolLeaf("deleteOnTermination", true)
+	x.intLeaf("networkCardIndex", 0)
+	x.close("attachment")
+	s.writeIPAssociation(x, r, eni, eni.PrivateIPs[0], false)
+	x.open("privateIpAddressesSet")
+	for i, ip := range eni.PrivateIPs {
+		x.open("item")
+		x.leaf("privateIpAddress", ip)
+		x.leaf("privateDnsName", s.privateDNS(ip))
+		x.boolLeaf("primary", i == 0)
+		s.writeIPAssociation(x, r, eni, ip, false)
+		x.close("item")
+	}
+	x.close("privateIpAddressesSet")
+	writeIPv6Set(x, eni)
+	x.leaf("interfaceType", "interface")
+	x.close("item")
+}
+
+// writeIPAssociation renders the public address of one private IP, if it
+// has one: an Elastic IP (owned by the account, with its allocation and
+// association ids when full) or, on the primary IP, the auto-assigned
+// public address (owned by "amazon").
+func (s *Sim) writeIPAssociation(x *xmlBuilder, r *InstanceRecord, eni *netInterface, privateIP string, full bool) {
+	if a := s.elasticIPFor(eni.ID, privateIP); a != nil {
+		x.open("association")
+		if full {
+			x.leaf("allocationId", a.AllocationID)
+			x.leaf("associationId", a.AssociationID)
+		}
+		x.leaf("ipOwnerId", DefaultAccountID)
+		x.leaf("publicDnsName", s.publicDNS(a.PublicIP))
+		x.leaf("publicIp", a.PublicIP)
+		x.close("association")
+		return
+	}
+	if r != nil && r.PublicIP != "" && privateIP == eni.PrivateIPs[0] {
+		x.open("association")
+		x.leaf("ipOwnerId", "amazon")
+		x.leaf("publicDnsName", r.PublicDNSName)
+		x.leaf("publicIp", r.PublicIP)
+		x.close("association")
+	}
+}
+
+// writeIPv6Set renders ipv6AddressesSet.
+func writeIPv6Set(x *xmlBuilder, eni *netInterface) {
+	x.open("ipv6AddressesSet")
+	for _, ip := range eni.IPv6 {
+		x.open("item")
+		x.leaf("ipv6Address", ip)
+		x.boolLeaf("isPrimaryIpv6", false)
+		x.close("item")
+	}
+	x.close("ipv6AddressesSet")
+}
+
+// attachmentID derives the interface's attachment id from its own id.
+func attachmentID(eni *netInterface) string { return "eni-attach-" + eni.ID[4:] }
+
+// writeInterface renders a DescribeNetworkInterfaces networkInterfaceSet item.
+func (s *Sim) writeInterface(x *xmlBuilder, eni *netInterface) {
+	var r *InstanceRecord
+	if in := s.instances[eni.InstanceID]; in != nil {
+		r = &in.InstanceRecord
+	}
+	x.open("item")
+	x.leaf("networkInterfaceId", eni.ID)
+	x.leaf("subnetId", eni.SubnetID)
+	x.leaf("vpcId", eni.VPCID)
+	x.leaf("availabilityZone", eni.AZ)
+	x.leaf("description", "")
+	x.leaf("ownerId", DefaultAccountID)
+	x.boolLeaf("requesterManaged", false)
+	x.leaf("status", "in-use")
+	x.leaf("macAddress", eni.MAC)
+	x.leaf("privateIpAddress", eni.PrivateIPs[0])
+	x.leaf("privateDnsName", s.privateDNS(eni.PrivateIPs[0]))
+	x.boolLeaf("sourceDestCheck", eni.SourceDestCheck)
+	x.open("groupSet")
+	if r != nil {
+		for _, g := range r.SecurityGroupIDs {
+			s.writeGroup(x, g)
+		}
+	}
+	x.close("groupSet")
+	if r != nil {
+		x.open("attachment")
+		x.leaf("attachmentId", attachmentID(eni))
+		x.leaf("instanceId", r.ID)
+		x.leaf("instanceOwnerId", DefaultAccountID)
+		x.intLeaf("deviceIndex", 0)
+		x.intLeaf("networkCardIndex", 0)
+		x.leaf("status", "attached")
+		x.timeLeaf("attachTime", eni.AttachTime)
+		x.boolLeaf("deleteOnTermination", true)
+		x.close("attachment")
+	}
+	s.writeIPAssociation(x, r, eni, eni.PrivateIPs[0], true)
+	x.open("privateIpAddressesSet")
+	for i, ip := range eni.PrivateIPs {
+		x.open("item")
+		x.leaf("privateIpAddress", ip)
+		x.leaf("privateDnsName", s.privateDNS(ip))
+		x.boolLeaf("primary", i == 0)
+		s.writeIPAssociation(x, r, eni, ip, true)
+		x.close("item")
+	}
+	x.close("privateIpAddressesSet")
+	writeIPv6Set(x, eni)
+	x.leaf("interfaceType", "interface")
+	x.tagSet(eni.Tags)
+	x.close("item")
+}
