@@ -91,7 +91,7 @@ func (s *Sim) parseLaunch(p params) (*launchSpec, *apiError) {
 	if err := s.parseMisc(p, spec); err != nil {
 		return nil, err
 	}
-	if err := parseBlockDevices(p, spec); err != nil {
+	if err := s.parseBlockDevices(p, spec); err != nil {
 		return nil, err
 	}
 	if err := parseMarket(p, spec); err != nil {
@@ -206,7 +206,7 @@ func (s *Sim) resolveProfile(p params) (string, *apiError) {
 
 // parseBlockDevices validates BlockDeviceMapping.N against the image's
 // root device and collects the volumes to create.
-func parseBlockDevices(p params, spec *launchSpec) *apiError {
+func (s *Sim) parseBlockDevices(p params, spec *launchSpec) *apiError {
 	img := spec.image
 	spec.root = volumeSpec{device: img.RootDeviceName, sizeGiB: img.RootSizeGiB, volumeType: "gp3", deleteOnTermination: true, snapshotID: img.SnapshotID}
 	for _, m := range p.items("BlockDeviceMapping") {
@@ -223,6 +223,18 @@ func parseBlockDevices(p params, spec *launchSpec) *apiError {
 			vol = spec.root
 		}
 		e := m.sub("Ebs")
+		if snap := e.str("SnapshotId"); snap != "" && !isRoot {
+			// A mapping restores the snapshot like CreateVolume does: the snapshot must
+			// exist in this region, and the volume defaults to its size.
+			size, err := s.snapshotSize(snap)
+			if err != nil {
+				return err
+			}
+			vol.snapshotID, vol.sizeGiB = snap, size
+			if want, ok := e.integer("VolumeSize"); ok && want < size {
+				return clientErr("InvalidBlockDeviceMapping", "Volume of size %dGB is smaller than snapshot '%s', expect size >= %dGB", want, snap, size)
+			}
+		}
 		if t := e.str("VolumeType"); t != "" {
 			if !contains([]string{"gp2", "gp3", "io1", "io2", "st1", "sc1", "standard"}, t) {
 				return invalidValue("Value (%s) for parameter volumeType is invalid. Valid values are: standard, io1, io2, gp2, sc1, st1, gp3", t)
@@ -261,7 +273,6 @@ func parseBlockDevices(p params, spec *launchSpec) *apiError {
 		if isRoot {
 			spec.root = vol
 		} else {
-			vol.snapshotID = e.str("SnapshotId")
 			spec.extraVolumes = append(spec.extraVolumes, vol)
 		}
 	}

@@ -132,3 +132,38 @@ func TestCreateVolumeTagsAreVisibleToDescribeVolumesFilters(t *testing.T) {
 	_, err = c.CreateVolume(ctx(t), &ec2.CreateVolumeInput{AvailabilityZone: aws.String(zoneA), Size: aws.Int32(1), TagSpecifications: spec(types.ResourceTypeInstance, "a", "b")})
 	wantCode(t, err, "InvalidParameterValue")
 }
+
+// RunInstances' block device mapping restores a snapshot as CreateVolume does (EC2
+// API reference, EbsBlockDevice.SnapshotId and VolumeSize): the snapshot must exist in
+// the region, and the volume defaults to the snapshot's size and may not be smaller.
+func TestLaunchMappingRestoresSnapshotsOfThisRegionOnly(t *testing.T) {
+	sim, c := newEnv(t, Config{Seed: 1})
+	sim.AddSnapshot("snap-0123456789abcdef0", 30)
+	in := basicRun()
+	in.BlockDeviceMappings = []types.BlockDeviceMapping{{
+		DeviceName: aws.String("/dev/sdf"),
+		Ebs:        &types.EbsBlockDevice{SnapshotId: aws.String("snap-0123456789abcdef0")},
+	}}
+	id := runOne(t, c, in)
+	var found bool
+	for _, bd := range describeOne(t, c, id).BlockDeviceMappings {
+		if aws.ToString(bd.DeviceName) == "/dev/sdf" {
+			v, ok := sim.Volume(aws.ToString(bd.Ebs.VolumeId))
+			found = ok && v.SizeGiB == 30 && v.SnapshotID == "snap-0123456789abcdef0"
+		}
+	}
+	if !found {
+		t.Error("the mapped volume was not restored from the snapshot at its size")
+	}
+
+	// The SDK filled in a client token for the first call; each next launch is new.
+	in.ClientToken = aws.String("snap-too-small")
+	in.BlockDeviceMappings[0].Ebs.VolumeSize = aws.Int32(10)
+	_, err := c.RunInstances(ctx(t), in)
+	wantCode(t, err, "InvalidBlockDeviceMapping")
+
+	in.ClientToken = aws.String("snap-unknown")
+	in.BlockDeviceMappings[0].Ebs = &types.EbsBlockDevice{SnapshotId: aws.String("snap-0fedcba9876543210")}
+	_, err = c.RunInstances(ctx(t), in)
+	wantCode(t, err, "InvalidSnapshot.NotFound")
+}

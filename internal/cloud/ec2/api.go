@@ -82,6 +82,46 @@ type Client interface {
 	// GetVolumeSize returns the size of an EBS volume in GiB.
 	GetVolumeSize(ctx context.Context, volumeID string) (int32, error)
 
+	// DescribeVolumes returns the EBS volumes among ids that exist, keyed by ID; lookups
+	// of many callers within a short window share one DescribeVolumes request.
+	DescribeVolumes(ctx context.Context, ids []string) (map[string]Volume, error)
+	// CreateVolume creates a volume in zone with token as the idempotency token, tagged
+	// at creation: repeated with the same token, it returns the same volume.
+	CreateVolume(ctx context.Context, zone, token string, req VolumeRequest, tags map[string]string) (*Volume, error)
+	// AttachVolume attaches an available volume to the instance at device.
+	AttachVolume(ctx context.Context, volumeID, instanceID, device string) error
+	// DetachVolume detaches a volume from the instance.
+	DetachVolume(ctx context.Context, volumeID, instanceID string) error
+	// DeleteVolume deletes a detached volume; a volume already gone is not an error.
+	DeleteVolume(ctx context.Context, volumeID string) error
+	// ModifyVolume changes size, type, IOPS or throughput in place.
+	ModifyVolume(ctx context.Context, volumeID string, change VolumeChange) error
+	// SetDeleteOnTermination sets whether the volume at device goes with the instance.
+	SetDeleteOnTermination(ctx context.Context, instanceID, device string, deleteOnTermination bool) error
+
+	// DescribeAddresses returns the Elastic IPs among allocationIDs that exist, keyed
+	// by allocation ID; lookups within a short window share one request.
+	DescribeAddresses(ctx context.Context, allocationIDs []string) (map[string]Address, error)
+	// FindAddresses lists the Elastic IPs carrying every one of tags.
+	FindAddresses(ctx context.Context, tags map[string]string) ([]Address, error)
+	// AllocateAddress allocates an Elastic IP (from pool, when set), tagged at
+	// allocation.
+	AllocateAddress(ctx context.Context, pool string, tags map[string]string) (*Address, error)
+	// AssociateAddress associates an Elastic IP with the instance's network interface,
+	// never taking it from another association, and returns the association ID.
+	AssociateAddress(ctx context.Context, allocationID, instanceID, networkInterfaceID string) (string, error)
+	// DisassociateAddress ends an association; one already gone is not an error.
+	DisassociateAddress(ctx context.Context, associationID, instanceID string) error
+	// ReleaseAddress releases an Elastic IP; one already gone is not an error.
+	ReleaseAddress(ctx context.Context, allocationID string) error
+
+	// FindSubnets lists the subnets matching the query.
+	FindSubnets(ctx context.Context, q SubnetQuery) ([]Subnet, error)
+	// FindSecurityGroups lists the security groups matching the query, by ID.
+	FindSecurityGroups(ctx context.Context, q SecurityGroupQuery) ([]SecurityGroup, error)
+	// SetSourceDestCheck turns the instance's source/destination check on or off.
+	SetSourceDestCheck(ctx context.Context, instanceID string, enabled bool) error
+
 	// CancelSpotRequest cancels a Spot Instance request, so that EC2 does not relaunch
 	// an instance the operator terminates. Cancelling a cancelled request succeeds.
 	CancelSpotRequest(ctx context.Context, requestID string) error
@@ -121,6 +161,15 @@ type LaunchRequest struct {
 	AvailabilityZone         string
 	// Spot, when not nil, launches a Spot Instance.
 	Spot *SpotOptions
+	// Volumes are data volumes created and attached at launch, tagged like the root
+	// volume.
+	Volumes []VolumeRequest
+	// PrivateIPAddress, SecondaryPrivateIPAddressCount, IPv6AddressCount and
+	// IPv6Addresses address the primary network interface; zero values let EC2 choose.
+	PrivateIPAddress               string
+	SecondaryPrivateIPAddressCount int32
+	IPv6AddressCount               int32
+	IPv6Addresses                  []string
 }
 
 // RootVolume configures the root EBS volume at launch.
@@ -189,6 +238,19 @@ type Instance struct {
 	VolumeIDs []string
 	// Spot is true for Spot Instances.
 	Spot bool
+	// Architecture is x86_64, arm64, ...
+	Architecture string
+	// Platform is EC2's platform details, for example Linux/UNIX or Windows.
+	Platform string
+	// MetadataOptionsState is pending or applied.
+	MetadataOptionsState string
+	// SourceDestCheck is the instance's source/destination check.
+	SourceDestCheck *bool
+	// NetworkInterfaces are the attached interfaces, the primary (device index 0)
+	// first.
+	NetworkInterfaces []NetworkInterface
+	// BlockDevices are the EBS volumes attached, by device name.
+	BlockDevices []BlockDevice
 	// SpotRequestID is the Spot Instance request that launched the instance, if any.
 	// A persistent request relaunches the instance when it is terminated unless it is
 	// cancelled first.
@@ -220,3 +282,25 @@ const (
 	StateShuttingDown = "shutting-down"
 	StateTerminated   = "terminated"
 )
+
+// NetworkInterface is an interface attached to an instance.
+type NetworkInterface struct {
+	ID          string
+	DeviceIndex int32
+	// PrivateIPs are the private IPv4 addresses, the primary first.
+	PrivateIPs []string
+	IPv6s      []string
+	PublicIP   string
+	// PublicIPOwner is "amazon" for an auto-assigned public IP, and an account ID for
+	// an Elastic IP.
+	PublicIPOwner string
+}
+
+// BlockDevice is an EBS volume attached to an instance.
+type BlockDevice struct {
+	Device   string
+	VolumeID string
+	// Status is attaching, attached, detaching or detached.
+	Status              string
+	DeleteOnTermination bool
+}

@@ -129,6 +129,8 @@ var codeKinds = map[string]Kind{
 	"InstanceLimitExceeded":                KindCapacity,
 	"VcpuLimitExceeded":                    KindCapacity,
 	"VolumeLimitExceeded":                  KindCapacity,
+	// The account's Elastic IP quota for the region is used up.
+	"AddressLimitExceeded": KindCapacity,
 
 	// The resource is in the wrong state for the call.
 	"IncorrectInstanceState":     KindIncorrectState,
@@ -141,6 +143,9 @@ var codeKinds = map[string]Kind{
 	"UnsupportedOperation":          KindTerminal,
 	"InvalidInstanceAttributeValue": KindTerminal,
 	"DryRunOperation":               KindTerminal,
+	// An Elastic IP associated elsewhere: taking it would break someone else's
+	// association, so only the user can decide.
+	"Resource.AlreadyAssociated": KindTerminal,
 }
 
 // codePrefixKinds classifies families of codes whose suffix varies

@@ -79,6 +79,9 @@ type Options struct {
 	// while they launch share one DescribeInstances call. The manager sets it to half
 	// the poll interval; zero describes every lookup of an instance in transition.
 	TransitionTTL time.Duration
+	// SelectorTTL is how long answers to subnet and security-group selector queries
+	// are shared; zero means DefaultSelectorTTL.
+	SelectorTTL time.Duration
 	// Recorder receives one record per SDK attempt; nil records nothing.
 	Recorder CallRecorder
 	// HTTPClient, when set, replaces the SDK's HTTP client.
@@ -121,6 +124,9 @@ func (o Options) withDefaults() Options {
 	if o.Recorder == nil {
 		o.Recorder = NopRecorder{}
 	}
+	if o.SelectorTTL <= 0 {
+		o.SelectorTTL = DefaultSelectorTTL
+	}
 	return o
 }
 
@@ -136,6 +142,11 @@ type AWSClient struct {
 	// owned shares listings of a namespace's instances between callers.
 	owned    *ownedLister
 	pageSize int32
+	// volumes and addresses coalesce lookups of EBS volumes and Elastic IPs.
+	volumes   *idBatcher[Volume]
+	addresses *idBatcher[Address]
+	// selectors shares answers to subnet and security-group queries.
+	selectors selectorCache
 
 	// rootDevices caches the root device name of each AMI: it never changes for a
 	// given image ID, and RunInstance needs it on every launch with a root volume.
@@ -215,6 +226,9 @@ func NewFromConfig(cfg aws.Config, opts Options) *AWSClient {
 	c.batcher = newDescribeBatcher(api, opts.BatchWindow, opts.MaxBatchSize, opts.BatchTimeout, opts.PageSize)
 	c.terminator = newTerminateBatcher(api, opts.TerminateWindow, opts.BatchTimeout)
 	c.owned = newOwnedLister(api, opts.PageSize, DefaultOwnedTTL)
+	c.selectors.ttl = opts.SelectorTTL
+	c.volumes = newIDBatcher(opts.BatchWindow, opts.MaxBatchSize, opts.BatchTimeout, c.describeVolumesByFilter)
+	c.addresses = newIDBatcher(opts.BatchWindow, opts.MaxBatchSize, opts.BatchTimeout, c.describeAddressesByFilter)
 	if opts.ReadAheadTTL > 0 {
 		c.batcher.ahead = newReadAhead(opts.ReadAheadTTL, opts.TransitionTTL, time.Now)
 	}

@@ -1,6 +1,8 @@
 package ec2
 
 import (
+	"sort"
+
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/ec2/types"
 )
@@ -22,6 +24,9 @@ func fromSDKInstance(in types.Instance) Instance {
 		ClientToken:      aws.ToString(in.ClientToken),
 		Spot:             in.InstanceLifecycle == types.InstanceLifecycleTypeSpot,
 		SpotRequestID:    aws.ToString(in.SpotInstanceRequestId),
+		Architecture:     string(in.Architecture),
+		Platform:         aws.ToString(in.PlatformDetails),
+		SourceDestCheck:  in.SourceDestCheck,
 		SecurityGroupIDs: []string{},
 		Tags:             map[string]string{},
 	}
@@ -52,7 +57,9 @@ func fromSDKInstance(in types.Instance) Instance {
 			HTTPPutResponseHopLimit: aws.ToInt32(m.HttpPutResponseHopLimit),
 			HTTPEndpoint:            string(m.HttpEndpoint),
 		}
+		out.MetadataOptionsState = string(m.State)
 	}
+	out.NetworkInterfaces = fromSDKInterfaces(in.NetworkInterfaces)
 	if in.Monitoring != nil {
 		s := in.Monitoring.State
 		out.DetailedMonitoring = s == types.MonitoringStateEnabled || s == types.MonitoringStatePending
@@ -67,6 +74,10 @@ func fromSDKInstance(in types.Instance) Instance {
 		}
 		id := aws.ToString(bdm.Ebs.VolumeId)
 		out.VolumeIDs = append(out.VolumeIDs, id)
+		out.BlockDevices = append(out.BlockDevices, BlockDevice{
+			Device: aws.ToString(bdm.DeviceName), VolumeID: id, Status: string(bdm.Ebs.Status),
+			DeleteOnTermination: aws.ToBool(bdm.Ebs.DeleteOnTermination),
+		})
 		if root != "" && aws.ToString(bdm.DeviceName) == root {
 			out.RootVolumeID = id
 		}
@@ -80,5 +91,34 @@ func toSDKTags(tags map[string]string) []types.Tag {
 	for _, k := range sortedKeys(tags) {
 		out = append(out, types.Tag{Key: aws.String(k), Value: aws.String(tags[k])})
 	}
+	return out
+}
+
+// fromSDKInterfaces converts the attached interfaces, ordered by device index.
+func fromSDKInterfaces(nics []types.InstanceNetworkInterface) []NetworkInterface {
+	var out []NetworkInterface
+	for _, n := range nics {
+		nic := NetworkInterface{ID: aws.ToString(n.NetworkInterfaceId)}
+		if n.Attachment != nil {
+			nic.DeviceIndex = aws.ToInt32(n.Attachment.DeviceIndex)
+		}
+		if a := n.Association; a != nil {
+			nic.PublicIP, nic.PublicIPOwner = aws.ToString(a.PublicIp), aws.ToString(a.IpOwnerId)
+		}
+		primary := aws.ToString(n.PrivateIpAddress)
+		if primary != "" {
+			nic.PrivateIPs = append(nic.PrivateIPs, primary)
+		}
+		for _, p := range n.PrivateIpAddresses {
+			if ip := aws.ToString(p.PrivateIpAddress); ip != "" && ip != primary {
+				nic.PrivateIPs = append(nic.PrivateIPs, ip)
+			}
+		}
+		for _, v6 := range n.Ipv6Addresses {
+			nic.IPv6s = append(nic.IPv6s, aws.ToString(v6.Ipv6Address))
+		}
+		out = append(out, nic)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].DeviceIndex < out[j].DeviceIndex })
 	return out
 }

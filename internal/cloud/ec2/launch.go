@@ -60,6 +60,7 @@ func buildRunInstancesInput(req LaunchRequest, rootDevice string) *awsec2.RunIns
 		in.TagSpecifications = []types.TagSpecification{
 			{ResourceType: types.ResourceTypeInstance, Tags: tags},
 			{ResourceType: types.ResourceTypeVolume, Tags: tags},
+			{ResourceType: types.ResourceTypeNetworkInterface, Tags: tags},
 		}
 	}
 	if mo := metadataOptionsRequest(req.MetadataOptions); mo != nil {
@@ -68,26 +69,53 @@ func buildRunInstancesInput(req LaunchRequest, rootDevice string) *awsec2.RunIns
 	if req.AvailabilityZone != "" {
 		in.Placement = &types.Placement{AvailabilityZone: aws.String(req.AvailabilityZone)}
 	}
-	if req.AssociatePublicIPAddress != nil {
-		// A public-IP choice can only be expressed on a network interface, and EC2
-		// rejects top-level SubnetId/SecurityGroupIds together with NetworkInterfaces
-		// (InvalidParameterCombination), so both move into the primary interface.
-		in.NetworkInterfaces = []types.InstanceNetworkInterfaceSpecification{{
-			DeviceIndex:              aws.Int32(0),
-			AssociatePublicIpAddress: aws.Bool(*req.AssociatePublicIPAddress),
-			DeleteOnTermination:      aws.Bool(true),
-			SubnetId:                 optString(req.SubnetID),
-			Groups:                   req.SecurityGroupIDs,
-		}}
+	if req.AssociatePublicIPAddress != nil || req.SecondaryPrivateIPAddressCount > 0 {
+		// A public-IP choice and secondary addresses can only be expressed on a network
+		// interface, and EC2 rejects top-level SubnetId/SecurityGroupIds (and
+		// addresses) together with NetworkInterfaces (InvalidParameterCombination), so
+		// they all move into the primary interface.
+		nic := types.InstanceNetworkInterfaceSpecification{
+			DeviceIndex:         aws.Int32(0),
+			DeleteOnTermination: aws.Bool(true),
+			SubnetId:            optString(req.SubnetID),
+			Groups:              req.SecurityGroupIDs,
+			PrivateIpAddress:    optString(req.PrivateIPAddress),
+		}
+		if req.AssociatePublicIPAddress != nil {
+			nic.AssociatePublicIpAddress = aws.Bool(*req.AssociatePublicIPAddress)
+		}
+		if n := req.SecondaryPrivateIPAddressCount; n > 0 {
+			nic.SecondaryPrivateIpAddressCount = aws.Int32(n)
+		}
+		if n := req.IPv6AddressCount; n > 0 {
+			nic.Ipv6AddressCount = aws.Int32(n)
+		}
+		for _, a := range req.IPv6Addresses {
+			nic.Ipv6Addresses = append(nic.Ipv6Addresses, types.InstanceIpv6Address{Ipv6Address: aws.String(a)})
+		}
+		in.NetworkInterfaces = []types.InstanceNetworkInterfaceSpecification{nic}
 	} else {
 		in.SubnetId = optString(req.SubnetID)
 		in.SecurityGroupIds = req.SecurityGroupIDs
+		in.PrivateIpAddress = optString(req.PrivateIPAddress)
+		if n := req.IPv6AddressCount; n > 0 {
+			in.Ipv6AddressCount = aws.Int32(n)
+		}
+		for _, a := range req.IPv6Addresses {
+			in.Ipv6Addresses = append(in.Ipv6Addresses, types.InstanceIpv6Address{Ipv6Address: aws.String(a)})
+		}
 	}
 	if rv := req.RootVolume; rv != nil {
 		in.BlockDeviceMappings = []types.BlockDeviceMapping{{
 			DeviceName: aws.String(rootDevice),
 			Ebs:        ebsBlockDevice(rv),
 		}}
+	}
+	for _, v := range req.Volumes {
+		in.BlockDeviceMappings = append(in.BlockDeviceMappings, types.BlockDeviceMapping{
+			DeviceName: aws.String(v.Device),
+			Ebs:        dataVolumeBlockDevice(v),
+		})
 	}
 	if s := req.Spot; s != nil {
 		in.InstanceMarketOptions = spotMarketOptions(s)
@@ -153,4 +181,25 @@ func optString(s string) *string {
 		return nil
 	}
 	return aws.String(s)
+}
+
+// dataVolumeBlockDevice converts a data volume for the launch's block device mapping.
+func dataVolumeBlockDevice(v VolumeRequest) *types.EbsBlockDevice {
+	ebs := &types.EbsBlockDevice{
+		VolumeType:          types.VolumeType(v.Type),
+		Encrypted:           v.Encrypted,
+		KmsKeyId:            optString(v.KMSKeyID),
+		SnapshotId:          optString(v.SnapshotID),
+		DeleteOnTermination: aws.Bool(v.DeleteOnTermination),
+	}
+	if v.SizeGiB > 0 {
+		ebs.VolumeSize = aws.Int32(v.SizeGiB)
+	}
+	if v.IOPS > 0 {
+		ebs.Iops = aws.Int32(v.IOPS)
+	}
+	if v.Throughput > 0 {
+		ebs.Throughput = aws.Int32(v.Throughput)
+	}
+	return ebs
 }

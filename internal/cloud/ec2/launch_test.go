@@ -35,13 +35,13 @@ func TestBuildRunInstancesInput(t *testing.T) {
 			},
 		},
 		{
-			name: "tags the instance and its volumes with every tag in sorted order",
+			name: "tags the instance, its volumes and its network interface with every tag in sorted order",
 			check: func(t *testing.T, _ LaunchRequest, in *runInput) {
-				if len(in.TagSpecifications) != 2 {
+				if len(in.TagSpecifications) != 3 {
 					t.Fatalf("got %d tag specifications", len(in.TagSpecifications))
 				}
-				kinds := []types.ResourceType{in.TagSpecifications[0].ResourceType, in.TagSpecifications[1].ResourceType}
-				if kinds[0] != types.ResourceTypeInstance || kinds[1] != types.ResourceTypeVolume {
+				kinds := []types.ResourceType{in.TagSpecifications[0].ResourceType, in.TagSpecifications[1].ResourceType, in.TagSpecifications[2].ResourceType}
+				if kinds[0] != types.ResourceTypeInstance || kinds[1] != types.ResourceTypeVolume || kinds[2] != types.ResourceTypeNetworkInterface {
 					t.Errorf("resource types = %v", kinds)
 				}
 				for _, ts := range in.TagSpecifications {

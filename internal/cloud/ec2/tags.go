@@ -1,6 +1,8 @@
 package ec2
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"sort"
 	"strconv"
 	"strings"
@@ -109,4 +111,19 @@ func ClientToken(uid string, recreations int32) string {
 		base = base[:max]
 	}
 	return base + suffix
+}
+
+// TagReleased marks a volume or an address the operator let go of (removed from the
+// spec with deleteOnTermination false, or left by a deleted object): its value names
+// the instance it belonged to.
+const TagReleased = TagPrefix + "released-from"
+
+// VolumeClientToken is the CreateVolume idempotency token of a data volume added after
+// launch: the object's UID, the instance, the device and the number of volumes
+// removed from the object before, hashed to EC2's 64 characters. The same volume asked
+// for again (after a crash, a lost answer) gets the same token; a volume re-added
+// under the same device after a removal, or for a replacement instance, gets a new one.
+func VolumeClientToken(uid, instanceID, device string, removals int32) string {
+	sum := sha256.Sum256([]byte(uid + "/" + instanceID + "/" + device + "/" + strconv.FormatInt(int64(removals), 10)))
+	return "vol-" + hex.EncodeToString(sum[:])[:56]
 }

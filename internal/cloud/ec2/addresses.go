@@ -1,0 +1,129 @@
+package ec2
+
+import (
+	"context"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	awsec2 "github.com/aws/aws-sdk-go-v2/service/ec2"
+	"github.com/aws/aws-sdk-go-v2/service/ec2/types"
+)
+
+// Address is an Elastic IP address as DescribeAddresses reports it.
+type Address struct {
+	AllocationID string
+	PublicIP     string
+	// AssociationID, InstanceID and NetworkInterfaceID describe the association, if
+	// any.
+	AssociationID      string
+	InstanceID         string
+	NetworkInterfaceID string
+	Tags               map[string]string
+}
+
+// DescribeAddresses returns the addresses among allocationIDs that exist; see
+// Client.DescribeAddresses.
+func (c *AWSClient) DescribeAddresses(ctx context.Context, allocationIDs []string) (map[string]Address, error) {
+	return c.addresses.get(ctx, allocationIDs)
+}
+
+// describeAddressesByFilter describes addresses by the allocation-id filter, which,
+// unlike AllocationIds, does not fail the whole request when one address is gone.
+func (c *AWSClient) describeAddressesByFilter(ctx context.Context, ids []string) (map[string]Address, error) {
+	out := map[string]Address{}
+	for start := 0; start < len(ids); start += maxFilterValues {
+		chunk := ids[start:min(start+maxFilterValues, len(ids))]
+		found, err := c.describeAddresses(ctx, []types.Filter{{Name: aws.String("allocation-id"), Values: chunk}})
+		if err != nil {
+			return nil, err
+		}
+		for _, a := range found {
+			out[a.AllocationID] = a
+		}
+	}
+	return out, nil
+}
+
+// FindAddresses lists the addresses carrying every one of tags. The operator uses it
+// to find an address it allocated whose allocation ID was never recorded (a crash
+// right after AllocateAddress, which takes no client token).
+func (c *AWSClient) FindAddresses(ctx context.Context, tags map[string]string) ([]Address, error) {
+	var filters []types.Filter
+	for _, k := range sortedKeys(tags) {
+		filters = append(filters, types.Filter{Name: aws.String("tag:" + k), Values: []string{tags[k]}})
+	}
+	return c.describeAddresses(ctx, filters)
+}
+
+func (c *AWSClient) describeAddresses(ctx context.Context, filters []types.Filter) ([]Address, error) {
+	// DescribeAddresses is not paginated: it returns every match at once.
+	out, err := c.api.DescribeAddresses(ctx, &awsec2.DescribeAddressesInput{Filters: filters})
+	if err != nil {
+		return nil, classify("DescribeAddresses", err)
+	}
+	addrs := make([]Address, 0, len(out.Addresses))
+	for _, a := range out.Addresses {
+		addr := Address{
+			AllocationID:       aws.ToString(a.AllocationId),
+			PublicIP:           aws.ToString(a.PublicIp),
+			AssociationID:      aws.ToString(a.AssociationId),
+			InstanceID:         aws.ToString(a.InstanceId),
+			NetworkInterfaceID: aws.ToString(a.NetworkInterfaceId),
+			Tags:               map[string]string{},
+		}
+		for _, t := range a.Tags {
+			addr.Tags[aws.ToString(t.Key)] = aws.ToString(t.Value)
+		}
+		addrs = append(addrs, addr)
+	}
+	return addrs, nil
+}
+
+// AllocateAddress allocates an Elastic IP address in the VPC domain, from pool when
+// it is not empty, tagged at allocation.
+func (c *AWSClient) AllocateAddress(ctx context.Context, pool string, tags map[string]string) (*Address, error) {
+	in := &awsec2.AllocateAddressInput{Domain: types.DomainTypeVpc, PublicIpv4Pool: optString(pool)}
+	if len(tags) > 0 {
+		in.TagSpecifications = []types.TagSpecification{{ResourceType: types.ResourceTypeElasticIp, Tags: toSDKTags(tags)}}
+	}
+	out, err := c.api.AllocateAddress(ctx, in)
+	if err != nil {
+		return nil, classify("AllocateAddress", err)
+	}
+	return &Address{AllocationID: aws.ToString(out.AllocationId), PublicIP: aws.ToString(out.PublicIp), Tags: tags}, nil
+}
+
+// AssociateAddress associates the address with a network interface and returns the
+// association ID. It does not take the address from another association: EC2 then
+// answers Resource.AlreadyAssociated, which the caller reports.
+func (c *AWSClient) AssociateAddress(ctx context.Context, allocationID, instanceID, networkInterfaceID string) (string, error) {
+	c.changing(instanceID)
+	out, err := c.api.AssociateAddress(ctx, &awsec2.AssociateAddressInput{
+		AllocationId:       aws.String(allocationID),
+		NetworkInterfaceId: aws.String(networkInterfaceID),
+		AllowReassociation: aws.Bool(false),
+	})
+	if err != nil {
+		return "", classify("AssociateAddress", err)
+	}
+	return aws.ToString(out.AssociationId), nil
+}
+
+// DisassociateAddress ends an association. Ending one that is already gone succeeds.
+func (c *AWSClient) DisassociateAddress(ctx context.Context, associationID, instanceID string) error {
+	c.changing(instanceID)
+	_, err := c.api.DisassociateAddress(ctx, &awsec2.DisassociateAddressInput{AssociationId: aws.String(associationID)})
+	if err = classify("DisassociateAddress", err); IsNotFound(err) {
+		return nil
+	}
+	return err
+}
+
+// ReleaseAddress releases an address the operator allocated. Releasing one that is
+// already gone succeeds.
+func (c *AWSClient) ReleaseAddress(ctx context.Context, allocationID string) error {
+	_, err := c.api.ReleaseAddress(ctx, &awsec2.ReleaseAddressInput{AllocationId: aws.String(allocationID)})
+	if err = classify("ReleaseAddress", err); IsNotFound(err) || CodeOf(err) == "InvalidAllocationID.NotFound" {
+		return nil
+	}
+	return err
+}
