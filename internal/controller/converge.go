@@ -56,8 +56,22 @@ func (r *EC2InstanceReconciler) converge(ctx context.Context, s *instanceScope, 
 	}
 
 	if inst.State == ec2.StatePending || inst.State == ec2.StateStopping {
+		if s.obj.Spec.ElasticIP != nil {
+			s.setCondition(computev1alpha1.ConditionElasticIPAssociated, metav1.ConditionFalse, computev1alpha1.ReasonAssociationPending,
+				fmt.Sprintf("the Elastic IP waits for instance %s, which is %s", inst.ID, inst.State))
+		}
 		s.notReady(readyReasonForState(inst.State), fmt.Sprintf("instance %s is %s", inst.ID, inst.State))
 		return r.report(s, failed, ctrl.Result{RequeueAfter: r.PollInterval})
+	}
+	if s.obj.Spec.SecurityGroupSelector != nil {
+		// Followed on every pass (answers are shared between objects for a few seconds),
+		// so that a group gaining the selector's tags joins within a resync.
+		groups, err := r.desiredGroups(ctx, s, inst.VPCID)
+		if err != nil {
+			failed.add("securityGroupSelector", err)
+			groups = inst.SecurityGroupIDs // leave the groups as they are
+		}
+		s.obj.Status.SecurityGroupIDs = sortedCopy(groups)
 	}
 
 	seen, fresh, err := r.observeAttributes(ctx, s, inst)
@@ -84,6 +98,17 @@ func (r *EC2InstanceReconciler) converge(ctx context.Context, s *instanceScope, 
 		r.driftCorrected(s, d)
 		applied = append(applied, d.field)
 	}
+	var moving []string
+	if busy, err := r.convergeVolumes(ctx, s, inst, fresh); err != nil {
+		failed.add("volumes", err)
+	} else if busy {
+		moving = append(moving, "volumes")
+	}
+	if busy, err := r.convergeElasticIP(ctx, s, inst); err != nil {
+		failed.add("elasticIp", err)
+	} else if busy {
+		moving = append(moving, "elasticIp")
+	}
 	if len(applied) > 0 || len(failed) > 0 {
 		// What was just changed, or failed to change, must be read again, whatever the
 		// power step does.
@@ -96,8 +121,12 @@ func (r *EC2InstanceReconciler) converge(ctx context.Context, s *instanceScope, 
 		return r.report(s, failed, res)
 	}
 
-	if len(applied) > 0 {
-		s.notReady(computev1alpha1.ReasonUpdating, "applied "+strings.Join(applied, ", "))
+	if len(applied) > 0 || len(moving) > 0 {
+		msg := "applied " + strings.Join(applied, ", ")
+		if len(applied) == 0 {
+			msg = "changing " + strings.Join(moving, ", ")
+		}
+		s.notReady(computev1alpha1.ReasonUpdating, msg)
 		return r.report(s, failed, ctrl.Result{RequeueAfter: r.PollInterval})
 	}
 	if len(failed) > 0 {

@@ -40,6 +40,9 @@ func (r *EC2InstanceReconciler) reconcileDelete(ctx context.Context, s *instance
 	}
 
 	s.notReady(computev1alpha1.ReasonDeleting, "terminating instance "+inst.ID)
+	if err := r.prepareTermination(ctx, s, inst); err != nil {
+		return r.fail(s, "preparing instance "+inst.ID+" for termination", err)
+	}
 	// A persistent Spot request would relaunch the instance once it is terminated.
 	if inst.SpotRequestID != "" {
 		if err := s.ec2.CancelSpotRequest(ctx, inst.SpotRequestID); err != nil && !ec2.IsNotFound(err) {
@@ -117,6 +120,9 @@ func (r *EC2InstanceReconciler) retain(ctx context.Context, s *instanceScope, in
 	keys := []string{ec2.TagOwnerUID, ec2.TagOwnerNamespace, ec2.TagOwnerName}
 	if err := s.ec2.DeleteTags(ctx, append([]string{inst.ID}, launchVolumes(s, inst)...), keys); err != nil {
 		return r.fail(s, "removing ownership tags from instance "+inst.ID, err)
+	}
+	if err := r.retainResources(ctx, s, inst); err != nil {
+		return r.fail(s, "releasing the Elastic IP and volumes of instance "+inst.ID, err)
 	}
 	if err := r.releaseExtras(ctx, s, inst.ID); err != nil {
 		return r.fail(s, "releasing the extra instances", err)

@@ -35,8 +35,13 @@ func findDrift(obj *computev1alpha1.EC2Instance, inst *ec2.Instance, seen observ
 	spec := &obj.Spec
 	var out []drift
 
-	if len(spec.SecurityGroupIDs) > 0 && !sameSet(spec.SecurityGroupIDs, inst.SecurityGroupIDs) {
-		groups := slices.Clone(spec.SecurityGroupIDs)
+	wantGroups := spec.SecurityGroupIDs
+	if spec.SecurityGroupSelector != nil {
+		// Resolved in this pass (converge), with securityGroupIds included.
+		wantGroups = obj.Status.SecurityGroupIDs
+	}
+	if len(wantGroups) > 0 && !sameSet(wantGroups, inst.SecurityGroupIDs) {
+		groups := slices.Clone(wantGroups)
 		out = append(out, drift{field: "securityGroupIds", desired: strings.Join(groups, ","), actual: strings.Join(inst.SecurityGroupIDs, ","),
 			apply: func(ctx context.Context, c ec2.Client, id string) error {
 				return c.ModifySecurityGroups(ctx, id, groups)
@@ -47,6 +52,14 @@ func findDrift(obj *computev1alpha1.EC2Instance, inst *ec2.Instance, seen observ
 		out = append(out, drift{field: "metadataOptions", desired: formatMetadata(want), actual: formatMetadata(inst.MetadataOptions),
 			apply: func(ctx context.Context, c ec2.Client, id string) error {
 				return c.ModifyMetadataOptions(ctx, id, want)
+			}})
+	}
+
+	if want := spec.SourceDestCheck; want != nil && inst.SourceDestCheck != nil && *want != *inst.SourceDestCheck {
+		enabled := *want
+		out = append(out, drift{field: "sourceDestCheck", desired: strconv.FormatBool(enabled), actual: strconv.FormatBool(*inst.SourceDestCheck),
+			apply: func(ctx context.Context, c ec2.Client, id string) error {
+				return c.SetSourceDestCheck(ctx, id, enabled)
 			}})
 	}
 
@@ -104,6 +117,9 @@ func immutableDifferences(obj *computev1alpha1.EC2Instance, inst *ec2.Instance) 
 	}
 	if spec.SubnetID != "" && spec.SubnetID != inst.SubnetID {
 		out = append(out, "subnetId (instance has "+inst.SubnetID+")")
+	}
+	if spec.PrivateIPAddress != "" && spec.PrivateIPAddress != inst.PrivateIP {
+		out = append(out, "privateIpAddress (instance has "+orNone(inst.PrivateIP)+")")
 	}
 	if spec.KeyName != "" && spec.KeyName != inst.KeyName {
 		out = append(out, "keyName (instance has "+orNone(inst.KeyName)+")")

@@ -15,6 +15,9 @@ import (
 // alerts and scripts match on these reasons, so they name the cause, not the call.
 func reasonFor(err error) string {
 	code := ec2.CodeOf(err)
+	if reason, ok := reasonsByCode[code]; ok {
+		return reason
+	}
 	switch ec2.KindOf(err) {
 	case ec2.KindNotFound:
 		return computev1alpha1.ReasonInstanceNotFound
@@ -46,6 +49,18 @@ func reasonFor(err error) string {
 	default:
 		return computev1alpha1.ReasonAWSError
 	}
+}
+
+// reasonsByCode names causes that the error's kind alone does not tell apart.
+var reasonsByCode = map[string]string{
+	"InvalidSnapshot.NotFound":       computev1alpha1.ReasonSnapshotNotFound,
+	"InvalidVolume.NotFound":         computev1alpha1.ReasonVolumeNotFound,
+	"InvalidVolume.ZoneMismatch":     computev1alpha1.ReasonVolumeZoneMismatch,
+	"InvalidAllocationID.NotFound":   computev1alpha1.ReasonAddressNotFound,
+	"Resource.AlreadyAssociated":     computev1alpha1.ReasonAddressInUse,
+	"AddressLimitExceeded":           computev1alpha1.ReasonAddressLimitExceeded,
+	"InvalidIPAddress.InUse":         computev1alpha1.ReasonIPAddressInUse,
+	"InvalidPublicIpv4Pool.NotFound": computev1alpha1.ReasonAddressNotFound,
 }
 
 // messageFor is the text shown in the condition and the event: what the operator was

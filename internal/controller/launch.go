@@ -94,6 +94,12 @@ func (r *EC2InstanceReconciler) launch(ctx context.Context, s *instanceScope) (*
 		return nil, ctrl.Result{RequeueAfter: wait + jitter(wait/10)}, nil
 	}
 
+	// The subnet and security groups the selectors pick are part of the launch record,
+	// so that a retried launch sends the same parameters.
+	if err := r.choosePlacement(ctx, s, st.ClientToken != token || st.LastLaunchAttempt == nil); err != nil {
+		res, err := r.fail(s, "choosing the subnet and security groups", err)
+		return nil, res, err
+	}
 	// The launch record, in one write before RunInstances, so that a launch whose
 	// answer is lost is waited for and found, not replaced. A record this recent
 	// already serves (a launch that waited for its budget comes back).
@@ -109,6 +115,9 @@ func (r *EC2InstanceReconciler) launch(ctx context.Context, s *instanceScope) (*
 			return nil, ctrl.Result{}, err
 		}
 	}
+	// From here the launch may reach EC2: what memory said about an earlier attempt
+	// that was not sent (or was refused) no longer holds, whatever this one's answer.
+	r.launched.forget(s.obj.UID)
 	inst, err := s.ec2.RunInstance(ctx, launchRequest(s.obj, token))
 	if ec2.CodeOf(err) == ec2.CodeClientRateLimited {
 		// Nothing was sent: the next pass launches without looking for this one.
@@ -260,7 +269,11 @@ func (r *EC2InstanceReconciler) launchFailed(ctx context.Context, s *instanceSco
 	case definitiveRejection(err):
 		// EC2 refused the launch outright: nothing was launched, so nothing needs to be
 		// looked for before the next attempt, or waited for when the object is deleted.
+		// Memory says so too: the status write that clears the launch time can lose a
+		// race with the object's deletion (a conflict), and the deletion must not then
+		// wait for an instance that cannot exist.
 		st.LastLaunchAttempt = nil
+		r.launched.putNotSent(s.obj.UID, st.ClientToken)
 	}
 	res, err := r.fail(s, launchAction, err)
 	return nil, res, err
@@ -420,7 +433,8 @@ func (r *EC2InstanceReconciler) withinVisibilityGrace(s *instanceScope) bool {
 		strings.HasPrefix(ready.Message, launchAction+":") {
 		switch ready.Reason {
 		case computev1alpha1.ReasonInvalidSpec, computev1alpha1.ReasonImageNotFound, computev1alpha1.ReasonSubnetNotFound,
-			computev1alpha1.ReasonSecurityGroupMissing, computev1alpha1.ReasonAuthFailure, computev1alpha1.ReasonInsufficientCapacity:
+			computev1alpha1.ReasonSecurityGroupMissing, computev1alpha1.ReasonAuthFailure, computev1alpha1.ReasonInsufficientCapacity,
+			computev1alpha1.ReasonSnapshotNotFound, computev1alpha1.ReasonIPAddressInUse:
 			return s.obj.Status.InstanceID != ""
 		}
 	}
@@ -471,12 +485,31 @@ func (r *EC2InstanceReconciler) instanceTerminated(ctx context.Context, s *insta
 	}
 	r.Metrics.InstanceState(s.obj.UID, "")
 	r.forgetAttributes(s.obj.UID)
+	// The replacement keeps the subnet and security groups chosen by the selectors
+	// and the Elastic IP (EC2 disassociated it at termination); the data volumes are
+	// launched anew with the replacement.
+	eip := st.ElasticIP
+	if eip != nil {
+		eip.AssociationID = ""
+	}
+	var subnetID string
+	var groups []string
+	if s.obj.Spec.SubnetSelector != nil {
+		subnetID = st.SubnetID
+	}
+	if s.obj.Spec.SecurityGroupSelector != nil {
+		groups = st.SecurityGroupIDs
+	}
 	*st = computev1alpha1.EC2InstanceStatus{
 		Region:            st.Region,
 		LastLaunchAttempt: st.LastLaunchAttempt,
 		Recreations:       st.Recreations + 1,
 		ManagedTagKeys:    st.ManagedTagKeys,
 		Conditions:        st.Conditions,
+		ElasticIP:         eip,
+		SubnetID:          subnetID,
+		SecurityGroupIDs:  groups,
+		VolumeRemovals:    st.VolumeRemovals,
 	}
 	s.setCondition(computev1alpha1.ConditionInstanceLaunched, metav1.ConditionFalse, reason, msg)
 	s.notReady(reason, msg)

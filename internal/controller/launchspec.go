@@ -24,6 +24,22 @@ func launchRequest(obj *computev1alpha1.EC2Instance, token string) ec2.LaunchReq
 		DisableAPITermination:    spec.DisableAPITermination,
 		AssociatePublicIPAddress: spec.AssociatePublicIPAddress,
 		AvailabilityZone:         spec.AvailabilityZone,
+		PrivateIPAddress:         spec.PrivateIPAddress,
+		IPv6AddressCount:         deref(spec.IPv6AddressCount),
+		IPv6Addresses:            spec.IPv6Addresses,
+	}
+	if spec.SecondaryPrivateIPAddressCount != nil {
+		req.SecondaryPrivateIPAddressCount = *spec.SecondaryPrivateIPAddressCount
+	}
+	// The selectors were resolved into status before the launch record was written.
+	if spec.SubnetSelector != nil {
+		req.SubnetID = obj.Status.SubnetID
+	}
+	if spec.SecurityGroupSelector != nil {
+		req.SecurityGroupIDs = obj.Status.SecurityGroupIDs
+	}
+	for _, v := range spec.Volumes {
+		req.Volumes = append(req.Volumes, volumeRequest(v))
 	}
 	if rv := spec.RootVolume; rv != nil {
 		req.RootVolume = &ec2.RootVolume{

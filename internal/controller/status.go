@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"sort"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -25,6 +26,20 @@ func observeInstance(s *instanceScope, inst *ec2.Instance) {
 	st.InstanceType = inst.InstanceType
 	st.ImageID = inst.ImageID
 	st.Region = s.region
+	st.Architecture = inst.Architecture
+	st.Platform = inst.Platform
+	st.VPCID = inst.VPCID
+	if inst.SubnetID != "" {
+		st.SubnetID = inst.SubnetID
+	}
+	if s.obj.Spec.SecurityGroupSelector == nil {
+		st.SecurityGroupIDs = sortedCopy(inst.SecurityGroupIDs)
+	}
+	st.NetworkInterfaces = interfaceStatus(inst)
+	st.RootVolumeID = inst.RootVolumeID
+	st.HTTPTokens = inst.MetadataOptions.HTTPTokens
+	st.MetadataOptionsState = inst.MetadataOptionsState
+	st.SpotInstanceRequestID = inst.SpotRequestID
 	if inst.ClientToken != "" {
 		st.ClientToken = inst.ClientToken
 	}
@@ -64,6 +79,12 @@ var reasonsNeedingTheUser = map[string]bool{
 	computev1alpha1.ReasonUpdateFailed:            true,
 	computev1alpha1.ReasonInstanceNotFound:        true,
 	computev1alpha1.ReasonQuotaExceeded:           true,
+	computev1alpha1.ReasonSnapshotNotFound:        true,
+	computev1alpha1.ReasonVolumeZoneMismatch:      true,
+	computev1alpha1.ReasonAddressNotFound:         true,
+	computev1alpha1.ReasonAddressInUse:            true,
+	computev1alpha1.ReasonAddressLimitExceeded:    true,
+	computev1alpha1.ReasonIPAddressInUse:          true,
 }
 
 // deriveProgress sets Reconciling and Stalled from Ready, in one place, as kstatus
@@ -102,4 +123,30 @@ func deriveProgress(s *instanceScope) {
 	} else {
 		s.setCondition(computev1alpha1.ConditionStalled, metav1.ConditionFalse, computev1alpha1.ReasonSettled, "not waiting for the user")
 	}
+}
+
+// interfaceStatus reports the instance's interfaces, the primary first.
+func interfaceStatus(inst *ec2.Instance) []computev1alpha1.NetworkInterfaceStatus {
+	var out []computev1alpha1.NetworkInterfaceStatus
+	for _, n := range inst.NetworkInterfaces {
+		ns := computev1alpha1.NetworkInterfaceStatus{
+			NetworkInterfaceID: n.ID, DeviceIndex: n.DeviceIndex,
+			PrivateIPAddresses: n.PrivateIPs, IPv6Addresses: n.IPv6s, PublicIP: n.PublicIP,
+		}
+		if n.DeviceIndex == 0 && inst.SourceDestCheck != nil {
+			v := *inst.SourceDestCheck
+			ns.SourceDestCheck = &v
+		}
+		out = append(out, ns)
+	}
+	return out
+}
+
+func sortedCopy(in []string) []string {
+	if len(in) == 0 {
+		return nil
+	}
+	out := append([]string(nil), in...)
+	sort.Strings(out)
+	return out
 }

@@ -166,6 +166,7 @@ func (h *harness) startManager() {
 		// As in the manager: the resync period, and the poll interval.
 		ReadAheadTTL:  r.ResyncPeriod,
 		TransitionTTL: r.PollInterval,
+		SelectorTTL:   r.ResyncPeriod / 2,
 	})
 	if err := r.SetupWithManager(mgr); err != nil {
 		h.t.Fatal(err)

@@ -7,14 +7,19 @@ import (
 )
 
 // launchVolumes returns the volumes that belong with the instance, which the operator
-// tags like it: the volumes it was launched with (status.launchVolumeIds) that are
-// still attached. Volumes attached later by someone else (a CSI driver, a user) are
+// tags like it: the volumes it was launched with (status.launchVolumeIds) and the data
+// volumes of spec.volumes (status.volumes) that are attached. Volumes attached later by someone else (a CSI driver, a user) are
 // not the operator's; tagging them would need permissions the minimal policy does not
 // give, and would mark them as the operator's when the object is deleted.
 func launchVolumes(s *instanceScope, inst *ec2.Instance) []string {
 	known := s.obj.Status.LaunchVolumeIDs
 	if len(known) == 0 && inst.RootVolumeID != "" {
 		known = []string{inst.RootVolumeID}
+	}
+	for _, v := range s.obj.Status.Volumes {
+		if v.VolumeID != "" && !v.Removing && !slices.Contains(known, v.VolumeID) {
+			known = append(known, v.VolumeID)
+		}
 	}
 	var out []string
 	for _, id := range known {

@@ -39,10 +39,13 @@ func Policy() []Statement {
 			Sid:    "Describe",
 			Effect: "Allow",
 			Action: []string{
+				"ec2:DescribeAddresses",
 				"ec2:DescribeIamInstanceProfileAssociations",
 				"ec2:DescribeImages",
 				"ec2:DescribeInstanceAttribute",
 				"ec2:DescribeInstances",
+				"ec2:DescribeSecurityGroups",
+				"ec2:DescribeSubnets",
 				"ec2:DescribeVolumes",
 			},
 			Resource: []string{"*"},
@@ -71,19 +74,44 @@ func Policy() []Statement {
 			},
 		},
 		{
-			Sid:      "TagOnLaunch",
+			// Volumes added after launch and Elastic IPs the operator allocates carry the
+			// owner tag from their creation, like instances.
+			Sid:      "CreateOwnedVolumesAndAddresses",
 			Effect:   "Allow",
-			Action:   []string{"ec2:CreateTags"},
-			Resource: []string{"arn:aws:ec2:*:*:instance/*", "arn:aws:ec2:*:*:volume/*", "arn:aws:ec2:*:*:spot-instances-request/*"},
+			Action:   []string{"ec2:AllocateAddress", "ec2:CreateVolume"},
+			Resource: []string{"arn:aws:ec2:*:*:volume/*", "arn:aws:ec2:*:*:elastic-ip/*"},
 			Condition: map[string]map[string]any{
-				"StringEquals": {"ec2:CreateAction": "RunInstances"},
+				"Null": {"aws:RequestTag/" + OwnerTagKey: "false"},
+			},
+		},
+		{
+			// AllocateAddress also authorizes on the public IPv4 pool an address comes
+			// from (spec.elasticIp.publicIpv4Pool).
+			Sid:      "AllocateFromPools",
+			Effect:   "Allow",
+			Action:   []string{"ec2:AllocateAddress"},
+			Resource: []string{"arn:aws:ec2:*:*:ipv4pool-ec2/*"},
+		},
+		{
+			Sid:    "TagOnCreate",
+			Effect: "Allow",
+			Action: []string{"ec2:CreateTags"},
+			Resource: []string{
+				"arn:aws:ec2:*:*:elastic-ip/*",
+				"arn:aws:ec2:*:*:instance/*",
+				"arn:aws:ec2:*:*:network-interface/*",
+				"arn:aws:ec2:*:*:spot-instances-request/*",
+				"arn:aws:ec2:*:*:volume/*",
+			},
+			Condition: map[string]map[string]any{
+				"StringEquals": {"ec2:CreateAction": []string{"AllocateAddress", "CreateVolume", "RunInstances"}},
 			},
 		},
 		{
 			Sid:       "TagOwned",
 			Effect:    "Allow",
 			Action:    []string{"ec2:CreateTags", "ec2:DeleteTags"},
-			Resource:  []string{"arn:aws:ec2:*:*:instance/*", "arn:aws:ec2:*:*:volume/*"},
+			Resource:  []string{"arn:aws:ec2:*:*:elastic-ip/*", "arn:aws:ec2:*:*:instance/*", "arn:aws:ec2:*:*:volume/*"},
 			Condition: owned,
 		},
 		{
@@ -131,10 +159,37 @@ func Policy() []Statement {
 			Resource: []string{"arn:aws:ec2:*:*:spot-instances-request/*"},
 		},
 		{
-			Sid:       "GrowOwnedVolumes",
+			// Attaching and detaching authorize on the volume and on the instance; both
+			// must be the operator's.
+			Sid:       "ManageOwnedVolumes",
 			Effect:    "Allow",
-			Action:    []string{"ec2:ModifyVolume"},
-			Resource:  []string{"arn:aws:ec2:*:*:volume/*"},
+			Action:    []string{"ec2:AttachVolume", "ec2:DeleteVolume", "ec2:DetachVolume", "ec2:ModifyVolume"},
+			Resource:  []string{"arn:aws:ec2:*:*:instance/*", "arn:aws:ec2:*:*:volume/*"},
+			Condition: owned,
+		},
+		{
+			// An Elastic IP named by allocationId is the user's, not tagged by the
+			// operator: associating it is allowed whatever its tags, but only with the
+			// operator's own instances and interfaces (next statement). The operator
+			// never takes an address from another association (AllowReassociation
+			// false).
+			Sid:      "AssociateNamedAddresses",
+			Effect:   "Allow",
+			Action:   []string{"ec2:AssociateAddress", "ec2:DisassociateAddress"},
+			Resource: []string{"arn:aws:ec2:*:*:elastic-ip/*"},
+		},
+		{
+			Sid:       "AssociateAddressesWithOwnedInterfaces",
+			Effect:    "Allow",
+			Action:    []string{"ec2:AssociateAddress", "ec2:DisassociateAddress"},
+			Resource:  []string{"arn:aws:ec2:*:*:instance/*", "arn:aws:ec2:*:*:network-interface/*"},
+			Condition: owned,
+		},
+		{
+			Sid:       "ReleaseOwnedAddresses",
+			Effect:    "Allow",
+			Action:    []string{"ec2:ReleaseAddress"},
+			Resource:  []string{"arn:aws:ec2:*:*:elastic-ip/*"},
 			Condition: owned,
 		},
 		{

@@ -89,6 +89,7 @@ func TestDestructiveCallsRequireTheOwnerTag(t *testing.T) {
 		"ec2:ModifyInstanceMetadataOptions": true, "ec2:DeleteTags": true, "ec2:ModifyVolume": true,
 		"ec2:DisassociateIamInstanceProfile": true, "ec2:AssociateIamInstanceProfile": true,
 		"ec2:ReplaceIamInstanceProfileAssociation": true, "ec2:MonitorInstances": true, "ec2:UnmonitorInstances": true,
+		"ec2:AttachVolume": true, "ec2:DetachVolume": true, "ec2:DeleteVolume": true, "ec2:ReleaseAddress": true,
 	}
 	for _, st := range Policy() {
 		for _, a := range st.Action {
@@ -105,6 +106,19 @@ func TestDestructiveCallsRequireTheOwnerTag(t *testing.T) {
 		if containsAction(st.Action, "ec2:RunInstances") && containsARN(st.Resource, ":instance/") &&
 			st.Condition["Null"]["aws:RequestTag/"+OwnerTagKey] != "false" {
 			t.Errorf("statement %s launches instances without the owner tag in the request", st.Sid)
+		}
+		// Creating volumes and allocating addresses must tag them as the operator's.
+		for _, a := range []string{"ec2:CreateVolume", "ec2:AllocateAddress"} {
+			if containsAction(st.Action, a) && (containsARN(st.Resource, ":volume/") || containsARN(st.Resource, ":elastic-ip/")) &&
+				st.Condition["Null"]["aws:RequestTag/"+OwnerTagKey] != "false" {
+				t.Errorf("statement %s allows %s without the owner tag in the request", st.Sid, a)
+			}
+		}
+		// Associating an address is only allowed with the operator's own instances and
+		// interfaces.
+		if containsAction(st.Action, "ec2:AssociateAddress") && (containsARN(st.Resource, ":instance/") || containsARN(st.Resource, ":network-interface/")) &&
+			st.Condition["Null"]["aws:ResourceTag/"+OwnerTagKey] != "false" {
+			t.Errorf("statement %s associates addresses with instances or interfaces the operator does not own", st.Sid)
 		}
 	}
 }

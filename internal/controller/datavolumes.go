@@ -1,0 +1,415 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+
+	corev1 "k8s.io/api/core/v1"
+
+	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+)
+
+// volumePass carries one pass over the data volumes: what EC2 said about the instance
+// and the volumes, and the status entries being rebuilt.
+type volumePass struct {
+	s        *instanceScope
+	inst     *ec2.Instance
+	attached map[string]ec2.BlockDevice
+	// described holds DescribeVolumes' answer for the volumes that needed a look.
+	described map[string]ec2.Volume
+	entries   map[string]*computev1alpha1.VolumeStatus
+	// busy says something was changed or is in transition: come back soon.
+	busy bool
+}
+
+// convergeVolumes moves the data volumes one step toward spec.volumes: it creates
+// and attaches volumes added to the spec, detaches and deletes (or releases) volumes
+// removed from it, and changes size, type, IOPS, throughput and deleteOnTermination in
+// place. Volumes are described only when they need it (new, changed in the spec, in
+// transition, or once per attribute resync when refresh is set), in one batched call
+// shared with other objects. It reports whether the volumes are still moving.
+func (r *EC2InstanceReconciler) convergeVolumes(ctx context.Context, s *instanceScope, inst *ec2.Instance, refresh bool) (bool, error) {
+	if len(s.obj.Spec.Volumes) == 0 && len(s.obj.Status.Volumes) == 0 {
+		return false, nil
+	}
+	p := &volumePass{s: s, inst: inst, attached: map[string]ec2.BlockDevice{}, entries: map[string]*computev1alpha1.VolumeStatus{}}
+	for _, bd := range inst.BlockDevices {
+		p.attached[bd.Device] = bd
+	}
+	for i := range s.obj.Status.Volumes {
+		e := s.obj.Status.Volumes[i]
+		p.entries[e.DeviceName] = &e
+	}
+	if err := p.describe(ctx, refresh); err != nil {
+		return false, err
+	}
+	defer p.writeStatus()
+	for _, v := range s.obj.Spec.Volumes {
+		if err := r.convergeVolume(ctx, p, v); err != nil {
+			return p.busy, fmt.Errorf("volume %s: %w", v.DeviceName, err)
+		}
+	}
+	for _, dev := range sortedDevices(p.entries) {
+		if specVolume(s.obj, dev) == nil {
+			if err := r.removeVolume(ctx, p, p.entries[dev]); err != nil {
+				return p.busy, fmt.Errorf("removing volume %s: %w", dev, err)
+			}
+		}
+	}
+	return p.busy, nil
+}
+
+// describe reads the volumes that need a look in one batched DescribeVolumes call.
+func (p *volumePass) describe(ctx context.Context, refresh bool) error {
+	var ids []string
+	for _, e := range p.entries {
+		bd, attached := p.attached[e.DeviceName]
+		v := specVolume(p.s.obj, e.DeviceName)
+		switch {
+		case e.VolumeID == "":
+		case refresh, e.Type == "", e.Removing, v == nil, !attached || bd.VolumeID != e.VolumeID, bd.Status != "attached",
+			volumeChange(v, e) != (ec2.VolumeChange{}):
+			ids = append(ids, e.VolumeID)
+		}
+	}
+	for dev, bd := range p.attached {
+		if _, known := p.entries[dev]; !known && specVolume(p.s.obj, dev) != nil {
+			ids = append(ids, bd.VolumeID) // launched with the instance, not seen yet
+		}
+	}
+	if len(ids) == 0 {
+		p.described = map[string]ec2.Volume{}
+		return nil
+	}
+	slices.Sort(ids)
+	found, err := p.s.ec2.DescribeVolumes(ctx, slices.Compact(ids))
+	p.described = found
+	return err
+}
+
+// convergeVolume handles one volume of the spec.
+func (r *EC2InstanceReconciler) convergeVolume(ctx context.Context, p *volumePass, v computev1alpha1.DataVolume) error {
+	s, inst := p.s, p.inst
+	e := p.entries[v.DeviceName]
+	if e == nil {
+		e = &computev1alpha1.VolumeStatus{DeviceName: v.DeviceName}
+		p.entries[v.DeviceName] = e
+	}
+	e.Removing = false
+	e.DeleteOnTermination = deleteOnTermination(v)
+
+	if bd, ok := p.attached[v.DeviceName]; ok && (e.VolumeID == "" || e.VolumeID == bd.VolumeID) {
+		e.VolumeID, e.AttachmentState = bd.VolumeID, bd.Status
+		p.observe(e)
+		if bd.Status != "attached" {
+			p.busy = true
+			return nil
+		}
+		return r.adjustVolume(ctx, p, v, e, bd)
+	}
+	if bd, ok := p.attached[v.DeviceName]; ok {
+		return &ec2.Error{Kind: ec2.KindInvalidInput, Operation: "AttachVolume", Code: "DeviceInUse",
+			Message: fmt.Sprintf("device %s of instance %s holds volume %s, not the operator's volume %s; free the device or use another deviceName",
+				v.DeviceName, inst.ID, bd.VolumeID, e.VolumeID)}
+	}
+	if inst.State != ec2.StateRunning && inst.State != ec2.StateStopped {
+		p.busy = true
+		return nil
+	}
+	if e.VolumeID == "" {
+		return r.createVolume(ctx, p, v, e)
+	}
+	vol, ok := p.described[e.VolumeID]
+	switch {
+	case !ok && e.State == "creating":
+		// CreateVolume's answer can come before DescribeVolumes shows the volume.
+		p.busy = true
+		return nil
+	case !ok:
+		msg := fmt.Sprintf("volume %s at %s is gone; creating a new one", e.VolumeID, v.DeviceName)
+		r.event(s, corev1.EventTypeWarning, computev1alpha1.ReasonVolumeNotFound, msg)
+		s.obj.Status.VolumeRemovals++
+		*e = computev1alpha1.VolumeStatus{DeviceName: v.DeviceName, DeleteOnTermination: e.DeleteOnTermination}
+		p.busy = true
+		return nil
+	}
+	e.State = vol.State
+	switch {
+	case vol.State == "creating" || vol.AttachedTo == inst.ID:
+		p.busy = true
+		return nil
+	case vol.AttachedTo != "":
+		return &ec2.Error{Kind: ec2.KindInvalidInput, Operation: "AttachVolume", Code: "VolumeInUse",
+			Message: fmt.Sprintf("volume %s is attached to %s", vol.ID, vol.AttachedTo)}
+	case vol.State != "available":
+		p.busy = true
+		return nil
+	}
+	if err := s.ec2.AttachVolume(ctx, vol.ID, inst.ID, v.DeviceName); err != nil {
+		return err
+	}
+	e.AttachmentState = "attaching"
+	r.event(s, corev1.EventTypeNormal, "VolumeAttached", fmt.Sprintf("attaching volume %s at %s", vol.ID, v.DeviceName))
+	p.busy = true
+	return nil
+}
+
+// createVolume creates a volume added to the spec after launch, in the instance's
+// zone. The client token is written to status before CreateVolume and its answer right
+// after, so that a crash anywhere between them finds the same volume again by its
+// token instead of creating a second one.
+func (r *EC2InstanceReconciler) createVolume(ctx context.Context, p *volumePass, v computev1alpha1.DataVolume, e *computev1alpha1.VolumeStatus) error {
+	s, inst := p.s, p.inst
+	if e.ClientToken == "" {
+		e.ClientToken = ec2.VolumeClientToken(string(s.obj.UID), inst.ID, v.DeviceName, s.obj.Status.VolumeRemovals)
+		p.writeStatus()
+		if err := s.patchStatus(ctx, r.Client); err != nil {
+			return err
+		}
+	}
+	vol, err := s.ec2.CreateVolume(ctx, inst.AvailabilityZone, e.ClientToken, volumeRequest(v), desiredTags(s.obj))
+	if err != nil {
+		return err
+	}
+	e.VolumeID, e.State, e.SizeGiB, e.Type, e.IOPS, e.Throughput = vol.ID, vol.State, vol.SizeGiB, vol.Type, vol.IOPS, vol.Throughput
+	r.event(s, corev1.EventTypeNormal, "VolumeCreated", fmt.Sprintf("created volume %s for %s in %s", vol.ID, v.DeviceName, inst.AvailabilityZone))
+	p.writeStatus()
+	p.busy = true
+	return s.patchStatus(ctx, r.Client)
+}
+
+// adjustVolume applies in place what the spec changes on an attached volume.
+func (r *EC2InstanceReconciler) adjustVolume(ctx context.Context, p *volumePass, v computev1alpha1.DataVolume, e *computev1alpha1.VolumeStatus, bd ec2.BlockDevice) error {
+	s := p.s
+	if want := deleteOnTermination(v); bd.DeleteOnTermination != want {
+		if err := s.ec2.SetDeleteOnTermination(ctx, p.inst.ID, v.DeviceName, want); err != nil {
+			return err
+		}
+		r.driftCorrected(s, drift{field: "volumes[" + v.DeviceName + "].deleteOnTermination",
+			actual: strconv.FormatBool(bd.DeleteOnTermination), desired: strconv.FormatBool(want)})
+		p.busy = true
+	}
+	if _, fresh := p.described[e.VolumeID]; !fresh {
+		return nil
+	}
+	change := volumeChange(&v, e)
+	if change == (ec2.VolumeChange{}) {
+		return nil
+	}
+	if err := s.ec2.ModifyVolume(ctx, e.VolumeID, change); err != nil {
+		return err
+	}
+	r.driftCorrected(s, drift{field: "volumes[" + v.DeviceName + "]", actual: describeVolume(*e), desired: describeChange(change)})
+	applyChange(e, change)
+	p.busy = true
+	return nil
+}
+
+// removeVolume takes a volume that left the spec away: detach, then delete it (its
+// deleteOnTermination was true) or release it (remove the ownership tags, mark it
+// released). The status entry stays, marked removing, until the volume is done with.
+func (r *EC2InstanceReconciler) removeVolume(ctx context.Context, p *volumePass, e *computev1alpha1.VolumeStatus) error {
+	s, inst := p.s, p.inst
+	e.Removing = true
+	if e.VolumeID == "" && e.ClientToken != "" {
+		// The volume may have been created with its answer lost: the token finds it.
+		vol, err := s.ec2.CreateVolume(ctx, inst.AvailabilityZone, e.ClientToken, ec2.VolumeRequest{}, nil)
+		if err != nil && ec2.CodeOf(err) != "IdempotentParameterMismatch" {
+			return err
+		}
+		if vol != nil {
+			e.VolumeID = vol.ID
+		}
+	}
+	if e.VolumeID == "" {
+		p.forget(e)
+		return nil
+	}
+	if bd, ok := p.attached[e.DeviceName]; ok && bd.VolumeID == e.VolumeID {
+		if bd.Status == "attached" || bd.Status == "attaching" {
+			if err := s.ec2.DetachVolume(ctx, e.VolumeID, inst.ID); err != nil {
+				return err
+			}
+			r.event(s, corev1.EventTypeNormal, "VolumeDetached", fmt.Sprintf("detaching volume %s from %s: it left spec.volumes", e.VolumeID, e.DeviceName))
+		}
+		e.AttachmentState = "detaching"
+		p.busy = true
+		return nil
+	}
+	vol, ok := p.described[e.VolumeID]
+	if !ok {
+		p.forget(e) // gone already
+		return nil
+	}
+	if vol.State != "available" {
+		p.busy = true
+		return nil
+	}
+	if err := r.disposeVolume(ctx, s, inst.ID, vol.ID, e.DeleteOnTermination); err != nil {
+		return err
+	}
+	p.forget(e)
+	return nil
+}
+
+// disposeVolume deletes a detached volume or releases it, as its deleteOnTermination
+// says.
+func (r *EC2InstanceReconciler) disposeVolume(ctx context.Context, s *instanceScope, instanceID, volumeID string, del bool) error {
+	if del {
+		if err := s.ec2.DeleteVolume(ctx, volumeID); err != nil {
+			return err
+		}
+		r.event(s, corev1.EventTypeNormal, "VolumeDeleted", "deleted volume "+volumeID)
+		return nil
+	}
+	if err := releaseResources(ctx, s, instanceID, volumeID); err != nil {
+		return err
+	}
+	r.event(s, corev1.EventTypeNormal, "VolumeReleased", fmt.Sprintf("left volume %s in place, tagged %s=%s (deleteOnTermination false)", volumeID, ec2.TagReleased, instanceID))
+	return nil
+}
+
+// releaseResources removes the ownership tags from resources the operator lets go of
+// and marks them with the instance they came from.
+func releaseResources(ctx context.Context, s *instanceScope, instanceID string, ids ...string) error {
+	if err := s.ec2.DeleteTags(ctx, ids, []string{ec2.TagOwnerUID, ec2.TagOwnerNamespace, ec2.TagOwnerName}); err != nil {
+		return err
+	}
+	return s.ec2.CreateTags(ctx, ids, map[string]string{ec2.TagReleased: instanceID})
+}
+
+// observe copies what DescribeVolumes said about the entry's volume, if it was read.
+func (p *volumePass) observe(e *computev1alpha1.VolumeStatus) {
+	if vol, ok := p.described[e.VolumeID]; ok {
+		e.SizeGiB, e.Type, e.IOPS, e.Throughput, e.State = vol.SizeGiB, vol.Type, vol.IOPS, vol.Throughput, vol.State
+	}
+}
+
+// forget drops a removed volume's entry; the next volume created for its device gets
+// a new client token.
+func (p *volumePass) forget(e *computev1alpha1.VolumeStatus) {
+	delete(p.entries, e.DeviceName)
+	p.s.obj.Status.VolumeRemovals++
+}
+
+// writeStatus stores the entries in status, sorted by device so that an unchanged set
+// writes nothing.
+func (p *volumePass) writeStatus() {
+	out := make([]computev1alpha1.VolumeStatus, 0, len(p.entries))
+	for _, dev := range sortedDevices(p.entries) {
+		out = append(out, *p.entries[dev])
+	}
+	if len(out) == 0 {
+		out = nil
+	}
+	p.s.obj.Status.Volumes = out
+}
+
+func sortedDevices(m map[string]*computev1alpha1.VolumeStatus) []string {
+	out := make([]string, 0, len(m))
+	for d := range m {
+		out = append(out, d)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// specVolume returns the spec's volume at device, or nil.
+func specVolume(obj *computev1alpha1.EC2Instance, device string) *computev1alpha1.DataVolume {
+	for i := range obj.Spec.Volumes {
+		if obj.Spec.Volumes[i].DeviceName == device {
+			return &obj.Spec.Volumes[i]
+		}
+	}
+	return nil
+}
+
+// deleteOnTermination applies the API's default (true) to a volume.
+func deleteOnTermination(v computev1alpha1.DataVolume) bool {
+	return v.DeleteOnTermination == nil || *v.DeleteOnTermination
+}
+
+// volumeType applies the API's default (gp3) to a volume.
+func volumeType(v computev1alpha1.DataVolume) string {
+	if v.Type == "" {
+		return "gp3"
+	}
+	return string(v.Type)
+}
+
+// volumeRequest translates a spec volume for RunInstances or CreateVolume.
+func volumeRequest(v computev1alpha1.DataVolume) ec2.VolumeRequest {
+	return ec2.VolumeRequest{
+		Device: v.DeviceName, SizeGiB: deref(v.SizeGiB), Type: volumeType(v), IOPS: deref(v.IOPS), Throughput: deref(v.Throughput),
+		Encrypted: v.Encrypted, KMSKeyID: v.KMSKeyID, SnapshotID: v.SnapshotID, DeleteOnTermination: deleteOnTermination(v),
+	}
+}
+
+// volumeChange is what ModifyVolume must change for the volume to match the spec,
+// judged from what status last recorded. Fields the spec leaves unset are left alone,
+// and a size is only ever grown.
+func volumeChange(v *computev1alpha1.DataVolume, e *computev1alpha1.VolumeStatus) ec2.VolumeChange {
+	if v == nil || e.Type == "" {
+		return ec2.VolumeChange{}
+	}
+	var c ec2.VolumeChange
+	if v.SizeGiB != nil && *v.SizeGiB > e.SizeGiB {
+		c.SizeGiB = *v.SizeGiB
+	}
+	if t := volumeType(*v); t != e.Type {
+		c.Type = t
+	}
+	if v.IOPS != nil && *v.IOPS != e.IOPS {
+		c.IOPS = *v.IOPS
+	}
+	if v.Throughput != nil && *v.Throughput != e.Throughput {
+		c.Throughput = *v.Throughput
+	}
+	return c
+}
+
+func applyChange(e *computev1alpha1.VolumeStatus, c ec2.VolumeChange) {
+	if c.SizeGiB > 0 {
+		e.SizeGiB = c.SizeGiB
+	}
+	if c.Type != "" {
+		e.Type = c.Type
+	}
+	if c.IOPS > 0 {
+		e.IOPS = c.IOPS
+	}
+	if c.Throughput > 0 {
+		e.Throughput = c.Throughput
+	}
+}
+
+func describeVolume(e computev1alpha1.VolumeStatus) string {
+	return fmt.Sprintf("%s %dGiB iops=%d throughput=%d", e.Type, e.SizeGiB, e.IOPS, e.Throughput)
+}
+
+func describeChange(c ec2.VolumeChange) string {
+	out := ""
+	if c.Type != "" {
+		out += " type=" + c.Type
+	}
+	if c.SizeGiB > 0 {
+		out += fmt.Sprintf(" size=%dGiB", c.SizeGiB)
+	}
+	if c.IOPS > 0 {
+		out += fmt.Sprintf(" iops=%d", c.IOPS)
+	}
+	if c.Throughput > 0 {
+		out += fmt.Sprintf(" throughput=%d", c.Throughput)
+	}
+	return out[1:]
+}
+
+func deref(p *int32) int32 {
+	if p == nil {
+		return 0
+	}
+	return *p
+}

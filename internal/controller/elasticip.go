@@ -1,0 +1,169 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+)
+
+// convergeElasticIP moves the Elastic IP one step toward spec.elasticIp: it lets go of
+// an address the spec no longer names, allocates one when asked to (finding one it
+// allocated earlier first, since AllocateAddress takes no client token), and associates
+// the address with the primary interface once the instance can take it. A settled
+// address costs no call: the instance's public IP, from DescribeInstances, shows it.
+// It reports whether the association is still to come.
+func (r *EC2InstanceReconciler) convergeElasticIP(ctx context.Context, s *instanceScope, inst *ec2.Instance) (bool, error) {
+	spec, st := s.obj.Spec.ElasticIP, &s.obj.Status
+	if st.ElasticIP != nil && (spec == nil || !addressWanted(spec, st.ElasticIP)) {
+		if err := r.letGoOfAddress(ctx, s, inst.ID, *st.ElasticIP); err != nil {
+			return false, err
+		}
+		st.ElasticIP = nil
+	}
+	if spec == nil {
+		meta.RemoveStatusCondition(&st.Conditions, computev1alpha1.ConditionElasticIPAssociated)
+		return false, nil
+	}
+	if st.ElasticIP == nil {
+		addr, err := r.chooseAddress(ctx, s)
+		if err != nil {
+			return false, r.addressRefused(s, err)
+		}
+		st.ElasticIP = addr
+		if err := s.patchStatus(ctx, r.Client); err != nil {
+			return false, err
+		}
+	}
+	eip := st.ElasticIP
+	nic := primaryInterface(inst)
+	if nic != nil && eip.PublicIP != "" && nic.PublicIP == eip.PublicIP && nic.PublicIPOwner != "amazon" && eip.AssociationID != "" {
+		s.setCondition(computev1alpha1.ConditionElasticIPAssociated, metav1.ConditionTrue, computev1alpha1.ReasonAssociated,
+			fmt.Sprintf("%s (%s) is associated with %s", eip.PublicIP, eip.AllocationID, nic.ID))
+		return false, nil
+	}
+	if nic == nil || (inst.State != ec2.StateRunning && inst.State != ec2.StateStopped) {
+		s.setCondition(computev1alpha1.ConditionElasticIPAssociated, metav1.ConditionFalse, computev1alpha1.ReasonAssociationPending,
+			fmt.Sprintf("%s waits for instance %s to run", eip.AllocationID, inst.ID))
+		return true, nil
+	}
+	return r.associateAddress(ctx, s, inst, nic)
+}
+
+// associateAddress associates the recorded address with the interface, after checking
+// that it exists and is not associated elsewhere.
+func (r *EC2InstanceReconciler) associateAddress(ctx context.Context, s *instanceScope, inst *ec2.Instance, nic *ec2.NetworkInterface) (bool, error) {
+	eip := s.obj.Status.ElasticIP
+	found, err := s.ec2.DescribeAddresses(ctx, []string{eip.AllocationID})
+	if err != nil {
+		return false, err
+	}
+	addr, ok := found[eip.AllocationID]
+	switch {
+	case !ok && eip.AllocatedByOperator:
+		// The operator's own address is gone (released outside Kubernetes): forget it;
+		// the next pass allocates another.
+		r.event(s, corev1.EventTypeWarning, computev1alpha1.ReasonAddressNotFound, "Elastic IP "+eip.AllocationID+" no longer exists; allocating another")
+		s.obj.Status.ElasticIP = nil
+		return true, nil
+	case !ok:
+		return false, r.addressRefused(s, &ec2.Error{Kind: ec2.KindInvalidInput, Operation: "DescribeAddresses", Code: "InvalidAllocationID.NotFound",
+			Message: fmt.Sprintf("The allocation ID '%s' does not exist", eip.AllocationID)})
+	case addr.NetworkInterfaceID == nic.ID:
+		eip.AssociationID, eip.PublicIP = addr.AssociationID, addr.PublicIP
+		return false, nil
+	case addr.AssociationID != "":
+		return false, r.addressRefused(s, &ec2.Error{Kind: ec2.KindTerminal, Operation: "AssociateAddress", Code: "Resource.AlreadyAssociated",
+			Message: fmt.Sprintf("Elastic IP %s (%s) is associated with %s; the operator does not take it from there",
+				addr.AllocationID, addr.PublicIP, orNone(addr.InstanceID+addr.NetworkInterfaceID))})
+	}
+	id, err := s.ec2.AssociateAddress(ctx, addr.AllocationID, inst.ID, nic.ID)
+	if err != nil {
+		return false, r.addressRefused(s, err)
+	}
+	if eip.AssociationID != "" {
+		r.driftCorrected(s, drift{field: "elasticIp", actual: "not associated", desired: addr.PublicIP + " associated"})
+	} else {
+		r.event(s, corev1.EventTypeNormal, "ElasticIPAssociated", fmt.Sprintf("associated %s (%s) with %s", addr.PublicIP, addr.AllocationID, nic.ID))
+	}
+	eip.AssociationID, eip.PublicIP = id, addr.PublicIP
+	s.setCondition(computev1alpha1.ConditionElasticIPAssociated, metav1.ConditionTrue, computev1alpha1.ReasonAssociated,
+		fmt.Sprintf("%s (%s) is associated with %s", addr.PublicIP, addr.AllocationID, nic.ID))
+	return true, nil
+}
+
+// chooseAddress returns the address the spec asks for: the given allocation, the
+// address the operator allocated for this object earlier (found by its ownership tag),
+// or a new one.
+func (r *EC2InstanceReconciler) chooseAddress(ctx context.Context, s *instanceScope) (*computev1alpha1.ElasticIPStatus, error) {
+	spec := s.obj.Spec.ElasticIP
+	if !spec.Allocate {
+		return &computev1alpha1.ElasticIPStatus{AllocationID: spec.AllocationID}, nil
+	}
+	owned, err := s.ec2.FindAddresses(ctx, map[string]string{ec2.TagOwnerUID: string(s.obj.UID)})
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range owned {
+		if a.AssociationID == "" || a.InstanceID == s.obj.Status.InstanceID {
+			return &computev1alpha1.ElasticIPStatus{AllocationID: a.AllocationID, PublicIP: a.PublicIP, AllocatedByOperator: true}, nil
+		}
+	}
+	a, err := s.ec2.AllocateAddress(ctx, spec.PublicIPv4Pool, desiredTags(s.obj))
+	if err != nil {
+		return nil, err
+	}
+	r.event(s, corev1.EventTypeNormal, "ElasticIPAllocated", fmt.Sprintf("allocated Elastic IP %s (%s)", a.PublicIP, a.AllocationID))
+	return &computev1alpha1.ElasticIPStatus{AllocationID: a.AllocationID, PublicIP: a.PublicIP, AllocatedByOperator: true}, nil
+}
+
+// letGoOfAddress disassociates an address the spec no longer wants and releases it
+// when the operator allocated it.
+func (r *EC2InstanceReconciler) letGoOfAddress(ctx context.Context, s *instanceScope, instanceID string, eip computev1alpha1.ElasticIPStatus) error {
+	if eip.AssociationID != "" {
+		if err := s.ec2.DisassociateAddress(ctx, eip.AssociationID, instanceID); err != nil {
+			return err
+		}
+	}
+	if !eip.AllocatedByOperator {
+		r.event(s, corev1.EventTypeNormal, "ElasticIPDisassociated", fmt.Sprintf("disassociated Elastic IP %s (%s); it stays allocated", eip.PublicIP, eip.AllocationID))
+		return nil
+	}
+	if err := s.ec2.ReleaseAddress(ctx, eip.AllocationID); err != nil {
+		return err
+	}
+	r.event(s, corev1.EventTypeNormal, "ElasticIPReleased", fmt.Sprintf("released Elastic IP %s (%s), which the operator allocated", eip.PublicIP, eip.AllocationID))
+	return nil
+}
+
+// addressRefused records on the ElasticIPAssociated condition why the address cannot
+// be associated, and returns err for the pass's report (Ready, an Event, backoff).
+func (r *EC2InstanceReconciler) addressRefused(s *instanceScope, err error) error {
+	if ec2.CodeOf(err) != ec2.CodeClientRateLimited {
+		s.setCondition(computev1alpha1.ConditionElasticIPAssociated, metav1.ConditionFalse, reasonFor(err), errorMessage(err))
+	}
+	return err
+}
+
+// addressWanted reports whether the recorded address is the one the spec asks for.
+func addressWanted(spec *computev1alpha1.ElasticIP, eip *computev1alpha1.ElasticIPStatus) bool {
+	if spec.Allocate {
+		return eip.AllocatedByOperator
+	}
+	return !eip.AllocatedByOperator && eip.AllocationID == spec.AllocationID
+}
+
+// primaryInterface returns the instance's interface at device index 0, or nil.
+func primaryInterface(inst *ec2.Instance) *ec2.NetworkInterface {
+	for i := range inst.NetworkInterfaces {
+		if inst.NetworkInterfaces[i].DeviceIndex == 0 {
+			return &inst.NetworkInterfaces[i]
+		}
+	}
+	return nil
+}

@@ -1,0 +1,168 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+)
+
+// prepareTermination settles the Elastic IP and the data volumes before the instance
+// is terminated (deletionPolicy Delete), so that nothing the operator created outlives
+// the object unless the spec said to keep it:
+//   - the Elastic IP is disassociated, and released when the operator allocated it
+//     (also one whose allocation was never recorded, found by the ownership tag);
+//   - each data volume's deleteOnTermination is set as the spec says, so that EC2
+//     deletes the volumes at termination; volumes to keep are released (their
+//     ownership tags replaced by the released-from tag); a volume not attached (just
+//     created, or being removed) is deleted or released here.
+//
+// Every step is safe to repeat after a crash: a second disassociation or release of
+// something already gone succeeds.
+func (r *EC2InstanceReconciler) prepareTermination(ctx context.Context, s *instanceScope, inst *ec2.Instance) error {
+	if err := r.releaseAddresses(ctx, s, inst.ID); err != nil {
+		return fmt.Errorf("releasing the Elastic IP: %w", err)
+	}
+	attached := map[string]ec2.BlockDevice{}
+	for _, bd := range inst.BlockDevices {
+		attached[bd.Device] = bd
+	}
+	for _, dev := range volumeDevices(s) {
+		del, volumeID := volumeFate(s, dev)
+		bd, isAttached := attached[dev]
+		switch {
+		case isAttached && (volumeID == "" || bd.VolumeID == volumeID):
+			if bd.DeleteOnTermination != del {
+				if err := s.ec2.SetDeleteOnTermination(ctx, inst.ID, dev, del); err != nil {
+					return fmt.Errorf("volume %s: %w", dev, err)
+				}
+			}
+			if !del {
+				if err := releaseResources(ctx, s, inst.ID, bd.VolumeID); err != nil {
+					return fmt.Errorf("releasing volume %s: %w", bd.VolumeID, err)
+				}
+			}
+		case volumeID != "":
+			if err := r.disposeDetachedVolume(ctx, s, inst.ID, volumeID, del); err != nil {
+				return fmt.Errorf("volume %s: %w", dev, err)
+			}
+		}
+	}
+	return nil
+}
+
+// disposeDetachedVolume deletes or releases a volume that is not attached to the
+// instance; one still detaching (or creating) is waited for.
+func (r *EC2InstanceReconciler) disposeDetachedVolume(ctx context.Context, s *instanceScope, instanceID, volumeID string, del bool) error {
+	found, err := s.ec2.DescribeVolumes(ctx, []string{volumeID})
+	if err != nil {
+		return err
+	}
+	vol, ok := found[volumeID]
+	switch {
+	case !ok:
+		return nil
+	case vol.AttachedTo != "" && vol.AttachedTo != instanceID:
+		return nil // someone else's now
+	case vol.State != "available" && vol.AttachedTo == "":
+		return &ec2.Error{Kind: ec2.KindIncorrectState, Operation: "DeleteVolume", Code: "IncorrectState",
+			Message: fmt.Sprintf("volume %s is %s; waiting before deleting it", volumeID, vol.State)}
+	case vol.AttachedTo == instanceID:
+		return nil // attached after all: goes with the instance
+	}
+	return r.disposeVolume(ctx, s, instanceID, volumeID, del)
+}
+
+// releaseAddresses lets go of the object's Elastic IP before termination.
+func (r *EC2InstanceReconciler) releaseAddresses(ctx context.Context, s *instanceScope, instanceID string) error {
+	if eip := s.obj.Status.ElasticIP; eip != nil {
+		if err := r.letGoOfAddress(ctx, s, instanceID, *eip); err != nil {
+			return err
+		}
+		s.obj.Status.ElasticIP = nil
+	}
+	spec := s.obj.Spec.ElasticIP
+	if spec == nil || !spec.Allocate {
+		return nil
+	}
+	// An address allocated by an earlier pass that crashed before recording it.
+	owned, err := s.ec2.FindAddresses(ctx, map[string]string{ec2.TagOwnerUID: string(s.obj.UID)})
+	if err != nil {
+		return err
+	}
+	for _, a := range owned {
+		if a.AssociationID != "" {
+			if err := s.ec2.DisassociateAddress(ctx, a.AssociationID, instanceID); err != nil {
+				return err
+			}
+		}
+		if err := s.ec2.ReleaseAddress(ctx, a.AllocationID); err != nil {
+			return err
+		}
+		r.event(s, corev1.EventTypeNormal, "ElasticIPReleased", fmt.Sprintf("released Elastic IP %s (%s), which the operator allocated", a.PublicIP, a.AllocationID))
+	}
+	return nil
+}
+
+// retainResources releases (rather than deletes) what the operator created besides the
+// instance, for deletionPolicy Retain: an Elastic IP it allocated stays associated and
+// data volumes not attached stay where they are, all without ownership tags.
+func (r *EC2InstanceReconciler) retainResources(ctx context.Context, s *instanceScope, inst *ec2.Instance) error {
+	var ids []string
+	if eip := s.obj.Status.ElasticIP; eip != nil && eip.AllocatedByOperator {
+		ids = append(ids, eip.AllocationID)
+	}
+	attached := map[string]bool{}
+	for _, id := range inst.VolumeIDs {
+		attached[id] = true
+	}
+	for _, v := range s.obj.Status.Volumes {
+		if v.VolumeID != "" && !attached[v.VolumeID] {
+			ids = append(ids, v.VolumeID)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	return releaseResources(ctx, s, inst.ID, ids...)
+}
+
+// volumeDevices lists the devices of the spec's volumes and of the volumes in status.
+func volumeDevices(s *instanceScope) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, v := range s.obj.Spec.Volumes {
+		if !seen[v.DeviceName] {
+			seen[v.DeviceName] = true
+			out = append(out, v.DeviceName)
+		}
+	}
+	for _, v := range s.obj.Status.Volumes {
+		if !seen[v.DeviceName] {
+			seen[v.DeviceName] = true
+			out = append(out, v.DeviceName)
+		}
+	}
+	return out
+}
+
+// volumeFate says whether the volume at dev goes with the instance, and its ID when
+// status knows it: the spec's deleteOnTermination, or for a volume being removed the
+// one recorded when it was in the spec.
+func volumeFate(s *instanceScope, dev string) (bool, string) {
+	var id string
+	for _, v := range s.obj.Status.Volumes {
+		if v.DeviceName == dev {
+			id = v.VolumeID
+			if v.Removing {
+				return v.DeleteOnTermination, id
+			}
+		}
+	}
+	if v := specVolume(s.obj, dev); v != nil {
+		return deleteOnTermination(*v), id
+	}
+	return true, id
+}
