@@ -76,8 +76,8 @@ func (p *volumePass) describe(ctx context.Context, refresh bool) error {
 		}
 	}
 	for dev, bd := range p.attached {
-		if _, known := p.entries[dev]; !known && specVolume(p.s.obj, dev) != nil {
-			ids = append(ids, bd.VolumeID) // launched with the instance, not seen yet
+		if v := specVolume(p.s.obj, dev); v != nil && p.entries[dev] == nil && !knownFromSpec(p.s, v) {
+			ids = append(ids, bd.VolumeID) // first seen, and not known from the spec
 		}
 	}
 	if len(ids) == 0 {
@@ -102,6 +102,11 @@ func (r *EC2InstanceReconciler) convergeVolume(ctx context.Context, p *volumePas
 	e.DeleteOnTermination = deleteOnTermination(v)
 
 	if bd, ok := p.attached[v.DeviceName]; ok && (e.VolumeID == "" || e.VolumeID == bd.VolumeID) {
+		if e.VolumeID == "" && knownFromSpec(s, &v) {
+			// Launched with the instance from this very spec: what it is is known
+			// without DescribeVolumes (the attribute resync reads it later).
+			fromSpec(e, v)
+		}
 		e.VolumeID, e.AttachmentState = bd.VolumeID, bd.Status
 		p.observe(e)
 		if bd.Status != "attached" {
@@ -412,4 +417,31 @@ func deref(p *int32) int32 {
 		return 0
 	}
 	return *p
+}
+
+// knownFromSpec reports whether a volume attached at launch is known without
+// describing it: the operator launched the instance from the spec as it is now (not
+// adopted, no spec change since the status write of the launch), and the spec gives
+// the size (a snapshot's size is only known to EC2).
+func knownFromSpec(s *instanceScope, v *computev1alpha1.DataVolume) bool {
+	return s.obj.Spec.InstanceID == "" && s.before.Status.ObservedGeneration == s.obj.Generation && v.SizeGiB != nil
+}
+
+// fromSpec records a volume launched from v as EBS creates it: the spec's values, and
+// EBS's documented defaults for what the spec leaves out (gp3: 3,000 IOPS and 125
+// MiB/s; gp2: 3 IOPS per GiB, at least 100 and at most 16,000).
+func fromSpec(e *computev1alpha1.VolumeStatus, v computev1alpha1.DataVolume) {
+	e.Type, e.SizeGiB, e.IOPS, e.Throughput = volumeType(v), deref(v.SizeGiB), deref(v.IOPS), deref(v.Throughput)
+	switch e.Type {
+	case "gp3":
+		if e.IOPS == 0 {
+			e.IOPS = 3000
+		}
+		if e.Throughput == 0 {
+			e.Throughput = 125
+		}
+	case "gp2":
+		e.IOPS = min(max(100, 3*e.SizeGiB), 16000)
+	}
+	e.State = "in-use"
 }

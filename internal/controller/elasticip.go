@@ -3,6 +3,7 @@ package controller
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -35,10 +36,9 @@ func (r *EC2InstanceReconciler) convergeElasticIP(ctx context.Context, s *instan
 		if err != nil {
 			return false, r.addressRefused(s, err)
 		}
+		// Recorded with the pass's status write; an address whose record is lost to a
+		// crash is found again by its ownership tag.
 		st.ElasticIP = addr
-		if err := s.patchStatus(ctx, r.Client); err != nil {
-			return false, err
-		}
 	}
 	eip := st.ElasticIP
 	nic := primaryInterface(inst)
@@ -55,57 +55,69 @@ func (r *EC2InstanceReconciler) convergeElasticIP(ctx context.Context, s *instan
 	return r.associateAddress(ctx, s, inst, nic)
 }
 
-// associateAddress associates the recorded address with the interface, after checking
-// that it exists and is not associated elsewhere.
+// associateAddress associates the recorded address with the interface. It does not
+// describe the address first: AssociateAddress itself answers whether the address
+// exists and whether it is associated elsewhere (the operator never takes it from
+// there, AllowReassociation false), and associating it again with the same interface
+// is harmless. On success the status shows the address at once; the instance's
+// cached description was dropped, so the next resync reads it afresh.
 func (r *EC2InstanceReconciler) associateAddress(ctx context.Context, s *instanceScope, inst *ec2.Instance, nic *ec2.NetworkInterface) (bool, error) {
 	eip := s.obj.Status.ElasticIP
-	found, err := s.ec2.DescribeAddresses(ctx, []string{eip.AllocationID})
-	if err != nil {
-		return false, err
-	}
-	addr, ok := found[eip.AllocationID]
+	id, err := s.ec2.AssociateAddress(ctx, eip.AllocationID, inst.ID, nic.ID)
 	switch {
-	case !ok && eip.AllocatedByOperator:
+	case ec2.CodeOf(err) == "InvalidAllocationID.NotFound" && eip.AllocatedByOperator:
 		// The operator's own address is gone (released outside Kubernetes): forget it;
 		// the next pass allocates another.
 		r.event(s, corev1.EventTypeWarning, computev1alpha1.ReasonAddressNotFound, "Elastic IP "+eip.AllocationID+" no longer exists; allocating another")
 		s.obj.Status.ElasticIP = nil
 		return true, nil
-	case !ok:
-		return false, r.addressRefused(s, &ec2.Error{Kind: ec2.KindInvalidInput, Operation: "DescribeAddresses", Code: "InvalidAllocationID.NotFound",
-			Message: fmt.Sprintf("The allocation ID '%s' does not exist", eip.AllocationID)})
-	case addr.NetworkInterfaceID == nic.ID:
-		eip.AssociationID, eip.PublicIP = addr.AssociationID, addr.PublicIP
-		return false, nil
-	case addr.AssociationID != "":
-		return false, r.addressRefused(s, &ec2.Error{Kind: ec2.KindTerminal, Operation: "AssociateAddress", Code: "Resource.AlreadyAssociated",
-			Message: fmt.Sprintf("Elastic IP %s (%s) is associated with %s; the operator does not take it from there",
-				addr.AllocationID, addr.PublicIP, orNone(addr.InstanceID+addr.NetworkInterfaceID))})
-	}
-	id, err := s.ec2.AssociateAddress(ctx, addr.AllocationID, inst.ID, nic.ID)
-	if err != nil {
+	case ec2.CodeOf(err) == "Resource.AlreadyAssociated":
+		return false, r.addressRefused(s, &ec2.Error{Kind: ec2.KindTerminal, Operation: "AssociateAddress", Code: ec2.CodeOf(err),
+			Message: fmt.Sprintf("Elastic IP %s is associated with another instance or network interface; the operator does not take it from there (%s)",
+				eip.AllocationID, errorMessage(err))})
+	case err != nil:
 		return false, r.addressRefused(s, err)
 	}
 	if eip.AssociationID != "" {
-		r.driftCorrected(s, drift{field: "elasticIp", actual: "not associated", desired: addr.PublicIP + " associated"})
+		r.driftCorrected(s, drift{field: "elasticIp", actual: "not associated", desired: orNone(eip.PublicIP) + " associated"})
 	} else {
-		r.event(s, corev1.EventTypeNormal, "ElasticIPAssociated", fmt.Sprintf("associated %s (%s) with %s", addr.PublicIP, addr.AllocationID, nic.ID))
+		r.event(s, corev1.EventTypeNormal, "ElasticIPAssociated", fmt.Sprintf("associated %s (%s) with %s", orNone(eip.PublicIP), eip.AllocationID, nic.ID))
 	}
-	eip.AssociationID, eip.PublicIP = id, addr.PublicIP
+	eip.AssociationID = id
+	if eip.PublicIP != "" {
+		// What DescribeInstances will show from now on, so that the next look at the
+		// instance finds nothing new to write.
+		s.obj.Status.PublicIP, s.obj.Status.PublicDNSName = eip.PublicIP, publicDNSName(eip.PublicIP, s.region)
+		for i := range s.obj.Status.NetworkInterfaces {
+			if s.obj.Status.NetworkInterfaces[i].NetworkInterfaceID == nic.ID {
+				s.obj.Status.NetworkInterfaces[i].PublicIP = eip.PublicIP
+			}
+		}
+	}
 	s.setCondition(computev1alpha1.ConditionElasticIPAssociated, metav1.ConditionTrue, computev1alpha1.ReasonAssociated,
-		fmt.Sprintf("%s (%s) is associated with %s", addr.PublicIP, addr.AllocationID, nic.ID))
-	return true, nil
+		fmt.Sprintf("%s (%s) is associated with %s", orNone(eip.PublicIP), eip.AllocationID, nic.ID))
+	return false, nil
 }
 
 // chooseAddress returns the address the spec asks for: the given allocation, the
-// address the operator allocated for this object earlier (found by its ownership tag),
-// or a new one.
+// address the operator allocated for this object earlier (found by its ownership tag
+// in the namespace's listing, which the objects created together share), or a new one.
 func (r *EC2InstanceReconciler) chooseAddress(ctx context.Context, s *instanceScope) (*computev1alpha1.ElasticIPStatus, error) {
 	spec := s.obj.Spec.ElasticIP
 	if !spec.Allocate {
-		return &computev1alpha1.ElasticIPStatus{AllocationID: spec.AllocationID}, nil
+		// The address is needed to recognise it on the instance later without asking.
+		found, err := s.ec2.DescribeAddresses(ctx, []string{spec.AllocationID})
+		if err != nil {
+			return nil, err
+		}
+		a, ok := found[spec.AllocationID]
+		if !ok {
+			return nil, &ec2.Error{Kind: ec2.KindInvalidInput, Operation: "DescribeAddresses", Code: "InvalidAllocationID.NotFound",
+				Message: fmt.Sprintf("The allocation ID '%s' does not exist", spec.AllocationID)}
+		}
+		return &computev1alpha1.ElasticIPStatus{AllocationID: a.AllocationID, PublicIP: a.PublicIP}, nil
 	}
-	owned, err := s.ec2.FindAddresses(ctx, map[string]string{ec2.TagOwnerUID: string(s.obj.UID)})
+	owned, err := r.ownAddresses(ctx, s)
 	if err != nil {
 		return nil, err
 	}
@@ -166,4 +178,31 @@ func primaryInterface(inst *ec2.Instance) *ec2.NetworkInterface {
 		}
 	}
 	return nil
+}
+
+// ownAddresses returns the Elastic IPs tagged with this object's UID.
+func (r *EC2InstanceReconciler) ownAddresses(ctx context.Context, s *instanceScope) ([]ec2.Address, error) {
+	listed, err := s.ec2.OwnedAddresses(ctx, s.obj.Namespace)
+	if err != nil {
+		return nil, err
+	}
+	var out []ec2.Address
+	for _, a := range listed {
+		if a.Tags[ec2.TagOwnerUID] == string(s.obj.UID) {
+			out = append(out, a)
+		}
+	}
+	return out, nil
+}
+
+// publicDNSName is the public hostname EC2 gives an address, in the form the EC2 User
+// Guide documents ("Amazon EC2 instance hostname types"): ec2-<address>.compute-1.
+// amazonaws.com in us-east-1, ec2-<address>.<region>.compute.amazonaws.com elsewhere.
+// In a VPC without DNS hostnames EC2 reports none, which the next resync records.
+func publicDNSName(ip, region string) string {
+	host := "ec2-" + strings.ReplaceAll(ip, ".", "-")
+	if region == "us-east-1" {
+		return host + ".compute-1.amazonaws.com"
+	}
+	return host + "." + region + ".compute.amazonaws.com"
 }

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/utils/ptr"
+
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 )
 
@@ -14,6 +16,19 @@ import (
 // describes each instance on each resync (ACK's behaviour) scores 1.0
 // describes/instance/resync; lower is better.
 func BenchmarkSteadyStateDescribeCallsPerInstance(b *testing.B) {
+	benchmarkSteadyState(b, false)
+}
+
+// BenchmarkSteadyStateWithVolumesAndAddresses is the same fleet with a data volume and
+// an allocated Elastic IP on every instance: a settled volume or address must cost no
+// call of its own (the instance's description shows both), so DescribeInstances stays
+// where it is without them and DescribeVolumes and DescribeAddresses stay at zero
+// between attribute resyncs.
+func BenchmarkSteadyStateWithVolumesAndAddresses(b *testing.B) {
+	benchmarkSteadyState(b, true)
+}
+
+func benchmarkSteadyState(b *testing.B, storage bool) {
 	const fleet = 100
 	const resync = 2 * time.Second
 	h := newHarness(b, harnessOptions{tweak: func(r *EC2InstanceReconciler) {
@@ -21,9 +36,15 @@ func BenchmarkSteadyStateDescribeCallsPerInstance(b *testing.B) {
 		r.AttributeResyncPeriod = time.Hour
 		r.MaxConcurrentReconciles = 4
 	}})
+	h.sim.SetAddressLimit(fleet)
 	h.timeout = 3 * time.Minute
 	for i := range fleet {
-		h.create(h.instance(fmt.Sprintf("fleet-%03d", i)))
+		obj := h.instance(fmt.Sprintf("fleet-%03d", i))
+		if storage {
+			obj.Spec.Volumes = []computev1alpha1.DataVolume{{DeviceName: "/dev/sdf", SizeGiB: ptr.To[int32](10)}}
+			obj.Spec.ElasticIP = &computev1alpha1.ElasticIP{Allocate: true}
+		}
+		h.create(obj)
 	}
 	for i := range fleet {
 		h.waitCondition(fmt.Sprintf("fleet-%03d", i), computev1alpha1.ConditionSynced, "True", computev1alpha1.ReasonInSync)
@@ -35,8 +56,12 @@ func BenchmarkSteadyStateDescribeCallsPerInstance(b *testing.B) {
 		h.sim.ResetCalls()
 		writes := h.apiWrites.Load()
 		time.Sleep(3 * resync)
-		perResync := float64(h.sim.Calls("DescribeInstances")) / 3
-		b.ReportMetric(perResync/fleet, "describes/instance/resync")
+		per := func(op string) float64 { return float64(h.sim.Calls(op)) / 3 / fleet }
+		b.ReportMetric(per("DescribeInstances"), "describes/instance/resync")
+		if storage {
+			b.ReportMetric(per("DescribeVolumes"), "volume-describes/instance/resync")
+			b.ReportMetric(per("DescribeAddresses"), "address-describes/instance/resync")
+		}
 		b.ReportMetric(float64(h.mutatingCalls()), "mutating-calls")
 		b.ReportMetric(float64(h.apiWrites.Load()-writes), "api-writes")
 	}

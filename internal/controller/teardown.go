@@ -77,10 +77,12 @@ func (r *EC2InstanceReconciler) disposeDetachedVolume(ctx context.Context, s *in
 
 // releaseAddresses lets go of the object's Elastic IP before termination.
 func (r *EC2InstanceReconciler) releaseAddresses(ctx context.Context, s *instanceScope, instanceID string) error {
+	var released string
 	if eip := s.obj.Status.ElasticIP; eip != nil {
 		if err := r.letGoOfAddress(ctx, s, instanceID, *eip); err != nil {
 			return err
 		}
+		released = eip.AllocationID
 		s.obj.Status.ElasticIP = nil
 	}
 	spec := s.obj.Spec.ElasticIP
@@ -88,11 +90,14 @@ func (r *EC2InstanceReconciler) releaseAddresses(ctx context.Context, s *instanc
 		return nil
 	}
 	// An address allocated by an earlier pass that crashed before recording it.
-	owned, err := s.ec2.FindAddresses(ctx, map[string]string{ec2.TagOwnerUID: string(s.obj.UID)})
+	owned, err := r.ownAddresses(ctx, s)
 	if err != nil {
 		return err
 	}
 	for _, a := range owned {
+		if a.AllocationID == released {
+			continue
+		}
 		if a.AssociationID != "" {
 			if err := s.ec2.DisassociateAddress(ctx, a.AssociationID, instanceID); err != nil {
 				return err

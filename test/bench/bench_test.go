@@ -34,6 +34,9 @@ func benchScenarios(t *testing.T) []scenario {
 		// The same with instances that take time to boot and to shut down.
 		{name: "documented, realistic delays", n: 100, timeout: 5 * time.Minute,
 			sim: ec2sim.Config{Throttle: &documented, PendingDuration: 15 * time.Second, ShuttingDownDuration: 5 * time.Second}},
+		// The documented limits with a data volume and an allocated Elastic IP on
+		// every object.
+		{name: "documented, volumes and addresses", n: 100, timeout: 5 * time.Minute, storage: true, sim: ec2sim.Config{Throttle: &documented}},
 		// A thousand objects against an account with raised launch limits.
 		{name: "raised limits", n: 1000, timeout: 10 * time.Minute, sim: ec2sim.Config{Throttle: &raised},
 			args: []string{"--aws-api-limits=" + raisedLimits}},
@@ -63,7 +66,7 @@ func TestBench(t *testing.T) {
 		t.Logf("%s: %s", sc.name, time.Since(start).Round(time.Second))
 		phases = append(phases, p...)
 		if sc.sim.Throttle != nil {
-			checkCeilings(t, p, sc.sim.PendingDuration == 0)
+			checkCeilings(t, p, sc.sim.PendingDuration == 0, sc.storage)
 		}
 	}
 	fmt.Printf("\n%s\n", table(phases))

@@ -40,13 +40,35 @@ var bulkCeilings = []ceiling{
 	{"any", "RequestLimitExceeded answers (in all)", 0, func(p phase) float64 { return float64(p.throttled) }, 0},
 }
 
+// storageCeilings are the extra calls a data volume and an allocated Elastic IP may
+// cost, per instance: the volume is created and attached by RunInstances, the
+// address is found (one listing for the namespace), allocated and associated once,
+// and DescribeVolumes and DescribeAddresses are batched like DescribeInstances.
+var storageCeilings = []ceiling{
+	{"create", "CreateVolume", 0, callsOf("CreateVolume"), 0},
+	{"create", "AttachVolume", 0, callsOf("AttachVolume"), 0},
+	{"create", "AllocateAddress", 1, callsOf("AllocateAddress"), 0},
+	{"create", "AssociateAddress", 1, callsOf("AssociateAddress"), 0},
+	{"create", "DescribeAddresses", 0.2, callsOf("DescribeAddresses"), 1},
+	{"create", "DescribeVolumes", 0.2, callsOf("DescribeVolumes"), 0},
+	{"restart", "EC2 calls", 0.05, func(p phase) float64 { return float64(p.totalCalls()) / float64(p.n) }, 0},
+	{"delete", "ReleaseAddress", 1, callsOf("ReleaseAddress"), 0},
+	{"delete", "DisassociateAddress", 1, callsOf("DisassociateAddress"), 0},
+	{"delete", "DescribeAddresses", 0.2, callsOf("DescribeAddresses"), 1},
+	{"delete", "DescribeVolumes", 0, callsOf("DescribeVolumes"), 0},
+}
+
 // checkCeilings fails for every count over its ceiling. With instant instances the
 // create ceiling on writes is three (finalizer, launch record, Ready); an instance that
 // is still pending when first seen costs one more (its ID with the pending state).
-func checkCeilings(t *testing.T, phases []phase, instant bool) {
+func checkCeilings(t *testing.T, phases []phase, instant, storage bool) {
 	t.Helper()
+	ceilings := bulkCeilings
+	if storage {
+		ceilings = append(append([]ceiling(nil), bulkCeilings...), storageCeilings...)
+	}
 	for _, p := range phases {
-		for _, c := range bulkCeilings {
+		for _, c := range ceilings {
 			if c.phase != p.name && c.phase != "any" {
 				continue
 			}
@@ -72,5 +94,18 @@ func TestBulkChangesStayUnderTheirCallCeilings(t *testing.T) {
 		sim: ec2sim.Config{Throttle: &limits},
 	})
 	t.Logf("\n%s", table(phases))
-	checkCeilings(t, phases, true)
+	checkCeilings(t, phases, true, false)
+}
+
+// TestBulkChangesWithVolumesAndAddressesStayUnderTheirCallCeilings is the same with a
+// data volume and an allocated Elastic IP on every object: their calls must be
+// batched or shared like the instances', and nothing may be left behind.
+func TestBulkChangesWithVolumesAndAddressesStayUnderTheirCallCeilings(t *testing.T) {
+	limits := ec2limits.Documented()
+	phases := run(t, scenario{
+		name: "ceilings, volumes and addresses", n: 20, timeout: 3 * time.Minute, storage: true,
+		sim: ec2sim.Config{Throttle: &limits},
+	})
+	t.Logf("\n%s", table(phases))
+	checkCeilings(t, phases, true, true)
 }

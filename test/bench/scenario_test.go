@@ -30,6 +30,9 @@ type scenario struct {
 	args []string
 	// timeout bounds each phase.
 	timeout time.Duration
+	// storage gives every object a data volume and an Elastic IP the operator
+	// allocates, so that their calls are counted too.
+	storage bool
 }
 
 // phase is what one phase cost.
@@ -61,6 +64,10 @@ func (p phase) totalCalls() int {
 func run(t *testing.T, sc scenario) []phase {
 	t.Helper()
 	sim := ec2sim.New(sc.sim)
+	if sc.storage {
+		// One address per object: the account's quota raised, as AWS does on request.
+		sim.SetAddressLimit(sc.n)
+	}
 	srv := httptest.NewServer(sim)
 	defer srv.Close()
 	proxy := startAPIProxy(t, env.Config)
@@ -105,7 +112,7 @@ func run(t *testing.T, sc scenario) []phase {
 	var createdAt time.Time
 	create := measure("create", func() {
 		parallel(names, func(name string) {
-			if err := k8s.Create(context.Background(), instance(ns.Name, name)); err != nil {
+			if err := k8s.Create(context.Background(), instance(ns.Name, name, sc.storage)); err != nil {
 				t.Errorf("creating %s: %v", name, err)
 			}
 		})
@@ -151,13 +158,38 @@ func run(t *testing.T, sc scenario) []phase {
 	if live != 0 || len(sim.Instances()) != sc.n {
 		t.Errorf("%s: %d instances launched for %d objects, %d left running", sc.name, len(sim.Instances()), sc.n, live)
 	}
+	if sc.storage {
+		// Nothing the operator created may outlive the objects: the addresses are
+		// released, and the data volumes (deleteOnTermination) go with the instances
+		// once they are terminated.
+		if n := len(sim.Addresses()); n != 0 {
+			t.Errorf("%s: %d Elastic IPs left allocated", sc.name, n)
+		}
+		deadline := time.Now().Add(sc.timeout)
+		for {
+			left := 0
+			for _, v := range sim.Volumes() {
+				if v.State != "deleted" {
+					left++
+				}
+			}
+			if left == 0 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Errorf("%s: %d volumes left", sc.name, left)
+				break
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
 	return []phase{create, restart, del}
 }
 
 // instance is the object every scenario creates, against the emulator's seeded
-// resources.
-func instance(ns, name string) *computev1alpha1.EC2Instance {
-	return &computev1alpha1.EC2Instance{
+// resources; with storage, it has a data volume and an Elastic IP.
+func instance(ns, name string, storage bool) *computev1alpha1.EC2Instance {
+	obj := &computev1alpha1.EC2Instance{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
 		Spec: computev1alpha1.EC2InstanceSpec{
 			ImageID:          ec2sim.DefaultImageID,
@@ -167,6 +199,12 @@ func instance(ns, name string) *computev1alpha1.EC2Instance {
 			Tags:             map[string]string{"team": "bench"},
 		},
 	}
+	if storage {
+		size := int32(10)
+		obj.Spec.Volumes = []computev1alpha1.DataVolume{{DeviceName: "/dev/sdf", SizeGiB: &size}}
+		obj.Spec.ElasticIP = &computev1alpha1.ElasticIP{Allocate: true}
+	}
+	return obj
 }
 
 // parallel runs f for every name with a few goroutines: objects "applied at once".

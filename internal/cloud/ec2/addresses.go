@@ -43,17 +43,6 @@ func (c *AWSClient) describeAddressesByFilter(ctx context.Context, ids []string)
 	return out, nil
 }
 
-// FindAddresses lists the addresses carrying every one of tags. The operator uses it
-// to find an address it allocated whose allocation ID was never recorded (a crash
-// right after AllocateAddress, which takes no client token).
-func (c *AWSClient) FindAddresses(ctx context.Context, tags map[string]string) ([]Address, error) {
-	var filters []types.Filter
-	for _, k := range sortedKeys(tags) {
-		filters = append(filters, types.Filter{Name: aws.String("tag:" + k), Values: []string{tags[k]}})
-	}
-	return c.describeAddresses(ctx, filters)
-}
-
 func (c *AWSClient) describeAddresses(ctx context.Context, filters []types.Filter) ([]Address, error) {
 	// DescribeAddresses is not paginated: it returns every match at once.
 	out, err := c.api.DescribeAddresses(ctx, &awsec2.DescribeAddressesInput{Filters: filters})
@@ -85,11 +74,17 @@ func (c *AWSClient) AllocateAddress(ctx context.Context, pool string, tags map[s
 	if len(tags) > 0 {
 		in.TagSpecifications = []types.TagSpecification{{ResourceType: types.ResourceTypeElasticIp, Tags: toSDKTags(tags)}}
 	}
+	namespace := tags[TagOwnerNamespace]
 	out, err := c.api.AllocateAddress(ctx, in)
 	if err != nil {
+		// The address may have been allocated with the answer lost: the next listing
+		// must ask EC2 again to show it.
+		c.ownedAddresses.forget(namespace)
 		return nil, classify("AllocateAddress", err)
 	}
-	return &Address{AllocationID: aws.ToString(out.AllocationId), PublicIP: aws.ToString(out.PublicIp), Tags: tags}, nil
+	addr := Address{AllocationID: aws.ToString(out.AllocationId), PublicIP: aws.ToString(out.PublicIp), Tags: tags}
+	c.ownedAddresses.allocated(namespace, addr)
+	return &addr, nil
 }
 
 // AssociateAddress associates the address with a network interface and returns the
@@ -122,6 +117,7 @@ func (c *AWSClient) DisassociateAddress(ctx context.Context, associationID, inst
 // already gone succeeds.
 func (c *AWSClient) ReleaseAddress(ctx context.Context, allocationID string) error {
 	_, err := c.api.ReleaseAddress(ctx, &awsec2.ReleaseAddressInput{AllocationId: aws.String(allocationID)})
+	c.ownedAddresses.forgetAddress(allocationID)
 	if err = classify("ReleaseAddress", err); IsNotFound(err) || CodeOf(err) == "InvalidAllocationID.NotFound" {
 		return nil
 	}

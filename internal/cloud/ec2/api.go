@@ -102,8 +102,11 @@ type Client interface {
 	// DescribeAddresses returns the Elastic IPs among allocationIDs that exist, keyed
 	// by allocation ID; lookups within a short window share one request.
 	DescribeAddresses(ctx context.Context, allocationIDs []string) (map[string]Address, error)
-	// FindAddresses lists the Elastic IPs carrying every one of tags.
-	FindAddresses(ctx context.Context, tags map[string]string) ([]Address, error)
+	// OwnedAddresses lists the Elastic IPs tagged for a namespace, whatever object
+	// they name. One listing answers every caller for the namespace for a few seconds,
+	// with the addresses this client allocated meanwhile, so it may still show an
+	// address released since.
+	OwnedAddresses(ctx context.Context, namespace string) ([]Address, error)
 	// AllocateAddress allocates an Elastic IP (from pool, when set), tagged at
 	// allocation.
 	AllocateAddress(ctx context.Context, pool string, tags map[string]string) (*Address, error)

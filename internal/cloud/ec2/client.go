@@ -145,6 +145,8 @@ type AWSClient struct {
 	// volumes and addresses coalesce lookups of EBS volumes and Elastic IPs.
 	volumes   *idBatcher[Volume]
 	addresses *idBatcher[Address]
+	// ownedAddresses shares listings of a namespace's Elastic IPs between callers.
+	ownedAddresses *addressLister
 	// selectors shares answers to subnet and security-group queries.
 	selectors selectorCache
 
@@ -227,6 +229,7 @@ func NewFromConfig(cfg aws.Config, opts Options) *AWSClient {
 	c.terminator = newTerminateBatcher(api, opts.TerminateWindow, opts.BatchTimeout)
 	c.owned = newOwnedLister(api, opts.PageSize, DefaultOwnedTTL)
 	c.selectors.ttl = opts.SelectorTTL
+	c.ownedAddresses = newAddressLister(c.describeAddresses, DefaultOwnedTTL)
 	c.volumes = newIDBatcher(opts.BatchWindow, opts.MaxBatchSize, opts.BatchTimeout, c.describeVolumesByFilter)
 	c.addresses = newIDBatcher(opts.BatchWindow, opts.MaxBatchSize, opts.BatchTimeout, c.describeAddressesByFilter)
 	if opts.ReadAheadTTL > 0 {

@@ -130,9 +130,9 @@ func TestElasticIPAllocateAssociateReleaseThroughTheSDK(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	found, err := e.client.FindAddresses(ctx, map[string]string{TagOwnerUID: "uid-eip"})
-	if err != nil || len(found) != 1 || found[0].AllocationID != addr.AllocationID {
-		t.Fatalf("FindAddresses by the ownership tag = %+v, %v", found, err)
+	found, err := e.client.OwnedAddresses(ctx, "ns")
+	if err != nil || len(found) != 1 || found[0].AllocationID != addr.AllocationID || found[0].Tags[TagOwnerUID] != "uid-eip" {
+		t.Fatalf("OwnedAddresses of the namespace = %+v, %v", found, err)
 	}
 	assoc, err := e.client.AssociateAddress(ctx, addr.AllocationID, inst.ID, inst.NetworkInterfaces[0].ID)
 	if err != nil || assoc == "" {
@@ -265,5 +265,54 @@ func TestLaunchAddressingAndSourceDestCheck(t *testing.T) {
 	}
 	if aws.ToString(nil) != "" {
 		t.Fatal("unreachable")
+	}
+}
+
+func TestOwnedAddressesIsOneListingPerNamespaceWithTheAllocationsSinceIt(t *testing.T) {
+	e := newSimEnv(t, ec2sim.Config{Seed: 1}, Options{})
+	ctx := context.Background()
+	if _, err := e.client.OwnedAddresses(ctx, "ns"); err != nil {
+		t.Fatal(err)
+	}
+	var allocated []string
+	for i := range 3 {
+		a, err := e.client.AllocateAddress(ctx, "", OwnershipTags("ns", "web", "uid-"+string(rune('a'+i))))
+		if err != nil {
+			t.Fatal(err)
+		}
+		allocated = append(allocated, a.AllocationID)
+	}
+	listed, err := e.client.OwnedAddresses(ctx, "ns")
+	if err != nil || len(listed) != 3 {
+		t.Fatalf("listing after three allocations = %+v, %v", listed, err)
+	}
+	if n := e.sim.Calls("DescribeAddresses"); n != 1 {
+		t.Errorf("%d DescribeAddresses calls, want the one listing shared", n)
+	}
+	if err := e.client.ReleaseAddress(ctx, allocated[0]); err != nil {
+		t.Fatal(err)
+	}
+	if listed, _ := e.client.OwnedAddresses(ctx, "ns"); len(listed) != 2 {
+		t.Errorf("a released address is still listed: %+v", listed)
+	}
+	if other, _ := e.client.OwnedAddresses(ctx, "other"); len(other) != 0 {
+		t.Errorf("another namespace lists %+v", other)
+	}
+}
+
+func TestALostAllocationAnswerMakesTheNextListingAskAgain(t *testing.T) {
+	e := newSimEnv(t, ec2sim.Config{Seed: 1}, Options{MaxAttempts: 1})
+	ctx := context.Background()
+	if _, err := e.client.OwnedAddresses(ctx, "ns"); err != nil {
+		t.Fatal(err)
+	}
+	// EC2 allocates, but the client hears an error.
+	e.sim.InjectFault(ec2sim.Fault{Operation: "AllocateAddress", Code: "InternalError", AfterEffect: true, Times: 1})
+	if _, err := e.client.AllocateAddress(ctx, "", OwnershipTags("ns", "web", "uid-lost")); err == nil {
+		t.Fatal("the injected error did not reach the caller")
+	}
+	listed, err := e.client.OwnedAddresses(ctx, "ns")
+	if err != nil || len(listed) != 1 || listed[0].Tags[TagOwnerUID] != "uid-lost" {
+		t.Errorf("listing after a lost answer = %+v, %v; want the address EC2 allocated", listed, err)
 	}
 }
