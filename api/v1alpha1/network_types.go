@@ -127,15 +127,19 @@ type NetworkInterfaceStatus struct {
 type ElasticIPStatus struct {
 	// allocationId is the address's allocation ID.
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Elastic IP Allocation ID",xDescriptors={"urn:alm:descriptor:text"}
 	AllocationID string `json:"allocationId,omitempty"`
 	// publicIp is the address.
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Elastic IP Address",xDescriptors={"urn:alm:descriptor:text"}
 	PublicIP string `json:"publicIp,omitempty"`
 	// associationId is the association with the instance, while there is one.
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Elastic IP Association ID",xDescriptors={"urn:alm:descriptor:text","urn:alm:descriptor:com.tectonic.ui:advanced"}
 	AssociationID string `json:"associationId,omitempty"`
 	// allocatedByOperator is true for an address the operator allocated (allocate:
 	// true), which it releases when the address is no longer wanted.
 	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Allocated By The Operator",xDescriptors={"urn:alm:descriptor:text","urn:alm:descriptor:com.tectonic.ui:advanced"}
 	AllocatedByOperator bool `json:"allocatedByOperator,omitempty"`
 }

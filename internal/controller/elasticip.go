@@ -135,7 +135,8 @@ func (r *EC2InstanceReconciler) chooseAddress(ctx context.Context, s *instanceSc
 }
 
 // letGoOfAddress disassociates an address the spec no longer wants and releases it
-// when the operator allocated it.
+// when the operator allocated it. instanceID is empty when the instance is about to be
+// terminated (its remembered description then stays; see Client.DisassociateAddress).
 func (r *EC2InstanceReconciler) letGoOfAddress(ctx context.Context, s *instanceScope, instanceID string, eip computev1alpha1.ElasticIPStatus) error {
 	if eip.AssociationID != "" {
 		if err := s.ec2.DisassociateAddress(ctx, eip.AssociationID, instanceID); err != nil {

@@ -3,6 +3,7 @@ package controller
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -74,12 +75,33 @@ func (s *instanceScope) patchStatus(ctx context.Context, c client.Client) error 
 }
 
 // launchRecordChanged reports whether the status to write changes what identifies the
-// object's instance: its ID, the client token, the launch time, the replacement count
-// or the region.
+// object's instance or what the operator created for it: the instance's ID, client
+// token, launch time, replacement count, region and chosen subnet; the data volumes'
+// IDs and client tokens and the removal count their tokens derive from; the Elastic
+// IP's allocation.
 func (s *instanceScope) launchRecordChanged() bool {
 	b, a := &s.before.Status, &s.obj.Status
 	return b.InstanceID != a.InstanceID || b.ClientToken != a.ClientToken || b.Recreations != a.Recreations ||
-		b.Region != a.Region || !b.LastLaunchAttempt.Equal(a.LastLaunchAttempt)
+		b.Region != a.Region || !b.LastLaunchAttempt.Equal(a.LastLaunchAttempt) || b.SubnetID != a.SubnetID ||
+		b.VolumeRemovals != a.VolumeRemovals || volumeRecords(b.Volumes) != volumeRecords(a.Volumes) ||
+		allocationOf(b.ElasticIP) != allocationOf(a.ElasticIP)
+}
+
+// volumeRecords is what identifies the data volumes: device, volume ID and client
+// token of each.
+func volumeRecords(vs []computev1alpha1.VolumeStatus) string {
+	var b strings.Builder
+	for _, v := range vs {
+		b.WriteString(v.DeviceName + "=" + v.VolumeID + "/" + v.ClientToken + ";")
+	}
+	return b.String()
+}
+
+func allocationOf(eip *computev1alpha1.ElasticIPStatus) string {
+	if eip == nil {
+		return ""
+	}
+	return eip.AllocationID
 }
 
 // patchMetadata writes a change to the finalizers.

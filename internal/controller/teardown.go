@@ -22,7 +22,7 @@ import (
 // Every step is safe to repeat after a crash: a second disassociation or release of
 // something already gone succeeds.
 func (r *EC2InstanceReconciler) prepareTermination(ctx context.Context, s *instanceScope, inst *ec2.Instance) error {
-	if err := r.releaseAddresses(ctx, s, inst.ID); err != nil {
+	if err := r.releaseAddresses(ctx, s); err != nil {
 		return fmt.Errorf("releasing the Elastic IP: %w", err)
 	}
 	attached := map[string]ec2.BlockDevice{}
@@ -76,10 +76,11 @@ func (r *EC2InstanceReconciler) disposeDetachedVolume(ctx context.Context, s *in
 }
 
 // releaseAddresses lets go of the object's Elastic IP before termination.
-func (r *EC2InstanceReconciler) releaseAddresses(ctx context.Context, s *instanceScope, instanceID string) error {
+func (r *EC2InstanceReconciler) releaseAddresses(ctx context.Context, s *instanceScope) error {
 	var released string
 	if eip := s.obj.Status.ElasticIP; eip != nil {
-		if err := r.letGoOfAddress(ctx, s, instanceID, *eip); err != nil {
+		// The instance is about to be terminated: no need to forget its description.
+		if err := r.letGoOfAddress(ctx, s, "", *eip); err != nil {
 			return err
 		}
 		released = eip.AllocationID
@@ -99,7 +100,7 @@ func (r *EC2InstanceReconciler) releaseAddresses(ctx context.Context, s *instanc
 			continue
 		}
 		if a.AssociationID != "" {
-			if err := s.ec2.DisassociateAddress(ctx, a.AssociationID, instanceID); err != nil {
+			if err := s.ec2.DisassociateAddress(ctx, a.AssociationID, ""); err != nil {
 				return err
 			}
 		}

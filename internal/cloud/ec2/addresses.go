@@ -105,7 +105,9 @@ func (c *AWSClient) AssociateAddress(ctx context.Context, allocationID, instance
 
 // DisassociateAddress ends an association. Ending one that is already gone succeeds.
 func (c *AWSClient) DisassociateAddress(ctx context.Context, associationID, instanceID string) error {
-	c.changing(instanceID)
+	if instanceID != "" {
+		c.changing(instanceID)
+	}
 	_, err := c.api.DisassociateAddress(ctx, &awsec2.DisassociateAddressInput{AssociationId: aws.String(associationID)})
 	if err = classify("DisassociateAddress", err); IsNotFound(err) {
 		return nil

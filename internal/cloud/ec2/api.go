@@ -113,7 +113,10 @@ type Client interface {
 	// AssociateAddress associates an Elastic IP with the instance's network interface,
 	// never taking it from another association, and returns the association ID.
 	AssociateAddress(ctx context.Context, allocationID, instanceID, networkInterfaceID string) (string, error)
-	// DisassociateAddress ends an association; one already gone is not an error.
+	// DisassociateAddress ends an association; one already gone is not an error. The
+	// instance's remembered description is dropped (its public IP changes) unless
+	// instanceID is empty, which a caller about to terminate the instance passes, so
+	// that a retry held back by the API budget is answered from memory.
 	DisassociateAddress(ctx context.Context, associationID, instanceID string) error
 	// ReleaseAddress releases an Elastic IP; one already gone is not an error.
 	ReleaseAddress(ctx context.Context, allocationID string) error

@@ -263,8 +263,19 @@ func TestLaunchAddressingAndSourceDestCheck(t *testing.T) {
 	if _, err := e.client.RunInstance(ctx, dup); CodeOf(err) != "InvalidParameterValue" || KindOf(err) != KindInvalidInput {
 		t.Errorf("launching with an address outside the subnet: %v", err)
 	}
-	if aws.ToString(nil) != "" {
-		t.Fatal("unreachable")
+
+	// Explicit IPv6 addresses at the top level (no interface specification needed).
+	v6 := basicLaunch("addr-v6")
+	v6.SubnetID, v6.SecurityGroupIDs, v6.IPv6Addresses = req.SubnetID, req.SecurityGroupIDs, []string{"2600:1f18:1:100::abcd"}
+	inst6, err := e.client.RunInstance(ctx, v6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := e.waitState(t, inst6.ID, StateRunning).NetworkInterfaces[0].IPv6s; len(got) != 1 || got[0] != "2600:1f18:1:100::abcd" {
+		t.Errorf("IPv6 addresses %v", got)
+	}
+	if in := buildRunInstancesInput(v6, ""); in.NetworkInterfaces != nil || len(in.Ipv6Addresses) != 1 || aws.ToString(in.Ipv6Addresses[0].Ipv6Address) != "2600:1f18:1:100::abcd" {
+		t.Errorf("explicit IPv6 addresses sent as %+v / %+v", in.Ipv6Addresses, in.NetworkInterfaces)
 	}
 }
 
