@@ -160,13 +160,23 @@ func TestEveryDescriptorFitsItsFieldsType(t *testing.T) {
 	}
 }
 
-// schemaAt returns the schema of the dotted path p under s, or nil.
+// schemaAt returns the schema of the dotted path p under s, or nil. A segment
+// "name[0]" is a field of the items of the list name, as OLM writes descriptors of
+// list items (operator-sdk generates them for fields of list elements, and the console
+// renders one form group per element).
 func schemaAt(s apiextensionsv1.JSONSchemaProps, p string) *apiextensionsv1.JSONSchemaProps {
 	cur := &s
 	for _, name := range strings.Split(p, ".") {
-		next, ok := cur.Properties[name]
+		list, isItem := strings.CutSuffix(name, "[0]")
+		next, ok := cur.Properties[list]
 		if !ok {
 			return nil
+		}
+		if isItem {
+			if next.Type != "array" || next.Items == nil || next.Items.Schema == nil {
+				return nil
+			}
+			next = *next.Items.Schema
 		}
 		cur = &next
 	}
