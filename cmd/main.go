@@ -132,6 +132,7 @@ func run(ctx context.Context, opts options) error {
 
 	reconciler := &controller.EC2InstanceReconciler{
 		Client:                  mgr.GetClient(),
+		APIReader:               mgr.GetAPIReader(),
 		Recorder:                mgr.GetEventRecorder("ec2-operator"),
 		EC2:                     clients,
 		DefaultRegion:           opts.awsRegion,

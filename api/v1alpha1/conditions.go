@@ -131,4 +131,7 @@ const (
 	ReasonAssociationPending = "AssociationPending"
 	// ReasonAssociated: the Elastic IP is associated.
 	ReasonAssociated = "Associated"
+	// ReasonUserDataNotFound: the Secret or ConfigMap of userDataFrom, or its key, does
+	// not exist (or the operator may not read it).
+	ReasonUserDataNotFound = "UserDataNotFound"
 )

@@ -36,6 +36,7 @@ import (
 // +kubebuilder:validation:XValidation:rule="has(self.secondaryPrivateIpAddressCount) == has(oldSelf.secondaryPrivateIpAddressCount)",message="secondaryPrivateIpAddressCount is immutable: it cannot be added or removed after creation"
 // +kubebuilder:validation:XValidation:rule="has(self.ipv6AddressCount) == has(oldSelf.ipv6AddressCount) && has(self.ipv6Addresses) == has(oldSelf.ipv6Addresses)",message="ipv6AddressCount and ipv6Addresses are immutable: they cannot be added or removed after creation"
 // +kubebuilder:validation:XValidation:rule="!(has(self.ipv6AddressCount) && has(self.ipv6Addresses))",message="set ipv6AddressCount or ipv6Addresses, not both",fieldPath=".ipv6Addresses"
+// +kubebuilder:validation:XValidation:rule="!(has(self.userData) && has(self.userDataFrom))",message="set userData or userDataFrom, not both",fieldPath=".userDataFrom"
 // +kubebuilder:validation:XValidation:rule="has(self.keyName) == has(oldSelf.keyName)",message="keyName is immutable: it cannot be added or removed after creation"
 // +kubebuilder:validation:XValidation:rule="has(self.availabilityZone) == has(oldSelf.availabilityZone)",message="availabilityZone is immutable: it cannot be added or removed after creation"
 // +kubebuilder:validation:XValidation:rule="has(self.region) == has(oldSelf.region)",message="region is immutable: it cannot be added or removed after creation"
@@ -123,6 +124,14 @@ type EC2InstanceSpec struct {
 	// +kubebuilder:validation:XValidation:rule="size(bytes(self)) <= 16384",message="userData must be at most 16384 bytes (EC2's 16 KB limit on raw user data)"
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="User Data",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text","urn:alm:descriptor:com.tectonic.ui:advanced"}
 	UserData string `json:"userData,omitempty"`
+
+	// userDataFrom reads the user data from a key of a Secret or ConfigMap in this
+	// object's namespace, instead of userData (set at most one of them). An edit of the
+	// referenced value is applied like an edit of userData: at the next stop. The value
+	// is never logged or put in an event.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="User Data From",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
+	UserDataFrom *UserDataSource `json:"userDataFrom,omitempty"`
 
 	// iamInstanceProfile is the IAM instance profile to attach, by name or by ARN
 	// (arn:aws:iam::123456789012:instance-profile/name). Mutable: the operator replaces

@@ -175,21 +175,44 @@ func TestCreateRejectsInvalidSpecsNamingTheField(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			obj := validInstance(fmt.Sprintf("invalid-%d", i))
 			tc.mutate(obj)
-			err := k8sClient.Create(context.Background(), obj)
-			if err == nil {
-				_ = k8sClient.Delete(context.Background(), obj)
-				t.Fatalf("the API server accepted an invalid object")
-			}
-			if !apierrors.IsInvalid(err) {
-				t.Fatalf("want an Invalid error, got %v", err)
-			}
-			if !strings.Contains(err.Error(), tc.wantField) {
-				t.Errorf("message does not name %s: %v", tc.wantField, err)
-			}
-			if !strings.Contains(err.Error(), tc.wantText) {
-				t.Errorf("message does not contain %q: %v", tc.wantText, err)
-			}
+			expectCreateRejected(t, obj, tc.wantField, tc.wantText)
 		})
+	}
+}
+
+// expectCreateRejected creates obj and wants the API server to refuse it as Invalid,
+// with a message that names field and contains text.
+func expectCreateRejected(t *testing.T, obj *v1alpha1.EC2Instance, field, text string) {
+	t.Helper()
+	err := k8sClient.Create(context.Background(), obj)
+	if err == nil {
+		_ = k8sClient.Delete(context.Background(), obj)
+		t.Fatalf("the API server accepted an invalid object")
+	}
+	if !apierrors.IsInvalid(err) {
+		t.Fatalf("want an Invalid error, got %v", err)
+	}
+	if !strings.Contains(err.Error(), field) || !strings.Contains(err.Error(), text) {
+		t.Errorf("want a message naming %s and containing %q, got %v", field, text, err)
+	}
+}
+
+// expectUpdateRejected creates base, applies mutate, and wants the update refused
+// with a message that names field and contains text.
+func expectUpdateRejected(t *testing.T, base *v1alpha1.EC2Instance, mutate func(*v1alpha1.EC2Instance), field, text string) {
+	t.Helper()
+	ctx := context.Background()
+	if err := k8sClient.Create(ctx, base); err != nil {
+		t.Fatalf("creating the base object: %v", err)
+	}
+	t.Cleanup(func() { _ = k8sClient.Delete(ctx, base) })
+	mutate(base)
+	err := k8sClient.Update(ctx, base)
+	if err == nil {
+		t.Fatalf("the API server accepted a change EC2 cannot make in place")
+	}
+	if !strings.Contains(err.Error(), field) || !strings.Contains(err.Error(), text) {
+		t.Errorf("want a message naming %s and containing %q, got %v", field, text, err)
 	}
 }
 
@@ -230,20 +253,7 @@ func TestUpdateRejectsChangesEC2CannotMakeInPlace(t *testing.T) {
 	}
 	for i, tc := range testCases {
 		t.Run(tc.name, func(t *testing.T) {
-			ctx := context.Background()
-			obj := base(fmt.Sprintf("immutable-%d", i))
-			if err := k8sClient.Create(ctx, obj); err != nil {
-				t.Fatalf("creating the base object: %v", err)
-			}
-			t.Cleanup(func() { _ = k8sClient.Delete(ctx, obj) })
-			tc.mutate(obj)
-			err := k8sClient.Update(ctx, obj)
-			if err == nil {
-				t.Fatalf("the API server accepted a change EC2 cannot make in place")
-			}
-			if !strings.Contains(err.Error(), tc.wantField) || !strings.Contains(err.Error(), tc.wantText) {
-				t.Errorf("want a message naming %s and containing %q, got %v", tc.wantField, tc.wantText, err)
-			}
+			expectUpdateRejected(t, base(fmt.Sprintf("immutable-%d", i)), tc.mutate, tc.wantField, tc.wantText)
 		})
 	}
 }

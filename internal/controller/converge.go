@@ -82,7 +82,15 @@ func (r *EC2InstanceReconciler) converge(ctx context.Context, s *instanceScope, 
 		// As rarely as the attributes: is this the only instance with the tags?
 		r.reportExtras(ctx, s, inst.ID)
 	}
-	drifts := findDrift(s.obj, inst, seen)
+	userData := s.obj.Spec.UserData
+	if seen.attrs != nil && s.obj.Spec.UserDataFrom != nil {
+		// Read only when there is something to compare it with.
+		var err error
+		if userData, err = r.desiredUserData(ctx, s.obj); err != nil {
+			failed.add("userDataFrom", err)
+		}
+	}
+	drifts := findDrift(s.obj, inst, seen, userData)
 
 	var applied []string
 	var whileStopped []drift

@@ -30,8 +30,9 @@ type observedAttributes struct {
 }
 
 // findDrift compares every mutable field of the spec with the instance. It is pure, so
-// the rules are tested as a table without EC2.
-func findDrift(obj *computev1alpha1.EC2Instance, inst *ec2.Instance, seen observedAttributes) []drift {
+// the rules are tested as a table without EC2. userData is the user data the spec asks
+// for (userData, or the value userDataFrom names); empty leaves the instance's alone.
+func findDrift(obj *computev1alpha1.EC2Instance, inst *ec2.Instance, seen observedAttributes, userData string) []drift {
 	spec := &obj.Spec
 	var out []drift
 
@@ -97,8 +98,8 @@ func findDrift(obj *computev1alpha1.EC2Instance, inst *ec2.Instance, seen observ
 	}
 
 	// Omitted user data is left alone: an adopted instance keeps its own.
-	if a := seen.attrs; a != nil && spec.UserData != "" && a.UserData != spec.UserData {
-		want := spec.UserData
+	if a := seen.attrs; a != nil && userData != "" && a.UserData != userData {
+		want := userData
 		// The values are not shown: user data may hold material users consider private.
 		out = append(out, drift{field: "userData", desired: "(spec)", actual: "(instance)", needsStopped: true,
 			apply: func(ctx context.Context, c ec2.Client, id string) error { return c.ModifyUserData(ctx, id, want) }})

@@ -87,7 +87,7 @@ func TestFindDriftComparesOnlyWhatTheSpecManages(t *testing.T) {
 			seen := observedAttributes{attrs: ptr.To(*seenMatching.attrs), rootSizeGiB: seenMatching.rootSizeGiB}
 			tc.mutate(obj, inst, &seen)
 			var got []string
-			for _, d := range findDrift(obj, inst, seen) {
+			for _, d := range findDrift(obj, inst, seen, obj.Spec.UserData) {
 				got = append(got, d.field)
 				if d.needsStopped != (d.field == "instanceType" || d.field == "userData") {
 					t.Errorf("%s: needsStopped=%v", d.field, d.needsStopped)

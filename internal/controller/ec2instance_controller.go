@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -20,6 +21,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -90,9 +92,13 @@ type EC2InstanceReconciler struct {
 	RestorePolicy RestorePolicy
 	// Now is the clock; tests may replace it.
 	Now func() time.Time
+	// APIReader reads Secrets and ConfigMaps of userDataFrom from the API server
+	// (the manager caches only their metadata); nil reads through Client.
+	APIReader client.Reader
 
 	attributes attributeCache
 	launched   launchMemory
+	userData   userDataCache
 	once       sync.Once
 	// expected holds the regions whose clients were told about the managed fleet.
 	expected sync.Map
@@ -110,6 +116,9 @@ type EC2InstanceReconciler struct {
 // +kubebuilder:rbac:groups=compute.ec2-operator.dev,namespace=system,resources=ec2instances/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=compute.ec2-operator.dev,namespace=system,resources=ec2instances/finalizers,verbs=update
 // +kubebuilder:rbac:groups=events.k8s.io,namespace=system,resources=events,verbs=create;patch
+// The Secrets and ConfigMaps that userDataFrom names: their metadata is watched (so an
+// edit reaches the objects that use them) and the named one is read when it changed.
+// +kubebuilder:rbac:groups="",namespace=system,resources=secrets;configmaps,verbs=get;list;watch
 
 // Reconcile moves one EC2Instance one step toward its spec. It reads the object and
 // the instance afresh every time, and never relies on what the triggering event said.
@@ -264,11 +273,19 @@ const conflictRetry = 100 * time.Millisecond
 // outside Kubernetes is found by the periodic resync.
 func (r *EC2InstanceReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	r.defaults()
+	if err := indexUserDataSources(context.Background(), mgr.GetFieldIndexer()); err != nil {
+		return err
+	}
+	// A new version of a Secret or ConfigMap that userDataFrom names is applied like
+	// an edit of userData. Only metadata is watched and cached.
+	changed := builder.WithPredicates(predicate.ResourceVersionChangedPredicate{})
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&computev1alpha1.EC2Instance{}, builder.WithPredicates(predicate.Or(
 			predicate.GenerationChangedPredicate{},
 			// The retry annotation asks for another try of a launch that stalled.
 			predicate.AnnotationChangedPredicate{}))).
+		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.objectsUsing(sourceSecret)), builder.OnlyMetadata, changed).
+		Watches(&corev1.ConfigMap{}, handler.EnqueueRequestsFromMapFunc(r.objectsUsing(sourceConfigMap)), builder.OnlyMetadata, changed).
 		Named("ec2instance").
 		WithOptions(controller.Options{
 			MaxConcurrentReconciles: r.MaxConcurrentReconciles,

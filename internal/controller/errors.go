@@ -61,6 +61,7 @@ var reasonsByCode = map[string]string{
 	"AddressLimitExceeded":           computev1alpha1.ReasonAddressLimitExceeded,
 	"InvalidIPAddress.InUse":         computev1alpha1.ReasonIPAddressInUse,
 	"InvalidPublicIpv4Pool.NotFound": computev1alpha1.ReasonAddressNotFound,
+	codeUserDataNotFound:             computev1alpha1.ReasonUserDataNotFound,
 }
 
 // messageFor is the text shown in the condition and the event: what the operator was

@@ -94,6 +94,13 @@ func (r *EC2InstanceReconciler) launch(ctx context.Context, s *instanceScope) (*
 		return nil, ctrl.Result{RequeueAfter: wait + jitter(wait/10)}, nil
 	}
 
+	// User data from a Secret or ConfigMap must be readable before anything is
+	// launched: a missing one is the user's to fix, not EC2's to refuse.
+	userData, err := r.desiredUserData(ctx, s.obj)
+	if err != nil {
+		res, err := r.fail(s, "reading the user data", err)
+		return nil, res, err
+	}
 	// The subnet and security groups the selectors pick are part of the launch record,
 	// so that a retried launch sends the same parameters.
 	if err := r.choosePlacement(ctx, s, st.ClientToken != token || st.LastLaunchAttempt == nil); err != nil {
@@ -118,7 +125,7 @@ func (r *EC2InstanceReconciler) launch(ctx context.Context, s *instanceScope) (*
 	// From here the launch may reach EC2: what memory said about an earlier attempt
 	// that was not sent (or was refused) no longer holds, whatever this one's answer.
 	r.launched.forget(s.obj.UID)
-	inst, err := s.ec2.RunInstance(ctx, launchRequest(s.obj, token))
+	inst, err := s.ec2.RunInstance(ctx, launchRequest(s.obj, token, userData))
 	if ec2.CodeOf(err) == ec2.CodeClientRateLimited {
 		// Nothing was sent: the next pass launches without looking for this one.
 		r.launched.putNotSent(s.obj.UID, token)
@@ -131,7 +138,7 @@ func (r *EC2InstanceReconciler) launch(ctx context.Context, s *instanceScope) (*
 	r.launched.put(s.obj.UID, token, inst.ID)
 	// What was set at launch is known: the next passes compare it without reading it
 	// back (DescribeInstances does not return these attributes).
-	r.attributes.put(s.obj.UID, s.obj.Generation, r.now(), launchedAttributes(s.obj))
+	r.attributes.put(s.obj.UID, s.obj.Generation, r.now(), launchedAttributes(s.obj, userData))
 	// A new instance is pending; the next pass looks at it with the other new ones.
 	return nil, ctrl.Result{RequeueAfter: r.firstLook(s.ec2)}, nil
 }
@@ -199,10 +206,10 @@ func (r *EC2InstanceReconciler) launchedEarlier(ctx context.Context, s *instance
 
 // launchedAttributes are the attributes an instance launched from the object's spec
 // has, as observeAttributes would read them.
-func launchedAttributes(obj *computev1alpha1.EC2Instance) observedAttributes {
+func launchedAttributes(obj *computev1alpha1.EC2Instance, userData string) observedAttributes {
 	seen := observedAttributes{attrs: &ec2.InstanceAttributes{
 		TerminationProtection: obj.Spec.DisableAPITermination,
-		UserData:              obj.Spec.UserData,
+		UserData:              userData,
 	}}
 	if rv := obj.Spec.RootVolume; rv != nil && rv.SizeGiB != nil {
 		seen.rootSizeGiB = *rv.SizeGiB

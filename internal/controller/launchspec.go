@@ -6,8 +6,9 @@ import (
 )
 
 // launchRequest translates the spec into the EC2 launch, with every tag the instance
-// will carry so that EC2 applies them atomically at launch.
-func launchRequest(obj *computev1alpha1.EC2Instance, token string) ec2.LaunchRequest {
+// will carry so that EC2 applies them atomically at launch. userData is the spec's user
+// data, resolved from userDataFrom when it names a Secret or ConfigMap.
+func launchRequest(obj *computev1alpha1.EC2Instance, token, userData string) ec2.LaunchRequest {
 	spec := &obj.Spec
 	req := ec2.LaunchRequest{
 		ClientToken:              token,
@@ -16,7 +17,7 @@ func launchRequest(obj *computev1alpha1.EC2Instance, token string) ec2.LaunchReq
 		SubnetID:                 spec.SubnetID,
 		SecurityGroupIDs:         spec.SecurityGroupIDs,
 		KeyName:                  spec.KeyName,
-		UserData:                 spec.UserData,
+		UserData:                 userData,
 		IAMInstanceProfile:       spec.IAMInstanceProfile,
 		Tags:                     desiredTags(obj),
 		MetadataOptions:          desiredMetadataOptions(spec),

@@ -146,6 +146,7 @@ func (h *harness) startManager() {
 	}
 	r := &EC2InstanceReconciler{
 		Client:                mgr.GetClient(),
+		APIReader:             mgr.GetAPIReader(),
 		Recorder:              mgr.GetEventRecorder("ec2-operator"),
 		EC2:                   h,
 		DefaultRegion:         ec2sim.DefaultRegion,

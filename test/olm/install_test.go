@@ -106,7 +106,8 @@ func TestCSVInstallStrategyIsTheKustomizeDeployment(t *testing.T) {
 
 // TestMakeDeployGrantsTheNamespacedRulesInEveryNamespace: `make deploy` watches every
 // namespace, so its all-namespaces ClusterRole must hold exactly the rules of the
-// generated Role that concern EC2Instances and events, no more and no fewer.
+// generated Role that concern EC2Instances and events, and reading (not creating)
+// the Secrets and ConfigMaps of userDataFrom, no more and no fewer.
 func TestMakeDeployGrantsTheNamespacedRulesInEveryNamespace(t *testing.T) {
 	objs := kustomize(t, "config/default")
 	var role rbacv1.Role
@@ -115,6 +116,16 @@ func TestMakeDeployGrantsTheNamespacedRulesInEveryNamespace(t *testing.T) {
 	for _, r := range role.Rules {
 		if len(r.ResourceNames) == 0 && (contains(r.APIGroups, "compute.ec2-operator.dev") || contains(r.APIGroups, "events.k8s.io")) {
 			want = append(want, r)
+		}
+		if len(r.ResourceNames) == 0 && contains(r.APIGroups, "") && (contains(r.Resources, "secrets") || contains(r.Resources, "configmaps")) {
+			read := r
+			read.Verbs = nil
+			for _, v := range r.Verbs {
+				if v == "get" || v == "list" || v == "watch" {
+					read.Verbs = append(read.Verbs, v)
+				}
+			}
+			want = append(want, read)
 		}
 	}
 	var all rbacv1.ClusterRole
