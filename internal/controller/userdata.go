@@ -43,7 +43,9 @@ type userDataRef struct {
 	base64    bool
 }
 
-func (u userDataRef) String() string { return fmt.Sprintf("%s %s/%s key %s", u.kind, u.namespace, u.name, u.key) }
+func (u userDataRef) String() string {
+	return fmt.Sprintf("%s %s/%s key %s", u.kind, u.namespace, u.name, u.key)
+}
 
 // userDataRefOf returns the object's userDataFrom reference, if any.
 func userDataRefOf(obj *computev1alpha1.EC2Instance) (userDataRef, bool) {
