@@ -110,7 +110,7 @@ var instanceFilterNames = []string{
 
 // knownInstanceFilter reports whether DescribeInstances understands name.
 func knownInstanceFilter(name string) bool {
-	return strings.HasPrefix(name, "tag:") || name == "tag-key" || name == "tag-value" || contains(instanceFilterNames, name)
+	return strings.HasPrefix(name, "tag:") || name == "tag-key" || name == "tag-value" || contains(instanceFilterNames, name) || contains(placementFilterNames, name)
 }
 
 // instanceFields exposes an instance's filterable attributes by filter name.
@@ -127,6 +127,7 @@ func instanceFields(in *instance) map[string]string {
 		"ip-address": in.PublicIP, "instance-lifecycle": lifecycle, "iam-instance-profile.arn": in.IAMInstanceProfileARN,
 		"architecture": in.Architecture, "monitoring-state": monitoringState(in.Monitoring),
 	}
+	placementFields(f, in)
 	return f
 }
 

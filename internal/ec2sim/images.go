@@ -27,6 +27,13 @@ type Image struct {
 	// Amazon Linux 2023 AMIs do), otherwise "".
 	ImdsSupport  string
 	CreationDate time.Time
+	// State is the image state, "available" unless AddImageWith set another
+	// (EC2's states are pending, available, invalid, deregistered, transient,
+	// failed and error).
+	State string
+	// Tags are the image's tags, which DescribeImages filters with tag:<key>
+	// and tag-key and CreateTags may change.
+	Tags map[string]string
 }
 
 // AddImage registers an AMI owned by DefaultAccountID with a /dev/xvda
@@ -83,11 +90,16 @@ func (s *Sim) resolveImage(ref string) (*Image, *apiError) {
 	if !ok {
 		return nil, clientErr("InvalidAMIID.NotFound", "The image id '[%s]' does not exist", id)
 	}
+	if img.state() != "available" {
+		// "EC2 error codes": InvalidAMIID.Unavailable is for an AMI that is
+		// deregistered or in a transitional state. The message is our guess.
+		return nil, clientErr("InvalidAMIID.Unavailable", "The image id '[%s]' is not available; its state is %s", id, img.state())
+	}
 	return img, nil
 }
 
 // describeImages implements DescribeImages with ImageId.N, Owner.N and the
-// name, architecture, image-id and owner-alias filters.
+// filters imageMatches and imageExtraFilter know.
 func (s *Sim) describeImages(p params, x *xmlBuilder) *apiError {
 	ids := p.list("ImageId")
 	var missing []string
@@ -152,9 +164,12 @@ func imageMatches(img *Image, filters []filter) bool {
 		case "owner-id":
 			field = img.OwnerID
 		case "state":
-			field = "available"
+			field = img.state()
 		default:
-			return false
+			if m, known := imageExtraFilter(img, f); !known || !m {
+				return false
+			}
+			continue
 		}
 		if !anyGlob(f.Values, field) {
 			return false
@@ -168,7 +183,7 @@ func writeImage(x *xmlBuilder, img *Image) {
 	x.open("item")
 	x.leaf("imageId", img.ID)
 	x.leaf("imageLocation", img.OwnerID+"/"+img.Name)
-	x.leaf("imageState", "available")
+	x.leaf("imageState", img.state())
 	x.leaf("imageOwnerId", img.OwnerID)
 	x.timeLeaf("creationDate", img.CreationDate)
 	x.boolLeaf("isPublic", img.OwnerAlias == "amazon")
@@ -196,6 +211,9 @@ func writeImage(x *xmlBuilder, img *Image) {
 	x.boolLeaf("enaSupport", true)
 	x.leaf("platformDetails", "Linux/UNIX")
 	x.leafIf("imdsSupport", img.ImdsSupport)
+	if len(img.Tags) > 0 {
+		x.tagSet(img.Tags)
+	}
 	x.close("item")
 }
 

@@ -32,6 +32,9 @@ type MetadataOptions struct {
 	HTTPEndpoint string
 	// InstanceMetadataTags is "enabled" or "disabled".
 	InstanceMetadataTags string
+	// HTTPProtocolIPv6 is "enabled" or "disabled" (the IMDS IPv6 endpoint);
+	// "" means "disabled".
+	HTTPProtocolIPv6 string
 }
 
 // BlockDevice is one EBS volume attached to an instance.
@@ -95,6 +98,15 @@ type InstanceRecord struct {
 	SpotInterruptionBehavior string
 	SpotMaxPrice             string
 	SpotRequestID            string
+	// InstanceOptions are the CPU, credit, hibernation, stop, shutdown,
+	// maintenance and hostname settings (lifecycle_options.go).
+	InstanceOptions
+	// Placement is where the instance runs beyond its subnet: placement
+	// group, partition, tenancy and Dedicated Host (see launchplacement.go).
+	Placement InstancePlacement
+	// CapacityReservation is the instance's Capacity Reservation targeting
+	// and the reservation it uses (see capacity_targeting.go).
+	CapacityReservation InstanceCapacityReservation
 }
 
 // clone deep-copies the record so snapshots never alias live state.
@@ -164,14 +176,18 @@ func (s *Sim) enterState(in *instance, state string, at time.Time) {
 	case StateRunning:
 		in.StateReasonCode, in.StateReasonMessage, in.StateTransitionReason = "", "", ""
 	case StateStopped:
-		in.StateReasonCode = "Client.UserInitiatedShutdown"
-		in.StateReasonMessage = "Client.UserInitiatedShutdown: User initiated shutdown"
+		if !keepsStopReason(in) {
+			in.StateReasonCode = "Client.UserInitiatedShutdown"
+			in.StateReasonMessage = "Client.UserInitiatedShutdown: User initiated shutdown"
+		}
 		// A stopped instance keeps its private IP but releases its public one,
 		// unless that is an Elastic IP.
 		s.releaseAutoPublicIP(in)
 	case StateTerminated:
-		in.StateReasonCode = "Client.UserInitiatedShutdown"
-		in.StateReasonMessage = "Client.UserInitiatedShutdown: User initiated shutdown"
+		if !keepsStopReason(in) {
+			in.StateReasonCode = "Client.UserInitiatedShutdown"
+			in.StateReasonMessage = "Client.UserInitiatedShutdown: User initiated shutdown"
+		}
 		in.PublicIP, in.PublicDNSName = "", ""
 		s.releaseTerminated(in)
 		s.releaseNetwork(in)

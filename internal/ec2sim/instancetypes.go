@@ -18,6 +18,7 @@ var instanceFamilies = map[string]struct {
 	"t4g": {"arm64", []string{"nano", "micro", "small", "medium", "large", "xlarge", "2xlarge"}},
 	"m5":  {"x86_64", []string{"large", "xlarge", "2xlarge", "4xlarge", "8xlarge", "12xlarge", "16xlarge", "24xlarge", "metal"}},
 	"m6i": {"x86_64", []string{"large", "xlarge", "2xlarge", "4xlarge", "8xlarge", "12xlarge", "16xlarge", "24xlarge", "32xlarge", "metal"}},
+	"m7i": {"x86_64", []string{"large", "xlarge", "2xlarge", "4xlarge", "8xlarge", "12xlarge", "16xlarge", "24xlarge", "48xlarge", "metal-24xl", "metal-48xl"}},
 	"m7g": {"arm64", []string{"medium", "large", "xlarge", "2xlarge", "4xlarge", "8xlarge", "12xlarge", "16xlarge", "metal"}},
 	"c5":  {"x86_64", []string{"large", "xlarge", "2xlarge", "4xlarge", "9xlarge", "12xlarge", "18xlarge", "24xlarge", "metal"}},
 	"c6i": {"x86_64", []string{"large", "xlarge", "2xlarge", "4xlarge", "8xlarge", "12xlarge", "16xlarge", "24xlarge", "32xlarge", "metal"}},

@@ -32,6 +32,8 @@ type launchSpec struct {
 	spotType       string
 	spotBehavior   string
 	spotMaxPrice   string
+	options        InstanceOptions
+	placement      placementSpec
 }
 
 // volumeSpec is one EBS volume to create at launch.
@@ -97,6 +99,12 @@ func (s *Sim) parseLaunch(p params) (*launchSpec, *apiError) {
 	if err := parseMarket(p, spec); err != nil {
 		return nil, err
 	}
+	if err := s.parsePlacement(p, spec); err != nil {
+		return nil, err
+	}
+	if err := s.parseInstanceOptions(p, spec); err != nil {
+		return nil, err
+	}
 	if spec.spot && spec.disableAPITerm {
 		return nil, clientErr("InvalidParameterCombination", "You can't enable termination protection for Spot Instances.")
 	}
@@ -143,7 +151,7 @@ func (s *Sim) parseMisc(p params, spec *launchSpec) *apiError {
 // ImdsSupport v2.0 launches with IMDSv2 required and a hop limit of 2;
 // otherwise tokens are optional with a hop limit of 1.
 func defaultMetadata(img *Image) MetadataOptions {
-	md := MetadataOptions{HTTPTokens: "optional", HopLimit: 1, HTTPEndpoint: "enabled", InstanceMetadataTags: "disabled"}
+	md := MetadataOptions{HTTPTokens: "optional", HopLimit: 1, HTTPEndpoint: "enabled", InstanceMetadataTags: "disabled", HTTPProtocolIPv6: "disabled"}
 	if img != nil && img.ImdsSupport == "v2.0" {
 		md.HTTPTokens, md.HopLimit = "required", 2
 	}
@@ -177,6 +185,12 @@ func parseMetadataOptions(p params, base MetadataOptions) (MetadataOptions, *api
 			return md, invalidValue("Value (%s) for parameter InstanceMetadataTags is invalid. Valid values are: enabled, disabled", v)
 		}
 		md.InstanceMetadataTags = v
+	}
+	if v := p.str("HttpProtocolIpv6"); v != "" {
+		if v != "enabled" && v != "disabled" {
+			return md, invalidValue("Value (%s) for parameter HttpProtocolIpv6 is invalid. Valid values are: enabled, disabled", v)
+		}
+		md.HTTPProtocolIPv6 = v
 	}
 	return md, nil
 }

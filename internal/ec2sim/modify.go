@@ -64,6 +64,7 @@ func (s *Sim) modifyInstanceAttribute(p params, x *xmlBuilder) *apiError {
 			return invalidValue("The instance type '%s' does not support the architecture '%s' of the instance's AMI.", t, in.Architecture)
 		}
 		in.InstanceType = t
+		resetForNewType(in)
 	case "disableApiTermination":
 		on := strings.EqualFold(value("DisableApiTermination"), "true")
 		if on && in.Spot {
@@ -102,7 +103,11 @@ func (s *Sim) modifyInstanceAttribute(p params, x *xmlBuilder) *apiError {
 		if err := s.setSourceDestCheck(in, value("SourceDestCheck")); err != nil {
 			return err
 		}
-	case "ebsOptimized", "instanceInitiatedShutdownBehavior", "enaSupport", "disableApiStop":
+	case "disableApiStop", "instanceInitiatedShutdownBehavior":
+		if err := modifyStopAttribute(in, attrs[0], value); err != nil {
+			return err
+		}
+	case "ebsOptimized", "enaSupport":
 		// Accepted but not modelled: the operator does not manage them.
 	default:
 		return invalidValue("Value (%s) for parameter attribute is invalid. Unknown attribute.", attrs[0])
@@ -157,11 +162,11 @@ func (s *Sim) describeInstanceAttribute(p params, x *xmlBuilder) *apiError {
 	case "disableApiTermination":
 		valued("disableApiTermination", boolString(in.DisableAPITermination))
 	case "disableApiStop":
-		valued("disableApiStop", "false")
+		valued("disableApiStop", boolString(in.DisableAPIStop))
 	case "rootDeviceName":
 		valued("rootDeviceName", in.RootDeviceName)
 	case "instanceInitiatedShutdownBehavior":
-		valued("instanceInitiatedShutdownBehavior", "stop")
+		valued("instanceInitiatedShutdownBehavior", in.shutdownBehavior())
 	case "sourceDestCheck":
 		valued("sourceDestCheck", boolString(s.sourceDestCheck(in)))
 	case "ebsOptimized":

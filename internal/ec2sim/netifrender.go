@@ -28,19 +28,7 @@ func (s *Sim) writeInstanceInterface(x *xmlBuilder, r *InstanceRecord, eni *netI
 	x.boolLeaf("deleteOnTermination", true)
 	x.intLeaf("networkCardIndex", 0)
 	x.close("attachment")
-	s.writeIPAssociation(x, r, eni, eni.PrivateIPs[0], false)
-	x.open("privateIpAddressesSet")
-	for i, ip := range eni.PrivateIPs {
-		x.open("item")
-		x.leaf("privateIpAddress", ip)
-		x.leaf("privateDnsName", s.privateDNS(ip))
-		x.boolLeaf("primary", i == 0)
-		s.writeIPAssociation(x, r, eni, ip, false)
-		x.close("item")
-	}
-	x.close("privateIpAddressesSet")
-	writeIPv6Set(x, eni)
-	x.leaf("interfaceType", "interface")
+	s.writeAddresses(x, r, eni, false)
 	x.close("item")
 }
 
@@ -123,19 +111,27 @@ func (s *Sim) writeInterface(x *xmlBuilder, eni *netInterface) {
 		x.boolLeaf("deleteOnTermination", true)
 		x.close("attachment")
 	}
-	s.writeIPAssociation(x, r, eni, eni.PrivateIPs[0], true)
+	s.writeAddresses(x, r, eni, true)
+	x.tagSet(eni.Tags)
+	x.close("item")
+}
+
+// writeAddresses renders an interface's addresses: the primary address's association,
+// every private address with its own, the IPv6 addresses and the interface type. full
+// selects DescribeNetworkInterfaces' association shape (with the allocation and
+// association IDs) over DescribeInstances' (without them).
+func (s *Sim) writeAddresses(x *xmlBuilder, r *InstanceRecord, eni *netInterface, full bool) {
+	s.writeIPAssociation(x, r, eni, eni.PrivateIPs[0], full)
 	x.open("privateIpAddressesSet")
 	for i, ip := range eni.PrivateIPs {
 		x.open("item")
 		x.leaf("privateIpAddress", ip)
 		x.leaf("privateDnsName", s.privateDNS(ip))
 		x.boolLeaf("primary", i == 0)
-		s.writeIPAssociation(x, r, eni, ip, true)
+		s.writeIPAssociation(x, r, eni, ip, full)
 		x.close("item")
 	}
 	x.close("privateIpAddressesSet")
 	writeIPv6Set(x, eni)
 	x.leaf("interfaceType", "interface")
-	x.tagSet(eni.Tags)
-	x.close("item")
 }

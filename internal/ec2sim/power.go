@@ -45,12 +45,14 @@ func (s *Sim) terminateInstances(p params, x *xmlBuilder) *apiError {
 
 // stopInstances implements StopInstances. Stopping a stopping or stopped
 // instance succeeds; pending and terminating instances cannot be stopped,
-// nor can Spot Instances of one-time requests.
+// nor can Spot Instances of one-time requests or stop-protected instances.
+// Hibernate=true needs an instance configured for hibernation (checkStop).
 func (s *Sim) stopInstances(p params, x *xmlBuilder) *apiError {
 	ins, err := s.lookupInstances(p.list("InstanceId"))
 	if err != nil {
 		return err
 	}
+	hibernate, _ := p.boolean("Hibernate")
 	for _, in := range ins {
 		switch in.State {
 		case StatePending, StateShuttingDown, StateTerminated:
@@ -59,12 +61,18 @@ func (s *Sim) stopInstances(p params, x *xmlBuilder) *apiError {
 		if in.Spot && in.SpotInstanceType == "one-time" {
 			return clientErr("UnsupportedOperation", "You can't stop the Spot Instance '%s' because it is associated with a one-time Spot Instance request. You can only stop Spot Instances associated with persistent Spot Instance requests.", in.ID)
 		}
+		if err := checkStop(in, hibernate); err != nil {
+			return err
+		}
 	}
 	var changes []stateChange
 	for _, in := range ins {
 		prev := in.State
 		if prev == StateRunning {
 			s.userTransition(in, StateStopping)
+			if hibernate {
+				markHibernating(in)
+			}
 		}
 		changes = append(changes, stateChange{in.ID, prev, in.State})
 	}
@@ -90,6 +98,9 @@ func (s *Sim) startInstances(p params, x *xmlBuilder) *apiError {
 			if err := s.checkPlacement(in.AZ, in.InstanceType); err != nil {
 				return err
 			}
+			if err := s.checkStartPlacement(in); err != nil {
+				return err
+			}
 		}
 	}
 	var changes []stateChange
@@ -112,6 +123,7 @@ func (s *Sim) restart(in *instance) {
 	in.State, in.since = StatePending, now
 	in.StateReasonCode, in.StateReasonMessage, in.StateTransitionReason = "", "", ""
 	in.LaunchTime = now
+	s.rebindReservation(in)
 	if in.publicOnStart && in.PublicIP == "" {
 		in.PublicIP = s.allocatePublicIP()
 		in.PublicDNSName = s.publicDNS(in.PublicIP)

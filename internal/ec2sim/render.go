@@ -17,11 +17,7 @@ func (s *Sim) writeInstance(x *xmlBuilder, in *instance) {
 	x.close("productCodes")
 	x.leaf("instanceType", r.InstanceType)
 	x.timeLeaf("launchTime", r.LaunchTime)
-	x.open("placement")
-	x.leaf("availabilityZone", r.AZ)
-	x.leaf("groupName", "")
-	x.leaf("tenancy", "default")
-	x.close("placement")
+	writePlacement(x, r)
 	x.open("monitoring")
 	x.leaf("state", monitoringState(r.Monitoring))
 	x.close("monitoring")
@@ -81,6 +77,8 @@ func (s *Sim) writeInstance(x *xmlBuilder, in *instance) {
 	x.leaf("usageOperation", "RunInstances")
 	x.leaf("bootMode", "uefi-preferred")
 	x.leaf("currentInstanceBootMode", "legacy-bios")
+	writeCapacityReservationInfo(x, r)
+	writeInstanceOptions(x, r)
 	x.close("item")
 }
 
@@ -125,7 +123,7 @@ func writeMetadataOptionsState(x *xmlBuilder, name string, md MetadataOptions, s
 	x.leaf("httpTokens", md.HTTPTokens)
 	x.intLeaf("httpPutResponseHopLimit", md.HopLimit)
 	x.leaf("httpEndpoint", md.HTTPEndpoint)
-	x.leaf("httpProtocolIpv6", "disabled")
+	x.leaf("httpProtocolIpv6", ipv6OrDefault(md.HTTPProtocolIPv6))
 	x.leaf("instanceMetadataTags", md.InstanceMetadataTags)
 	x.close(name)
 }

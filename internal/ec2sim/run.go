@@ -103,12 +103,14 @@ func (s *Sim) launch(spec *launchSpec, token, reservationID string, index int) *
 	r.DisableAPITermination = spec.disableAPITerm
 	r.MetadataOptions = spec.metadata
 	r.Monitoring = spec.monitoring
+	s.applyPlacement(spec, r, index)
 	r.RootDeviceName = spec.image.RootDeviceName
 	r.LaunchTime = now
 	r.AmiLaunchIndex = index
 	eni := s.newLaunchInterface(spec)
 	r.PrivateIP = eni.PrivateIPs[0]
-	r.PrivateDNSName = s.privateDNS(r.PrivateIP)
+	r.InstanceOptions = spec.options
+	r.PrivateDNSName = s.instanceHostname(r)
 	s.launchSeq++
 	in.seq, in.publicOnStart = s.launchSeq, spec.publicIP
 	if spec.publicIP {

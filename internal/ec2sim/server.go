@@ -31,6 +31,11 @@ var handlers = map[string]handler{
 	"CreateTags":                             (*Sim).createTags,
 	"DeleteTags":                             (*Sim).deleteTags,
 	"DescribeImages":                         (*Sim).describeImages,
+	"DescribeInstanceTypes":                  (*Sim).describeInstanceTypes,
+	"ModifyInstanceCreditSpecification":      (*Sim).modifyInstanceCreditSpecification,
+	"DescribeInstanceCreditSpecifications":   (*Sim).describeInstanceCreditSpecifications,
+	"ModifyInstanceMaintenanceOptions":       (*Sim).modifyInstanceMaintenanceOptions,
+	"ModifyPrivateDnsNameOptions":            (*Sim).modifyPrivateDnsNameOptions,
 	"DescribeSubnets":                        (*Sim).describeSubnets,
 	"DescribeSecurityGroups":                 (*Sim).describeSecurityGroups,
 	"DescribeNetworkInterfaces":              (*Sim).describeNetworkInterfaces,
@@ -51,6 +56,12 @@ var handlers = map[string]handler{
 	"AssociateIamInstanceProfile":            (*Sim).associateIamInstanceProfile,
 	"ReplaceIamInstanceProfileAssociation":   (*Sim).replaceIamInstanceProfileAssociation,
 	"DisassociateIamInstanceProfile":         (*Sim).disassociateIamInstanceProfile,
+
+	// Placement groups, Dedicated Hosts and Capacity Reservations.
+	"DescribeCapacityReservations":                (*Sim).describeCapacityReservations,
+	"ModifyInstanceCapacityReservationAttributes": (*Sim).modifyInstanceCapacityReservationAttributes,
+	"DescribePlacementGroups":                     (*Sim).describePlacementGroups,
+	"ModifyInstancePlacement":                     (*Sim).modifyInstancePlacement,
 }
 
 // ServeHTTP answers EC2 query-protocol requests at any path except /_sim/,

@@ -142,6 +142,9 @@ type Sim struct {
 	launchSeq     int
 	publicCounter int
 
+	// place holds placement groups, Dedicated Hosts and Capacity Reservations (see placing()).
+	place *placementState
+
 	calls    map[string]int
 	throttle *throttle
 	requests []Request

@@ -92,7 +92,7 @@ func (s *Sim) parseTagSpecs(p params, spec *launchSpec) *apiError {
 }
 
 // taggable resolves a resource id to its tag map for CreateTags/DeleteTags.
-// Instances, volumes, subnets, security groups, network interfaces and
+// Instances, volumes, images, subnets, security groups, network interfaces and
 // Elastic IP allocations are taggable in the simulator.
 func (s *Sim) taggable(id string) (*map[string]string, *apiError) {
 	if in, ok := s.instances[id]; ok {
@@ -100,6 +100,9 @@ func (s *Sim) taggable(id string) (*map[string]string, *apiError) {
 	}
 	if v, ok := s.volumes[id]; ok {
 		return &v.Tags, nil
+	}
+	if img, ok := s.images[id]; ok {
+		return &img.Tags, nil
 	}
 	if t, err, ok := s.netTaggable(id); ok {
 		return t, err
@@ -115,6 +118,11 @@ func (s *Sim) taggable(id string) (*map[string]string, *apiError) {
 			return nil, malformedID("InvalidVolumeID.Malformed", id, "vol")
 		}
 		return nil, clientErr("InvalidVolume.NotFound", "The volume '%s' does not exist.", id)
+	case strings.HasPrefix(id, "ami-"):
+		if !imageIDPattern.MatchString(id) {
+			return nil, malformedID("InvalidAMIID.Malformed", id, "ami")
+		}
+		return nil, clientErr("InvalidAMIID.NotFound", "The image id '[%s]' does not exist", id)
 	}
 	return nil, clientErr("InvalidID", "The ID '%s' is not valid", id)
 }
