@@ -5,10 +5,13 @@ import (
 	"fmt"
 	"testing"
 
+	"k8s.io/utils/ptr"
+
 	"github.com/ec2-operator/ec2-operator/api/v1alpha1"
 )
 
-// These cases cover the compute options: userDataFrom so far.
+// These cases cover the compute options: image selection, userDataFrom, hibernation,
+// lifecycle, CPU, credit, capacity and placement options.
 
 func TestCreateRejectsInvalidComputeSpecs(t *testing.T) {
 	secretRef := &v1alpha1.KeySelector{Name: "boot", Key: "user-data"}
@@ -32,6 +35,51 @@ func TestCreateRejectsInvalidComputeSpecs(t *testing.T) {
 		{"key with a slash", func(o *v1alpha1.EC2Instance) {
 			o.Spec.UserDataFrom = &v1alpha1.UserDataSource{ConfigMapKeyRef: &v1alpha1.KeySelector{Name: "boot", Key: "a/b"}}
 		}, "spec.userDataFrom.configMapKeyRef.key", "should match"},
+		{"image ID and selector together", func(o *v1alpha1.EC2Instance) {
+			o.Spec.ImageSelector = &v1alpha1.ImageSelector{Owners: []string{"amazon"}}
+		}, "spec", "exactly one of imageId and imageSelector"},
+		{"neither image ID nor selector", func(o *v1alpha1.EC2Instance) { o.Spec.ImageID = "" }, "spec", "exactly one of imageId and imageSelector"},
+		{"image selector without owners", func(o *v1alpha1.EC2Instance) {
+			o.Spec.ImageID, o.Spec.ImageSelector = "", &v1alpha1.ImageSelector{Name: "al2023-*"}
+		}, "spec.imageSelector.owners", ""},
+		{"image owner that is neither an account nor an alias", func(o *v1alpha1.EC2Instance) {
+			o.Spec.ImageID, o.Spec.ImageSelector = "", &v1alpha1.ImageSelector{Owners: []string{"amazonx"}}
+		}, "spec.imageSelector.owners[0]", "should match"},
+		{"hibernation without an encrypted root volume", func(o *v1alpha1.EC2Instance) { o.Spec.Hibernation = ptr.To(true) }, "spec.hibernation", "encrypted root volume"},
+		{"hibernation on a Spot Instance", func(o *v1alpha1.EC2Instance) {
+			o.Spec.Hibernation = ptr.To(true)
+			o.Spec.RootVolume = &v1alpha1.RootVolume{Encrypted: ptr.To(true)}
+			o.Spec.Spot = &v1alpha1.SpotOptions{}
+		}, "spec.hibernation", "Spot"},
+		{"desiredState hibernated without hibernation", func(o *v1alpha1.EC2Instance) { o.Spec.DesiredState = v1alpha1.DesiredStateHibernated }, "spec.desiredState", "hibernation: true"},
+		{"credit specification on a fixed-performance type", func(o *v1alpha1.EC2Instance) {
+			o.Spec.InstanceType = "m5.large"
+			o.Spec.CreditSpecification = &v1alpha1.CreditSpecification{CPUCredits: "unlimited"}
+		}, "spec.creditSpecification", "burstable"},
+		{"unknown CPU credit option", func(o *v1alpha1.EC2Instance) {
+			o.Spec.CreditSpecification = &v1alpha1.CreditSpecification{CPUCredits: "infinite"}
+		}, "spec.creditSpecification.cpuCredits", "Unsupported value"},
+		{"three threads per core", func(o *v1alpha1.EC2Instance) { o.Spec.CPUOptions = &v1alpha1.CPUOptions{ThreadsPerCore: ptr.To[int32](3)} }, "spec.cpuOptions.threadsPerCore", ""},
+		{"reservation preference and target together", func(o *v1alpha1.EC2Instance) {
+			o.Spec.CapacityReservation = &v1alpha1.CapacityReservation{Preference: "open", Target: &v1alpha1.CapacityReservationTarget{CapacityReservationID: "cr-0123456789abcdef0"}}
+		}, "spec.capacityReservation", "exactly one of preference or target"},
+		{"reservation target naming two things", func(o *v1alpha1.EC2Instance) {
+			o.Spec.CapacityReservation = &v1alpha1.CapacityReservation{Target: &v1alpha1.CapacityReservationTarget{
+				CapacityReservationID: "cr-0123456789abcdef0", CapacityReservationResourceGroupARN: "arn:aws:resource-groups:us-east-1:123456789012:group/crs"}}
+		}, "spec.capacityReservation.target", "exactly one"},
+		{"partition without a group", func(o *v1alpha1.EC2Instance) { o.Spec.Placement = &v1alpha1.Placement{PartitionNumber: ptr.To[int32](2)} }, "spec.placement.partitionNumber", "needs groupName"},
+		{"host ID without host tenancy", func(o *v1alpha1.EC2Instance) {
+			o.Spec.Placement = &v1alpha1.Placement{HostID: "h-0123456789abcdef0", Tenancy: "dedicated"}
+		}, "spec.placement.hostId", "tenancy: host"},
+		{"host affinity without host tenancy", func(o *v1alpha1.EC2Instance) { o.Spec.Placement = &v1alpha1.Placement{Affinity: "host"} }, "spec.placement.affinity", "tenancy: host"},
+		{"Spot Instance on a Dedicated Host", func(o *v1alpha1.EC2Instance) {
+			o.Spec.Placement = &v1alpha1.Placement{Tenancy: "host"}
+			o.Spec.Spot = &v1alpha1.SpotOptions{}
+		}, "spec.placement.tenancy", "Dedicated Hosts"},
+		{"unknown shutdown behaviour", func(o *v1alpha1.EC2Instance) { o.Spec.InstanceInitiatedShutdownBehavior = "hibernate" }, "spec.instanceInitiatedShutdownBehavior", "Unsupported value"},
+		{"unknown hostname type", func(o *v1alpha1.EC2Instance) {
+			o.Spec.PrivateDNSNameOptions = &v1alpha1.PrivateDNSNameOptions{HostnameType: "fqdn"}
+		}, "spec.privateDnsNameOptions.hostnameType", "Unsupported value"},
 	}
 	for i, tc := range testCases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -54,5 +102,74 @@ func TestUserDataCanMoveBetweenTheSpecAndASecret(t *testing.T) {
 	obj.Spec.UserDataFrom = &v1alpha1.UserDataSource{SecretKeyRef: &v1alpha1.KeySelector{Name: "boot", Key: "user-data"}, Base64: true}
 	if err := k8sClient.Update(ctx, obj); err != nil {
 		t.Fatalf("moving user data to a Secret: %v", err)
+	}
+}
+
+// computeBase is an object using the compute options that are immutable.
+func computeBase(name string) *v1alpha1.EC2Instance {
+	o := validInstance(name)
+	o.Spec.ImageID = ""
+	o.Spec.ImageSelector = &v1alpha1.ImageSelector{Owners: []string{"amazon"}, Name: "al2023-ami-*", Architecture: "x86_64"}
+	o.Spec.InstanceType = "m5.large"
+	o.Spec.RootVolume = &v1alpha1.RootVolume{SizeGiB: ptr.To[int32](30), Encrypted: ptr.To(true)}
+	o.Spec.Hibernation = ptr.To(true)
+	o.Spec.CPUOptions = &v1alpha1.CPUOptions{CoreCount: ptr.To[int32](1), ThreadsPerCore: ptr.To[int32](1)}
+	o.Spec.Placement = &v1alpha1.Placement{GroupName: "analytics", PartitionNumber: ptr.To[int32](2)}
+	return o
+}
+
+func TestUpdateRejectsComputeChangesEC2CannotMake(t *testing.T) {
+	testCases := []struct {
+		name      string
+		mutate    func(*v1alpha1.EC2Instance)
+		wantField string
+		wantText  string
+	}{
+		{"changing the image selector", func(o *v1alpha1.EC2Instance) { o.Spec.ImageSelector.Name = "al2023-ami-2025*" }, "spec.imageSelector", "immutable"},
+		{"switching from a selector to an image ID", func(o *v1alpha1.EC2Instance) {
+			o.Spec.ImageSelector, o.Spec.ImageID = nil, "ami-0abcdef1234567890"
+		}, "spec", "imageSelector is immutable"},
+		{"turning hibernation off", func(o *v1alpha1.EC2Instance) { o.Spec.Hibernation = ptr.To(false) }, "spec.hibernation", "only at launch"},
+		{"changing CPU options", func(o *v1alpha1.EC2Instance) { o.Spec.CPUOptions.CoreCount = ptr.To[int32](2) }, "spec.cpuOptions", "immutable"},
+		{"changing the placement", func(o *v1alpha1.EC2Instance) { o.Spec.Placement.PartitionNumber = ptr.To[int32](3) }, "spec.placement", "immutable"},
+		{"removing the placement", func(o *v1alpha1.EC2Instance) { o.Spec.Placement = nil }, "spec", "placement is immutable"},
+	}
+	for i, tc := range testCases {
+		t.Run(tc.name, func(t *testing.T) {
+			expectUpdateRejected(t, computeBase(fmt.Sprintf("compute-immutable-%d", i)), tc.mutate, tc.wantField, tc.wantText)
+		})
+	}
+}
+
+func TestUpdateAcceptsComputeChangesAppliedInPlaceOrAtTheNextStop(t *testing.T) {
+	ctx := context.Background()
+	obj := computeBase("compute-mutable")
+	if err := k8sClient.Create(ctx, obj); err != nil {
+		t.Fatalf("create: %v", err)
+	}
+	t.Cleanup(func() { _ = k8sClient.Delete(ctx, obj) })
+	if m := obj.Spec.MetadataOptions; m == nil || m.InstanceMetadataTags != "disabled" || m.HTTPProtocolIPv6 != "disabled" {
+		t.Errorf("metadata options defaults %+v, want tags and IPv6 disabled", m)
+	}
+	obj.Spec.DesiredState = v1alpha1.DesiredStateHibernated
+	obj.Spec.DisableAPIStop = ptr.To(false)
+	obj.Spec.InstanceInitiatedShutdownBehavior = "terminate"
+	obj.Spec.MaintenanceOptions = &v1alpha1.MaintenanceOptions{AutoRecovery: "disabled"}
+	obj.Spec.PrivateDNSNameOptions = &v1alpha1.PrivateDNSNameOptions{HostnameType: "resource-name", EnableResourceNameDNSARecord: true}
+	obj.Spec.CapacityReservation = &v1alpha1.CapacityReservation{Target: &v1alpha1.CapacityReservationTarget{CapacityReservationID: "cr-0123456789abcdef0"}}
+	obj.Spec.MetadataOptions.InstanceMetadataTags = "enabled"
+	obj.Spec.MetadataOptions.HTTPProtocolIPv6 = "enabled"
+	if err := k8sClient.Update(ctx, obj); err != nil {
+		t.Fatalf("the API server rejected changes the operator can apply: %v", err)
+	}
+	burst := validInstance("compute-burstable")
+	burst.Spec.CreditSpecification = &v1alpha1.CreditSpecification{CPUCredits: "standard"}
+	if err := k8sClient.Create(ctx, burst); err != nil {
+		t.Fatalf("a credit specification on t3.micro: %v", err)
+	}
+	t.Cleanup(func() { _ = k8sClient.Delete(ctx, burst) })
+	burst.Spec.CreditSpecification.CPUCredits = "unlimited"
+	if err := k8sClient.Update(ctx, burst); err != nil {
+		t.Fatalf("changing the credit option: %v", err)
 	}
 }

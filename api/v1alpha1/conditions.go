@@ -134,4 +134,9 @@ const (
 	// ReasonUserDataNotFound: the Secret or ConfigMap of userDataFrom, or its key, does
 	// not exist (or the operator may not read it).
 	ReasonUserDataNotFound = "UserDataNotFound"
+	// ReasonArchitectureMismatch: the image's architecture is not one the instance type
+	// runs.
+	ReasonArchitectureMismatch = "ArchitectureMismatch"
+	// ReasonHibernated: the instance is hibernated, as desiredState asks.
+	ReasonHibernated = "Hibernated"
 )

@@ -74,11 +74,17 @@ type EC2InstanceStatus struct {
 	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Observed Instance Type",xDescriptors={"urn:alm:descriptor:text"}
 	InstanceType string `json:"instanceType,omitempty"`
 
-	// imageId is the AMI the instance was launched from (resolved from an SSM
-	// parameter when the spec names one).
+	// imageId is the AMI the instance was launched from: resolved from an SSM
+	// parameter or chosen by spec.imageSelector when the spec gives no AMI ID.
 	// +optional
 	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Resolved Image ID",xDescriptors={"urn:alm:descriptor:text"}
 	ImageID string `json:"imageId,omitempty"`
+
+	// imageName is the name of the AMI: the one spec.imageSelector chose at launch, or
+	// the one spec.imageId names.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Image Name",xDescriptors={"urn:alm:descriptor:text"}
+	ImageName string `json:"imageName,omitempty"`
 
 	// architecture is the instance's CPU architecture (x86_64, arm64).
 	// +optional

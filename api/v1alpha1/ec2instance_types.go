@@ -44,21 +44,42 @@ import (
 // +kubebuilder:validation:XValidation:rule="has(self.spot) == has(oldSelf.spot)",message="spot is immutable: it cannot be added or removed after creation"
 // +kubebuilder:validation:XValidation:rule="has(self.instanceId) == has(oldSelf.instanceId)",message="instanceId is immutable: it can only be set when the EC2Instance is created"
 // +kubebuilder:validation:XValidation:rule="!has(self.spot) || self.instanceType == oldSelf.instanceType",message="instanceType of a Spot Instance is immutable: EC2 cannot change the type of a Spot Instance"
-// +kubebuilder:validation:XValidation:rule="!has(self.rootVolume) || self.imageId.startsWith('ami-') || self.imageId.startsWith('resolve:ssm:/aws/service/ami-amazon-linux-latest/')",message="rootVolume needs an AMI ID or an Amazon Linux SSM parameter: for other SSM parameters the root device name is unknown before launch"
+// +kubebuilder:validation:XValidation:rule="!has(self.rootVolume) || !has(self.imageId) || self.imageId.startsWith('ami-') || self.imageId.startsWith('resolve:ssm:/aws/service/ami-amazon-linux-latest/')",message="rootVolume needs an AMI ID, an image selector or an Amazon Linux SSM parameter: for other SSM parameters the root device name is unknown before launch"
+// +kubebuilder:validation:XValidation:rule="has(self.imageId) != has(self.imageSelector)",message="set exactly one of imageId and imageSelector"
+// +kubebuilder:validation:XValidation:rule="has(self.imageSelector) == has(oldSelf.imageSelector)",message="imageSelector is immutable: it cannot be added or removed after creation"
+// +kubebuilder:validation:XValidation:rule="!has(self.hibernation) || !self.hibernation || (has(self.rootVolume) && has(self.rootVolume.encrypted) && self.rootVolume.encrypted)",message="hibernation needs an encrypted root volume (rootVolume.encrypted: true) large enough for the instance's memory",fieldPath=".hibernation"
+// +kubebuilder:validation:XValidation:rule="!has(self.hibernation) || !self.hibernation || !has(self.spot)",message="hibernation at launch is for On-Demand instances; a Spot Instance hibernates through spot.interruptionBehavior",fieldPath=".hibernation"
+// +kubebuilder:validation:XValidation:rule="!has(self.desiredState) || self.desiredState != 'hibernated' || (has(self.hibernation) && self.hibernation)",message="desiredState hibernated needs hibernation: true",fieldPath=".desiredState"
+// +kubebuilder:validation:XValidation:rule="has(self.hibernation) == has(oldSelf.hibernation)",message="hibernation is immutable: it cannot be added or removed after creation"
+// +kubebuilder:validation:XValidation:rule="!has(self.creditSpecification) || self.instanceType.matches('^t(2|3|3a|4g)[.]')",message="creditSpecification is for burstable instance types (T2, T3, T3a, T4g)",fieldPath=".creditSpecification"
+// +kubebuilder:validation:XValidation:rule="has(self.cpuOptions) == has(oldSelf.cpuOptions)",message="cpuOptions is immutable: it cannot be added or removed after creation"
+// +kubebuilder:validation:XValidation:rule="has(self.placement) == has(oldSelf.placement)",message="placement is immutable: it cannot be added or removed after creation"
+// +kubebuilder:validation:XValidation:rule="!has(self.placement) || !has(self.placement.tenancy) || self.placement.tenancy != 'host' || !has(self.spot)",message="Spot Instances cannot run on Dedicated Hosts",fieldPath=".placement.tenancy"
 // +kubebuilder:validation:XValidation:rule="has(self.rootVolume) == has(oldSelf.rootVolume)",message="rootVolume cannot be added or removed after creation"
 // +kubebuilder:validation:XValidation:rule="!has(self.spot) || !has(self.spot.interruptionBehavior) || self.spot.interruptionBehavior != 'terminate' || !has(self.desiredState) || self.desiredState != 'stopped'",message="a Spot Instance with interruptionBehavior terminate cannot be stopped (EC2 only stops persistent Spot requests): use interruptionBehavior stop, or desiredState running"
 type EC2InstanceSpec struct {
 	// imageId is the AMI to launch: either an AMI ID (ami-0123456789abcdef0) or an AWS
 	// Systems Manager parameter that holds one, written resolve:ssm:/path/to/parameter
 	// (for example resolve:ssm:/aws/service/ami-amazon-linux-latest/al2023-ami-kernel-default-x86_64).
-	// The AMI actually launched is reported in status.imageId. Immutable.
-	// +required
+	// Set it or imageSelector. The AMI actually launched is reported in status.imageId.
+	// Immutable.
+	// +optional
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=2048
 	// +kubebuilder:validation:Pattern=`^(ami-([0-9a-f]{8}|[0-9a-f]{17})|resolve:ssm:/[a-zA-Z0-9_.\-/]+(:[0-9]+)?)$`
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="imageId is immutable; create a new EC2Instance to launch another image"
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Image ID",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
-	ImageID string `json:"imageId"`
+	ImageID string `json:"imageId,omitempty"`
+
+	// imageSelector picks the newest image (by creation date, then ID) matching owners,
+	// name, architecture and tags, instead of imageId. It is resolved once, at launch:
+	// status.imageId and status.imageName say which image it chose, and a newer image
+	// published later does not replace the running instance (delete and re-create the
+	// object, or let an out-of-band termination replace it, to pick it up). Immutable.
+	// +optional
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="imageSelector is immutable"
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Image Selector"
+	ImageSelector *ImageSelector `json:"imageSelector,omitempty"`
 
 	// instanceType is the EC2 instance type, for example t3.micro or m7g.large.
 	// Changing it on a running instance is disruptive: the operator stops the
@@ -266,18 +287,84 @@ type EC2InstanceSpec struct {
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Availability Zone",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
 	AvailabilityZone string `json:"availabilityZone,omitempty"`
 
+	// hibernation enables hibernation at launch, which EC2 allows only then (so it is
+	// immutable): the instance type must support it and the root volume must be
+	// encrypted and large enough for the instance's memory. Then desiredState
+	// hibernated stops it with hibernation.
+	// +optional
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="hibernation is immutable: EC2 enables it only at launch"
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Hibernation",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:booleanSwitch"}
+	Hibernation *bool `json:"hibernation,omitempty"`
+
+	// disableApiStop turns on stop protection: EC2 refuses StopInstances until it is
+	// turned off. The operator lifts it itself only when the spec asks for a stop that
+	// also turns it off. Mutable.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Stop Protection",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:booleanSwitch","urn:alm:descriptor:com.tectonic.ui:advanced"}
+	DisableAPIStop *bool `json:"disableApiStop,omitempty"`
+
+	// instanceInitiatedShutdownBehavior is what a shutdown from inside the instance
+	// does: stop (EC2's default) or terminate. With terminate, such a shutdown is handled
+	// like a termination outside Kubernetes (a replacement is launched). When omitted,
+	// the instance's setting is left alone. Mutable.
+	// +optional
+	// +kubebuilder:validation:Enum=stop;terminate
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Shutdown Behavior",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:select:stop","urn:alm:descriptor:com.tectonic.ui:select:terminate","urn:alm:descriptor:com.tectonic.ui:advanced"}
+	InstanceInitiatedShutdownBehavior string `json:"instanceInitiatedShutdownBehavior,omitempty"`
+
+	// maintenanceOptions configures simplified automatic recovery. Mutable.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Maintenance Options",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
+	MaintenanceOptions *MaintenanceOptions `json:"maintenanceOptions,omitempty"`
+
+	// privateDnsNameOptions chooses the instance's private hostname type and its DNS
+	// records. EC2 changes the hostname type only while the instance is stopped, so a
+	// change waits for the next stop, like userData. Mutable.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Private DNS Name Options",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
+	PrivateDNSNameOptions *PrivateDNSNameOptions `json:"privateDnsNameOptions,omitempty"`
+
+	// creditSpecification sets the CPU credit option of a burstable instance (T2, T3,
+	// T3a, T4g). Mutable, in place.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Credit Specification",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
+	CreditSpecification *CreditSpecification `json:"creditSpecification,omitempty"`
+
+	// cpuOptions sets the number of CPU cores and threads per core, within what the
+	// instance type allows (checked before launch against DescribeInstanceTypes).
+	// Immutable.
+	// +optional
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="cpuOptions is immutable"
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="CPU Options",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
+	CPUOptions *CPUOptions `json:"cpuOptions,omitempty"`
+
+	// capacityReservation says which On-Demand Capacity Reservation the instance runs
+	// in. EC2 changes it only while the instance is stopped, so a change waits for the
+	// next stop. Mutable.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Capacity Reservation",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
+	CapacityReservation *CapacityReservation `json:"capacityReservation,omitempty"`
+
+	// placement puts the instance in a placement group, on dedicated hardware or on a
+	// Dedicated Host. Immutable.
+	// +optional
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="placement is immutable"
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Placement",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
+	Placement *Placement `json:"placement,omitempty"`
+
 	// spot launches a Spot Instance instead of an On-Demand one. Immutable.
 	// +optional
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spot is immutable"
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Spot Options"
 	Spot *SpotOptions `json:"spot,omitempty"`
 
-	// desiredState is the power state the operator keeps the instance in: running or
-	// stopped. Mutable.
+	// desiredState is the power state the operator keeps the instance in: running,
+	// stopped, or hibernated (stopped with its memory saved to the root volume; needs
+	// hibernation: true). Mutable.
 	// +optional
 	// +kubebuilder:default=running
-	// +kubebuilder:validation:Enum=running;stopped
-	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Desired State",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:select:running","urn:alm:descriptor:com.tectonic.ui:select:stopped"}
+	// +kubebuilder:validation:Enum=running;stopped;hibernated
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Desired State",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:select:running","urn:alm:descriptor:com.tectonic.ui:select:stopped","urn:alm:descriptor:com.tectonic.ui:select:hibernated"}
 	DesiredState DesiredState `json:"desiredState,omitempty"`
 
 	// deletionPolicy says what happens to the instance when the EC2Instance is deleted:
@@ -334,6 +421,22 @@ type MetadataOptions struct {
 	// +kubebuilder:validation:Enum=enabled;disabled
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="IMDS Endpoint",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:select:enabled","urn:alm:descriptor:com.tectonic.ui:select:disabled"}
 	HTTPEndpoint EndpointState `json:"httpEndpoint,omitempty"`
+
+	// instanceMetadataTags makes the instance's tags readable through IMDS (enabled)
+	// or not (disabled, the default).
+	// +optional
+	// +kubebuilder:default=disabled
+	// +kubebuilder:validation:Enum=enabled;disabled
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Tags In Metadata",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:select:enabled","urn:alm:descriptor:com.tectonic.ui:select:disabled"}
+	InstanceMetadataTags EndpointState `json:"instanceMetadataTags,omitempty"`
+
+	// httpProtocolIpv6 turns on the IMDS IPv6 endpoint (enabled) or not (disabled, the
+	// default).
+	// +optional
+	// +kubebuilder:default=disabled
+	// +kubebuilder:validation:Enum=enabled;disabled
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="IMDS IPv6 Endpoint",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:select:enabled","urn:alm:descriptor:com.tectonic.ui:select:disabled"}
+	HTTPProtocolIPv6 EndpointState `json:"httpProtocolIpv6,omitempty"`
 }
 
 // SpotOptions requests a Spot Instance.
@@ -365,6 +468,9 @@ const (
 	DesiredStateRunning DesiredState = "running"
 	// DesiredStateStopped keeps the instance stopped.
 	DesiredStateStopped DesiredState = "stopped"
+	// DesiredStateHibernated stops the instance with hibernation (its memory is saved
+	// and restored at the next start) and keeps it stopped.
+	DesiredStateHibernated DesiredState = "hibernated"
 )
 
 // DeletionPolicy says what happens to the instance when its EC2Instance is deleted.

@@ -102,7 +102,7 @@ func TestCreateRejectsInvalidSpecsNamingTheField(t *testing.T) {
 		{"malformed AMI ID", func(o *v1alpha1.EC2Instance) { o.Spec.ImageID = "ami-123" }, "spec.imageId", "should match"},
 		{"AMI ID with upper-case hex", func(o *v1alpha1.EC2Instance) { o.Spec.ImageID = "ami-0ABCDEF1234567890" }, "spec.imageId", "should match"},
 		{"SSM reference without a parameter path", func(o *v1alpha1.EC2Instance) { o.Spec.ImageID = "resolve:ssm:" }, "spec.imageId", "should match"},
-		{"missing image", func(o *v1alpha1.EC2Instance) { o.Spec.ImageID = "" }, "spec.imageId", ""},
+		{"missing image", func(o *v1alpha1.EC2Instance) { o.Spec.ImageID = "" }, "spec", "exactly one of imageId and imageSelector"},
 		{"empty instance type", func(o *v1alpha1.EC2Instance) { o.Spec.InstanceType = "" }, "spec.instanceType", ""},
 		{"instance type without a size", func(o *v1alpha1.EC2Instance) { o.Spec.InstanceType = "micro" }, "spec.instanceType", "should match"},
 		{"malformed subnet ID", func(o *v1alpha1.EC2Instance) { o.Spec.SubnetID = "subnet-xyz" }, "spec.subnetId", "should match"},

@@ -89,6 +89,16 @@ func (r *EC2InstanceReconciler) observeAttributes(ctx context.Context, s *instan
 		return observedAttributes{}, false, err
 	}
 	seen := observedAttributes{attrs: attrs}
+	if spec := &s.obj.Spec; spec.DisableAPIStop != nil || spec.InstanceInitiatedShutdownBehavior != "" {
+		if seen.lifecycle, err = s.ec2.GetLifecycleAttributes(ctx, inst.ID); err != nil {
+			return observedAttributes{}, false, err
+		}
+	}
+	if s.obj.Spec.CreditSpecification != nil {
+		if seen.credits, err = s.ec2.GetCreditSpecification(ctx, inst.ID); err != nil {
+			return observedAttributes{}, false, err
+		}
+	}
 	if rv := s.obj.Spec.RootVolume; rv != nil && rv.SizeGiB != nil && inst.RootVolumeID != "" {
 		size, err := s.ec2.GetVolumeSize(ctx, inst.RootVolumeID)
 		if err != nil {

@@ -15,8 +15,13 @@ import (
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
 )
 
-// reasonUserDataPending says the spec's user data waits for the instance's next stop.
-const reasonUserDataPending = "UserDataPendingStop"
+// reasonUserDataPending says the spec's user data waits for the instance's next stop;
+// reasonPendingStop says the same of other changes EC2 makes only to a stopped
+// instance (the hostname type, the Capacity Reservation), with or without user data.
+const (
+	reasonUserDataPending = "UserDataPendingStop"
+	reasonPendingStop     = "ChangesPendingStop"
+)
 
 // converge moves an existing instance one step toward the spec: tags, then the changes
 // EC2 makes in place, then the power state and the changes that need a stopped
@@ -228,8 +233,16 @@ func (r *EC2InstanceReconciler) settle(s *instanceScope, inst *ec2.Instance, whi
 		}
 		s.setCondition(computev1alpha1.ConditionSynced, metav1.ConditionFalse, computev1alpha1.ReasonImmutableFieldDiffer, msg)
 	case len(whileStopped) > 0:
-		s.setCondition(computev1alpha1.ConditionSynced, metav1.ConditionFalse, reasonUserDataPending,
-			"userData changed; EC2 applies user data only to a stopped instance, so it takes effect at the next stop")
+		var fields []string
+		for _, d := range whileStopped {
+			fields = append(fields, d.field)
+		}
+		reason := reasonPendingStop
+		if len(fields) == 1 && fields[0] == "userData" {
+			reason = reasonUserDataPending
+		}
+		s.setCondition(computev1alpha1.ConditionSynced, metav1.ConditionFalse, reason,
+			strings.Join(fields, ", ")+" changed; EC2 applies that only to a stopped instance, so it takes effect at the next stop (or set desiredState: stopped)")
 	default:
 		s.setCondition(computev1alpha1.ConditionSynced, metav1.ConditionTrue, computev1alpha1.ReasonInSync, "every mutable field matches the spec")
 	}
@@ -238,6 +251,17 @@ func (r *EC2InstanceReconciler) settle(s *instanceScope, inst *ec2.Instance, whi
 	if inst.State == ec2.StateStopped {
 		reason = computev1alpha1.ReasonStopped
 		msg += " as desired"
+		if s.obj.Spec.DesiredState == computev1alpha1.DesiredStateHibernated {
+			reason = computev1alpha1.ReasonHibernated
+			if inst.StateReasonCode != "Client.UserInitiatedHibernate" {
+				// It was stopped before the spec asked for hibernation: a stopped
+				// instance cannot be hibernated, and starting it to do so would lose
+				// nothing but cost a boot, so it stays stopped.
+				msg = fmt.Sprintf("instance %s is stopped (it was not running when hibernation was asked for)", inst.ID)
+			} else {
+				msg = fmt.Sprintf("instance %s is hibernated as desired", inst.ID)
+			}
+		}
 	}
 	s.setCondition(computev1alpha1.ConditionReady, metav1.ConditionTrue, reason, msg)
 }

@@ -27,6 +27,10 @@ type drift struct {
 type observedAttributes struct {
 	attrs       *ec2.InstanceAttributes
 	rootSizeGiB int32
+	// lifecycle is read only when the spec sets stop protection or the shutdown
+	// behaviour, credits only when it sets a credit specification.
+	lifecycle *ec2.LifecycleAttributes
+	credits   string
 }
 
 // findDrift compares every mutable field of the spec with the instance. It is pure, so
@@ -90,6 +94,8 @@ func findDrift(obj *computev1alpha1.EC2Instance, inst *ec2.Instance, seen observ
 		out = append(out, drift{field: "rootVolume.sizeGiB", desired: strconv.Itoa(int(size)), actual: strconv.Itoa(int(seen.rootSizeGiB)),
 			apply: func(ctx context.Context, c ec2.Client, _ string) error { return c.ResizeVolume(ctx, volume, size) }})
 	}
+
+	out = append(out, lifecycleDrift(spec, inst, seen)...)
 
 	if spec.InstanceType != inst.InstanceType {
 		want := spec.InstanceType
@@ -164,5 +170,75 @@ func sameSet(a, b []string) bool {
 }
 
 func formatMetadata(m ec2.MetadataOptions) string {
-	return "httpTokens=" + m.HTTPTokens + ",hopLimit=" + strconv.Itoa(int(m.HTTPPutResponseHopLimit)) + ",httpEndpoint=" + m.HTTPEndpoint
+	return "httpTokens=" + m.HTTPTokens + ",hopLimit=" + strconv.Itoa(int(m.HTTPPutResponseHopLimit)) + ",httpEndpoint=" + m.HTTPEndpoint +
+		",instanceMetadataTags=" + m.InstanceMetadataTags + ",httpProtocolIpv6=" + m.HTTPProtocolIPv6
+}
+
+// lifecycleDrift compares the lifecycle, credit, DNS and capacity options the spec
+// sets; what it leaves out is left alone.
+func lifecycleDrift(spec *computev1alpha1.EC2InstanceSpec, inst *ec2.Instance, seen observedAttributes) []drift {
+	var out []drift
+	if l := seen.lifecycle; l != nil {
+		if want := spec.DisableAPIStop; want != nil && *want != l.StopProtection {
+			enabled := *want
+			out = append(out, drift{field: "disableApiStop", desired: strconv.FormatBool(enabled), actual: strconv.FormatBool(l.StopProtection),
+				apply: func(ctx context.Context, c ec2.Client, id string) error { return c.SetStopProtection(ctx, id, enabled) }})
+		}
+		if want := spec.InstanceInitiatedShutdownBehavior; want != "" && want != l.ShutdownBehavior {
+			out = append(out, drift{field: "instanceInitiatedShutdownBehavior", desired: want, actual: l.ShutdownBehavior,
+				apply: func(ctx context.Context, c ec2.Client, id string) error { return c.SetShutdownBehavior(ctx, id, want) }})
+		}
+	}
+	if m := spec.MaintenanceOptions; m != nil && inst.AutoRecovery != "" && m.AutoRecovery != inst.AutoRecovery {
+		want := m.AutoRecovery
+		out = append(out, drift{field: "maintenanceOptions.autoRecovery", desired: want, actual: inst.AutoRecovery,
+			apply: func(ctx context.Context, c ec2.Client, id string) error { return c.SetAutoRecovery(ctx, id, want) }})
+	}
+	if p := spec.PrivateDNSNameOptions; p != nil && inst.PrivateDNSNameOptions.HostnameType != "" {
+		want := desiredDNSNameOptions(p)
+		if have := inst.PrivateDNSNameOptions; want != have {
+			// EC2 changes the hostname type only while the instance is stopped; the
+			// record switches it changes at any time.
+			out = append(out, drift{field: "privateDnsNameOptions", desired: formatDNS(want), actual: formatDNS(have),
+				needsStopped: want.HostnameType != have.HostnameType,
+				apply:        func(ctx context.Context, c ec2.Client, id string) error { return c.SetPrivateDNSNameOptions(ctx, id, want) }})
+		}
+	}
+	if c := spec.CreditSpecification; c != nil && seen.credits != "" && c.CPUCredits != seen.credits {
+		want := c.CPUCredits
+		out = append(out, drift{field: "creditSpecification.cpuCredits", desired: want, actual: seen.credits,
+			apply: func(ctx context.Context, c ec2.Client, id string) error { return c.SetCreditSpecification(ctx, id, want) }})
+	}
+	if c := spec.CapacityReservation; c != nil && !sameReservation(desiredCapacityReservation(c), inst.CapacityReservation) {
+		want := desiredCapacityReservation(c)
+		out = append(out, drift{field: "capacityReservation", desired: formatReservation(want), actual: formatReservation(inst.CapacityReservation),
+			needsStopped: true,
+			apply:        func(ctx context.Context, c ec2.Client, id string) error { return c.SetCapacityReservation(ctx, id, want) }})
+	}
+	return out
+}
+
+// sameReservation compares a wanted reservation setting with what EC2 reports: a
+// target is the same target (EC2 reports no preference with it), a preference the
+// same preference.
+func sameReservation(want, have ec2.CapacityReservationSpec) bool {
+	if want.ReservationID != "" || want.ResourceGroupARN != "" {
+		return want.ReservationID == have.ReservationID && want.ResourceGroupARN == have.ResourceGroupARN
+	}
+	return want.Preference == have.Preference && have.ReservationID == "" && have.ResourceGroupARN == ""
+}
+
+func formatReservation(c ec2.CapacityReservationSpec) string {
+	switch {
+	case c.ReservationID != "":
+		return "target " + c.ReservationID
+	case c.ResourceGroupARN != "":
+		return "target " + c.ResourceGroupARN
+	default:
+		return "preference " + orNone(c.Preference)
+	}
+}
+
+func formatDNS(o ec2.PrivateDNSNameOptions) string {
+	return "hostnameType=" + o.HostnameType + ",A=" + strconv.FormatBool(o.EnableARecord) + ",AAAA=" + strconv.FormatBool(o.EnableAAAARecord)
 }

@@ -20,7 +20,8 @@ func TestFindDriftComparesOnlyWhatTheSpecManages(t *testing.T) {
 		}}
 		inst := &ec2.Instance{
 			ID: "i-1", InstanceType: "t3.micro", SecurityGroupIDs: []string{"sg-2", "sg-1"}, RootVolumeID: "vol-1",
-			MetadataOptions: ec2.MetadataOptions{HTTPTokens: "required", HTTPPutResponseHopLimit: 2, HTTPEndpoint: "enabled"},
+			MetadataOptions: ec2.MetadataOptions{HTTPTokens: "required", HTTPPutResponseHopLimit: 2, HTTPEndpoint: "enabled",
+				InstanceMetadataTags: "disabled", HTTPProtocolIPv6: "disabled"},
 		}
 		return obj, inst
 	}

@@ -62,6 +62,7 @@ var reasonsByCode = map[string]string{
 	"InvalidIPAddress.InUse":         computev1alpha1.ReasonIPAddressInUse,
 	"InvalidPublicIpv4Pool.NotFound": computev1alpha1.ReasonAddressNotFound,
 	codeUserDataNotFound:             computev1alpha1.ReasonUserDataNotFound,
+	codeArchitectureMismatch:         computev1alpha1.ReasonArchitectureMismatch,
 }
 
 // messageFor is the text shown in the condition and the event: what the operator was

@@ -103,7 +103,12 @@ func (r *EC2InstanceReconciler) launch(ctx context.Context, s *instanceScope) (*
 	}
 	// The subnet and security groups the selectors pick are part of the launch record,
 	// so that a retried launch sends the same parameters.
-	if err := r.choosePlacement(ctx, s, st.ClientToken != token || st.LastLaunchAttempt == nil); err != nil {
+	newRecord := st.ClientToken != token || st.LastLaunchAttempt == nil
+	if err := r.chooseImage(ctx, s, newRecord); err != nil {
+		res, err := r.fail(s, "choosing the image", err)
+		return nil, res, err
+	}
+	if err := r.choosePlacement(ctx, s, newRecord); err != nil {
 		res, err := r.fail(s, "choosing the subnet and security groups", err)
 		return nil, res, err
 	}
@@ -213,6 +218,18 @@ func launchedAttributes(obj *computev1alpha1.EC2Instance, userData string) obser
 	}}
 	if rv := obj.Spec.RootVolume; rv != nil && rv.SizeGiB != nil {
 		seen.rootSizeGiB = *rv.SizeGiB
+	}
+	if spec := &obj.Spec; spec.DisableAPIStop != nil || spec.InstanceInitiatedShutdownBehavior != "" {
+		seen.lifecycle = &ec2.LifecycleAttributes{ShutdownBehavior: "stop"}
+		if spec.DisableAPIStop != nil {
+			seen.lifecycle.StopProtection = *spec.DisableAPIStop
+		}
+		if spec.InstanceInitiatedShutdownBehavior != "" {
+			seen.lifecycle.ShutdownBehavior = spec.InstanceInitiatedShutdownBehavior
+		}
+	}
+	if c := obj.Spec.CreditSpecification; c != nil {
+		seen.credits = c.CPUCredits
 	}
 	return seen
 }
@@ -528,11 +545,13 @@ func (r *EC2InstanceReconciler) instanceTerminated(ctx context.Context, s *insta
 
 // isLaunchFailure tells EC2's state reason codes for a launch that failed (for example
 // Client.InternalError, Client.VolumeLimitExceeded, Server.InsufficientInstanceCapacity)
-// from terminations someone asked for (Client.UserInitiatedShutdown) and Spot
-// interruptions.
+// from stops and terminations someone asked for (Client.UserInitiatedShutdown,
+// Client.UserInitiatedHibernate, and Client.InstanceInitiatedShutdown for a shutdown
+// from inside the instance) and Spot interruptions.
 func isLaunchFailure(code string) bool {
 	switch {
-	case strings.HasPrefix(code, "Client.UserInitiated"), strings.HasPrefix(code, "Server.SpotInstance"):
+	case strings.HasPrefix(code, "Client.UserInitiated"), strings.HasPrefix(code, "Server.SpotInstance"),
+		code == "Client.InstanceInitiatedShutdown":
 		return false
 	default:
 		return strings.HasPrefix(code, "Client.") || strings.HasPrefix(code, "Server.")

@@ -42,6 +42,11 @@ func launchRequest(obj *computev1alpha1.EC2Instance, token, userData string) ec2
 	for _, v := range spec.Volumes {
 		req.Volumes = append(req.Volumes, volumeRequest(v))
 	}
+	if spec.ImageSelector != nil {
+		// Chosen before the launch record was written.
+		req.ImageID = obj.Status.ImageID
+	}
+	addComputeOptions(&req, spec)
 	if rv := spec.RootVolume; rv != nil {
 		req.RootVolume = &ec2.RootVolume{
 			Type:                string(rv.Type),
@@ -84,8 +89,15 @@ func desiredTags(obj *computev1alpha1.EC2Instance) map[string]string {
 // desiredMetadataOptions returns the IMDS options with the API's defaults applied, for
 // objects stored before a default existed or created without the API server's defaults.
 func desiredMetadataOptions(spec *computev1alpha1.EC2InstanceSpec) ec2.MetadataOptions {
-	opts := ec2.MetadataOptions{HTTPTokens: "required", HTTPPutResponseHopLimit: 2, HTTPEndpoint: "enabled"}
+	opts := ec2.MetadataOptions{HTTPTokens: "required", HTTPPutResponseHopLimit: 2, HTTPEndpoint: "enabled",
+		InstanceMetadataTags: "disabled", HTTPProtocolIPv6: "disabled"}
 	if m := spec.MetadataOptions; m != nil {
+		if m.InstanceMetadataTags != "" {
+			opts.InstanceMetadataTags = string(m.InstanceMetadataTags)
+		}
+		if m.HTTPProtocolIPv6 != "" {
+			opts.HTTPProtocolIPv6 = string(m.HTTPProtocolIPv6)
+		}
 		if m.HTTPTokens != "" {
 			opts.HTTPTokens = string(m.HTTPTokens)
 		}
@@ -97,4 +109,52 @@ func desiredMetadataOptions(spec *computev1alpha1.EC2InstanceSpec) ec2.MetadataO
 		}
 	}
 	return opts
+}
+
+// addComputeOptions adds the lifecycle, CPU, capacity and placement options the spec
+// sets; what it leaves out gets EC2's defaults.
+func addComputeOptions(req *ec2.LaunchRequest, spec *computev1alpha1.EC2InstanceSpec) {
+	req.Hibernation = spec.Hibernation != nil && *spec.Hibernation
+	req.StopProtection = spec.DisableAPIStop
+	req.ShutdownBehavior = spec.InstanceInitiatedShutdownBehavior
+	if m := spec.MaintenanceOptions; m != nil {
+		req.AutoRecovery = m.AutoRecovery
+	}
+	if p := spec.PrivateDNSNameOptions; p != nil {
+		opts := desiredDNSNameOptions(p)
+		req.PrivateDNSNameOptions = &opts
+	}
+	if c := spec.CreditSpecification; c != nil {
+		req.CreditSpecification = c.CPUCredits
+	}
+	if c := spec.CPUOptions; c != nil {
+		req.CPUOptions = &ec2.CPUOptions{CoreCount: deref(c.CoreCount), ThreadsPerCore: deref(c.ThreadsPerCore)}
+	}
+	if c := spec.CapacityReservation; c != nil {
+		cr := desiredCapacityReservation(c)
+		req.CapacityReservation = &cr
+	}
+	if p := spec.Placement; p != nil {
+		req.Placement = &ec2.PlacementSpec{
+			GroupName: p.GroupName, PartitionNumber: deref(p.PartitionNumber), Tenancy: p.Tenancy,
+			HostID: p.HostID, HostResourceGroupARN: p.HostResourceGroupARN, Affinity: p.Affinity,
+		}
+	}
+}
+
+// desiredDNSNameOptions applies the API's default hostname type (ip-name).
+func desiredDNSNameOptions(p *computev1alpha1.PrivateDNSNameOptions) ec2.PrivateDNSNameOptions {
+	out := ec2.PrivateDNSNameOptions{HostnameType: p.HostnameType, EnableARecord: p.EnableResourceNameDNSARecord, EnableAAAARecord: p.EnableResourceNameDNSAAAARecord}
+	if out.HostnameType == "" {
+		out.HostnameType = "ip-name"
+	}
+	return out
+}
+
+// desiredCapacityReservation converts the spec's preference or target.
+func desiredCapacityReservation(c *computev1alpha1.CapacityReservation) ec2.CapacityReservationSpec {
+	if t := c.Target; t != nil {
+		return ec2.CapacityReservationSpec{ReservationID: t.CapacityReservationID, ResourceGroupARN: t.CapacityReservationResourceGroupARN}
+	}
+	return ec2.CapacityReservationSpec{Preference: c.Preference}
 }

@@ -28,7 +28,7 @@ const startFailureReset = time.Minute
 // change needs a stopped instance. It reports done when the pass should end here.
 func (r *EC2InstanceReconciler) convergePower(ctx context.Context, s *instanceScope, inst *ec2.Instance, whileStopped []drift) (ctrl.Result, bool, error) {
 	st := &s.obj.Status
-	wantRunning := s.obj.Spec.DesiredState != computev1alpha1.DesiredStateStopped
+	wantRunning := s.obj.Spec.DesiredState != computev1alpha1.DesiredStateStopped && s.obj.Spec.DesiredState != computev1alpha1.DesiredStateHibernated
 	typeChange := slices.IndexFunc(whileStopped, func(d drift) bool { return d.field == "instanceType" })
 
 	// A type EC2 would not run the instance with is not tried again while the spec
@@ -50,7 +50,7 @@ func (r *EC2InstanceReconciler) convergePower(ctx context.Context, s *instanceSc
 		}
 		switch {
 		case !wantRunning:
-			return r.stop(ctx, s, inst, "desiredState is stopped")
+			return r.stop(ctx, s, inst, "desiredState is "+string(s.obj.Spec.DesiredState))
 		case typeChange >= 0:
 			d := whileStopped[typeChange]
 			now := metav1.NewTime(r.now().UTC().Truncate(time.Second))
@@ -237,6 +237,15 @@ func stoppedOutOfBand(s *instanceScope) bool {
 }
 
 func (r *EC2InstanceReconciler) stop(ctx context.Context, s *instanceScope, inst *ec2.Instance, why string) (ctrl.Result, bool, error) {
+	if s.obj.Spec.DesiredState == computev1alpha1.DesiredStateHibernated && inst.HibernationConfigured {
+		// Hibernation saves the memory to the root volume; the next start restores it.
+		if err := s.ec2.HibernateInstance(ctx, inst.ID); err != nil {
+			return r.failPower(s, "hibernating instance", err)
+		}
+		r.event(s, corev1.EventTypeNormal, computev1alpha1.ReasonStopping, "hibernating instance "+inst.ID+": "+why)
+		s.notReady(computev1alpha1.ReasonStopping, "hibernating instance "+inst.ID+": "+why)
+		return ctrl.Result{RequeueAfter: r.PollInterval}, true, nil
+	}
 	if err := s.ec2.StopInstance(ctx, inst.ID); err != nil {
 		return r.failPower(s, "stopping instance", err)
 	}

@@ -86,6 +86,7 @@ var reasonsNeedingTheUser = map[string]bool{
 	computev1alpha1.ReasonAddressLimitExceeded:    true,
 	computev1alpha1.ReasonIPAddressInUse:          true,
 	computev1alpha1.ReasonUserDataNotFound:        true,
+	computev1alpha1.ReasonArchitectureMismatch:    true,
 }
 
 // deriveProgress sets Reconciling and Stalled from Ready, in one place, as kstatus

@@ -43,6 +43,8 @@ func Policy() []Statement {
 				"ec2:DescribeIamInstanceProfileAssociations",
 				"ec2:DescribeImages",
 				"ec2:DescribeInstanceAttribute",
+				"ec2:DescribeInstanceCreditSpecifications",
+				"ec2:DescribeInstanceTypes",
 				"ec2:DescribeInstances",
 				"ec2:DescribeSecurityGroups",
 				"ec2:DescribeSubnets",
@@ -65,9 +67,12 @@ func Policy() []Statement {
 			Action: []string{"ec2:RunInstances"},
 			Resource: []string{
 				"arn:aws:ec2:*::image/*",
+				"arn:aws:ec2:*:*:capacity-reservation/*",
+				"arn:aws:ec2:*:*:dedicated-host/*",
 				"arn:aws:ec2:*:*:image/*",
 				"arn:aws:ec2:*:*:key-pair/*",
 				"arn:aws:ec2:*:*:network-interface/*",
+				"arn:aws:ec2:*:*:placement-group/*",
 				"arn:aws:ec2:*:*:security-group/*",
 				"arn:aws:ec2:*:*:spot-instances-request/*",
 				"arn:aws:ec2:*:*:subnet/*",
@@ -130,7 +135,11 @@ func Policy() []Statement {
 				"ec2:AssociateIamInstanceProfile",
 				"ec2:DisassociateIamInstanceProfile",
 				"ec2:ModifyInstanceAttribute",
+				"ec2:ModifyInstanceCapacityReservationAttributes",
+				"ec2:ModifyInstanceCreditSpecification",
+				"ec2:ModifyInstanceMaintenanceOptions",
 				"ec2:ModifyInstanceMetadataOptions",
+				"ec2:ModifyPrivateDnsNameOptions",
 				"ec2:MonitorInstances",
 				"ec2:ReplaceIamInstanceProfileAssociation",
 				"ec2:StartInstances",
@@ -147,6 +156,14 @@ func Policy() []Statement {
 			Effect:   "Allow",
 			Action:   []string{"ec2:ModifyInstanceAttribute"},
 			Resource: []string{"arn:aws:ec2:*:*:security-group/*"},
+		},
+		{
+			// Moving an instance to a Capacity Reservation also authorizes on the
+			// reservation, which the user names.
+			Sid:      "UseCapacityReservations",
+			Effect:   "Allow",
+			Action:   []string{"ec2:ModifyInstanceCapacityReservationAttributes"},
+			Resource: []string{"arn:aws:ec2:*:*:capacity-reservation/*"},
 		},
 		{
 			// Spot requests carry no owner tag (only instances and volumes are tagged

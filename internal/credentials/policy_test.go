@@ -90,10 +90,12 @@ func TestDestructiveCallsRequireTheOwnerTag(t *testing.T) {
 		"ec2:DisassociateIamInstanceProfile": true, "ec2:AssociateIamInstanceProfile": true,
 		"ec2:ReplaceIamInstanceProfileAssociation": true, "ec2:MonitorInstances": true, "ec2:UnmonitorInstances": true,
 		"ec2:AttachVolume": true, "ec2:DetachVolume": true, "ec2:DeleteVolume": true, "ec2:ReleaseAddress": true,
+		"ec2:ModifyInstanceCreditSpecification": true, "ec2:ModifyInstanceMaintenanceOptions": true, "ec2:ModifyPrivateDnsNameOptions": true,
 	}
 	for _, st := range Policy() {
 		for _, a := range st.Action {
-			if !destructive[a] && !(a == "ec2:ModifyInstanceAttribute" && containsARN(st.Resource, ":instance/")) {
+			onInstances := containsARN(st.Resource, ":instance/")
+			if !destructive[a] && !((a == "ec2:ModifyInstanceAttribute" || a == "ec2:ModifyInstanceCapacityReservationAttributes") && onInstances) {
 				continue
 			}
 			if st.Condition["Null"]["aws:ResourceTag/"+OwnerTagKey] != "false" {

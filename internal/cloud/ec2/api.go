@@ -128,6 +128,34 @@ type Client interface {
 	// SetSourceDestCheck turns the instance's source/destination check on or off.
 	SetSourceDestCheck(ctx context.Context, instanceID string, enabled bool) error
 
+	// FindImages lists the available images matching the query, newest first.
+	FindImages(ctx context.Context, q ImageQuery) ([]Image, error)
+	// DescribeImage returns one image by ID.
+	DescribeImage(ctx context.Context, id string) (*Image, error)
+	// InstanceType describes an instance type (architectures, CPU options, memory,
+	// hibernation support).
+	InstanceType(ctx context.Context, name string) (*InstanceTypeInfo, error)
+	// HibernateInstance stops the instance with hibernation.
+	HibernateInstance(ctx context.Context, id string) error
+	// GetLifecycleAttributes reads stop protection and the shutdown behaviour.
+	GetLifecycleAttributes(ctx context.Context, id string) (*LifecycleAttributes, error)
+	// SetStopProtection sets disableApiStop.
+	SetStopProtection(ctx context.Context, id string, enabled bool) error
+	// SetShutdownBehavior sets what a shutdown from inside the instance does.
+	SetShutdownBehavior(ctx context.Context, id, behavior string) error
+	// SetAutoRecovery sets simplified automatic recovery.
+	SetAutoRecovery(ctx context.Context, id, autoRecovery string) error
+	// SetPrivateDNSNameOptions changes the hostname type and DNS records (stopped only
+	// for the hostname type).
+	SetPrivateDNSNameOptions(ctx context.Context, id string, opts PrivateDNSNameOptions) error
+	// SetCapacityReservation changes the reservation preference or target (stopped
+	// only).
+	SetCapacityReservation(ctx context.Context, id string, spec CapacityReservationSpec) error
+	// GetCreditSpecification returns a burstable instance's CPU credit option.
+	GetCreditSpecification(ctx context.Context, id string) (string, error)
+	// SetCreditSpecification sets a burstable instance's CPU credit option.
+	SetCreditSpecification(ctx context.Context, id, credits string) error
+
 	// CancelSpotRequest cancels a Spot Instance request, so that EC2 does not relaunch
 	// an instance the operator terminates. Cancelling a cancelled request succeeds.
 	CancelSpotRequest(ctx context.Context, requestID string) error
@@ -170,6 +198,24 @@ type LaunchRequest struct {
 	// Volumes are data volumes created and attached at launch, tagged like the root
 	// volume.
 	Volumes []VolumeRequest
+	// Hibernation enables hibernation (EC2 allows it only at launch).
+	Hibernation bool
+	// StopProtection, when not nil, sets disableApiStop.
+	StopProtection *bool
+	// ShutdownBehavior, when set, is stop or terminate.
+	ShutdownBehavior string
+	// AutoRecovery, when set, is default or disabled.
+	AutoRecovery string
+	// PrivateDNSNameOptions, when not nil, sets the hostname type and records.
+	PrivateDNSNameOptions *PrivateDNSNameOptions
+	// CreditSpecification, when set, is standard or unlimited.
+	CreditSpecification string
+	// CPUOptions, when not nil, sets cores and threads per core.
+	CPUOptions *CPUOptions
+	// CapacityReservation, when not nil, sets the reservation preference or target.
+	CapacityReservation *CapacityReservationSpec
+	// Placement, when not nil, places the instance.
+	Placement *PlacementSpec
 	// PrivateIPAddress, SecondaryPrivateIPAddressCount, IPv6AddressCount and
 	// IPv6Addresses address the primary network interface; zero values let EC2 choose.
 	PrivateIPAddress               string
@@ -206,6 +252,10 @@ type MetadataOptions struct {
 	HTTPPutResponseHopLimit int32
 	// HTTPEndpoint is "enabled" or "disabled".
 	HTTPEndpoint string
+	// InstanceMetadataTags is "enabled" or "disabled".
+	InstanceMetadataTags string
+	// HTTPProtocolIPv6 is "enabled" or "disabled".
+	HTTPProtocolIPv6 string
 }
 
 // Instance is an EC2 instance as DescribeInstances reports it.
@@ -257,6 +307,20 @@ type Instance struct {
 	NetworkInterfaces []NetworkInterface
 	// BlockDevices are the EBS volumes attached, by device name.
 	BlockDevices []BlockDevice
+	// HibernationConfigured says whether the instance was launched for hibernation.
+	HibernationConfigured bool
+	// AutoRecovery is the maintenance option (default or disabled).
+	AutoRecovery string
+	// PrivateDNSNameOptions are the hostname type and records.
+	PrivateDNSNameOptions PrivateDNSNameOptions
+	// CPUOptions are the cores and threads per core.
+	CPUOptions CPUOptions
+	// CapacityReservation is the preference or target, and CapacityReservationID the
+	// reservation the instance runs in, if any.
+	CapacityReservation   CapacityReservationSpec
+	CapacityReservationID string
+	// Placement is where the instance runs.
+	Placement PlacementSpec
 	// SpotRequestID is the Spot Instance request that launched the instance, if any.
 	// A persistent request relaunches the instance when it is terminated unless it is
 	// cancelled first.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -147,13 +146,10 @@ type AWSClient struct {
 	addresses *idBatcher[Address]
 	// ownedAddresses shares listings of a namespace's Elastic IPs between callers.
 	ownedAddresses *addressLister
+	// compute remembers images and instance types.
+	compute computeCache
 	// selectors shares answers to subnet and security-group queries.
 	selectors selectorCache
-
-	// rootDevices caches the root device name of each AMI: it never changes for a
-	// given image ID, and RunInstance needs it on every launch with a root volume.
-	rootDevicesMu sync.Mutex
-	rootDevices   map[string]string
 }
 
 var _ Client = (*AWSClient)(nil)
@@ -222,7 +218,6 @@ func NewFromConfig(cfg aws.Config, opts Options) *AWSClient {
 		api:         api,
 		pacer:       p,
 		region:      cfg.Region,
-		rootDevices: map[string]string{},
 		pageSize:    opts.PageSize,
 	}
 	c.batcher = newDescribeBatcher(api, opts.BatchWindow, opts.MaxBatchSize, opts.BatchTimeout, opts.PageSize)

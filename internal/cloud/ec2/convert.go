@@ -58,8 +58,11 @@ func fromSDKInstance(in types.Instance) Instance {
 			HTTPEndpoint:            string(m.HttpEndpoint),
 		}
 		out.MetadataOptionsState = string(m.State)
+		out.MetadataOptions.InstanceMetadataTags = string(m.InstanceMetadataTags)
+		out.MetadataOptions.HTTPProtocolIPv6 = string(m.HttpProtocolIpv6)
 	}
 	out.NetworkInterfaces = fromSDKInterfaces(in.NetworkInterfaces)
+	fromSDKComputeOptions(in, &out)
 	if in.Monitoring != nil {
 		s := in.Monitoring.State
 		out.DetailedMonitoring = s == types.MonitoringStateEnabled || s == types.MonitoringStatePending
@@ -121,4 +124,38 @@ func fromSDKInterfaces(nics []types.InstanceNetworkInterface) []NetworkInterface
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].DeviceIndex < out[j].DeviceIndex })
 	return out
+}
+
+// fromSDKComputeOptions converts the lifecycle, CPU, capacity and placement options.
+func fromSDKComputeOptions(in types.Instance, out *Instance) {
+	if h := in.HibernationOptions; h != nil {
+		out.HibernationConfigured = aws.ToBool(h.Configured)
+	}
+	if m := in.MaintenanceOptions; m != nil {
+		out.AutoRecovery = string(m.AutoRecovery)
+	}
+	if p := in.PrivateDnsNameOptions; p != nil {
+		out.PrivateDNSNameOptions = PrivateDNSNameOptions{
+			HostnameType:     string(p.HostnameType),
+			EnableARecord:    aws.ToBool(p.EnableResourceNameDnsARecord),
+			EnableAAAARecord: aws.ToBool(p.EnableResourceNameDnsAAAARecord),
+		}
+	}
+	if c := in.CpuOptions; c != nil {
+		out.CPUOptions = CPUOptions{CoreCount: aws.ToInt32(c.CoreCount), ThreadsPerCore: aws.ToInt32(c.ThreadsPerCore)}
+	}
+	if c := in.CapacityReservationSpecification; c != nil {
+		out.CapacityReservation.Preference = string(c.CapacityReservationPreference)
+		if t := c.CapacityReservationTarget; t != nil {
+			out.CapacityReservation.ReservationID = aws.ToString(t.CapacityReservationId)
+			out.CapacityReservation.ResourceGroupARN = aws.ToString(t.CapacityReservationResourceGroupArn)
+		}
+	}
+	out.CapacityReservationID = aws.ToString(in.CapacityReservationId)
+	if p := in.Placement; p != nil {
+		out.Placement = PlacementSpec{
+			GroupName: aws.ToString(p.GroupName), PartitionNumber: aws.ToInt32(p.PartitionNumber), Tenancy: string(p.Tenancy),
+			HostID: aws.ToString(p.HostId), HostResourceGroupARN: aws.ToString(p.HostResourceGroupArn), Affinity: aws.ToString(p.Affinity),
+		}
+	}
 }

@@ -66,8 +66,8 @@ func buildRunInstancesInput(req LaunchRequest, rootDevice string) *awsec2.RunIns
 	if mo := metadataOptionsRequest(req.MetadataOptions); mo != nil {
 		in.MetadataOptions = mo
 	}
-	if req.AvailabilityZone != "" {
-		in.Placement = &types.Placement{AvailabilityZone: aws.String(req.AvailabilityZone)}
+	if req.AvailabilityZone != "" || req.Placement != nil {
+		in.Placement = placementRequest(req.AvailabilityZone, req.Placement)
 	}
 	if req.AssociatePublicIPAddress != nil || req.SecondaryPrivateIPAddressCount > 0 {
 		// A public-IP choice and secondary addresses can only be expressed on a network
@@ -120,6 +120,7 @@ func buildRunInstancesInput(req LaunchRequest, rootDevice string) *awsec2.RunIns
 	if s := req.Spot; s != nil {
 		in.InstanceMarketOptions = spotMarketOptions(s)
 	}
+	addComputeOptions(in, req)
 	return in
 }
 
@@ -130,8 +131,10 @@ func metadataOptionsRequest(m MetadataOptions) *types.InstanceMetadataOptionsReq
 		return nil
 	}
 	out := &types.InstanceMetadataOptionsRequest{
-		HttpTokens:   types.HttpTokensState(m.HTTPTokens),
-		HttpEndpoint: types.InstanceMetadataEndpointState(m.HTTPEndpoint),
+		HttpTokens:           types.HttpTokensState(m.HTTPTokens),
+		HttpEndpoint:         types.InstanceMetadataEndpointState(m.HTTPEndpoint),
+		InstanceMetadataTags: types.InstanceMetadataTagsState(m.InstanceMetadataTags),
+		HttpProtocolIpv6:     types.InstanceMetadataProtocolState(m.HTTPProtocolIPv6),
 	}
 	if m.HTTPPutResponseHopLimit > 0 {
 		out.HttpPutResponseHopLimit = aws.Int32(m.HTTPPutResponseHopLimit)
@@ -202,4 +205,58 @@ func dataVolumeBlockDevice(v VolumeRequest) *types.EbsBlockDevice {
 		ebs.Throughput = aws.Int32(v.Throughput)
 	}
 	return ebs
+}
+
+// placementRequest converts the zone and the placement options.
+func placementRequest(zone string, p *PlacementSpec) *types.Placement {
+	out := &types.Placement{AvailabilityZone: optString(zone)}
+	if p == nil {
+		return out
+	}
+	out.GroupName = optString(p.GroupName)
+	if p.PartitionNumber > 0 {
+		out.PartitionNumber = aws.Int32(p.PartitionNumber)
+	}
+	out.Tenancy = types.Tenancy(p.Tenancy)
+	out.HostId = optString(p.HostID)
+	out.HostResourceGroupArn = optString(p.HostResourceGroupARN)
+	out.Affinity = optString(p.Affinity)
+	return out
+}
+
+// addComputeOptions adds hibernation, lifecycle, CPU, credit, capacity and DNS options;
+// unset options are left out, so that EC2's defaults apply.
+func addComputeOptions(in *awsec2.RunInstancesInput, req LaunchRequest) {
+	if req.Hibernation {
+		in.HibernationOptions = &types.HibernationOptionsRequest{Configured: aws.Bool(true)}
+	}
+	in.DisableApiStop = req.StopProtection
+	if req.ShutdownBehavior != "" {
+		in.InstanceInitiatedShutdownBehavior = types.ShutdownBehavior(req.ShutdownBehavior)
+	}
+	if req.AutoRecovery != "" {
+		in.MaintenanceOptions = &types.InstanceMaintenanceOptionsRequest{AutoRecovery: types.InstanceAutoRecoveryState(req.AutoRecovery)}
+	}
+	if o := req.PrivateDNSNameOptions; o != nil {
+		in.PrivateDnsNameOptions = &types.PrivateDnsNameOptionsRequest{
+			HostnameType:                    types.HostnameType(o.HostnameType),
+			EnableResourceNameDnsARecord:    aws.Bool(o.EnableARecord),
+			EnableResourceNameDnsAAAARecord: aws.Bool(o.EnableAAAARecord),
+		}
+	}
+	if req.CreditSpecification != "" {
+		in.CreditSpecification = &types.CreditSpecificationRequest{CpuCredits: aws.String(req.CreditSpecification)}
+	}
+	if o := req.CPUOptions; o != nil {
+		in.CpuOptions = &types.CpuOptionsRequest{}
+		if o.CoreCount > 0 {
+			in.CpuOptions.CoreCount = aws.Int32(o.CoreCount)
+		}
+		if o.ThreadsPerCore > 0 {
+			in.CpuOptions.ThreadsPerCore = aws.Int32(o.ThreadsPerCore)
+		}
+	}
+	if c := req.CapacityReservation; c != nil {
+		in.CapacityReservationSpecification = capacityReservationRequest(*c)
+	}
 }

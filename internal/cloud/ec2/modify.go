@@ -58,8 +58,10 @@ func (c *AWSClient) ModifyMetadataOptions(ctx context.Context, id string, opts M
 	c.changing(id)
 	in := &awsec2.ModifyInstanceMetadataOptionsInput{
 		InstanceId:   aws.String(id),
-		HttpTokens:   types.HttpTokensState(opts.HTTPTokens),
-		HttpEndpoint: types.InstanceMetadataEndpointState(opts.HTTPEndpoint),
+		HttpTokens:           types.HttpTokensState(opts.HTTPTokens),
+		HttpEndpoint:         types.InstanceMetadataEndpointState(opts.HTTPEndpoint),
+		InstanceMetadataTags: types.InstanceMetadataTagsState(opts.InstanceMetadataTags),
+		HttpProtocolIpv6:     types.InstanceMetadataProtocolState(opts.HTTPProtocolIPv6),
 	}
 	if opts.HTTPPutResponseHopLimit > 0 {
 		in.HttpPutResponseHopLimit = aws.Int32(opts.HTTPPutResponseHopLimit)

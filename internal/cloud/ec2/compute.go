@@ -1,0 +1,176 @@
+package ec2
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	awsec2 "github.com/aws/aws-sdk-go-v2/service/ec2"
+	"github.com/aws/aws-sdk-go-v2/service/ec2/types"
+)
+
+// Image is an AMI as DescribeImages reports it.
+type Image struct {
+	ID             string
+	Name           string
+	OwnerID        string
+	Architecture   string
+	CreationDate   time.Time
+	RootDeviceName string
+}
+
+// ImageQuery selects images: owners (account IDs or amazon, aws-marketplace, self),
+// a name pattern with * and ? wildcards, an architecture and tags (an empty value
+// matches any value).
+type ImageQuery struct {
+	Owners       []string
+	Name         string
+	Architecture string
+	Tags         map[string]string
+}
+
+// InstanceTypeInfo is what the operator checks of an instance type before a launch.
+type InstanceTypeInfo struct {
+	Name          string
+	Architectures []string
+	// ValidCores and ValidThreadsPerCore are the CPU options the type allows; empty
+	// when it allows none (burstable types, for example).
+	ValidCores          []int32
+	ValidThreadsPerCore []int32
+	MemoryMiB           int64
+	// HibernationSupported says whether the type can hibernate.
+	HibernationSupported bool
+	Burstable            bool
+}
+
+// computeCache remembers what never changes for a region: images by ID and instance
+// types by name.
+type computeCache struct {
+	mu     sync.Mutex
+	images map[string]Image
+	types  map[string]InstanceTypeInfo
+}
+
+// FindImages lists the available images matching q, newest first (by creation date,
+// then by ID), answered from a shared recent answer when another caller asked the
+// same within the selector TTL.
+func (c *AWSClient) FindImages(ctx context.Context, q ImageQuery) ([]Image, error) {
+	key := "images|" + strings.Join(q.Owners, ",") + "|" + q.Name + "|" + q.Architecture + "|" + flatTags(q.Tags)
+	v, err := c.selectors.do(key, func() (any, error) {
+		in := &awsec2.DescribeImagesInput{
+			Owners:  q.Owners,
+			Filters: append(tagFilters(q.Tags), types.Filter{Name: aws.String("state"), Values: []string{"available"}}),
+		}
+		if q.Name != "" {
+			in.Filters = append(in.Filters, types.Filter{Name: aws.String("name"), Values: []string{q.Name}})
+		}
+		if q.Architecture != "" {
+			in.Filters = append(in.Filters, types.Filter{Name: aws.String("architecture"), Values: []string{q.Architecture}})
+		}
+		var out []Image
+		p := awsec2.NewDescribeImagesPaginator(c.api, in)
+		for p.HasMorePages() {
+			page, err := p.NextPage(ctx)
+			if err != nil {
+				return nil, classify("DescribeImages", err)
+			}
+			for _, img := range page.Images {
+				out = append(out, fromSDKImage(img))
+			}
+		}
+		sort.Slice(out, func(i, j int) bool {
+			if !out[i].CreationDate.Equal(out[j].CreationDate) {
+				return out[i].CreationDate.After(out[j].CreationDate)
+			}
+			return out[i].ID < out[j].ID
+		})
+		return out, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v.([]Image), nil
+}
+
+func fromSDKImage(img types.Image) Image {
+	created, _ := time.Parse(time.RFC3339, aws.ToString(img.CreationDate))
+	return Image{
+		ID: aws.ToString(img.ImageId), Name: aws.ToString(img.Name), OwnerID: aws.ToString(img.OwnerId),
+		Architecture: string(img.Architecture), CreationDate: created, RootDeviceName: aws.ToString(img.RootDeviceName),
+	}
+}
+
+// DescribeImage returns one image by ID, remembered for the client's lifetime (an
+// image's architecture and root device never change).
+func (c *AWSClient) DescribeImage(ctx context.Context, id string) (*Image, error) {
+	c.compute.mu.Lock()
+	img, ok := c.compute.images[id]
+	c.compute.mu.Unlock()
+	if ok {
+		return &img, nil
+	}
+	out, err := c.api.DescribeImages(ctx, &awsec2.DescribeImagesInput{ImageIds: []string{id}})
+	if err != nil {
+		return nil, classify("DescribeImages", err)
+	}
+	if len(out.Images) == 0 {
+		// EC2 leaves an image out (rather than failing) when it is not visible to the
+		// account, for example after deregistration.
+		return nil, &Error{Kind: KindInvalidInput, Operation: "DescribeImages", Code: "InvalidAMIID.NotFound",
+			Message: fmt.Sprintf("The image id '[%s]' does not exist", id)}
+	}
+	img = fromSDKImage(out.Images[0])
+	c.compute.mu.Lock()
+	if c.compute.images == nil {
+		c.compute.images = map[string]Image{}
+	}
+	c.compute.images[id] = img
+	c.compute.mu.Unlock()
+	return &img, nil
+}
+
+// InstanceType describes an instance type, remembered for the client's lifetime.
+func (c *AWSClient) InstanceType(ctx context.Context, name string) (*InstanceTypeInfo, error) {
+	c.compute.mu.Lock()
+	info, ok := c.compute.types[name]
+	c.compute.mu.Unlock()
+	if ok {
+		return &info, nil
+	}
+	out, err := c.api.DescribeInstanceTypes(ctx, &awsec2.DescribeInstanceTypesInput{InstanceTypes: []types.InstanceType{types.InstanceType(name)}})
+	if err != nil {
+		return nil, classify("DescribeInstanceTypes", err)
+	}
+	if len(out.InstanceTypes) == 0 {
+		return nil, &Error{Kind: KindInvalidInput, Operation: "DescribeInstanceTypes", Code: "InvalidInstanceType",
+			Message: fmt.Sprintf("The following supplied instance types do not exist: [%s]", name)}
+	}
+	t := out.InstanceTypes[0]
+	info = InstanceTypeInfo{
+		Name: name, HibernationSupported: aws.ToBool(t.HibernationSupported), Burstable: aws.ToBool(t.BurstablePerformanceSupported),
+	}
+	if t.ProcessorInfo != nil {
+		for _, a := range t.ProcessorInfo.SupportedArchitectures {
+			info.Architectures = append(info.Architectures, string(a))
+		}
+	}
+	if t.VCpuInfo != nil {
+		info.ValidCores = slices.Clone(t.VCpuInfo.ValidCores)
+		info.ValidThreadsPerCore = slices.Clone(t.VCpuInfo.ValidThreadsPerCore)
+	}
+	if t.MemoryInfo != nil {
+		info.MemoryMiB = aws.ToInt64(t.MemoryInfo.SizeInMiB)
+	}
+	c.compute.mu.Lock()
+	if c.compute.types == nil {
+		c.compute.types = map[string]InstanceTypeInfo{}
+	}
+	c.compute.types[name] = info
+	c.compute.mu.Unlock()
+	return &info, nil
+}

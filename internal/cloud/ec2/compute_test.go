@@ -1,0 +1,154 @@
+package ec2
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/ec2-operator/ec2-operator/internal/ec2sim"
+)
+
+// These tests drive the image, instance-type and lifecycle-option calls through the
+// SDK against the emulator.
+
+func TestFindImagesReturnsTheNewestFirstAndDescribeImageIsRemembered(t *testing.T) {
+	e := newSimEnv(t, ec2sim.Config{Seed: 1}, Options{})
+	day := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i, name := range []string{"app-1.0-x86_64", "app-1.1-x86_64", "app-1.2-arm64"} {
+		arch := "x86_64"
+		if i == 2 {
+			arch = "arm64"
+		}
+		if err := e.sim.AddImageWith(ec2sim.ImageSpec{ID: "ami-000000000000000a" + string(rune('1'+i)), Name: name, Architecture: arch,
+			OwnerID: "111122223333", CreationDate: day.AddDate(0, i, 0), RootDeviceName: "/dev/xvda", RootSizeGiB: 8,
+			Tags: map[string]string{"channel": "stable"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx := context.Background()
+	found, err := e.client.FindImages(ctx, ImageQuery{Owners: []string{"111122223333"}, Name: "app-*", Architecture: "x86_64", Tags: map[string]string{"channel": "stable"}})
+	if err != nil || len(found) != 2 || found[0].Name != "app-1.1-x86_64" || !found[0].CreationDate.After(found[1].CreationDate) {
+		t.Fatalf("FindImages = %+v, %v; want the two x86_64 images, newest first", found, err)
+	}
+	for range 3 {
+		img, err := e.client.DescribeImage(ctx, found[0].ID)
+		if err != nil || img.Architecture != "x86_64" || img.RootDeviceName != "/dev/xvda" {
+			t.Fatalf("DescribeImage = %+v, %v", img, err)
+		}
+	}
+	if n := e.sim.Calls("DescribeImages"); n != 2 {
+		t.Errorf("%d DescribeImages calls, want 2 (one query, one image described once)", n)
+	}
+	if _, err := e.client.DescribeImage(ctx, "ami-0000000000000dead"); CodeOf(err) != "InvalidAMIID.NotFound" {
+		t.Errorf("an unknown image: %v", err)
+	}
+}
+
+func TestInstanceTypeIsDescribedOnceWithWhatLaunchChecksNeed(t *testing.T) {
+	e := newSimEnv(t, ec2sim.Config{Seed: 1}, Options{})
+	ctx := context.Background()
+	for range 3 {
+		info, err := e.client.InstanceType(ctx, "m5.large")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(info.Architectures) == 0 || info.Architectures[0] != "x86_64" || info.MemoryMiB != 8192 || !info.HibernationSupported ||
+			len(info.ValidCores) == 0 || len(info.ValidThreadsPerCore) == 0 || info.Burstable {
+			t.Fatalf("m5.large = %+v", info)
+		}
+	}
+	if n := e.sim.Calls("DescribeInstanceTypes"); n != 1 {
+		t.Errorf("%d DescribeInstanceTypes calls, want 1", n)
+	}
+	if _, err := e.client.InstanceType(ctx, "zz9.mega"); CodeOf(err) != "InvalidInstanceType" || KindOf(err) != KindInvalidInput {
+		t.Errorf("an unknown type: %v", err)
+	}
+}
+
+func TestLifecycleOptionsAtLaunchAndInPlace(t *testing.T) {
+	e := newSimEnv(t, ec2sim.Config{Seed: 1}, Options{})
+	ctx := context.Background()
+	req := basicLaunch("opts")
+	stop := true
+	req.StopProtection, req.ShutdownBehavior, req.AutoRecovery, req.CreditSpecification = &stop, "terminate", "disabled", "standard"
+	req.PrivateDNSNameOptions = &PrivateDNSNameOptions{HostnameType: "resource-name", EnableARecord: true}
+	req.MetadataOptions = MetadataOptions{HTTPTokens: "required", HTTPPutResponseHopLimit: 2, HTTPEndpoint: "enabled", InstanceMetadataTags: "enabled", HTTPProtocolIPv6: "disabled"}
+	inst, err := e.client.RunInstance(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := e.waitState(t, inst.ID, StateRunning)
+	if got.AutoRecovery != "disabled" || got.PrivateDNSNameOptions.HostnameType != "resource-name" || !got.PrivateDNSNameOptions.EnableARecord ||
+		got.MetadataOptions.InstanceMetadataTags != "enabled" {
+		t.Errorf("instance %+v / %+v / %+v", got.AutoRecovery, got.PrivateDNSNameOptions, got.MetadataOptions)
+	}
+	attrs, err := e.client.GetLifecycleAttributes(ctx, inst.ID)
+	if err != nil || !attrs.StopProtection || attrs.ShutdownBehavior != "terminate" {
+		t.Fatalf("lifecycle attributes %+v, %v", attrs, err)
+	}
+	if c, err := e.client.GetCreditSpecification(ctx, inst.ID); err != nil || c != "standard" {
+		t.Errorf("credits %q, %v", c, err)
+	}
+	// Stop protection refuses a stop; lifted, the stop goes through.
+	if err := e.client.StopInstance(ctx, inst.ID); CodeOf(err) != "OperationNotPermitted" {
+		t.Errorf("stopping a protected instance: %v", err)
+	}
+	for _, step := range []func() error{
+		func() error { return e.client.SetStopProtection(ctx, inst.ID, false) },
+		func() error { return e.client.SetShutdownBehavior(ctx, inst.ID, "stop") },
+		func() error { return e.client.SetAutoRecovery(ctx, inst.ID, "default") },
+		func() error { return e.client.SetCreditSpecification(ctx, inst.ID, "unlimited") },
+	} {
+		if err := step(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if attrs, _ := e.client.GetLifecycleAttributes(ctx, inst.ID); attrs.StopProtection || attrs.ShutdownBehavior != "stop" {
+		t.Errorf("after the changes: %+v", attrs)
+	}
+	if c, _ := e.client.GetCreditSpecification(ctx, inst.ID); c != "unlimited" {
+		t.Errorf("credits after the change %q", c)
+	}
+	// The hostname type changes only while stopped.
+	if err := e.client.SetPrivateDNSNameOptions(ctx, inst.ID, PrivateDNSNameOptions{HostnameType: "ip-name"}); CodeOf(err) != "IncorrectInstanceState" {
+		t.Errorf("changing the hostname type of a running instance: %v", err)
+	}
+}
+
+func TestHibernationAndCapacityAndPlacementThroughTheSDK(t *testing.T) {
+	e := newSimEnv(t, ec2sim.Config{Seed: 1}, Options{})
+	e.sim.AddCapacityReservation("cr-0000000000000c001", "m5.large", "us-east-1a", 1, "targeted", nil)
+	e.sim.AddPlacementGroup("spread-1", "spread", 0)
+	ctx := context.Background()
+	req := basicLaunch("hib")
+	encrypted := true
+	req.InstanceType = "m5.large"
+	req.RootVolume = &RootVolume{SizeGiB: 20, Type: "gp3", Encrypted: &encrypted}
+	req.Hibernation = true
+	req.CPUOptions = &CPUOptions{CoreCount: 1, ThreadsPerCore: 1}
+	req.CapacityReservation = &CapacityReservationSpec{ReservationID: "cr-0000000000000c001"}
+	req.Placement = &PlacementSpec{GroupName: "spread-1"}
+	inst, err := e.client.RunInstance(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := e.waitState(t, inst.ID, StateRunning)
+	if !got.HibernationConfigured || got.CPUOptions != (CPUOptions{CoreCount: 1, ThreadsPerCore: 1}) ||
+		got.CapacityReservation.ReservationID != "cr-0000000000000c001" || got.CapacityReservationID != "cr-0000000000000c001" ||
+		got.Placement.GroupName != "spread-1" {
+		t.Fatalf("instance %+v", got)
+	}
+	if err := e.client.HibernateInstance(ctx, inst.ID); err != nil {
+		t.Fatal(err)
+	}
+	stopped := e.waitState(t, inst.ID, StateStopped)
+	if stopped.StateReasonCode != "Client.UserInitiatedHibernate" {
+		t.Errorf("state reason %q", stopped.StateReasonCode)
+	}
+	if err := e.client.SetCapacityReservation(ctx, inst.ID, CapacityReservationSpec{Preference: "none"}); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := e.client.describeInstanceNow(ctx, inst.ID); got.CapacityReservation.Preference != "none" || got.CapacityReservation.ReservationID != "" {
+		t.Errorf("reservation after the change %+v", got.CapacityReservation)
+	}
+}

@@ -1,0 +1,104 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+)
+
+// codeArchitectureMismatch marks an image whose architecture the instance type cannot
+// run; EC2 would refuse the launch, the operator says so before sending it.
+const codeArchitectureMismatch = "ArchitectureMismatch"
+
+// chooseImage resolves spec.imageSelector into status.imageId and status.imageName
+// before a launch (written with the launch record, so that a retried launch sends
+// the same image), and checks what can be checked against the instance type before
+// EC2 is asked: the image's architecture, cpuOptions and hibernation. Images and
+// instance types are described once per process and region.
+func (r *EC2InstanceReconciler) chooseImage(ctx context.Context, s *instanceScope, newRecord bool) error {
+	spec, st := &s.obj.Spec, &s.obj.Status
+	var image *ec2.Image
+	switch {
+	case spec.ImageSelector != nil && (newRecord || st.ImageID == ""):
+		sel := spec.ImageSelector
+		found, err := s.ec2.FindImages(ctx, ec2.ImageQuery{Owners: sel.Owners, Name: sel.Name, Architecture: sel.Architecture, Tags: sel.Tags})
+		if err != nil {
+			return err
+		}
+		if len(found) == 0 {
+			return &ec2.Error{Kind: ec2.KindInvalidInput, Operation: "DescribeImages", Code: "InvalidAMIID.NotFound",
+				Message: "imageSelector matches no available image" + imageSelectorText(sel)}
+		}
+		image = &found[0]
+		st.ImageID, st.ImageName = image.ID, image.Name
+	case spec.ImageSelector != nil:
+		var err error
+		if image, err = s.ec2.DescribeImage(ctx, st.ImageID); err != nil {
+			return err
+		}
+	case strings.HasPrefix(spec.ImageID, "ami-"):
+		var err error
+		if image, err = s.ec2.DescribeImage(ctx, spec.ImageID); err != nil {
+			return err
+		}
+		st.ImageName = image.Name
+	}
+	return checkAgainstType(ctx, s, image)
+}
+
+// checkAgainstType refuses, before launching, what the instance type cannot do. A
+// resolve:ssm: image is only known to EC2, which then answers for its architecture.
+func checkAgainstType(ctx context.Context, s *instanceScope, image *ec2.Image) error {
+	spec := &s.obj.Spec
+	if image == nil && spec.CPUOptions == nil && (spec.Hibernation == nil || !*spec.Hibernation) {
+		return nil
+	}
+	info, err := s.ec2.InstanceType(ctx, spec.InstanceType)
+	if err != nil {
+		return err
+	}
+	if image != nil && image.Architecture != "" && len(info.Architectures) > 0 && !slices.Contains(info.Architectures, image.Architecture) {
+		return &ec2.Error{Kind: ec2.KindInvalidInput, Operation: "DescribeInstanceTypes", Code: codeArchitectureMismatch,
+			Message: fmt.Sprintf("image %s is %s, but instance type %s runs %s", image.ID, image.Architecture, spec.InstanceType, strings.Join(info.Architectures, ", "))}
+	}
+	if o := spec.CPUOptions; o != nil {
+		if len(info.ValidCores) == 0 {
+			return invalidSpec("spec.cpuOptions: instance type %s does not support CPU options", spec.InstanceType)
+		}
+		if o.CoreCount != nil && !slices.Contains(info.ValidCores, *o.CoreCount) {
+			return invalidSpec("spec.cpuOptions.coreCount: %d is not valid for %s (valid: %v)", *o.CoreCount, spec.InstanceType, info.ValidCores)
+		}
+		if o.ThreadsPerCore != nil && len(info.ValidThreadsPerCore) > 0 && !slices.Contains(info.ValidThreadsPerCore, *o.ThreadsPerCore) {
+			return invalidSpec("spec.cpuOptions.threadsPerCore: %d is not valid for %s (valid: %v)", *o.ThreadsPerCore, spec.InstanceType, info.ValidThreadsPerCore)
+		}
+	}
+	if h := spec.Hibernation; h != nil && *h {
+		if !info.HibernationSupported {
+			return invalidSpec("spec.hibernation: instance type %s does not support hibernation", spec.InstanceType)
+		}
+		ramGiB := int32((info.MemoryMiB + 1023) / 1024)
+		if rv := spec.RootVolume; rv != nil && rv.SizeGiB != nil && *rv.SizeGiB < ramGiB {
+			return invalidSpec("spec.rootVolume.sizeGiB: %d GiB cannot hold the %d GiB of memory of %s that hibernation saves", *rv.SizeGiB, ramGiB, spec.InstanceType)
+		}
+	}
+	return nil
+}
+
+func invalidSpec(format string, args ...any) error {
+	return &ec2.Error{Kind: ec2.KindInvalidInput, Operation: "DescribeInstanceTypes", Code: "InvalidParameterCombination", Message: fmt.Sprintf(format, args...)}
+}
+
+func imageSelectorText(sel *computev1alpha1.ImageSelector) string {
+	out := " owned by " + strings.Join(sel.Owners, ",")
+	if sel.Name != "" {
+		out += " named " + sel.Name
+	}
+	if sel.Architecture != "" {
+		out += " for " + sel.Architecture
+	}
+	return out + selectorText(sel.Tags, "")
+}
