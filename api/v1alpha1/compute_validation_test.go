@@ -59,7 +59,9 @@ func TestCreateRejectsInvalidComputeSpecs(t *testing.T) {
 		{"unknown CPU credit option", func(o *v1alpha1.EC2Instance) {
 			o.Spec.CreditSpecification = &v1alpha1.CreditSpecification{CPUCredits: "infinite"}
 		}, "spec.creditSpecification.cpuCredits", "Unsupported value"},
-		{"three threads per core", func(o *v1alpha1.EC2Instance) { o.Spec.CPUOptions = &v1alpha1.CPUOptions{ThreadsPerCore: ptr.To[int32](3)} }, "spec.cpuOptions.threadsPerCore", ""},
+		{"three threads per core", func(o *v1alpha1.EC2Instance) {
+			o.Spec.CPUOptions = &v1alpha1.CPUOptions{ThreadsPerCore: ptr.To[int32](3)}
+		}, "spec.cpuOptions.threadsPerCore", ""},
 		{"reservation preference and target together", func(o *v1alpha1.EC2Instance) {
 			o.Spec.CapacityReservation = &v1alpha1.CapacityReservation{Preference: "open", Target: &v1alpha1.CapacityReservationTarget{CapacityReservationID: "cr-0123456789abcdef0"}}
 		}, "spec.capacityReservation", "exactly one of preference or target"},
@@ -67,7 +69,9 @@ func TestCreateRejectsInvalidComputeSpecs(t *testing.T) {
 			o.Spec.CapacityReservation = &v1alpha1.CapacityReservation{Target: &v1alpha1.CapacityReservationTarget{
 				CapacityReservationID: "cr-0123456789abcdef0", CapacityReservationResourceGroupARN: "arn:aws:resource-groups:us-east-1:123456789012:group/crs"}}
 		}, "spec.capacityReservation.target", "exactly one"},
-		{"partition without a group", func(o *v1alpha1.EC2Instance) { o.Spec.Placement = &v1alpha1.Placement{PartitionNumber: ptr.To[int32](2)} }, "spec.placement.partitionNumber", "needs groupName"},
+		{"partition without a group", func(o *v1alpha1.EC2Instance) {
+			o.Spec.Placement = &v1alpha1.Placement{PartitionNumber: ptr.To[int32](2)}
+		}, "spec.placement.partitionNumber", "needs groupName"},
 		{"host ID without host tenancy", func(o *v1alpha1.EC2Instance) {
 			o.Spec.Placement = &v1alpha1.Placement{HostID: "h-0123456789abcdef0", Tenancy: "dedicated"}
 		}, "spec.placement.hostId", "tenancy: host"},

@@ -201,19 +201,25 @@ func lifecycleDrift(spec *computev1alpha1.EC2InstanceSpec, inst *ec2.Instance, s
 			// record switches it changes at any time.
 			out = append(out, drift{field: "privateDnsNameOptions", desired: formatDNS(want), actual: formatDNS(have),
 				needsStopped: want.HostnameType != have.HostnameType,
-				apply:        func(ctx context.Context, c ec2.Client, id string) error { return c.SetPrivateDNSNameOptions(ctx, id, want) }})
+				apply: func(ctx context.Context, c ec2.Client, id string) error {
+					return c.SetPrivateDNSNameOptions(ctx, id, want)
+				}})
 		}
 	}
 	if c := spec.CreditSpecification; c != nil && seen.credits != "" && c.CPUCredits != seen.credits {
 		want := c.CPUCredits
 		out = append(out, drift{field: "creditSpecification.cpuCredits", desired: want, actual: seen.credits,
-			apply: func(ctx context.Context, c ec2.Client, id string) error { return c.SetCreditSpecification(ctx, id, want) }})
+			apply: func(ctx context.Context, c ec2.Client, id string) error {
+				return c.SetCreditSpecification(ctx, id, want)
+			}})
 	}
 	if c := spec.CapacityReservation; c != nil && !sameReservation(desiredCapacityReservation(c), inst.CapacityReservation) {
 		want := desiredCapacityReservation(c)
 		out = append(out, drift{field: "capacityReservation", desired: formatReservation(want), actual: formatReservation(inst.CapacityReservation),
 			needsStopped: true,
-			apply:        func(ctx context.Context, c ec2.Client, id string) error { return c.SetCapacityReservation(ctx, id, want) }})
+			apply: func(ctx context.Context, c ec2.Client, id string) error {
+				return c.SetCapacityReservation(ctx, id, want)
+			}})
 	}
 	return out
 }

@@ -215,10 +215,10 @@ func NewFromConfig(cfg aws.Config, opts Options) *AWSClient {
 		o.APIOptions = append(o.APIOptions, addCallMiddlewares(opts.Recorder, p))
 	})
 	c := &AWSClient{
-		api:         api,
-		pacer:       p,
-		region:      cfg.Region,
-		pageSize:    opts.PageSize,
+		api:      api,
+		pacer:    p,
+		region:   cfg.Region,
+		pageSize: opts.PageSize,
 	}
 	c.batcher = newDescribeBatcher(api, opts.BatchWindow, opts.MaxBatchSize, opts.BatchTimeout, opts.PageSize)
 	c.terminator = newTerminateBatcher(api, opts.TerminateWindow, opts.BatchTimeout)

@@ -57,7 +57,7 @@ func (c *AWSClient) ModifyUserData(ctx context.Context, id, userData string) err
 func (c *AWSClient) ModifyMetadataOptions(ctx context.Context, id string, opts MetadataOptions) error {
 	c.changing(id)
 	in := &awsec2.ModifyInstanceMetadataOptionsInput{
-		InstanceId:   aws.String(id),
+		InstanceId:           aws.String(id),
 		HttpTokens:           types.HttpTokensState(opts.HTTPTokens),
 		HttpEndpoint:         types.InstanceMetadataEndpointState(opts.HTTPEndpoint),
 		InstanceMetadataTags: types.InstanceMetadataTagsState(opts.InstanceMetadataTags),
