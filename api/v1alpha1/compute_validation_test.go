@@ -80,6 +80,10 @@ func TestCreateRejectsInvalidComputeSpecs(t *testing.T) {
 			o.Spec.Placement = &v1alpha1.Placement{Tenancy: "host"}
 			o.Spec.Spot = &v1alpha1.SpotOptions{}
 		}, "spec.placement.tenancy", "Dedicated Hosts"},
+		{"stopping with stop protection on", func(o *v1alpha1.EC2Instance) {
+			o.Spec.DisableAPIStop = ptr.To(true)
+			o.Spec.DesiredState = v1alpha1.DesiredStateStopped
+		}, "spec.disableApiStop", "stop protection is on"},
 		{"unknown shutdown behaviour", func(o *v1alpha1.EC2Instance) { o.Spec.InstanceInitiatedShutdownBehavior = "hibernate" }, "spec.instanceInitiatedShutdownBehavior", "Unsupported value"},
 		{"unknown hostname type", func(o *v1alpha1.EC2Instance) {
 			o.Spec.PrivateDNSNameOptions = &v1alpha1.PrivateDNSNameOptions{HostnameType: "fqdn"}

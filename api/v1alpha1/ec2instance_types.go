@@ -53,6 +53,7 @@ import (
 // +kubebuilder:validation:XValidation:rule="has(self.hibernation) == has(oldSelf.hibernation)",message="hibernation is immutable: it cannot be added or removed after creation"
 // +kubebuilder:validation:XValidation:rule="!has(self.creditSpecification) || self.instanceType.matches('^t(2|3|3a|4g)[.]')",message="creditSpecification is for burstable instance types (T2, T3, T3a, T4g)",fieldPath=".creditSpecification"
 // +kubebuilder:validation:XValidation:rule="has(self.cpuOptions) == has(oldSelf.cpuOptions)",message="cpuOptions is immutable: it cannot be added or removed after creation"
+// +kubebuilder:validation:XValidation:rule="!has(self.disableApiStop) || !self.disableApiStop || !has(self.desiredState) || self.desiredState == 'running'",message="stop protection is on: set disableApiStop to false to stop or hibernate the instance",fieldPath=".disableApiStop"
 // +kubebuilder:validation:XValidation:rule="has(self.placement) == has(oldSelf.placement)",message="placement is immutable: it cannot be added or removed after creation"
 // +kubebuilder:validation:XValidation:rule="!has(self.placement) || !has(self.placement.tenancy) || self.placement.tenancy != 'host' || !has(self.spot)",message="Spot Instances cannot run on Dedicated Hosts",fieldPath=".placement.tenancy"
 // +kubebuilder:validation:XValidation:rule="has(self.rootVolume) == has(oldSelf.rootVolume)",message="rootVolume cannot be added or removed after creation"

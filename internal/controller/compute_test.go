@@ -258,3 +258,33 @@ func TestCapacityReservationAndPlacementAtLaunchAndReservationChangeAtTheNextSto
 		t.Errorf("Ready = %+v, want AWS's code", c)
 	}
 }
+
+func TestAFullCapacityReservationIsRetriedAsCapacityWithoutLaunchingTwice(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, harnessOptions{})
+	h.sim.AddCapacityReservation("cr-0000000000000b001", "t3.micro", "us-east-1a", 1, "targeted", nil)
+	target := &computev1alpha1.CapacityReservation{Target: &computev1alpha1.CapacityReservationTarget{CapacityReservationID: "cr-0000000000000b001"}}
+	first := h.instance("first")
+	first.Spec.CapacityReservation = target
+	h.create(first)
+	h.waitReady("first")
+
+	second := h.instance("second")
+	second.Spec.CapacityReservation = target.DeepCopy()
+	h.create(second)
+	got := h.waitCondition("second", computev1alpha1.ConditionReady, metav1.ConditionFalse, computev1alpha1.ReasonInsufficientCapacity)
+	if c := findCondition(got, computev1alpha1.ConditionReady); !strings.Contains(c.Message, "ReservationCapacityExceeded") {
+		t.Errorf("Ready = %+v, want AWS's code", c)
+	}
+	h.waitEvent("second", computev1alpha1.ReasonInsufficientCapacity)
+	if c := findCondition(got, computev1alpha1.ConditionStalled); c.Status == metav1.ConditionTrue {
+		t.Error("a full reservation stalled the object: capacity frees up, so it must be retried")
+	}
+
+	// The first instance stops: its slot frees up and the second launches, once.
+	h.update("first", func(o *computev1alpha1.EC2Instance) { o.Spec.DesiredState = computev1alpha1.DesiredStateStopped })
+	h.waitReady("second")
+	if n := len(h.liveInstances()); n != 2 {
+		t.Errorf("%d live instances, want 2", n)
+	}
+}

@@ -131,6 +131,8 @@ var codeKinds = map[string]Kind{
 	"VolumeLimitExceeded":                  KindCapacity,
 	// The account's Elastic IP quota for the region is used up.
 	"AddressLimitExceeded": KindCapacity,
+	// A targeted Capacity Reservation is full: capacity frees up as its instances stop.
+	"ReservationCapacityExceeded": KindCapacity,
 
 	// The resource is in the wrong state for the call.
 	"IncorrectInstanceState":     KindIncorrectState,
