@@ -139,8 +139,7 @@ func TestUpdateRejectsComputeChangesEC2CannotMake(t *testing.T) {
 		}, "spec", "imageSelector is immutable"},
 		{"turning hibernation off", func(o *v1alpha1.EC2Instance) { o.Spec.Hibernation = ptr.To(false) }, "spec.hibernation", "only at launch"},
 		{"changing CPU options", func(o *v1alpha1.EC2Instance) { o.Spec.CPUOptions.CoreCount = ptr.To[int32](2) }, "spec.cpuOptions", "immutable"},
-		{"changing the placement", func(o *v1alpha1.EC2Instance) { o.Spec.Placement.PartitionNumber = ptr.To[int32](3) }, "spec.placement", "immutable"},
-		{"removing the placement", func(o *v1alpha1.EC2Instance) { o.Spec.Placement = nil }, "spec", "placement is immutable"},
+		{"moving to dedicated hardware", func(o *v1alpha1.EC2Instance) { o.Spec.Placement.Tenancy = "dedicated" }, "spec.placement", "between dedicated and host"},
 	}
 	for i, tc := range testCases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -165,6 +164,7 @@ func TestUpdateAcceptsComputeChangesAppliedInPlaceOrAtTheNextStop(t *testing.T) 
 	obj.Spec.MaintenanceOptions = &v1alpha1.MaintenanceOptions{AutoRecovery: "disabled"}
 	obj.Spec.PrivateDNSNameOptions = &v1alpha1.PrivateDNSNameOptions{HostnameType: "resource-name", EnableResourceNameDNSARecord: true}
 	obj.Spec.CapacityReservation = &v1alpha1.CapacityReservation{Target: &v1alpha1.CapacityReservationTarget{CapacityReservationID: "cr-0123456789abcdef0"}}
+	obj.Spec.Placement.PartitionNumber = ptr.To[int32](3)
 	obj.Spec.MetadataOptions.InstanceMetadataTags = "enabled"
 	obj.Spec.MetadataOptions.HTTPProtocolIPv6 = "enabled"
 	if err := k8sClient.Update(ctx, obj); err != nil {
@@ -179,5 +179,23 @@ func TestUpdateAcceptsComputeChangesAppliedInPlaceOrAtTheNextStop(t *testing.T) 
 	burst.Spec.CreditSpecification.CPUCredits = "unlimited"
 	if err := k8sClient.Update(ctx, burst); err != nil {
 		t.Fatalf("changing the credit option: %v", err)
+	}
+}
+
+func TestTenancyChangesOnlyBetweenDedicatedAndHost(t *testing.T) {
+	ctx := context.Background()
+	obj := validInstance("compute-tenancy")
+	obj.Spec.Placement = &v1alpha1.Placement{Tenancy: "dedicated"}
+	if err := k8sClient.Create(ctx, obj); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = k8sClient.Delete(ctx, obj) })
+	obj.Spec.Placement = &v1alpha1.Placement{Tenancy: "host", Affinity: "host"}
+	if err := k8sClient.Update(ctx, obj); err != nil {
+		t.Fatalf("moving from dedicated to host tenancy: %v", err)
+	}
+	obj.Spec.Placement = nil
+	if err := k8sClient.Update(ctx, obj); err == nil {
+		t.Fatal("the API server accepted a move from host tenancy to shared hardware")
 	}
 }

@@ -54,7 +54,7 @@ import (
 // +kubebuilder:validation:XValidation:rule="!has(self.creditSpecification) || self.instanceType.matches('^t(2|3|3a|4g)[.]')",message="creditSpecification is for burstable instance types (T2, T3, T3a, T4g)",fieldPath=".creditSpecification"
 // +kubebuilder:validation:XValidation:rule="has(self.cpuOptions) == has(oldSelf.cpuOptions)",message="cpuOptions is immutable: it cannot be added or removed after creation"
 // +kubebuilder:validation:XValidation:rule="!has(self.disableApiStop) || !self.disableApiStop || !has(self.desiredState) || self.desiredState == 'running'",message="stop protection is on: set disableApiStop to false to stop or hibernate the instance",fieldPath=".disableApiStop"
-// +kubebuilder:validation:XValidation:rule="has(self.placement) == has(oldSelf.placement)",message="placement is immutable: it cannot be added or removed after creation"
+// +kubebuilder:validation:XValidation:rule="(has(self.placement) && has(self.placement.tenancy) ? self.placement.tenancy : 'default') == (has(oldSelf.placement) && has(oldSelf.placement.tenancy) ? oldSelf.placement.tenancy : 'default') || ((has(self.placement) && has(self.placement.tenancy) ? self.placement.tenancy : 'default') != 'default' && (has(oldSelf.placement) && has(oldSelf.placement.tenancy) ? oldSelf.placement.tenancy : 'default') != 'default')",message="placement.tenancy can only change between dedicated and host: EC2 cannot move an instance to or from shared hardware",fieldPath=".placement"
 // +kubebuilder:validation:XValidation:rule="!has(self.placement) || !has(self.placement.tenancy) || self.placement.tenancy != 'host' || !has(self.spot)",message="Spot Instances cannot run on Dedicated Hosts",fieldPath=".placement.tenancy"
 // +kubebuilder:validation:XValidation:rule="has(self.rootVolume) == has(oldSelf.rootVolume)",message="rootVolume cannot be added or removed after creation"
 // +kubebuilder:validation:XValidation:rule="!has(self.spot) || !has(self.spot.interruptionBehavior) || self.spot.interruptionBehavior != 'terminate' || !has(self.desiredState) || self.desiredState != 'stopped'",message="a Spot Instance with interruptionBehavior terminate cannot be stopped (EC2 only stops persistent Spot requests): use interruptionBehavior stop, or desiredState running"
@@ -347,9 +347,11 @@ type EC2InstanceSpec struct {
 	CapacityReservation *CapacityReservation `json:"capacityReservation,omitempty"`
 
 	// placement puts the instance in a placement group, on dedicated hardware or on a
-	// Dedicated Host. Immutable.
+	// Dedicated Host. EC2 moves an instance (another group or partition, between
+	// dedicated and host tenancy, another host) only while it is stopped, so a change
+	// waits for the next stop; affinity changes at once. Tenancy never changes to or
+	// from default. Mutable.
 	// +optional
-	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="placement is immutable"
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Placement",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
 	Placement *Placement `json:"placement,omitempty"`
 

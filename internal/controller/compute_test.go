@@ -250,6 +250,15 @@ func TestCapacityReservationAndPlacementAtLaunchAndReservationChangeAtTheNextSto
 		return ""
 	})
 
+	// Another partition: EC2 moves a stopped instance, which it is now.
+	h.update("reserved", func(o *computev1alpha1.EC2Instance) { o.Spec.Placement.PartitionNumber = ptr.To[int32](3) })
+	h.eventually(h.timeout, func() string {
+		if p := h.simInstance(inst.ID).Placement; p.PartitionNumber != 3 || p.GroupName != "analytics" {
+			return "placement still " + p.GroupName
+		}
+		return ""
+	})
+
 	unknown := h.instance("nogroup")
 	unknown.Spec.Placement = &computev1alpha1.Placement{GroupName: "nowhere"}
 	h.create(unknown)

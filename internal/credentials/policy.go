@@ -139,6 +139,7 @@ func Policy() []Statement {
 				"ec2:ModifyInstanceCreditSpecification",
 				"ec2:ModifyInstanceMaintenanceOptions",
 				"ec2:ModifyInstanceMetadataOptions",
+				"ec2:ModifyInstancePlacement",
 				"ec2:ModifyPrivateDnsNameOptions",
 				"ec2:MonitorInstances",
 				"ec2:ReplaceIamInstanceProfileAssociation",
@@ -159,11 +160,16 @@ func Policy() []Statement {
 		},
 		{
 			// Moving an instance to a Capacity Reservation also authorizes on the
-			// reservation, which the user names.
-			Sid:      "UseCapacityReservations",
-			Effect:   "Allow",
-			Action:   []string{"ec2:ModifyInstanceCapacityReservationAttributes"},
-			Resource: []string{"arn:aws:ec2:*:*:capacity-reservation/*"},
+			// reservation, which the user names,
+			// and moving it to a placement group or a Dedicated Host on those.
+			Sid:    "UseCapacityReservationsGroupsAndHosts",
+			Effect: "Allow",
+			Action: []string{"ec2:ModifyInstanceCapacityReservationAttributes", "ec2:ModifyInstancePlacement"},
+			Resource: []string{
+				"arn:aws:ec2:*:*:capacity-reservation/*",
+				"arn:aws:ec2:*:*:dedicated-host/*",
+				"arn:aws:ec2:*:*:placement-group/*",
+			},
 		},
 		{
 			// Spot requests carry no owner tag (only instances and volumes are tagged

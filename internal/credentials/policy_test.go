@@ -95,7 +95,7 @@ func TestDestructiveCallsRequireTheOwnerTag(t *testing.T) {
 	for _, st := range Policy() {
 		for _, a := range st.Action {
 			onInstances := containsARN(st.Resource, ":instance/")
-			if !destructive[a] && !((a == "ec2:ModifyInstanceAttribute" || a == "ec2:ModifyInstanceCapacityReservationAttributes") && onInstances) {
+			if !destructive[a] && !((a == "ec2:ModifyInstanceAttribute" || a == "ec2:ModifyInstanceCapacityReservationAttributes" || a == "ec2:ModifyInstancePlacement") && onInstances) {
 				continue
 			}
 			if st.Condition["Null"]["aws:ResourceTag/"+OwnerTagKey] != "false" {

@@ -151,6 +151,10 @@ type Client interface {
 	// SetCapacityReservation changes the reservation preference or target (stopped
 	// only).
 	SetCapacityReservation(ctx context.Context, id string, spec CapacityReservationSpec) error
+	// SetPlacement moves the instance to another group, partition, tenancy or host
+	// (stopped only), or changes its affinity; changeGroup says whether the group is
+	// to change (an empty GroupName leaves any group).
+	SetPlacement(ctx context.Context, id string, p PlacementSpec, changeGroup bool) error
 	// GetCreditSpecification returns a burstable instance's CPU credit option.
 	GetCreditSpecification(ctx context.Context, id string) (string, error)
 	// SetCreditSpecification sets a burstable instance's CPU credit option.

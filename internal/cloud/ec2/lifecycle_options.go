@@ -177,3 +177,27 @@ func capacityReservationRequest(spec CapacityReservationSpec) *types.CapacityRes
 	}
 	return out
 }
+
+// SetPlacement moves the instance: into group (or out of any group when it is empty),
+// to a partition, to a tenancy (dedicated or host), a host or a host resource group,
+// and sets the affinity; zero fields are left as they are. EC2 moves only a stopped
+// instance; affinity changes at any time.
+func (c *AWSClient) SetPlacement(ctx context.Context, id string, p PlacementSpec, changeGroup bool) error {
+	c.changing(id)
+	in := &awsec2.ModifyInstancePlacementInput{
+		InstanceId:           aws.String(id),
+		Tenancy:              types.HostTenancy(p.Tenancy),
+		HostId:               optString(p.HostID),
+		HostResourceGroupArn: optString(p.HostResourceGroupARN),
+		Affinity:             types.Affinity(p.Affinity),
+	}
+	if changeGroup {
+		// An empty name takes the instance out of its group.
+		in.GroupName = aws.String(p.GroupName)
+	}
+	if p.PartitionNumber > 0 {
+		in.PartitionNumber = aws.Int32(p.PartitionNumber)
+	}
+	_, err := c.api.ModifyInstancePlacement(ctx, in)
+	return classify("ModifyInstancePlacement", err)
+}
