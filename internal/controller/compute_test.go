@@ -297,3 +297,22 @@ func TestAFullCapacityReservationIsRetriedAsCapacityWithoutLaunchingTwice(t *tes
 		t.Errorf("%d live instances, want 2", n)
 	}
 }
+
+func TestATypeChangeThatStopProtectionRefusesIsReportedNotRetriedHot(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, harnessOptions{})
+	obj := h.instance("protected")
+	obj.Spec.DisableAPIStop = ptr.To(true)
+	h.create(obj)
+	id := h.waitReady("protected").Status.InstanceID
+	m := h.mark("protected")
+	h.update("protected", func(o *computev1alpha1.EC2Instance) { o.Spec.InstanceType = "t3.small" })
+	got := h.waitConditionSince(m, computev1alpha1.ConditionReady, metav1.ConditionFalse, computev1alpha1.ReasonUpdateFailed)
+	if c := findCondition(got, computev1alpha1.ConditionReady); !strings.Contains(c.Message, "OperationNotPermitted") || !strings.Contains(c.Message, "disableApiStop") {
+		t.Errorf("Ready = %+v, want EC2's refusal naming disableApiStop", c)
+	}
+	h.waitEventSince(m, computev1alpha1.ReasonUpdateFailed)
+	if inst := h.simInstance(id); inst.State != "running" || inst.InstanceType != "t3.micro" {
+		t.Errorf("instance %s %s, want it left running as it was", inst.State, inst.InstanceType)
+	}
+}

@@ -178,10 +178,16 @@ func (r *EC2InstanceReconciler) report(s *instanceScope, failed aspectFailures, 
 			}
 			continue
 		}
-		msg := messageFor("changing "+f.aspect, f.err)
-		msgs = append(msgs, msg)
-		r.event(s, corev1.EventTypeWarning, reasonFor(f.err), msg)
-		r.Metrics.ReconcileError(reasonFor(f.err))
+		var reported *reportedError
+		if errors.As(f.err, &reported) {
+			// Already reported where it happened, with its own action.
+			msgs = append(msgs, reported.msg)
+		} else {
+			msg := messageFor("changing "+f.aspect, f.err)
+			msgs = append(msgs, msg)
+			r.event(s, corev1.EventTypeWarning, reasonFor(f.err), msg)
+			r.Metrics.ReconcileError(reasonFor(f.err))
+		}
 		if first == nil {
 			first = f.err
 		}

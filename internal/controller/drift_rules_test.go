@@ -116,7 +116,12 @@ func TestReasonForMapsEachErrorKindToAReadyReason(t *testing.T) {
 		{&ec2.Error{Kind: ec2.KindCapacity, Code: "InsufficientInstanceCapacity"}, computev1alpha1.ReasonInsufficientCapacity},
 		{&ec2.Error{Kind: ec2.KindIdempotencyConflict, Code: "IdempotentParameterMismatch"}, computev1alpha1.ReasonIdempotencyConflict},
 		{&ec2.Error{Kind: ec2.KindNotFound, Code: "InvalidInstanceID.NotFound"}, computev1alpha1.ReasonInstanceNotFound},
-		{&ec2.Error{Kind: ec2.KindTerminal, Code: "OperationNotPermitted"}, computev1alpha1.ReasonAWSError},
+		// Stop protection refusing a stop a change needs: the user must act.
+		{&ec2.Error{Kind: ec2.KindTerminal, Code: "OperationNotPermitted"}, computev1alpha1.ReasonUpdateFailed},
+		{&ec2.Error{Kind: ec2.KindTerminal, Code: "UnsupportedOperation"}, computev1alpha1.ReasonAWSError},
+		{&ec2.Error{Kind: ec2.KindInvalidInput, Code: "InvalidSnapshot.NotFound"}, computev1alpha1.ReasonSnapshotNotFound},
+		{&ec2.Error{Kind: ec2.KindCapacity, Code: "AddressLimitExceeded"}, computev1alpha1.ReasonAddressLimitExceeded},
+		{&ec2.Error{Kind: ec2.KindCapacity, Code: "ReservationCapacityExceeded"}, computev1alpha1.ReasonInsufficientCapacity},
 		{errors.New("connection reset"), computev1alpha1.ReasonAWSError},
 	}
 	for _, tc := range testCases {

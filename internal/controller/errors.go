@@ -63,6 +63,9 @@ var reasonsByCode = map[string]string{
 	"InvalidPublicIpv4Pool.NotFound": computev1alpha1.ReasonAddressNotFound,
 	codeUserDataNotFound:             computev1alpha1.ReasonUserDataNotFound,
 	codeArchitectureMismatch:         computev1alpha1.ReasonArchitectureMismatch,
+	// A stop refused by stop protection (for a type change, say), or another change
+	// EC2 does not permit: the user must change the spec or the protection.
+	"OperationNotPermitted": computev1alpha1.ReasonUpdateFailed,
 }
 
 // messageFor is the text shown in the condition and the event: what the operator was
@@ -101,5 +104,16 @@ func (r *EC2InstanceReconciler) fail(s *instanceScope, action string, err error)
 	s.notReady(reason, msg)
 	r.event(s, corev1.EventTypeWarning, reason, msg)
 	r.Metrics.ReconcileError(reason)
-	return ctrl.Result{}, errors.New(msg)
+	return ctrl.Result{}, &reportedError{msg: msg, err: err}
 }
+
+// reportedError is a failure fail already reported (Ready, an event, a metric). It
+// keeps the classified EC2 error, so that a pass that collects it with other
+// failures reports the same reason and does not emit its event twice.
+type reportedError struct {
+	msg string
+	err error
+}
+
+func (e *reportedError) Error() string { return e.msg }
+func (e *reportedError) Unwrap() error { return e.err }
