@@ -74,11 +74,15 @@ func markHibernating(in *instance) {
 }
 
 // keepsStopReason reports whether the reason recorded when a stop or
-// termination began must survive its completion: hibernation and
-// OS-initiated shutdowns keep their own reasons, where everything else ends
-// as a user-initiated shutdown.
+// termination began must survive its completion: hibernation,
+// OS-initiated shutdowns and Spot interruptions keep their own reasons,
+// where everything else ends as a user-initiated shutdown.
 func keepsStopReason(in *instance) bool {
-	return in.StateReasonCode == hibernateReasonCode || in.StateReasonCode == osShutdownReasonCode
+	switch in.StateReasonCode {
+	case hibernateReasonCode, osShutdownReasonCode, spotTerminationCode, spotShutdownCode:
+		return true
+	}
+	return false
 }
 
 // ShutdownFromOS models "sudo shutdown" run inside a running instance. The

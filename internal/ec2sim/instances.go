@@ -138,6 +138,7 @@ func (s *Sim) advance() {
 	now := s.now()
 	for _, id := range slices.Clone(s.order) {
 		in := s.instances[id]
+		s.interruptDue(in, now)
 		for s.step(in, now) {
 		}
 		if in.State == StateTerminated && !now.Before(in.since.Add(s.cfg.TerminatedRetention)) {
@@ -192,6 +193,7 @@ func (s *Sim) enterState(in *instance, state string, at time.Time) {
 		s.releaseTerminated(in)
 		s.releaseNetwork(in)
 	}
+	s.publishState(in, at)
 }
 
 // releaseTerminated deletes DeleteOnTermination volumes, detaches the
@@ -235,6 +237,7 @@ func (s *Sim) userTransition(in *instance, state string) {
 	in.StateTransitionReason = "User initiated (" + now.Format("2006-01-02 15:04:05 GMT") + ")"
 	in.StateReasonCode = "Client.UserInitiatedShutdown"
 	in.StateReasonMessage = "Client.UserInitiatedShutdown: User initiated shutdown"
+	s.publishState(in, now)
 	// Like pending, the transitional state is always reported once; with a
 	// zero duration it completes on the next request.
 }

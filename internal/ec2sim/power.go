@@ -124,6 +124,7 @@ func (s *Sim) restart(in *instance) {
 	in.StateReasonCode, in.StateReasonMessage, in.StateTransitionReason = "", "", ""
 	in.LaunchTime = now
 	s.rebindReservation(in)
+	s.publishState(in, now)
 	if in.publicOnStart && in.PublicIP == "" {
 		in.PublicIP = s.allocatePublicIP()
 		in.PublicDNSName = s.publicDNS(in.PublicIP)

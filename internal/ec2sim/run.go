@@ -133,6 +133,7 @@ func (s *Sim) launch(spec *launchSpec, token, reservationID string, index int) *
 	}
 	s.instances[r.ID] = in
 	s.order = append(s.order, r.ID)
+	s.publishState(in, now)
 	if spec.profileARN != "" {
 		s.associate(in, spec.profileARN)
 	}

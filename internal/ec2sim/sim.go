@@ -145,6 +145,9 @@ type Sim struct {
 	// place holds placement groups, Dedicated Hosts and Capacity Reservations (see placing()).
 	place *placementState
 
+	// events holds event subscribers and scheduled Spot interruptions (see eventing()).
+	events *eventState
+
 	calls    map[string]int
 	throttle *throttle
 	requests []Request

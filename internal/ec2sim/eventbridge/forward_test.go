@@ -1,0 +1,118 @@
+package eventbridge
+
+import (
+	"context"
+	"encoding/json"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/ec2"
+	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+
+	"github.com/ec2-operator/ec2-operator/internal/ec2sim"
+	"github.com/ec2-operator/ec2-operator/internal/sqssim"
+)
+
+// fakeClock is a manually advanced clock shared by both simulators.
+type fakeClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *fakeClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+// EventBridge User Guide, "Amazon SQS as a target": the rule delivers each
+// matched event's JSON as the body of one SQS message. Here the EC2 state
+// changes of a launch and a Spot interruption (EC2 User Guide, "State change
+// events" and "Spot Instance interruption notices") reach the queue in
+// order and a consumer using the real SQS client reads them back.
+func TestForwardDeliversEventsToQueue(t *testing.T) {
+	clock := &fakeClock{t: time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)}
+	ec2Sim := ec2sim.New(ec2sim.Config{Now: clock.Now})
+	sqsSim := sqssim.New(sqssim.Config{Now: clock.Now})
+	queueURL := sqsSim.CreateQueue("ec2-events")
+	Forward(ec2Sim, sqsSim, queueURL)
+
+	ec2Srv := httptest.NewServer(ec2Sim)
+	defer ec2Srv.Close()
+	sqsSrv := httptest.NewServer(sqsSim)
+	defer sqsSrv.Close()
+	cfg := aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("AKID", "secret", "")}
+	ec2c := ec2.NewFromConfig(cfg, func(o *ec2.Options) { o.BaseEndpoint = aws.String(ec2Srv.URL) })
+	sqsc := sqs.NewFromConfig(cfg, func(o *sqs.Options) { o.BaseEndpoint = aws.String(sqsSrv.URL) })
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+
+	run, err := ec2c.RunInstances(ctx, &ec2.RunInstancesInput{
+		ImageId: aws.String(ec2sim.DefaultImageID), InstanceType: ec2types.InstanceTypeT3Micro,
+		MinCount: aws.Int32(1), MaxCount: aws.Int32(1), SubnetId: aws.String(ec2sim.DefaultSubnetIDs[0]),
+		InstanceMarketOptions: &ec2types.InstanceMarketOptionsRequest{MarketType: ec2types.MarketTypeSpot},
+	})
+	if err != nil {
+		t.Fatalf("RunInstances: %v", err)
+	}
+	id := aws.ToString(run.Instances[0].InstanceId)
+	ec2Sim.FlushEvents() // pending, then running
+	if err := ec2Sim.InjectSpotInterruption(id, "terminate"); err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(ec2sim.SpotInterruptionNotice)
+	ec2Sim.FlushEvents() // warning, shutting-down, terminated
+
+	var got []string
+	for len(got) < 5 {
+		out, err := sqsc.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: aws.String(queueURL), MaxNumberOfMessages: 10, WaitTimeSeconds: 1})
+		if err != nil {
+			t.Fatalf("ReceiveMessage: %v", err)
+		}
+		if len(out.Messages) == 0 {
+			t.Fatalf("queue ran dry after %v", got)
+		}
+		for _, m := range out.Messages {
+			var e ec2sim.Event
+			if err := json.Unmarshal([]byte(aws.ToString(m.Body)), &e); err != nil {
+				t.Fatalf("message body is not an event: %v", err)
+			}
+			if e.Detail.InstanceID != id || e.Source != "aws.ec2" {
+				t.Fatalf("event %+v is not about %s", e, id)
+			}
+			got = append(got, e.DetailType+":"+e.Detail.State+e.Detail.InstanceAction)
+			if _, err := sqsc.DeleteMessage(ctx, &sqs.DeleteMessageInput{QueueUrl: aws.String(queueURL), ReceiptHandle: m.ReceiptHandle}); err != nil {
+				t.Fatalf("DeleteMessage: %v", err)
+			}
+		}
+	}
+	want := []string{
+		ec2sim.DetailTypeStateChange + ":pending",
+		ec2sim.DetailTypeStateChange + ":running",
+		ec2sim.DetailTypeSpotInterruption + ":terminate",
+		ec2sim.DetailTypeStateChange + ":shutting-down",
+		ec2sim.DetailTypeStateChange + ":terminated",
+	}
+	if len(got) != len(want) {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("got %v, want %v", got, want)
+		}
+	}
+	if n := sqsSim.Messages(queueURL); n != 0 {
+		t.Fatalf("%d messages left after deleting all", n)
+	}
+}
