@@ -59,7 +59,16 @@ type options struct {
 	typeChangeTimeout       time.Duration
 	restorePolicy           string
 	watchNamespaces         string
+	eventsQueueURL          string
+	sqsEndpoint             string
+	// resyncPeriodSet says whether --resync-period or RESYNC_PERIOD was given: with
+	// events on, the default resync period is longer.
+	resyncPeriodSet bool
 }
+
+// DefaultEventsResyncPeriod is the resync period when EC2 events report changes
+// outside Kubernetes: the resync only catches events that were lost.
+const DefaultEventsResyncPeriod = time.Hour
 
 // bindFlags registers every flag on fs, with defaults from the environment.
 func (o *options) bindFlags(fs *flag.FlagSet) {
@@ -121,6 +130,28 @@ func (o *options) bindFlags(fs *flag.FlagSet) {
 			`Use "refuse" when several clusters share an AWS account and may reuse namespace/name pairs (env RESTORE_POLICY).`)
 	fs.StringVar(&o.watchNamespaces, "watch-namespaces", envOr("WATCH_NAMESPACE", ""),
 		"Comma-separated namespaces whose EC2Instances are managed; empty means all (env WATCH_NAMESPACE).")
+	fs.StringVar(&o.eventsQueueURL, "events-queue-url", envOr("EVENTS_QUEUE_URL", ""),
+		"The SQS queue an EventBridge rule sends EC2 instance state-change, Spot interruption and rebalance events to "+
+			"(docs/events.md); changes outside Kubernetes are then seen within seconds, and --resync-period defaults to 1h "+
+			"(env EVENTS_QUEUE_URL). Empty relies on the resync alone.")
+	fs.StringVar(&o.sqsEndpoint, "sqs-endpoint", envOr("AWS_ENDPOINT_URL_SQS", ""),
+		"Overrides the SQS endpoint URL of --events-queue-url, for example an emulator (env AWS_ENDPOINT_URL_SQS).")
+}
+
+// applyEventDefaults lengthens the default resync period when events are on and no
+// resync period was given.
+func (o *options) applyEventDefaults(fs *flag.FlagSet) {
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == "resync-period" {
+			o.resyncPeriodSet = true
+		}
+	})
+	if os.Getenv("RESYNC_PERIOD") != "" {
+		o.resyncPeriodSet = true
+	}
+	if o.eventsQueueURL != "" && !o.resyncPeriodSet {
+		o.resyncPeriod = DefaultEventsResyncPeriod
+	}
 }
 
 // validate rejects settings that cannot work, with a message naming the flag.

@@ -27,6 +27,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	"sigs.k8s.io/yaml"
 
+	"github.com/ec2-operator/ec2-operator/internal/controller"
 	"github.com/ec2-operator/ec2-operator/internal/testenv"
 )
 
@@ -144,5 +145,43 @@ func TestInvalidSettingsAreRejectedNamingTheFlag(t *testing.T) {
 		if err := opts.validate(); err == nil {
 			t.Errorf("%v was accepted", args)
 		}
+	}
+}
+
+func TestEventsLengthenTheDefaultResyncPeriodOnly(t *testing.T) {
+	withQueue := []string{"--events-queue-url=https://sqs.eu-west-1.amazonaws.com/123456789012/ec2-operator-events"}
+	for _, tc := range []struct {
+		name string
+		args []string
+		env  string
+		want time.Duration
+	}{
+		{"no queue", nil, "", controller.DefaultResyncPeriod},
+		{"a queue", withQueue, "", DefaultEventsResyncPeriod},
+		{"a queue and a resync period flag", append(withQueue, "--resync-period=5m"), "", 5 * time.Minute},
+		{"a queue and RESYNC_PERIOD", withQueue, "7m", 7 * time.Minute},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.env != "" {
+				t.Setenv("RESYNC_PERIOD", tc.env)
+			}
+			fs := flag.NewFlagSet("manager", flag.ContinueOnError)
+			fs.SetOutput(io.Discard)
+			var opts options
+			opts.bindFlags(fs)
+			if err := fs.Parse(tc.args); err != nil {
+				t.Fatal(err)
+			}
+			opts.applyEventDefaults(fs)
+			if opts.resyncPeriod != tc.want {
+				t.Errorf("resync period %s, want %s", opts.resyncPeriod, tc.want)
+			}
+		})
+	}
+	if r := queueRegion(withQueue[0][len("--events-queue-url="):], "us-east-1"); r != "eu-west-1" {
+		t.Errorf("region of the queue URL: %q", r)
+	}
+	if r := queueRegion("http://127.0.0.1:8788/123456789012/q", "us-east-1"); r != "us-east-1" {
+		t.Errorf("an emulator's queue URL takes the default region, got %q", r)
 	}
 }

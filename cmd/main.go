@@ -67,6 +67,7 @@ func main() {
 	zapOpts := zap.Options{}
 	zapOpts.BindFlags(flag.CommandLine)
 	flag.Parse()
+	opts.applyEventDefaults(flag.CommandLine)
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts)))
 
 	if err := run(ctrl.SetupSignalHandler(), opts); err != nil {
@@ -148,6 +149,11 @@ func run(ctx context.Context, opts options) error {
 	if err := reconciler.SetupWithManager(mgr); err != nil {
 		return err
 	}
+	if opts.eventsQueueURL != "" {
+		if err := addEventsConsumer(ctx, mgr, opts, awsCreds, m, reconciler); err != nil {
+			return err
+		}
+	}
 	if err := addMonitoringFixer(mgr); err != nil {
 		return err
 	}
@@ -159,7 +165,7 @@ func run(ctx context.Context, opts options) error {
 	}
 
 	setupLog.Info("starting manager", "version", version.Version, "revision", version.Revision, "defaultRegion", opts.awsRegion, "ec2Endpoint", opts.ec2Endpoint,
-		"watchNamespaces", opts.namespaces(), "resyncPeriod", opts.resyncPeriod)
+		"watchNamespaces", opts.namespaces(), "resyncPeriod", opts.resyncPeriod, "eventsQueue", opts.eventsQueueURL)
 	return mgr.Start(ctx)
 }
 

@@ -57,6 +57,11 @@ const (
 	// address is associated with the instance, False while the association waits for
 	// the instance to run or EC2 refused it (the reason says why).
 	ConditionElasticIPAssociated = "ElasticIPAssociated"
+
+	// ConditionSpotInterruption is present and True when EC2 sent a Spot Instance
+	// interruption warning for the instance (with --events-queue-url): the message
+	// says what EC2 will do and when, about two minutes after the warning.
+	ConditionSpotInterruption = "SpotInterruption"
 )
 
 // RetryAnnotation asks the operator to try again a launch it gave up on (Stalled with
@@ -139,4 +144,6 @@ const (
 	ReasonArchitectureMismatch = "ArchitectureMismatch"
 	// ReasonHibernated: the instance is hibernated, as desiredState asks.
 	ReasonHibernated = "Hibernated"
+	// ReasonInterruptionWarning: EC2 announced it will interrupt the Spot Instance.
+	ReasonInterruptionWarning = "InterruptionWarning"
 )

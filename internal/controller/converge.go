@@ -39,6 +39,7 @@ func (r *EC2InstanceReconciler) converge(ctx context.Context, s *instanceScope, 
 		s.setCondition(computev1alpha1.ConditionInstanceLaunched, metav1.ConditionTrue, "Launched", "instance "+inst.ID+" exists")
 	}
 	rememberRootVolume(s, inst)
+	r.reportSpotInterruption(s, inst.ID)
 	if inst.State == ec2.StateRunning {
 		s.obj.Status.LastRunningInstanceType = inst.InstanceType
 	}

@@ -25,6 +25,7 @@ import (
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
@@ -99,6 +100,7 @@ type EC2InstanceReconciler struct {
 	attributes attributeCache
 	launched   launchMemory
 	userData   userDataCache
+	events     eventState
 	once       sync.Once
 	// expected holds the regions whose clients were told about the managed fleet.
 	expected sync.Map
@@ -276,6 +278,9 @@ func (r *EC2InstanceReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if err := indexUserDataSources(context.Background(), mgr.GetFieldIndexer()); err != nil {
 		return err
 	}
+	if err := indexInstanceIDs(context.Background(), mgr.GetFieldIndexer()); err != nil {
+		return err
+	}
 	// A new version of a Secret or ConfigMap that userDataFrom names is applied like
 	// an edit of userData. Only metadata is watched and cached.
 	changed := builder.WithPredicates(predicate.ResourceVersionChangedPredicate{})
@@ -286,6 +291,8 @@ func (r *EC2InstanceReconciler) SetupWithManager(mgr ctrl.Manager) error {
 			predicate.AnnotationChangedPredicate{}))).
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.objectsUsing(sourceSecret)), builder.OnlyMetadata, changed).
 		Watches(&corev1.ConfigMap{}, handler.EnqueueRequestsFromMapFunc(r.objectsUsing(sourceConfigMap)), builder.OnlyMetadata, changed).
+		// Objects whose instances EC2 events are about (HandleEvent).
+		WatchesRawSource(source.Channel(r.events.requests, &handler.EnqueueRequestForObject{})).
 		Named("ec2instance").
 		WithOptions(controller.Options{
 			MaxConcurrentReconciles: r.MaxConcurrentReconciles,
@@ -329,6 +336,7 @@ func (r *EC2InstanceReconciler) defaults() {
 		if r.Now == nil {
 			r.Now = time.Now
 		}
+		r.events.init()
 	})
 }
 

@@ -27,6 +27,10 @@ func (r *EC2InstanceReconciler) ensureInstance(ctx context.Context, s *instanceS
 		return r.launch(ctx, s)
 	}
 
+	if r.events.takeStale(st.InstanceID) {
+		// An EC2 event said the instance changed: what the client remembers is older.
+		s.ec2.Invalidate(st.InstanceID)
+	}
 	inst, err := s.ec2.GetInstance(ctx, st.InstanceID)
 	switch {
 	case ec2.IsNotFound(err):

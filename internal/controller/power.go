@@ -232,8 +232,18 @@ func stoppedOutOfBand(s *instanceScope) bool {
 	if ready == nil || s.before.Status.State == "" {
 		return false
 	}
-	return ready.Reason != computev1alpha1.ReasonStopping && ready.Reason != computev1alpha1.ReasonStopped &&
-		ready.Reason != computev1alpha1.ReasonUpdating
+	if ready.Reason == computev1alpha1.ReasonStopping {
+		// Stopping because the operator stopped it, or seen stopping (an EC2 event
+		// brings the object back while a stop made elsewhere is under way).
+		return !operatorStopped(ready.Message)
+	}
+	return ready.Reason != computev1alpha1.ReasonStopped && ready.Reason != computev1alpha1.ReasonUpdating
+}
+
+// operatorStopped tells the Ready message of a stop the operator made (stop) from
+// that of a stop it only saw (readyReasonForState).
+func operatorStopped(message string) bool {
+	return strings.HasPrefix(message, "stopping instance ") || strings.HasPrefix(message, "hibernating instance ")
 }
 
 func (r *EC2InstanceReconciler) stop(ctx context.Context, s *instanceScope, inst *ec2.Instance, why string) (ctrl.Result, bool, error) {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -31,6 +32,9 @@ import (
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
 	"github.com/ec2-operator/ec2-operator/internal/ec2limits"
 	"github.com/ec2-operator/ec2-operator/internal/ec2sim"
+	"github.com/ec2-operator/ec2-operator/internal/ec2sim/eventbridge"
+	"github.com/ec2-operator/ec2-operator/internal/events"
+	"github.com/ec2-operator/ec2-operator/internal/sqssim"
 	"github.com/ec2-operator/ec2-operator/internal/testenv"
 )
 
@@ -63,6 +67,9 @@ type harnessOptions struct {
 	// limits, when set, are enforced by the emulator and kept to by the client, as
 	// EC2 and the manager do; without them neither throttles.
 	limits *ec2limits.Limits
+	// events sends the emulator's EC2 events through an emulated SQS queue to an
+	// events consumer in the manager, as --events-queue-url does.
+	events bool
 }
 
 // harness is one test's operator: a namespace, an emulator, and a manager that can be
@@ -82,6 +89,11 @@ type harness struct {
 	// EC2Instance objects (create, update, patch, delete of the object or its status).
 	reconciles atomic.Int64
 	apiWrites  atomic.Int64
+
+	// queue and queueURL are the events queue, when opts.events is set.
+	queue    *sqssim.Sim
+	queueURL string
+	sqsURL   string
 
 	mu   sync.Mutex
 	stop context.CancelFunc
@@ -117,6 +129,14 @@ func newHarness(t testing.TB, opts harnessOptions) *harness {
 		t.Fatal(err)
 	}
 	h := &harness{t: t, ns: ns.Name, sim: sim, k8s: k8s, opts: opts, timeout: 30 * time.Second, simURL: srv.URL}
+	if opts.events {
+		h.queue = sqssim.New(sqssim.Config{Seed: 1})
+		qsrv := httptest.NewServer(h.queue)
+		t.Cleanup(qsrv.Close)
+		h.sqsURL = qsrv.URL
+		h.queueURL = h.queue.CreateQueue("ec2-operator-events")
+		eventbridge.Forward(sim, h.queue, h.queueURL)
+	}
 	t.Cleanup(h.stopManager)
 	h.startManager()
 	return h
@@ -171,6 +191,16 @@ func (h *harness) startManager() {
 	})
 	if err := r.SetupWithManager(mgr); err != nil {
 		h.t.Fatal(err)
+	}
+	if h.opts.events {
+		sqsClient := sqs.NewFromConfig(aws.Config{
+			Region:      ec2sim.DefaultRegion,
+			Credentials: credentials.NewStaticCredentialsProvider("AKIDEXAMPLE", "not-a-secret", ""),
+		}, func(o *sqs.Options) { o.BaseEndpoint = aws.String(h.sqsURL) })
+		if err := mgr.Add(&events.Consumer{QueueURL: h.queueURL, SQS: sqsClient, Handle: r.HandleEvent,
+			Log: testLogger(), WaitTime: time.Second, MinBackoff: 50 * time.Millisecond}); err != nil {
+			h.t.Fatal(err)
+		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})

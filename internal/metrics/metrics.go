@@ -5,6 +5,7 @@
 package metrics
 
 import (
+	"strconv"
 	"sync"
 	"time"
 
@@ -31,6 +32,8 @@ type Metrics struct {
 	reconcileErrors *prometheus.CounterVec
 	instanceReady   *prometheus.GaugeVec
 	credsReady      prometheus.Gauge
+	eventsReady     prometheus.Gauge
+	eventsReceived  *prometheus.CounterVec
 
 	mu     sync.Mutex
 	states map[types.UID]string
@@ -82,6 +85,14 @@ func New(reg prometheus.Registerer) *Metrics {
 			Name: "ec2_operator_aws_credentials_ready",
 			Help: "1 when the manager has AWS credentials to use: its own, or the Cloud Credential Operator's Secret once written; 0 while it waits for that Secret.",
 		}),
+		eventsReady: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "ec2_operator_events_queue_ready",
+			Help: "1 while the manager reads EC2 events from --events-queue-url; 0 while it cannot (the resync then finds changes alone) or when no queue is set.",
+		}),
+		eventsReceived: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "ec2_operator_events_received_total",
+			Help: "EC2 events read from the events queue, by detail type and whether an EC2Instance owns the instance.",
+		}, []string{"detail_type", "owned"}),
 		states: map[types.UID]string{},
 	}
 	// Credentials the manager does not have to wait for are ready from the start.
@@ -94,7 +105,7 @@ func New(reg prometheus.Registerer) *Metrics {
 	}, []string{"version", "revision"})
 	buildInfo.WithLabelValues(version.Version, version.Revision).Set(1)
 	reg.MustRegister(m.apiCalls, m.apiDuration, m.apiThrottled, m.apiRetries, m.instances,
-		m.timeToRunning, m.driftCorrected, m.reconcileErrors, m.instanceReady, m.credsReady, buildInfo)
+		m.timeToRunning, m.driftCorrected, m.reconcileErrors, m.instanceReady, m.credsReady, m.eventsReady, m.eventsReceived, buildInfo)
 	return m
 }
 
@@ -170,4 +181,18 @@ func (m *Metrics) InstanceReady(namespace, name string, ready bool) {
 // ForgetInstance drops a deleted EC2Instance's readiness series.
 func (m *Metrics) ForgetInstance(namespace, name string) {
 	m.instanceReady.DeleteLabelValues(namespace, name)
+}
+
+// EventsQueueReady records whether the events queue answered the last receive.
+func (m *Metrics) EventsQueueReady(ready bool) {
+	if ready {
+		m.eventsReady.Set(1)
+	} else {
+		m.eventsReady.Set(0)
+	}
+}
+
+// EventReceived counts one EC2 event read from the queue.
+func (m *Metrics) EventReceived(detailType string, owned bool) {
+	m.eventsReceived.WithLabelValues(detailType, strconv.FormatBool(owned)).Inc()
 }

@@ -44,6 +44,9 @@ type phase struct {
 	throttled      int
 	writes         int64
 	rssMiB         float64
+	// launches says, for a phase with more RunInstances calls than objects, how the
+	// calls went (client token and answer), so that a ceiling failure can be read.
+	launches string
 }
 
 // perInstance is a count divided by the number of objects.
@@ -101,8 +104,12 @@ func run(t *testing.T, sc scenario) []phase {
 			}
 			time.Sleep(100 * time.Millisecond)
 		}
-		return phase{scenario: sc.name, name: name, n: sc.n, wall: time.Since(start), calls: sim.CallCounts(),
+		p := phase{scenario: sc.name, name: name, n: sc.n, wall: time.Since(start), calls: sim.CallCounts(),
 			throttled: sumOf(sim.ThrottledCalls()) - throttledBefore, writes: proxy.writes.Load() - writes}
+		if p.calls["RunInstances"] > sc.n {
+			p.launches = launchLog(sim)
+		}
+		return p
 	}
 
 	names := make([]string, sc.n)
@@ -311,4 +318,26 @@ func sortedKeys(m map[string]int) []string {
 	keys := slices.Collect(maps.Keys(m))
 	slices.Sort(keys)
 	return keys
+}
+
+// launchLog lists the RunInstances calls by client token with their answers.
+func launchLog(sim *ec2sim.Sim) string {
+	byToken := map[string][]string{}
+	for _, r := range sim.Requests() {
+		if r.Operation == "RunInstances" {
+			answer := r.ErrorCode
+			if answer == "" {
+				answer = fmt.Sprint(r.HTTPStatus)
+			}
+			byToken[r.Params.Get("ClientToken")] = append(byToken[r.Params.Get("ClientToken")], answer)
+		}
+	}
+	var out []string
+	for token, answers := range byToken {
+		if len(answers) > 1 {
+			out = append(out, token+": "+strings.Join(answers, ","))
+		}
+	}
+	slices.Sort(out)
+	return strings.Join(out, "; ")
 }

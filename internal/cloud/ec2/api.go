@@ -31,6 +31,10 @@ type Client interface {
 	// true when EC2 does not know the ID (never launched, or terminated long ago).
 	GetInstance(ctx context.Context, id string) (*Instance, error)
 
+	// Invalidate drops what the client remembers of these instances (an EC2 event
+	// said they changed), so that the next lookup describes them.
+	Invalidate(ids ...string)
+
 	// Expect tells the client that these instances will be looked up soon (a manager
 	// starting with a fleet it already manages), so that one batched
 	// DescribeInstances call answers them all rather than one call each.

@@ -43,6 +43,9 @@ func (c *AWSClient) RunInstance(ctx context.Context, req LaunchRequest) (*Instan
 	return &inst, nil
 }
 
+// Invalidate drops what the client remembers of the instances; see Client.Invalidate.
+func (c *AWSClient) Invalidate(ids ...string) { c.changing(ids...) }
+
 // Expect tells the client which instances are about to be looked up; see
 // Client.Expect.
 func (c *AWSClient) Expect(ids []string) { c.batcher.ahead.expect(ids) }

@@ -1,0 +1,126 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+
+	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
+	"github.com/ec2-operator/ec2-operator/internal/events"
+)
+
+// instanceIDIndex indexes EC2Instances by status.instanceId, so that an EC2 event
+// finds the object that owns its instance without listing every object.
+const instanceIDIndex = "status.instanceId"
+
+// spotNotice is how long before the interruption EC2 sends its warning (the
+// documented two minutes); a warning older than spotWarningTTL is forgotten.
+const (
+	spotNotice     = 2 * time.Minute
+	spotWarningTTL = 10 * time.Minute
+)
+
+// eventState is what EC2 events told the reconciler between passes: instances whose
+// remembered description is stale, and Spot interruption warnings.
+type eventState struct {
+	mu    sync.Mutex
+	stale map[string]bool
+	spot  map[string]events.Event
+	// requests carries the objects to reconcile to the controller.
+	requests chan event.GenericEvent
+}
+
+func (e *eventState) init() {
+	e.stale = map[string]bool{}
+	e.spot = map[string]events.Event{}
+	e.requests = make(chan event.GenericEvent, 1024)
+}
+
+// takeStale reports, once, that an event said the instance changed.
+func (e *eventState) takeStale(id string) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.stale[id] {
+		delete(e.stale, id)
+		return true
+	}
+	return false
+}
+
+// spotWarning returns the interruption warning for the instance, if a recent one came.
+func (e *eventState) spotWarning(id string, now time.Time) (events.Event, bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	w, ok := e.spot[id]
+	if ok && now.Sub(w.Time) > spotWarningTTL {
+		delete(e.spot, id)
+		return events.Event{}, false
+	}
+	return w, ok
+}
+
+// HandleEvent is the events.Handler: it finds the EC2Instance that owns the event's
+// instance, remembers what the next pass must know, and queues the object. Events for
+// instances no object owns are ignored.
+func (r *EC2InstanceReconciler) HandleEvent(ctx context.Context, e events.Event) bool {
+	r.defaults()
+	list := &computev1alpha1.EC2InstanceList{}
+	if err := r.List(ctx, list, client.MatchingFields{instanceIDIndex: e.InstanceID}); err != nil || len(list.Items) == 0 {
+		return false
+	}
+	r.events.mu.Lock()
+	switch e.DetailType {
+	case events.DetailStateChange:
+		r.events.stale[e.InstanceID] = true
+	case events.DetailSpotInterruption:
+		r.events.stale[e.InstanceID] = true
+		r.events.spot[e.InstanceID] = e
+	}
+	r.events.mu.Unlock()
+	for i := range list.Items {
+		obj := &list.Items[i]
+		if e.DetailType == events.DetailRebalanceAdvisory && r.Recorder != nil {
+			r.Recorder.Eventf(obj, nil, corev1.EventTypeNormal, "RebalanceRecommended", "RebalanceRecommended",
+				"EC2 recommends rebalancing Spot Instance %s: it is at elevated risk of interruption", e.InstanceID)
+		}
+		select {
+		case r.events.requests <- event.GenericEvent{Object: obj}:
+		case <-ctx.Done():
+			return true
+		}
+	}
+	return true
+}
+
+// reportSpotInterruption sets the SpotInterruption condition while a warning is
+// fresh, with a Warning event when it first appears, and removes it otherwise.
+func (r *EC2InstanceReconciler) reportSpotInterruption(s *instanceScope, instanceID string) {
+	w, ok := r.events.spotWarning(instanceID, r.now())
+	if !ok {
+		meta.RemoveStatusCondition(&s.obj.Status.Conditions, computev1alpha1.ConditionSpotInterruption)
+		return
+	}
+	at := w.Time.Add(spotNotice).UTC().Format(time.RFC3339)
+	msg := fmt.Sprintf("EC2 warned at %s that it will %s Spot Instance %s at about %s", w.Time.UTC().Format(time.RFC3339), w.Action, instanceID, at)
+	if c := s.condition(computev1alpha1.ConditionSpotInterruption); c == nil || c.Message != msg {
+		r.event(s, corev1.EventTypeWarning, computev1alpha1.ReasonInterruptionWarning, msg)
+	}
+	s.setCondition(computev1alpha1.ConditionSpotInterruption, metav1.ConditionTrue, computev1alpha1.ReasonInterruptionWarning, msg)
+}
+
+// indexInstanceIDs registers the index HandleEvent queries.
+func indexInstanceIDs(ctx context.Context, indexer client.FieldIndexer) error {
+	return indexer.IndexField(ctx, &computev1alpha1.EC2Instance{}, instanceIDIndex, func(o client.Object) []string {
+		if id := o.(*computev1alpha1.EC2Instance).Status.InstanceID; id != "" {
+			return []string{id}
+		}
+		return nil
+	})
+}
