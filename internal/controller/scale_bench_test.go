@@ -2,6 +2,8 @@ package controller
 
 import (
 	"fmt"
+	"os"
+	"strconv"
 	"testing"
 	"time"
 
@@ -28,16 +30,37 @@ func BenchmarkSteadyStateWithVolumesAndAddresses(b *testing.B) {
 	benchmarkSteadyState(b, true)
 }
 
-func benchmarkSteadyState(b *testing.B, storage bool) {
-	const fleet = 100
+// BenchmarkSteadyStateWithEvents is the fleet with EC2 events on: the resync (here
+// scaled down like the others) is the only reason to describe a settled instance, so
+// the per-hour figure is the per-resync one at the 1 h resync events allow.
+func BenchmarkSteadyStateWithEvents(b *testing.B) {
+	benchmarkSteadyStateWith(b, false, true)
+}
+
+// benchFleet is the fleet size of the steady-state benchmarks: BENCH_FLEET, or 100.
+func benchFleet() int {
+	if n, err := strconv.Atoi(os.Getenv("BENCH_FLEET")); err == nil && n > 0 {
+		return n
+	}
+	return 100
+}
+
+func benchmarkSteadyState(b *testing.B, storage bool) { benchmarkSteadyStateWith(b, storage, false) }
+
+// benchmarkSteadyState measures a settled fleet over three scaled-down resync periods
+// and reports the DescribeInstances per instance per resync, and per hour at the
+// production resync period: 10 minutes without events (6 resyncs an hour), 1 hour
+// with them.
+func benchmarkSteadyStateWith(b *testing.B, storage, withEvents bool) {
+	fleet := benchFleet()
 	const resync = 2 * time.Second
-	h := newHarness(b, harnessOptions{tweak: func(r *EC2InstanceReconciler) {
+	h := newHarness(b, harnessOptions{events: withEvents, tweak: func(r *EC2InstanceReconciler) {
 		r.ResyncPeriod = resync
 		r.AttributeResyncPeriod = time.Hour
 		r.MaxConcurrentReconciles = 4
 	}})
 	h.sim.SetAddressLimit(fleet)
-	h.timeout = 3 * time.Minute
+	h.timeout = 3*time.Minute + time.Duration(fleet)*100*time.Millisecond
 	for i := range fleet {
 		obj := h.instance(fmt.Sprintf("fleet-%03d", i))
 		if storage {
@@ -56,8 +79,13 @@ func benchmarkSteadyState(b *testing.B, storage bool) {
 		h.sim.ResetCalls()
 		writes := h.apiWrites.Load()
 		time.Sleep(3 * resync)
-		per := func(op string) float64 { return float64(h.sim.Calls(op)) / 3 / fleet }
+		per := func(op string) float64 { return float64(h.sim.Calls(op)) / 3 / float64(fleet) }
 		b.ReportMetric(per("DescribeInstances"), "describes/instance/resync")
+		resyncsPerHour := 6.0 // the default 10-minute resync
+		if withEvents {
+			resyncsPerHour = 1 // the 1-hour default with events
+		}
+		b.ReportMetric(per("DescribeInstances")*resyncsPerHour, "describes/instance/hour")
 		if storage {
 			b.ReportMetric(per("DescribeVolumes"), "volume-describes/instance/resync")
 			b.ReportMetric(per("DescribeAddresses"), "address-describes/instance/resync")
