@@ -97,7 +97,7 @@ func run(ctx context.Context, opts options) error {
 	}
 
 	m := metrics.New(crmetrics.Registry)
-	awsCreds, credsReady, err := setupAWSCredentials(ctx, mgr, m, opts.awsRegion)
+	awsCreds, credsReady, err := setupAWSCredentials(ctx, mgr, m, opts.awsRegion, opts.eventsQueueURL)
 	if err != nil {
 		return err
 	}
@@ -234,7 +234,7 @@ const credentialsPatience = 10 * time.Minute
 // It returns the credentials provider for the EC2 clients (nil: the default chain)
 // and, when the manager has to wait for them, the check that says whether they are
 // there.
-func setupAWSCredentials(ctx context.Context, mgr ctrl.Manager, m *metrics.Metrics, region string) (aws.CredentialsProvider, func() error, error) {
+func setupAWSCredentials(ctx context.Context, mgr ctrl.Manager, m *metrics.Metrics, region, eventsQueueURL string) (aws.CredentialsProvider, func() error, error) {
 	direct, err := client.New(mgr.GetConfig(), client.Options{Scheme: scheme})
 	if err != nil {
 		return nil, nil, err
@@ -265,6 +265,7 @@ func setupAWSCredentials(ctx context.Context, mgr ctrl.Manager, m *metrics.Metri
 		// token-auth-aws: the role ARN the administrator entered. Setup waits for CCO's
 		// Secret for credentialsPatience at a time, and is run again after that.
 		stsOpts.Timeout = credentialsPatience
+		stsOpts.EventsQueueURL = eventsQueueURL
 		if stsOpts, err = stsOpts.Completed(); err != nil {
 			return nil, nil, fmt.Errorf("token-auth-aws (ROLEARN is set): %w", err)
 		}
@@ -293,7 +294,7 @@ func setupAWSCredentials(ctx context.Context, mgr ctrl.Manager, m *metrics.Metri
 		return nil, nil, nil
 	}
 	credOpts, err := credentials.EnsureRequest(ctx, direct, credentials.Options{
-		Namespace: ns, ServiceAccountName: os.Getenv(credentials.ServiceAccountEnv),
+		Namespace: ns, ServiceAccountName: os.Getenv(credentials.ServiceAccountEnv), EventsQueueURL: eventsQueueURL,
 	})
 	if err != nil {
 		return nil, nil, fmt.Errorf("asking the Cloud Credential Operator for AWS credentials (mode %q): %w", mode, err)

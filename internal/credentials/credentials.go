@@ -78,6 +78,9 @@ type Options struct {
 	// liveness window, since the probes are not served yet; the manager then exits and
 	// the restarted pod asks again).
 	Timeout time.Duration
+	// EventsQueueURL, when set (--events-queue-url), adds reading that queue's EC2
+	// events to the permissions requested.
+	EventsQueueURL string
 }
 
 // OptionsFromEnv returns the options for the manager's environment and whether
@@ -207,7 +210,11 @@ func Setup(ctx context.Context, c client.Client, opts Options) (string, error) {
 func desiredRequest(opts Options) *unstructured.Unstructured {
 	// CCO's AWSProviderSpec takes one resource per statement entry.
 	var statements []any
-	for _, st := range Policy() {
+	policy := Policy()
+	if st, ok := EventsQueueStatement(opts.EventsQueueURL); ok {
+		policy = append(policy, st)
+	}
+	for _, st := range policy {
 		for _, resource := range st.Resource {
 			entry := map[string]any{
 				"effect":   st.Effect,
@@ -219,6 +226,11 @@ func desiredRequest(opts Options) *unstructured.Unstructured {
 				for op, kv := range st.Condition {
 					m := map[string]any{}
 					for k, v := range kv {
+						// Unstructured objects hold only JSON types: a list of strings
+						// (several ec2:CreateAction values) must be []any to be copied.
+						if list, ok := v.([]string); ok {
+							v = toAny(list)
+						}
 						m[k] = v
 					}
 					cond[op] = m

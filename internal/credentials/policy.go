@@ -1,5 +1,10 @@
 package credentials
 
+import (
+	"net/url"
+	"strings"
+)
+
 // OwnerTagKey is the tag the operator puts on every instance (and, at launch, every
 // volume) it owns; the IAM policy uses it to confine destructive calls to those.
 const OwnerTagKey = "ec2-operator.dev/owner-uid"
@@ -231,4 +236,30 @@ func Policy() []Statement {
 			Resource: []string{"arn:aws:ssm:*:*:parameter/*"},
 		},
 	}
+}
+
+// EventsQueueStatement grants reading and deleting the messages of the EC2 events
+// queue at queueURL (--events-queue-url; DeleteMessageBatch is authorized as
+// sqs:DeleteMessage). The queue's ARN comes from its URL:
+// https://sqs.<region>.amazonaws.com/<account>/<name>, or any region for another host
+// (a VPC endpoint). It reports false for an empty or unreadable URL.
+func EventsQueueStatement(queueURL string) (Statement, bool) {
+	u, err := url.Parse(queueURL)
+	if err != nil || queueURL == "" {
+		return Statement{}, false
+	}
+	path := strings.Split(strings.Trim(u.Path, "/"), "/")
+	if len(path) != 2 || path[0] == "" || path[1] == "" {
+		return Statement{}, false
+	}
+	region := "*"
+	if host := strings.Split(u.Hostname(), "."); len(host) >= 3 && host[0] == "sqs" && strings.HasSuffix(u.Hostname(), ".amazonaws.com") {
+		region = host[1]
+	}
+	return Statement{
+		Sid:      "ReadEC2Events",
+		Effect:   "Allow",
+		Action:   []string{"sqs:DeleteMessage", "sqs:ReceiveMessage"},
+		Resource: []string{"arn:aws:sqs:" + region + ":" + path[0] + ":" + path[1]},
+	}, true
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/ec2-operator/ec2-operator/internal/testenv"
 )
@@ -158,5 +159,45 @@ func TestPolicyDocumentIsThePolicy(t *testing.T) {
 	_ = json.Unmarshal(wantJSON, &want)
 	if !equality.Semantic.DeepEqual(onDisk, want) {
 		t.Errorf("docs/aws-iam-policy.json differs from credentials.Policy():\nwant %s", wantJSON)
+	}
+}
+
+func TestTheEventsQueueStatementNamesOnlyThatQueue(t *testing.T) {
+	for _, tc := range []struct{ url, want string }{
+		{"https://sqs.eu-west-1.amazonaws.com/123456789012/ec2-operator-events", "arn:aws:sqs:eu-west-1:123456789012:ec2-operator-events"},
+		{"https://vpce-0123.sqs.us-east-1.vpce.amazonaws.com/123456789012/q", "arn:aws:sqs:*:123456789012:q"},
+	} {
+		st, ok := EventsQueueStatement(tc.url)
+		if !ok || len(st.Resource) != 1 || st.Resource[0] != tc.want || !containsAction(st.Action, "sqs:ReceiveMessage") ||
+			!containsAction(st.Action, "sqs:DeleteMessage") || len(st.Action) != 2 {
+			t.Errorf("%s: %+v, %v; want only receive and delete on %s", tc.url, st, ok, tc.want)
+		}
+	}
+	for _, bad := range []string{"", "not a url", "https://sqs.us-east-1.amazonaws.com/"} {
+		if _, ok := EventsQueueStatement(bad); ok {
+			t.Errorf("%q gave a statement", bad)
+		}
+	}
+}
+
+func TestTheCredentialsRequestAsksForTheEventsQueueOnlyWhenOneIsSet(t *testing.T) {
+	queue := "https://sqs.us-east-1.amazonaws.com/123456789012/ec2-operator-events"
+	has := func(opts Options) bool {
+		req := desiredRequest(opts)
+		entries, _, _ := unstructured.NestedSlice(req.Object, "spec", "providerSpec", "statementEntries")
+		for _, e := range entries {
+			if e.(map[string]any)["resource"] == "arn:aws:sqs:us-east-1:123456789012:ec2-operator-events" {
+				return true
+			}
+		}
+		return false
+	}
+	opts := Options{Namespace: "ec2-operator-system", RequestNamespace: "openshift-cloud-credential-operator", RequestName: "r", SecretName: "s"}
+	if has(opts) {
+		t.Error("the request asks for a queue although none is set")
+	}
+	opts.EventsQueueURL = queue
+	if !has(opts) {
+		t.Error("the request does not ask for the events queue")
 	}
 }
