@@ -175,7 +175,9 @@ func (r *EC2InstanceReconciler) createVolume(ctx context.Context, p *volumePass,
 			return err
 		}
 	}
-	vol, err := s.ec2.CreateVolume(ctx, inst.AvailabilityZone, e.ClientToken, volumeRequest(v), desiredTags(s.obj))
+	tags := desiredTags(s.obj)
+	tags[ec2.TagDevice] = v.DeviceName
+	vol, err := s.ec2.CreateVolume(ctx, inst.AvailabilityZone, e.ClientToken, volumeRequest(v), tags)
 	if err != nil {
 		return err
 	}
@@ -220,13 +222,17 @@ func (r *EC2InstanceReconciler) removeVolume(ctx context.Context, p *volumePass,
 	s, inst := p.s, p.inst
 	e.Removing = true
 	if e.VolumeID == "" && e.ClientToken != "" {
-		// The volume may have been created with its answer lost: the token finds it.
-		vol, err := s.ec2.CreateVolume(ctx, inst.AvailabilityZone, e.ClientToken, ec2.VolumeRequest{}, nil)
-		if err != nil && ec2.CodeOf(err) != "IdempotentParameterMismatch" {
+		// The volume may have been created with its answer lost, and its parameters
+		// left the spec with it: it is found by its owner and device tags instead.
+		found, err := s.ec2.FindVolumes(ctx, map[string]string{ec2.TagOwnerUID: string(s.obj.UID), ec2.TagDevice: e.DeviceName})
+		if err != nil {
 			return err
 		}
-		if vol != nil {
-			e.VolumeID = vol.ID
+		for _, vol := range found {
+			if vol.AttachedTo == "" || vol.AttachedTo == inst.ID {
+				e.VolumeID = vol.ID
+				p.described[vol.ID] = vol
+			}
 		}
 	}
 	if e.VolumeID == "" {

@@ -307,3 +307,39 @@ func TestUnknownSnapshotIsReportedAndLaunchesNothing(t *testing.T) {
 		t.Errorf("volume from the snapshot has %d GiB, want the snapshot's 12", e.SizeGiB)
 	}
 }
+
+func TestAVolumeWhoseCreationAnswerWasLostIsFoundWhenItLeavesTheSpec(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, harnessOptions{})
+	h.create(h.instance("lostvol"))
+	h.waitReady("lostvol")
+
+	gate := h.sim.BlockResponse("CreateVolume")
+	h.update("lostvol", func(o *computev1alpha1.EC2Instance) {
+		o.Spec.Volumes = []computev1alpha1.DataVolume{{DeviceName: "/dev/sdf", SizeGiB: ptr.To[int32](10)}}
+	})
+	select {
+	case <-gate.Arrived():
+	case <-time.After(20 * time.Second):
+		t.Fatal("CreateVolume never arrived")
+	}
+	// EC2 created the volume, the operator died before hearing of it, and the user
+	// removed the volume from the spec meanwhile: its parameters are gone with it.
+	h.stopManager()
+	gate.Release()
+	h.update("lostvol", func(o *computev1alpha1.EC2Instance) { o.Spec.Volumes = nil })
+	if n := len(h.dataVolumes()); n != 1 {
+		t.Fatalf("%d data volumes after the lost answer", n)
+	}
+
+	h.startManager()
+	h.eventually(h.timeout, func() string {
+		if n := len(h.dataVolumes()); n != 0 {
+			return fmt.Sprintf("%d data volumes left: the lost volume leaked", n)
+		}
+		if obj := h.get("lostvol"); len(obj.Status.Volumes) != 0 || !readyTrue(obj) {
+			return fmt.Sprintf("status volumes %+v", obj.Status.Volumes)
+		}
+		return ""
+	})
+}

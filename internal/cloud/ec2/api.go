@@ -92,6 +92,8 @@ type Client interface {
 	// CreateVolume creates a volume in zone with token as the idempotency token, tagged
 	// at creation: repeated with the same token, it returns the same volume.
 	CreateVolume(ctx context.Context, zone, token string, req VolumeRequest, tags map[string]string) (*Volume, error)
+	// FindVolumes lists the volumes carrying every one of tags.
+	FindVolumes(ctx context.Context, tags map[string]string) ([]Volume, error)
 	// AttachVolume attaches an available volume to the instance at device.
 	AttachVolume(ctx context.Context, volumeID, instanceID, device string) error
 	// DetachVolume detaches a volume from the instance.

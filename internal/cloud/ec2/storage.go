@@ -191,3 +191,24 @@ func (c *AWSClient) SetDeleteOnTermination(ctx context.Context, instanceID, devi
 	})
 	return classify("ModifyInstanceAttribute", err)
 }
+
+// FindVolumes lists the volumes carrying every one of tags, for the rare volume whose
+// creation answer was lost (the caller knows its owner and device tags).
+func (c *AWSClient) FindVolumes(ctx context.Context, tags map[string]string) ([]Volume, error) {
+	var filters []types.Filter
+	for _, k := range sortedKeys(tags) {
+		filters = append(filters, types.Filter{Name: aws.String("tag:" + k), Values: []string{tags[k]}})
+	}
+	var out []Volume
+	p := awsec2.NewDescribeVolumesPaginator(c.api, &awsec2.DescribeVolumesInput{Filters: filters, MaxResults: aws.Int32(500)})
+	for p.HasMorePages() {
+		page, err := p.NextPage(ctx)
+		if err != nil {
+			return nil, classify("DescribeVolumes", err)
+		}
+		for _, v := range page.Volumes {
+			out = append(out, fromSDKVolume(v))
+		}
+	}
+	return out, nil
+}

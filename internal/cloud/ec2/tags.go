@@ -113,6 +113,11 @@ func ClientToken(uid string, recreations int32) string {
 	return base + suffix
 }
 
+// TagDevice names, on a data volume the operator created after launch, the device it
+// was created for, so that a volume whose creation answer was lost can be found by its
+// owner and device.
+const TagDevice = TagPrefix + "device"
+
 // TagReleased marks a volume or an address the operator let go of (removed from the
 // spec with deleteOnTermination false, or left by a deleted object): its value names
 // the instance it belonged to.
