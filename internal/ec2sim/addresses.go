@@ -246,7 +246,7 @@ func (s *Sim) describeAddresses(p params, x *xmlBuilder) *apiError {
 			"network-interface-id": a.NetworkInterfaceID, "private-ip-address": a.PrivateIP, "public-ip": a.PublicIP,
 		}
 		if a.NetworkInterfaceID != "" {
-			fields["network-interface-owner-id"] = DefaultAccountID
+			fields["network-interface-owner-id"] = s.cfg.AccountID
 		}
 		if !resourceMatches(fields, a.Tags, filters) {
 			continue
@@ -259,7 +259,7 @@ func (s *Sim) describeAddresses(p params, x *xmlBuilder) *apiError {
 			x.leaf("associationId", a.AssociationID)
 			x.leafIf("instanceId", a.InstanceID)
 			x.leaf("networkInterfaceId", a.NetworkInterfaceID)
-			x.leaf("networkInterfaceOwnerId", DefaultAccountID)
+			x.leaf("networkInterfaceOwnerId", s.cfg.AccountID)
 			x.leaf("privateIpAddress", a.PrivateIP)
 			if eni := n.enis[a.NetworkInterfaceID]; eni != nil {
 				x.leaf("subnetId", eni.SubnetID)

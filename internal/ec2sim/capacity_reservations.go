@@ -100,7 +100,7 @@ func (s *Sim) reservationRecord(cr *capacityReservation) CapacityReservationReco
 
 // reservationARN is a Capacity Reservation's ARN.
 func (s *Sim) reservationARN(id string) string {
-	return "arn:aws:ec2:" + s.cfg.Region + ":" + DefaultAccountID + ":capacity-reservation/" + id
+	return "arn:aws:ec2:" + s.cfg.Region + ":" + s.cfg.AccountID + ":capacity-reservation/" + id
 }
 
 // reservationUsers lists the instances whose capacity the reservation
@@ -179,7 +179,7 @@ func (s *Sim) describeCapacityReservations(p params, x *xmlBuilder) *apiError {
 			continue
 		}
 		fields := map[string]string{
-			"instance-type": cr.instanceType, "owner-id": DefaultAccountID, "instance-platform": "Linux/UNIX",
+			"instance-type": cr.instanceType, "owner-id": s.cfg.AccountID, "instance-platform": "Linux/UNIX",
 			"availability-zone": cr.az, "tenancy": "default", "state": "active", "end-date-type": "unlimited",
 			"instance-match-criteria": cr.matchCriteria,
 		}
@@ -208,7 +208,7 @@ func (s *Sim) describeCapacityReservations(p params, x *xmlBuilder) *apiError {
 func (s *Sim) writeCapacityReservation(x *xmlBuilder, r CapacityReservationRecord) {
 	x.open("item")
 	x.leaf("capacityReservationId", r.ID)
-	x.leaf("ownerId", DefaultAccountID)
+	x.leaf("ownerId", s.cfg.AccountID)
 	x.leaf("capacityReservationArn", r.ARN)
 	x.leaf("instanceType", r.InstanceType)
 	x.leaf("instancePlatform", r.InstancePlatform)

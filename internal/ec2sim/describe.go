@@ -83,7 +83,7 @@ func (s *Sim) describeInstances(p params, x *xmlBuilder) *apiError {
 		}
 		x.open("item")
 		x.leaf("reservationId", page[i].ReservationID)
-		x.leaf("ownerId", DefaultAccountID)
+		x.leaf("ownerId", s.cfg.AccountID)
 		x.open("groupSet")
 		x.close("groupSet")
 		x.open("instancesSet")

@@ -153,10 +153,10 @@ func (s *Sim) publish(detailType string, at time.Time, detail EventDetail) {
 		ID:         newUUID(ev.rand),
 		DetailType: detailType,
 		Source:     EventSource,
-		Account:    DefaultAccountID,
+		Account:    s.cfg.AccountID,
 		Time:       at.UTC().Format(eventTimeFormat),
 		Region:     s.cfg.Region,
-		Resources:  []string{fmt.Sprintf("arn:aws:ec2:%s:%s:instance/%s", s.cfg.Region, DefaultAccountID, detail.InstanceID)},
+		Resources:  []string{fmt.Sprintf("arn:aws:ec2:%s:%s:instance/%s", s.cfg.Region, s.cfg.AccountID, detail.InstanceID)},
 		Detail:     detail,
 	}
 	ev.queue = append(ev.queue, e)

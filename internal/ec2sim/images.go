@@ -36,14 +36,14 @@ type Image struct {
 	Tags map[string]string
 }
 
-// AddImage registers an AMI owned by DefaultAccountID with a /dev/xvda
+// AddImage registers an AMI owned by the Sim's account with a /dev/xvda
 // root device backed by an 8 GiB snapshot. arch is "x86_64" or "arm64";
 // id must look like an AMI id (ami- and 8 or 17 hex digits) to be usable.
 func (s *Sim) AddImage(id, name, arch string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.putImage(&Image{
-		ID: id, Name: name, Architecture: arch, OwnerID: DefaultAccountID,
+		ID: id, Name: name, Architecture: arch, OwnerID: s.cfg.AccountID,
 		RootDeviceName: "/dev/xvda", SnapshotID: "snap-" + strings.TrimPrefix(id, "ami-"), RootSizeGiB: 8,
 		CreationDate: s.now(),
 	})
@@ -122,7 +122,7 @@ func (s *Sim) describeImages(p params, x *xmlBuilder) *apiError {
 		if len(ids) > 0 && !contains(ids, id) {
 			continue
 		}
-		if len(owners) > 0 && !ownerMatches(img, owners) {
+		if len(owners) > 0 && !ownerMatches(img, owners, s.cfg.AccountID) {
 			continue
 		}
 		if !imageMatches(img, filters) {
@@ -134,11 +134,11 @@ func (s *Sim) describeImages(p params, x *xmlBuilder) *apiError {
 	return nil
 }
 
-// ownerMatches applies Owner.N: "self", "amazon" or an account id.
-func ownerMatches(img *Image, owners []string) bool {
+// ownerMatches applies Owner.N: "self" (the account self), "amazon" or an account id.
+func ownerMatches(img *Image, owners []string, self string) bool {
 	for _, o := range owners {
 		switch {
-		case o == "self" && img.OwnerID == DefaultAccountID,
+		case o == "self" && img.OwnerID == self,
 			o == img.OwnerAlias && o != "",
 			o == img.OwnerID:
 			return true

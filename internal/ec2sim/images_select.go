@@ -8,7 +8,7 @@ import (
 )
 
 // ImageSpec describes an AMI for AddImageWith. Zero fields take the defaults
-// AddImage uses: owner DefaultAccountID, architecture x86_64, a /dev/xvda
+// AddImage uses: owner Config.AccountID, architecture x86_64, a /dev/xvda
 // root device backed by an 8 GiB snapshot, state available and the
 // simulator's current time as the creation date.
 type ImageSpec struct {
@@ -50,7 +50,7 @@ func (s *Sim) AddImageWith(spec ImageSpec) error {
 		Tags: maps.Clone(spec.Tags),
 	}
 	if img.OwnerID == "" {
-		img.OwnerID = DefaultAccountID
+		img.OwnerID = s.cfg.AccountID
 	}
 	if img.Architecture == "" {
 		img.Architecture = "x86_64"

@@ -203,7 +203,7 @@ func (s *Sim) resolveProfile(p params) (string, *apiError) {
 		return "", missingParam("IamInstanceProfile.Name or IamInstanceProfile.Arn")
 	}
 	if arn != "" {
-		n, ok := strings.CutPrefix(arn, "arn:aws:iam::"+DefaultAccountID+":instance-profile/")
+		n, ok := strings.CutPrefix(arn, "arn:aws:iam::"+s.cfg.AccountID+":instance-profile/")
 		if i := strings.LastIndexByte(n, '/'); i >= 0 {
 			n = n[i+1:] // profiles may have paths
 		}
@@ -215,7 +215,7 @@ func (s *Sim) resolveProfile(p params) (string, *apiError) {
 	if !s.profiles[name] {
 		return "", invalidValue("Value (%s) for parameter iamInstanceProfile.name is invalid. Invalid IAM Instance Profile name", name)
 	}
-	return profileARN(name), nil
+	return s.profileARN(name), nil
 }
 
 // parseBlockDevices validates BlockDeviceMapping.N against the image's

@@ -57,7 +57,7 @@ func (s *Sim) interfaceMatches(eni *netInterface, filters []filter) bool {
 		"availability-zone": {eni.AZ}, "network-interface-id": {eni.ID},
 		"private-ip-address": eni.PrivateIPs, "addresses.private-ip-address": eni.PrivateIPs,
 		"source-dest-check": {boolString(eni.SourceDestCheck)}, "status": {"in-use"},
-		"subnet-id": {eni.SubnetID}, "vpc-id": {eni.VPCID}, "mac-address": {eni.MAC}, "owner-id": {DefaultAccountID},
+		"subnet-id": {eni.SubnetID}, "vpc-id": {eni.VPCID}, "mac-address": {eni.MAC}, "owner-id": {s.cfg.AccountID},
 	}
 	for _, a := range s.addressesOn(eni.ID) {
 		fields["association.public-ip"] = append(fields["association.public-ip"], a.PublicIP)

@@ -134,9 +134,9 @@ func (s *Sim) describeSubnets(p params, x *xmlBuilder) *apiError {
 func (s *Sim) writeSubnet(x *xmlBuilder, sn *Subnet) {
 	x.open("item")
 	x.leaf("subnetId", sn.ID)
-	x.leaf("subnetArn", fmt.Sprintf("arn:aws:ec2:%s:%s:subnet/%s", s.cfg.Region, DefaultAccountID, sn.ID))
+	x.leaf("subnetArn", fmt.Sprintf("arn:aws:ec2:%s:%s:subnet/%s", s.cfg.Region, s.cfg.AccountID, sn.ID))
 	x.leaf("state", "available")
-	x.leaf("ownerId", DefaultAccountID)
+	x.leaf("ownerId", s.cfg.AccountID)
 	x.leaf("vpcId", sn.VPCID)
 	x.leaf("cidrBlock", sn.CIDR)
 	x.intLeaf("availableIpAddressCount", sn.availableIPs())
@@ -193,17 +193,17 @@ func (s *Sim) describeSecurityGroups(p params, x *xmlBuilder) *apiError {
 		if len(names) > 0 && (!contains(names, g.Name) || g.VPCID != DefaultVPCID) {
 			continue
 		}
-		fields := map[string]string{"group-id": g.ID, "group-name": g.Name, "vpc-id": g.VPCID, "owner-id": DefaultAccountID}
+		fields := map[string]string{"group-id": g.ID, "group-name": g.Name, "vpc-id": g.VPCID, "owner-id": s.cfg.AccountID}
 		if !resourceMatches(fields, g.Tags, p.filters()) {
 			continue
 		}
 		x.open("item")
-		x.leaf("ownerId", DefaultAccountID)
+		x.leaf("ownerId", s.cfg.AccountID)
 		x.leaf("groupId", g.ID)
 		x.leaf("groupName", g.Name)
 		x.leaf("groupDescription", g.Description)
 		x.leaf("vpcId", g.VPCID)
-		x.leaf("securityGroupArn", fmt.Sprintf("arn:aws:ec2:%s:%s:security-group/%s", s.cfg.Region, DefaultAccountID, g.ID))
+		x.leaf("securityGroupArn", fmt.Sprintf("arn:aws:ec2:%s:%s:security-group/%s", s.cfg.Region, s.cfg.AccountID, g.ID))
 		x.open("ipPermissions")
 		x.close("ipPermissions")
 		x.open("ipPermissionsEgress")

@@ -35,7 +35,7 @@ type placementGroup struct {
 
 // arn is the placement group's ARN.
 func (g *placementGroup) arn(s *Sim) string {
-	return "arn:aws:ec2:" + s.cfg.Region + ":" + DefaultAccountID + ":placement-group/" + g.name
+	return "arn:aws:ec2:" + s.cfg.Region + ":" + s.cfg.AccountID + ":placement-group/" + g.name
 }
 
 // AddPlacementGroup creates an available placement group with strategy

@@ -171,7 +171,7 @@ func (s *Sim) createVolume(vs volumeSpec, az string, tags map[string]string, ins
 // writeReservation renders a whole reservation as RunInstances returns it.
 func (s *Sim) writeReservation(x *xmlBuilder, res *reservation) {
 	x.leaf("reservationId", res.id)
-	x.leaf("ownerId", DefaultAccountID)
+	x.leaf("ownerId", s.cfg.AccountID)
 	x.open("groupSet")
 	x.close("groupSet")
 	x.open("instancesSet")

@@ -33,7 +33,7 @@ func (s *Sim) seedDefaults() {
 	s.keyPairs[DefaultKeyName] = true
 }
 
-// AddInstanceProfile makes an IAM instance profile of DefaultAccountID exist.
+// AddInstanceProfile makes an IAM instance profile of the Sim's account exist.
 func (s *Sim) AddInstanceProfile(name string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -47,9 +47,9 @@ func (s *Sim) AddKeyPair(name string) {
 	s.keyPairs[name] = true
 }
 
-// profileARN is the ARN of a profile in DefaultAccountID.
-func profileARN(name string) string {
-	return "arn:aws:iam::" + DefaultAccountID + ":instance-profile/" + name
+// profileARN is the ARN of a profile in the Sim's account.
+func (s *Sim) profileARN(name string) string {
+	return "arn:aws:iam::" + s.cfg.AccountID + ":instance-profile/" + name
 }
 
 // profileID is a stable IAM-style unique id for a profile name.

@@ -24,7 +24,8 @@ import (
 const (
 	// DefaultRegion is the region used when Config.Region is empty.
 	DefaultRegion = "us-east-1"
-	// DefaultAccountID owns every seeded and created resource.
+	// DefaultAccountID owns every seeded and created resource when
+	// Config.AccountID is empty.
 	DefaultAccountID = "123456789012"
 	// DefaultVPCID is the default VPC that holds the seeded subnets and groups.
 	DefaultVPCID = "vpc-0a1b2c3d4e5f60001"
@@ -63,6 +64,10 @@ type Config struct {
 	Seed int64
 	// Region defaults to DefaultRegion; availability zones are Region+"a", "b", "c".
 	Region string
+	// AccountID is the AWS account this endpoint serves: it is the owner id
+	// and the account in every ARN the Sim renders. It defaults to
+	// DefaultAccountID; several Sims with different ids model several accounts.
+	AccountID string
 	// PendingDuration is how long an instance stays pending before running.
 	// Zero means it is running on the next request after launch.
 	PendingDuration time.Duration
@@ -160,6 +165,9 @@ type Sim struct {
 func New(cfg Config) *Sim {
 	if cfg.Region == "" {
 		cfg.Region = DefaultRegion
+	}
+	if cfg.AccountID == "" {
+		cfg.AccountID = DefaultAccountID
 	}
 	if cfg.TerminatedRetention == 0 {
 		cfg.TerminatedRetention = time.Hour

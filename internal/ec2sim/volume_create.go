@@ -134,7 +134,7 @@ func (s *Sim) parseCreateVolume(p params) (*VolumeRecord, *apiError) {
 // key ARN or alias ARN; no key means the AWS managed key for EBS. The simulator has
 // no KMS, so aliases are reported as alias ARNs rather than resolved.
 func (s *Sim) kmsKeyARN(key string) string {
-	prefix := "arn:aws:kms:" + s.cfg.Region + ":" + DefaultAccountID + ":"
+	prefix := "arn:aws:kms:" + s.cfg.Region + ":" + s.cfg.AccountID + ":"
 	switch {
 	case key == "":
 		return prefix + "key/" + defaultEBSKeyID

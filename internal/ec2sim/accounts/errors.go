@@ -1,0 +1,28 @@
+package accounts
+
+import "net/http"
+
+// routeError is an EC2 error the router answers before any Sim sees the
+// request. Messages contain no characters that need XML escaping.
+type routeError struct {
+	code    string
+	message string
+	status  int
+}
+
+var (
+	// errAuthFailure is EC2's answer for an access key AWS has no record of
+	// (EC2 API Reference, common client error AuthFailure).
+	errAuthFailure = routeError{"AuthFailure", "AWS was not able to validate the provided access credentials", http.StatusUnauthorized}
+	// errRequestExpired is what EC2 answers when temporary credentials have
+	// passed their Expiration. EC2 reports RequestExpired ("Request has
+	// expired.", HTTP 400) where most other services say ExpiredToken.
+	errRequestExpired = routeError{"RequestExpired", "Request has expired.", http.StatusBadRequest}
+	// errMissingAuth is the answer to a request without SigV4 credentials
+	// (common error MissingAuthenticationToken).
+	errMissingAuth = routeError{"MissingAuthenticationToken", "The request must contain either a valid (registered) AWS access key ID or X.509 certificate.", http.StatusUnauthorized}
+	// errOptInRequired answers a valid key of an account that has no EC2
+	// endpoint in this router, as EC2 answers an account not signed up for
+	// the service (common error OptInRequired).
+	errOptInRequired = routeError{"OptInRequired", "You are not subscribed to this service. Please go to http://aws.amazon.com to subscribe.", http.StatusUnauthorized}
+)

@@ -1,0 +1,189 @@
+package accounts_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/ec2"
+)
+
+// TestInstancesLandInTheAssumedAccount follows the IAM User Guide on
+// cross-account access with roles (temporary credentials from
+// sts:AssumeRole act in the account that owns the role) and the EC2 API
+// Reference for DescribeInstances (an id that does not exist in the
+// caller's account is InvalidInstanceID.NotFound; Reservation.ownerId is
+// the account that owns the instance).
+func TestInstancesLandInTheAssumedAccount(t *testing.T) {
+	w := newWorld(t)
+	a := w.ec2Client(w.assumedCredentials(roleA, extA))
+	b := w.ec2Client(w.assumedCredentials(roleB, extB))
+
+	out, err := a.RunInstances(ctx(t), &ec2.RunInstancesInput{
+		ImageId: aws.String("ami-0abcdef1234567890"), InstanceType: "t3.micro",
+		MinCount: aws.Int32(1), MaxCount: aws.Int32(1),
+	})
+	if err != nil {
+		t.Fatalf("RunInstances in A: %v", err)
+	}
+	if got := aws.ToString(out.OwnerId); got != accountA {
+		t.Fatalf("reservation ownerId = %s, want %s", got, accountA)
+	}
+	id := aws.ToString(out.Instances[0].InstanceId)
+	if _, ok := w.sims[accountA].Instance(id); !ok {
+		t.Fatalf("%s is not in account A's Sim", id)
+	}
+	if _, ok := w.sims[accountB].Instance(id); ok {
+		t.Fatalf("%s leaked into account B's Sim", id)
+	}
+
+	desc, err := a.DescribeInstances(ctx(t), &ec2.DescribeInstancesInput{InstanceIds: []string{id}})
+	if err != nil || len(desc.Reservations) != 1 || aws.ToString(desc.Reservations[0].OwnerId) != accountA {
+		t.Fatalf("A's DescribeInstances(%s) = %+v, %v", id, desc, err)
+	}
+	_, err = b.DescribeInstances(ctx(t), &ec2.DescribeInstancesInput{InstanceIds: []string{id}})
+	if msg := wantCode(t, err, "InvalidInstanceID.NotFound"); msg != "The instance ID '"+id+"' does not exist" {
+		t.Fatalf("message = %q", msg)
+	}
+	_, err = b.TerminateInstances(ctx(t), &ec2.TerminateInstancesInput{InstanceIds: []string{id}})
+	wantCode(t, err, "InvalidInstanceID.NotFound")
+	all, err := b.DescribeInstances(ctx(t), &ec2.DescribeInstancesInput{})
+	if err != nil || len(all.Reservations) != 0 {
+		t.Fatalf("B sees %d reservations (%v), want none", len(all.Reservations), err)
+	}
+
+	// B's own launch is B's, with B's owner id on the seeded subnet too.
+	inB := runOne(t, b)
+	if _, ok := w.sims[accountA].Instance(aws.ToString(inB.InstanceId)); ok {
+		t.Fatal("B's instance is in account A's Sim")
+	}
+	subnets, err := b.DescribeSubnets(ctx(t), &ec2.DescribeSubnetsInput{})
+	if err != nil || len(subnets.Subnets) == 0 || aws.ToString(subnets.Subnets[0].OwnerId) != accountB {
+		t.Fatalf("B's subnets = %+v, %v", subnets, err)
+	}
+	if w.sts.Calls("AssumeRole") != 2 {
+		t.Fatalf("AssumeRole calls = %d, want one per account", w.sts.Calls("AssumeRole"))
+	}
+}
+
+// TestOneAccountsCredentialsNeverActInAnother follows the IAM User Guide on
+// the external ID (each role's trust policy requires its own sts:ExternalId,
+// so a namespace's external ID cannot open another account's role) and the
+// STS AssumeRole error AccessDenied. The EC2 call fails before any request
+// reaches either account's EC2 endpoint.
+func TestOneAccountsCredentialsNeverActInAnother(t *testing.T) {
+	w := newWorld(t)
+	for _, tc := range []struct{ name, ext string }{{"other namespace's external id", extA}, {"no external id", ""}} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := w.ec2Client(w.assumedCredentials(roleB, tc.ext)).DescribeInstances(ctx(t), &ec2.DescribeInstancesInput{})
+			msg := wantCode(t, err, "AccessDenied")
+			if want := "User: arn:aws:iam::111111111111:user/ec2-operator is not authorized to perform: sts:AssumeRole on resource: " + roleB; msg != want {
+				t.Fatalf("message = %q, want %q", msg, want)
+			}
+		})
+	}
+	for acct, sim := range w.sims {
+		if n := sim.Calls("DescribeInstances"); n != 0 {
+			t.Fatalf("account %s's EC2 saw %d DescribeInstances calls", acct, n)
+		}
+	}
+}
+
+// TestUnknownAccessKeyGetsAuthFailure follows the EC2 API Reference's
+// common client error AuthFailure ("AWS was not able to validate the
+// provided access credentials") for a key AWS has no record of.
+func TestUnknownAccessKeyGetsAuthFailure(t *testing.T) {
+	w := newWorld(t)
+	_, err := w.staticClient("AKIAUNKNOWN000000001", "secret", "").DescribeInstances(ctx(t), &ec2.DescribeInstancesInput{})
+	if msg := wantCode(t, err, "AuthFailure"); msg != "AWS was not able to validate the provided access credentials" {
+		t.Fatalf("message = %q", msg)
+	}
+}
+
+// TestForeignSessionTokenGetsAuthFailure checks that an assumed key for
+// account A presented with the session token issued for account B is not
+// accepted in either account: temporary credentials are only valid as the
+// set STS issued (IAM User Guide, "Using temporary credentials with AWS
+// resources": the session token must accompany the access key).
+func TestForeignSessionTokenGetsAuthFailure(t *testing.T) {
+	w := newWorld(t)
+	credsA, err := w.assumedCredentials(roleA, extA).Retrieve(ctx(t))
+	if err != nil {
+		t.Fatalf("Retrieve A: %v", err)
+	}
+	credsB, err := w.assumedCredentials(roleB, extB).Retrieve(ctx(t))
+	if err != nil {
+		t.Fatalf("Retrieve B: %v", err)
+	}
+	mixed := w.staticClient(credsA.AccessKeyID, credsA.SecretAccessKey, credsB.SessionToken)
+	_, err = mixed.DescribeInstances(ctx(t), &ec2.DescribeInstancesInput{})
+	wantCode(t, err, "AuthFailure")
+	noToken := w.staticClient(credsA.AccessKeyID, credsA.SecretAccessKey, "")
+	_, err = noToken.DescribeInstances(ctx(t), &ec2.DescribeInstancesInput{})
+	wantCode(t, err, "AuthFailure")
+	for acct, sim := range w.sims {
+		if n := sim.Calls("DescribeInstances"); n != 0 {
+			t.Fatalf("account %s's EC2 saw %d DescribeInstances calls", acct, n)
+		}
+	}
+}
+
+// TestAccountWithoutEC2EndpointIsOptInRequired checks that a valid key of an
+// account the router has no Sim for (here the operator's own account) is
+// refused with EC2's OptInRequired instead of reaching another account.
+func TestAccountWithoutEC2EndpointIsOptInRequired(t *testing.T) {
+	w := newWorld(t)
+	_, err := w.staticClient(operatorKey, operatorSecret, "").DescribeInstances(ctx(t), &ec2.DescribeInstancesInput{})
+	wantCode(t, err, "OptInRequired")
+}
+
+// TestExpiredCredentialsAreRefreshed follows the AssumeRole documentation
+// (Credentials.Expiration ends the session; DurationSeconds 900 is fifteen
+// minutes) and EC2's answer to expired temporary credentials, RequestExpired
+// "Request has expired.". The SDK's credentials cache decides on its own
+// that credentials are stale only by the wall clock, which a fake clock
+// cannot move; after EC2 rejects them the cache is invalidated, as a caller
+// reacting to RequestExpired would, and its next retrieval assumes the role
+// again.
+func TestExpiredCredentialsAreRefreshed(t *testing.T) {
+	w := newWorld(t)
+	cache := w.assumedCredentials(roleA, extA)
+	a := w.ec2Client(cache)
+	id := aws.ToString(runOne(t, a).InstanceId)
+
+	first, err := cache.Retrieve(ctx(t))
+	if err != nil {
+		t.Fatalf("Retrieve: %v", err)
+	}
+	if want := w.clock.Now().Add(15 * time.Minute); !first.Expires.Equal(want) {
+		t.Fatalf("Expires = %v, want the provider's default 15 minutes, %v", first.Expires, want)
+	}
+	stale := w.staticClient(first.AccessKeyID, first.SecretAccessKey, first.SessionToken)
+
+	w.clock.Advance(15*time.Minute - time.Second)
+	if _, err := stale.DescribeInstances(ctx(t), &ec2.DescribeInstancesInput{InstanceIds: []string{id}}); err != nil {
+		t.Fatalf("one second before Expiration: %v", err)
+	}
+	w.clock.Advance(time.Second)
+	_, err = stale.DescribeInstances(ctx(t), &ec2.DescribeInstancesInput{InstanceIds: []string{id}})
+	if msg := wantCode(t, err, "RequestExpired"); msg != "Request has expired." {
+		t.Fatalf("message = %q", msg)
+	}
+	_, err = a.DescribeInstances(ctx(t), &ec2.DescribeInstancesInput{InstanceIds: []string{id}})
+	wantCode(t, err, "RequestExpired")
+
+	cache.Invalidate()
+	if _, err := a.DescribeInstances(ctx(t), &ec2.DescribeInstancesInput{InstanceIds: []string{id}}); err != nil {
+		t.Fatalf("after refresh: %v", err)
+	}
+	if got := w.sts.Calls("AssumeRole"); got != 2 {
+		t.Fatalf("AssumeRole calls = %d, want 2 (initial and refresh)", got)
+	}
+	second, _ := cache.Retrieve(ctx(t))
+	if second.AccessKeyID == first.AccessKeyID {
+		t.Fatal("refresh reused the expired access key")
+	}
+	if acct, ok := w.sts.AccountOfAccessKey(second.AccessKeyID); !ok || acct != accountA {
+		t.Fatalf("refreshed key acts in %q, %v", acct, ok)
+	}
+}
