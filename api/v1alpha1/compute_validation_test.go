@@ -138,7 +138,6 @@ func TestUpdateRejectsComputeChangesEC2CannotMake(t *testing.T) {
 			o.Spec.ImageSelector, o.Spec.ImageID = nil, "ami-0abcdef1234567890"
 		}, "spec", "imageSelector is immutable"},
 		{"turning hibernation off", func(o *v1alpha1.EC2Instance) { o.Spec.Hibernation = ptr.To(false) }, "spec.hibernation", "only at launch"},
-		{"changing CPU options", func(o *v1alpha1.EC2Instance) { o.Spec.CPUOptions.CoreCount = ptr.To[int32](2) }, "spec.cpuOptions", "immutable"},
 		{"moving to dedicated hardware", func(o *v1alpha1.EC2Instance) { o.Spec.Placement.Tenancy = "dedicated" }, "spec.placement", "between dedicated and host"},
 	}
 	for i, tc := range testCases {
@@ -165,6 +164,7 @@ func TestUpdateAcceptsComputeChangesAppliedInPlaceOrAtTheNextStop(t *testing.T) 
 	obj.Spec.PrivateDNSNameOptions = &v1alpha1.PrivateDNSNameOptions{HostnameType: "resource-name", EnableResourceNameDNSARecord: true}
 	obj.Spec.CapacityReservation = &v1alpha1.CapacityReservation{Target: &v1alpha1.CapacityReservationTarget{CapacityReservationID: "cr-0123456789abcdef0"}}
 	obj.Spec.Placement.PartitionNumber = ptr.To[int32](3)
+	obj.Spec.CPUOptions.ThreadsPerCore = ptr.To[int32](2)
 	obj.Spec.MetadataOptions.InstanceMetadataTags = "enabled"
 	obj.Spec.MetadataOptions.HTTPProtocolIPv6 = "enabled"
 	if err := k8sClient.Update(ctx, obj); err != nil {

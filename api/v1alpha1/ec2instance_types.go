@@ -52,7 +52,6 @@ import (
 // +kubebuilder:validation:XValidation:rule="!has(self.desiredState) || self.desiredState != 'hibernated' || (has(self.hibernation) && self.hibernation)",message="desiredState hibernated needs hibernation: true",fieldPath=".desiredState"
 // +kubebuilder:validation:XValidation:rule="has(self.hibernation) == has(oldSelf.hibernation)",message="hibernation is immutable: it cannot be added or removed after creation"
 // +kubebuilder:validation:XValidation:rule="!has(self.creditSpecification) || self.instanceType.matches('^t(2|3|3a|4g)[.]')",message="creditSpecification is for burstable instance types (T2, T3, T3a, T4g)",fieldPath=".creditSpecification"
-// +kubebuilder:validation:XValidation:rule="has(self.cpuOptions) == has(oldSelf.cpuOptions)",message="cpuOptions is immutable: it cannot be added or removed after creation"
 // +kubebuilder:validation:XValidation:rule="!has(self.disableApiStop) || !self.disableApiStop || !has(self.desiredState) || self.desiredState == 'running'",message="stop protection is on: set disableApiStop to false to stop or hibernate the instance",fieldPath=".disableApiStop"
 // +kubebuilder:validation:XValidation:rule="(has(self.placement) && has(self.placement.tenancy) ? self.placement.tenancy : 'default') == (has(oldSelf.placement) && has(oldSelf.placement.tenancy) ? oldSelf.placement.tenancy : 'default') || ((has(self.placement) && has(self.placement.tenancy) ? self.placement.tenancy : 'default') != 'default' && (has(oldSelf.placement) && has(oldSelf.placement.tenancy) ? oldSelf.placement.tenancy : 'default') != 'default')",message="placement.tenancy can only change between dedicated and host: EC2 cannot move an instance to or from shared hardware",fieldPath=".placement"
 // +kubebuilder:validation:XValidation:rule="!has(self.placement) || !has(self.placement.tenancy) || self.placement.tenancy != 'host' || !has(self.spot)",message="Spot Instances cannot run on Dedicated Hosts",fieldPath=".placement.tenancy"
@@ -332,10 +331,10 @@ type EC2InstanceSpec struct {
 	CreditSpecification *CreditSpecification `json:"creditSpecification,omitempty"`
 
 	// cpuOptions sets the number of CPU cores and threads per core, within what the
-	// instance type allows (checked before launch against DescribeInstanceTypes).
-	// Immutable.
+	// instance type allows (checked before launch against DescribeInstanceTypes). EC2
+	// changes them only while the instance is stopped, so a change waits for the next
+	// stop, like userData. Mutable.
 	// +optional
-	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="cpuOptions is immutable"
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="CPU Options",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
 	CPUOptions *CPUOptions `json:"cpuOptions,omitempty"`
 

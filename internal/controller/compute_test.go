@@ -2,6 +2,7 @@ package controller
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -141,6 +142,19 @@ func TestHibernationAndCPUOptionsTheTypeCannotHonourAreRefusedBeforeLaunch(t *te
 	if inst.CoreCount != 1 || inst.ThreadsPerCore != 1 {
 		t.Errorf("CPU options %d cores x %d threads, want 1 x 1", inst.CoreCount, inst.ThreadsPerCore)
 	}
+
+	// Another thread count: EC2 changes CPU options of a stopped instance only, so
+	// the change waits for the next stop.
+	m := h.mark("cores-ok")
+	h.update("cores-ok", func(o *computev1alpha1.EC2Instance) { o.Spec.CPUOptions.ThreadsPerCore = ptr.To[int32](2) })
+	h.waitConditionSince(m, computev1alpha1.ConditionSynced, metav1.ConditionFalse, reasonPendingStop)
+	h.update("cores-ok", func(o *computev1alpha1.EC2Instance) { o.Spec.DesiredState = computev1alpha1.DesiredStateStopped })
+	h.eventually(h.timeout, func() string {
+		if r := h.simInstance(inst.ID); r.ThreadsPerCore != 2 || r.State != "stopped" {
+			return fmt.Sprintf("instance %s with %d threads per core", r.State, r.ThreadsPerCore)
+		}
+		return ""
+	})
 }
 
 func TestLifecycleOptionsAtLaunchAndTheirDrift(t *testing.T) {

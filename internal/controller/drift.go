@@ -2,6 +2,7 @@ package controller
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -212,6 +213,21 @@ func lifecycleDrift(spec *computev1alpha1.EC2InstanceSpec, inst *ec2.Instance, s
 			apply: func(ctx context.Context, c ec2.Client, id string) error {
 				return c.SetCreditSpecification(ctx, id, want)
 			}})
+	}
+	if c := spec.CPUOptions; c != nil && inst.CPUOptions.CoreCount > 0 {
+		want := ec2.CPUOptions{CoreCount: inst.CPUOptions.CoreCount, ThreadsPerCore: inst.CPUOptions.ThreadsPerCore}
+		if c.CoreCount != nil {
+			want.CoreCount = *c.CoreCount
+		}
+		if c.ThreadsPerCore != nil {
+			want.ThreadsPerCore = *c.ThreadsPerCore
+		}
+		if want != inst.CPUOptions {
+			out = append(out, drift{field: "cpuOptions", needsStopped: true,
+				desired: fmt.Sprintf("%d cores x %d threads", want.CoreCount, want.ThreadsPerCore),
+				actual:  fmt.Sprintf("%d cores x %d threads", inst.CPUOptions.CoreCount, inst.CPUOptions.ThreadsPerCore),
+				apply:   func(ctx context.Context, c ec2.Client, id string) error { return c.SetCPUOptions(ctx, id, want) }})
+		}
 	}
 	if d, ok := placementDrift(spec, inst); ok {
 		out = append(out, d)

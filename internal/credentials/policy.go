@@ -141,6 +141,7 @@ func Policy() []Statement {
 				"ec2:DisassociateIamInstanceProfile",
 				"ec2:ModifyInstanceAttribute",
 				"ec2:ModifyInstanceCapacityReservationAttributes",
+				"ec2:ModifyInstanceCpuOptions",
 				"ec2:ModifyInstanceCreditSpecification",
 				"ec2:ModifyInstanceMaintenanceOptions",
 				"ec2:ModifyInstanceMetadataOptions",

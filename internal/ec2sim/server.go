@@ -19,6 +19,7 @@ type handler func(s *Sim, p params, x *xmlBuilder) *apiError
 // handlers maps Action names to their implementations.
 var handlers = map[string]handler{
 	"RunInstances":                           (*Sim).runInstances,
+	"ModifyInstanceCpuOptions":               (*Sim).modifyInstanceCpuOptions,
 	"DescribeInstances":                      (*Sim).describeInstances,
 	"TerminateInstances":                     (*Sim).terminateInstances,
 	"StopInstances":                          (*Sim).stopInstances,

@@ -161,6 +161,8 @@ type Client interface {
 	// (stopped only), or changes its affinity; changeGroup says whether the group is
 	// to change (an empty GroupName leaves any group).
 	SetPlacement(ctx context.Context, id string, p PlacementSpec, changeGroup bool) error
+	// SetCPUOptions changes the cores and threads per core (stopped only).
+	SetCPUOptions(ctx context.Context, id string, o CPUOptions) error
 	// GetCreditSpecification returns a burstable instance's CPU credit option.
 	GetCreditSpecification(ctx context.Context, id string) (string, error)
 	// SetCreditSpecification sets a burstable instance's CPU credit option.

@@ -201,3 +201,13 @@ func (c *AWSClient) SetPlacement(ctx context.Context, id string, p PlacementSpec
 	_, err := c.api.ModifyInstancePlacement(ctx, in)
 	return classify("ModifyInstancePlacement", err)
 }
+
+// SetCPUOptions changes the cores and threads per core; EC2 allows it only while the
+// instance is stopped.
+func (c *AWSClient) SetCPUOptions(ctx context.Context, id string, o CPUOptions) error {
+	c.changing(id)
+	_, err := c.api.ModifyInstanceCpuOptions(ctx, &awsec2.ModifyInstanceCpuOptionsInput{
+		InstanceId: aws.String(id), CoreCount: aws.Int32(o.CoreCount), ThreadsPerCore: aws.Int32(o.ThreadsPerCore),
+	})
+	return classify("ModifyInstanceCpuOptions", err)
+}
