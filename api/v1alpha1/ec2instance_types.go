@@ -33,7 +33,6 @@ import (
 // +kubebuilder:validation:XValidation:rule="!(has(self.subnetId) && has(self.subnetSelector))",message="set subnetId or subnetSelector, not both",fieldPath=".subnetSelector"
 // +kubebuilder:validation:XValidation:rule="!has(self.subnetSelector) || !has(self.subnetSelector.availabilityZone) || !has(self.availabilityZone) || self.subnetSelector.availabilityZone == self.availabilityZone",message="subnetSelector.availabilityZone must equal availabilityZone when both are set",fieldPath=".subnetSelector.availabilityZone"
 // +kubebuilder:validation:XValidation:rule="has(self.privateIpAddress) == has(oldSelf.privateIpAddress)",message="privateIpAddress is immutable: it cannot be added or removed after creation"
-// +kubebuilder:validation:XValidation:rule="has(self.secondaryPrivateIpAddressCount) == has(oldSelf.secondaryPrivateIpAddressCount)",message="secondaryPrivateIpAddressCount is immutable: it cannot be added or removed after creation"
 // +kubebuilder:validation:XValidation:rule="has(self.ipv6AddressCount) == has(oldSelf.ipv6AddressCount) && has(self.ipv6Addresses) == has(oldSelf.ipv6Addresses)",message="ipv6AddressCount and ipv6Addresses are immutable: they cannot be added or removed after creation"
 // +kubebuilder:validation:XValidation:rule="!(has(self.ipv6AddressCount) && has(self.ipv6Addresses))",message="set ipv6AddressCount or ipv6Addresses, not both",fieldPath=".ipv6Addresses"
 // +kubebuilder:validation:XValidation:rule="!(has(self.userData) && has(self.userDataFrom))",message="set userData or userDataFrom, not both",fieldPath=".userDataFrom"
@@ -237,11 +236,11 @@ type EC2InstanceSpec struct {
 
 	// secondaryPrivateIpAddressCount asks EC2 for this many secondary private IPv4
 	// addresses on the primary network interface (the instance type bounds how many
-	// it allows). Immutable.
+	// it allows). Mutable, in place: addresses are added from the subnet or the last
+	// ones released. When omitted, the interface's addresses are left alone.
 	// +optional
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=49
-	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="secondaryPrivateIpAddressCount is immutable"
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Secondary Private IP Count",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:number","urn:alm:descriptor:com.tectonic.ui:advanced"}
 	SecondaryPrivateIPAddressCount *int32 `json:"secondaryPrivateIpAddressCount,omitempty"`
 

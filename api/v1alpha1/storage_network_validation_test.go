@@ -124,7 +124,6 @@ func TestUpdateRejectsStorageAndNetworkChangesEC2CannotMake(t *testing.T) {
 		{"changing the subnet selector", func(o *v1alpha1.EC2Instance) { o.Spec.SubnetSelector.Tags["tier"] = "public" }, "spec.subnetSelector", "immutable"},
 		{"removing the subnet selector", func(o *v1alpha1.EC2Instance) { o.Spec.SubnetSelector = nil }, "spec", "subnetSelector is immutable"},
 		{"changing the private IP", func(o *v1alpha1.EC2Instance) { o.Spec.PrivateIPAddress = "10.0.1.21" }, "spec.privateIpAddress", "immutable"},
-		{"changing the secondary address count", func(o *v1alpha1.EC2Instance) { o.Spec.SecondaryPrivateIPAddressCount = ptr.To[int32](3) }, "spec.secondaryPrivateIpAddressCount", "immutable"},
 		{"removing the IPv6 count", func(o *v1alpha1.EC2Instance) { o.Spec.IPv6AddressCount = nil }, "spec", "ipv6AddressCount and ipv6Addresses are immutable"},
 	}
 	for i, tc := range testCases {
@@ -156,6 +155,7 @@ func TestUpdateAcceptsStorageAndNetworkChangesAppliedInPlace(t *testing.T) {
 	obj.Spec.Volumes = append(obj.Spec.Volumes, dataVolume("/dev/sdh", 10))
 	obj.Spec.SecurityGroupSelector = &v1alpha1.SecurityGroupSelector{Names: []string{"web", "ssh"}}
 	obj.Spec.SourceDestCheck = ptr.To(false)
+	obj.Spec.SecondaryPrivateIPAddressCount = ptr.To[int32](3)
 	obj.Spec.ElasticIP = &v1alpha1.ElasticIP{AllocationID: "eipalloc-0123456789abcdef0"}
 	if err := k8sClient.Update(ctx, obj); err != nil {
 		t.Fatalf("the API server rejected changes the operator can apply: %v", err)

@@ -61,6 +61,16 @@ func findDrift(obj *computev1alpha1.EC2Instance, inst *ec2.Instance, seen observ
 			}})
 	}
 
+	if want := spec.SecondaryPrivateIPAddressCount; want != nil {
+		if nic := primaryInterface(inst); nic != nil && len(nic.PrivateIPs) > 0 && int32(len(nic.PrivateIPs)-1) != *want {
+			count, eni, secondaries := *want, nic.ID, slices.Clone(nic.PrivateIPs[1:])
+			out = append(out, drift{field: "secondaryPrivateIpAddressCount", desired: strconv.Itoa(int(count)), actual: strconv.Itoa(len(secondaries)),
+				apply: func(ctx context.Context, c ec2.Client, id string) error {
+					return c.SetSecondaryPrivateIPCount(ctx, id, eni, secondaries, count)
+				}})
+		}
+	}
+
 	if want := spec.SourceDestCheck; want != nil && inst.SourceDestCheck != nil && *want != *inst.SourceDestCheck {
 		enabled := *want
 		out = append(out, drift{field: "sourceDestCheck", desired: strconv.FormatBool(enabled), actual: strconv.FormatBool(*inst.SourceDestCheck),

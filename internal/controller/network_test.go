@@ -171,6 +171,26 @@ func TestPrimaryInterfaceAddressingAndSourceDestCheck(t *testing.T) {
 		t.Errorf("sourceDestCheck %v, want false as the spec says", nic.SourceDestCheck)
 	}
 
+	// More secondary addresses, then fewer: changed in place, the primary kept.
+	h.update("nat", func(o *computev1alpha1.EC2Instance) { o.Spec.SecondaryPrivateIPAddressCount = ptr.To[int32](3) })
+	h.eventually(h.timeout, func() string {
+		if n := len(h.get("nat").Status.NetworkInterfaces[0].PrivateIPAddresses); n != 4 {
+			return fmt.Sprintf("%d private addresses, want the primary and 3", n)
+		}
+		return ""
+	})
+	h.update("nat", func(o *computev1alpha1.EC2Instance) { o.Spec.SecondaryPrivateIPAddressCount = ptr.To[int32](1) })
+	h.eventually(h.timeout, func() string {
+		ips := h.get("nat").Status.NetworkInterfaces[0].PrivateIPAddresses
+		if len(ips) != 2 || ips[0] != "10.0.2.50" {
+			return fmt.Sprintf("private addresses %v, want 10.0.2.50 and one more", ips)
+		}
+		return ""
+	})
+	if n := h.sim.Calls("StopInstances"); n != 0 {
+		t.Errorf("StopInstances called %d times for an in-place change", n)
+	}
+
 	// Turned back on outside Kubernetes: corrected.
 	m := h.mark("nat")
 	c, _ := h.clients.ForRegion(context.Background(), ec2sim.DefaultRegion)

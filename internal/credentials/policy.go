@@ -215,6 +215,15 @@ func Policy() []Statement {
 			Condition: owned,
 		},
 		{
+			// Secondary private addresses of an instance's primary interface, which
+			// is tagged at launch with the instance's owner tag.
+			Sid:       "ManageAddressesOfOwnedInterfaces",
+			Effect:    "Allow",
+			Action:    []string{"ec2:AssignPrivateIpAddresses", "ec2:UnassignPrivateIpAddresses"},
+			Resource:  []string{"arn:aws:ec2:*:*:network-interface/*"},
+			Condition: owned,
+		},
+		{
 			Sid:       "ReleaseOwnedAddresses",
 			Effect:    "Allow",
 			Action:    []string{"ec2:ReleaseAddress"},

@@ -92,7 +92,7 @@ func TestDestructiveCallsRequireTheOwnerTag(t *testing.T) {
 		"ec2:ReplaceIamInstanceProfileAssociation": true, "ec2:MonitorInstances": true, "ec2:UnmonitorInstances": true,
 		"ec2:AttachVolume": true, "ec2:DetachVolume": true, "ec2:DeleteVolume": true, "ec2:ReleaseAddress": true,
 		"ec2:ModifyInstanceCreditSpecification": true, "ec2:ModifyInstanceMaintenanceOptions": true, "ec2:ModifyPrivateDnsNameOptions": true,
-		"ec2:ModifyInstanceCpuOptions": true,
+		"ec2:ModifyInstanceCpuOptions": true, "ec2:AssignPrivateIpAddresses": true, "ec2:UnassignPrivateIpAddresses": true,
 	}
 	for _, st := range Policy() {
 		for _, a := range st.Action {

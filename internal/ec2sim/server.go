@@ -20,6 +20,8 @@ type handler func(s *Sim, p params, x *xmlBuilder) *apiError
 var handlers = map[string]handler{
 	"RunInstances":                           (*Sim).runInstances,
 	"ModifyInstanceCpuOptions":               (*Sim).modifyInstanceCpuOptions,
+	"AssignPrivateIpAddresses":               (*Sim).assignPrivateIpAddresses,
+	"UnassignPrivateIpAddresses":             (*Sim).unassignPrivateIpAddresses,
 	"DescribeInstances":                      (*Sim).describeInstances,
 	"TerminateInstances":                     (*Sim).terminateInstances,
 	"StopInstances":                          (*Sim).stopInstances,

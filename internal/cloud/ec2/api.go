@@ -131,6 +131,10 @@ type Client interface {
 	FindSubnets(ctx context.Context, q SubnetQuery) ([]Subnet, error)
 	// FindSecurityGroups lists the security groups matching the query, by ID.
 	FindSecurityGroups(ctx context.Context, q SecurityGroupQuery) ([]SecurityGroup, error)
+	// SetSecondaryPrivateIPCount assigns or releases secondary private IPv4 addresses
+	// of the interface so that it has count of them (secondaries are its current
+	// ones, in order; the last ones are released).
+	SetSecondaryPrivateIPCount(ctx context.Context, instanceID, networkInterfaceID string, secondaries []string, count int32) error
 	// SetSourceDestCheck turns the instance's source/destination check on or off.
 	SetSourceDestCheck(ctx context.Context, instanceID string, enabled bool) error
 

@@ -207,3 +207,25 @@ func (c *AWSClient) SetSourceDestCheck(ctx context.Context, instanceID string, e
 	})
 	return classify("ModifyInstanceAttribute", err)
 }
+
+// SetSecondaryPrivateIPCount gives the interface count secondary private IPv4
+// addresses: the subnet picks new ones (AssignPrivateIpAddresses), or the last of
+// secondaries (the interface's current secondary addresses, in order) are released
+// (UnassignPrivateIpAddresses).
+func (c *AWSClient) SetSecondaryPrivateIPCount(ctx context.Context, instanceID, networkInterfaceID string, secondaries []string, count int32) error {
+	c.changing(instanceID)
+	have := int32(len(secondaries))
+	switch {
+	case count > have:
+		_, err := c.api.AssignPrivateIpAddresses(ctx, &awsec2.AssignPrivateIpAddressesInput{
+			NetworkInterfaceId: aws.String(networkInterfaceID), SecondaryPrivateIpAddressCount: aws.Int32(count - have),
+		})
+		return classify("AssignPrivateIpAddresses", err)
+	case count < have:
+		_, err := c.api.UnassignPrivateIpAddresses(ctx, &awsec2.UnassignPrivateIpAddressesInput{
+			NetworkInterfaceId: aws.String(networkInterfaceID), PrivateIpAddresses: secondaries[count:],
+		})
+		return classify("UnassignPrivateIpAddresses", err)
+	}
+	return nil
+}
