@@ -151,18 +151,8 @@ func TestCrashBetweenCreateVolumeAndAttachVolumeAttachesTheSameVolumeOnce(t *tes
 	h.create(h.instance("crashvol"))
 	h.waitReady("crashvol")
 
-	gate := h.sim.BlockResponse("CreateVolume")
-	h.update("crashvol", func(o *computev1alpha1.EC2Instance) {
-		o.Spec.Volumes = []computev1alpha1.DataVolume{{DeviceName: "/dev/sdf", SizeGiB: ptr.To[int32](10)}}
-	})
-	select {
-	case <-gate.Arrived():
-	case <-time.After(20 * time.Second):
-		t.Fatal("CreateVolume never arrived")
-	}
-	// EC2 created the volume, but the operator dies before hearing about it.
-	h.stopManager()
-	gate.Release()
+	// EC2 creates the volume, but the operator dies before hearing about it.
+	h.addVolumeAndCrashBeforeTheAnswer("crashvol")
 	if n := len(h.dataVolumes()); n != 1 {
 		t.Fatalf("%d data volumes after the lost answer, want 1", n)
 	}
@@ -314,19 +304,9 @@ func TestAVolumeWhoseCreationAnswerWasLostIsFoundWhenItLeavesTheSpec(t *testing.
 	h.create(h.instance("lostvol"))
 	h.waitReady("lostvol")
 
-	gate := h.sim.BlockResponse("CreateVolume")
-	h.update("lostvol", func(o *computev1alpha1.EC2Instance) {
-		o.Spec.Volumes = []computev1alpha1.DataVolume{{DeviceName: "/dev/sdf", SizeGiB: ptr.To[int32](10)}}
-	})
-	select {
-	case <-gate.Arrived():
-	case <-time.After(20 * time.Second):
-		t.Fatal("CreateVolume never arrived")
-	}
 	// EC2 created the volume, the operator died before hearing of it, and the user
 	// removed the volume from the spec meanwhile: its parameters are gone with it.
-	h.stopManager()
-	gate.Release()
+	h.addVolumeAndCrashBeforeTheAnswer("lostvol")
 	h.update("lostvol", func(o *computev1alpha1.EC2Instance) { o.Spec.Volumes = nil })
 	if n := len(h.dataVolumes()); n != 1 {
 		t.Fatalf("%d data volumes after the lost answer", n)
@@ -342,4 +322,22 @@ func TestAVolumeWhoseCreationAnswerWasLostIsFoundWhenItLeavesTheSpec(t *testing.
 		}
 		return ""
 	})
+}
+
+// addVolumeAndCrashBeforeTheAnswer adds a 10 GiB volume at /dev/sdf to the object and
+// stops the manager while EC2's answer to the CreateVolume it sends is withheld: the
+// volume exists in EC2, and the operator never heard of it.
+func (h *harness) addVolumeAndCrashBeforeTheAnswer(name string) {
+	h.t.Helper()
+	gate := h.sim.BlockResponse("CreateVolume")
+	h.update(name, func(o *computev1alpha1.EC2Instance) {
+		o.Spec.Volumes = []computev1alpha1.DataVolume{{DeviceName: "/dev/sdf", SizeGiB: ptr.To[int32](10)}}
+	})
+	select {
+	case <-gate.Arrived():
+	case <-time.After(20 * time.Second):
+		h.t.Fatal("CreateVolume never arrived")
+	}
+	h.stopManager()
+	gate.Release()
 }
