@@ -148,7 +148,7 @@ type AWSClient struct {
 	ownedAddresses *addressLister
 	// compute remembers images and instance types.
 	compute computeCache
-	// selectors shares answers to subnet and security-group queries.
+	// selectors shares answers to subnet, security-group and image queries.
 	selectors selectorCache
 }
 

@@ -61,7 +61,7 @@ type computeCache struct {
 // same within the selector TTL.
 func (c *AWSClient) FindImages(ctx context.Context, q ImageQuery) ([]Image, error) {
 	key := "images|" + strings.Join(q.Owners, ",") + "|" + q.Name + "|" + q.Architecture + "|" + flatTags(q.Tags)
-	v, err := c.selectors.do(key, func() (any, error) {
+	return cachedQuery(&c.selectors, key, func() ([]Image, error) {
 		in := &awsec2.DescribeImagesInput{
 			Owners:  q.Owners,
 			Filters: append(tagFilters(q.Tags), types.Filter{Name: aws.String("state"), Values: []string{"available"}}),
@@ -91,10 +91,6 @@ func (c *AWSClient) FindImages(ctx context.Context, q ImageQuery) ([]Image, erro
 		})
 		return out, nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	return v.([]Image), nil
 }
 
 func fromSDKImage(img types.Image) Image {

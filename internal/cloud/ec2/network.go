@@ -52,7 +52,8 @@ type SecurityGroupQuery struct {
 // and a group that gains a selector's tags is followed within a resync and this long.
 const DefaultSelectorTTL = 30 * time.Second
 
-// selectorCache shares recent answers to identical subnet and security-group queries.
+// selectorCache shares recent answers to identical subnet, security-group and image
+// queries.
 type selectorCache struct {
 	ttl     time.Duration
 	mu      sync.Mutex
@@ -63,6 +64,16 @@ type selectorEntry struct {
 	at     time.Time
 	value  any
 	inWork chan struct{}
+}
+
+// cachedQuery is selectorCache.do for one answer type, so the queries neither box
+// their answers nor assert them back.
+func cachedQuery[T any](c *selectorCache, key string, compute func() ([]T, error)) ([]T, error) {
+	v, err := c.do(key, func() (any, error) { return compute() })
+	if err != nil {
+		return nil, err
+	}
+	return v.([]T), nil
 }
 
 // do returns the cached answer for key, or computes it once for all concurrent askers.
@@ -121,7 +132,7 @@ func tagFilters(tags map[string]string) []types.Filter {
 // another caller asked the same within selectorTTL.
 func (c *AWSClient) FindSubnets(ctx context.Context, q SubnetQuery) ([]Subnet, error) {
 	key := "subnets|" + strings.Join(q.IDs, ",") + "|" + q.AvailabilityZone + "|" + flatTags(q.Tags)
-	v, err := c.selectors.do(key, func() (any, error) {
+	return cachedQuery(&c.selectors, key, func() ([]Subnet, error) {
 		in := &awsec2.DescribeSubnetsInput{Filters: tagFilters(q.Tags), MaxResults: aws.Int32(1000)}
 		if len(q.IDs) > 0 {
 			in.Filters = append(in.Filters, types.Filter{Name: aws.String("subnet-id"), Values: q.IDs})
@@ -149,17 +160,13 @@ func (c *AWSClient) FindSubnets(ctx context.Context, q SubnetQuery) ([]Subnet, e
 		}
 		return out, nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	return v.([]Subnet), nil
 }
 
 // FindSecurityGroups lists the security groups matching q, sorted by ID, answered from
 // a shared recent answer when another caller asked the same within selectorTTL.
 func (c *AWSClient) FindSecurityGroups(ctx context.Context, q SecurityGroupQuery) ([]SecurityGroup, error) {
 	key := "groups|" + q.VPCID + "|" + strings.Join(q.Names, ",") + "|" + flatTags(q.Tags)
-	v, err := c.selectors.do(key, func() (any, error) {
+	return cachedQuery(&c.selectors, key, func() ([]SecurityGroup, error) {
 		in := &awsec2.DescribeSecurityGroupsInput{Filters: tagFilters(q.Tags), MaxResults: aws.Int32(1000)}
 		if q.VPCID != "" {
 			in.Filters = append(in.Filters, types.Filter{Name: aws.String("vpc-id"), Values: []string{q.VPCID}})
@@ -183,10 +190,6 @@ func (c *AWSClient) FindSecurityGroups(ctx context.Context, q SecurityGroupQuery
 		sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 		return out, nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	return v.([]SecurityGroup), nil
 }
 
 // flatTags writes tags in a stable order, for cache keys.
