@@ -61,6 +61,7 @@ type options struct {
 	watchNamespaces         string
 	eventsQueueURL          string
 	sqsEndpoint             string
+	stsEndpoint             string
 	// resyncPeriodSet says whether --resync-period or RESYNC_PERIOD was given: with
 	// events on, the default resync period is longer.
 	resyncPeriodSet bool
@@ -136,6 +137,9 @@ func (o *options) bindFlags(fs *flag.FlagSet) {
 			"(env EVENTS_QUEUE_URL). Empty relies on the resync alone.")
 	fs.StringVar(&o.sqsEndpoint, "sqs-endpoint", envOr("AWS_ENDPOINT_URL_SQS", ""),
 		"Overrides the SQS endpoint URL of --events-queue-url, for example an emulator (env AWS_ENDPOINT_URL_SQS).")
+	fs.StringVar(&o.stsEndpoint, "sts-endpoint", envOr("AWS_ENDPOINT_URL_STS", ""),
+		"Overrides the STS endpoint URL used to assume the roles of AWSAccounts, for example an emulator or a "+
+			"VPC endpoint (env AWS_ENDPOINT_URL_STS).")
 }
 
 // applyEventDefaults lengthens the default resync period when events are on and no

@@ -109,6 +109,7 @@ func run(ctx context.Context, opts options) error {
 	clients, err := ec2.NewRegionalClients(ctx, ec2.Options{
 		Credentials: awsCreds,
 		Endpoint:    opts.ec2Endpoint,
+		STSEndpoint: opts.stsEndpoint,
 		MaxAttempts: opts.awsMaxAttempts,
 		Limits:      limits,
 		NoPacing:    limits == nil,
@@ -147,6 +148,20 @@ func run(ctx context.Context, opts options) error {
 		CredentialsReady:        credsReady,
 	}
 	if err := reconciler.SetupWithManager(mgr); err != nil {
+		return err
+	}
+	// AWSAccounts: the roles the operator assumes to act in other accounts. The
+	// EC2Instance reconciler, set up first, registers the index this one reads.
+	accounts := &controller.AWSAccountReconciler{
+		Client:        mgr.GetClient(),
+		Recorder:      mgr.GetEventRecorder("ec2-operator"),
+		Accounts:      clients,
+		DefaultRegion: opts.awsRegion,
+		Metrics:       m,
+		// Roles are assumed with the operator's own identity, so they wait for it too.
+		CredentialsReady: credsReady,
+	}
+	if err := accounts.SetupWithManager(mgr); err != nil {
 		return err
 	}
 	if opts.eventsQueueURL != "" {

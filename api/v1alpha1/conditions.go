@@ -146,4 +146,33 @@ const (
 	ReasonHibernated = "Hibernated"
 	// ReasonInterruptionWarning: EC2 announced it will interrupt the Spot Instance.
 	ReasonInterruptionWarning = "InterruptionWarning"
+	// ReasonAccountNotFound: the AWSAccount that spec.accountRef (or the namespace's
+	// default-account annotation) names does not exist.
+	ReasonAccountNotFound = "AccountNotFound"
+	// ReasonAccountNotAllowed: the AWSAccount does not allow the object's namespace;
+	// nothing is called in AWS.
+	ReasonAccountNotAllowed = "AccountNotAllowed"
+	// ReasonAccountNotReady: the AWSAccount's role could not be assumed (its Ready
+	// condition says why), or was not tried yet.
+	ReasonAccountNotReady = "AccountNotReady"
+	// ReasonAccountMismatch: the AWSAccount's role now acts in another AWS account than
+	// the one the instance lives in; nothing is called until it points back.
+	ReasonAccountMismatch = "AccountMismatch"
 )
+
+// Reasons of the AWSAccount Ready condition.
+const (
+	// ReasonVerified: the role was assumed and the caller identity read.
+	ReasonVerified = "Verified"
+	// ReasonAssumeRoleFailed: sts:AssumeRole or sts:GetCallerIdentity failed; the
+	// message is AWS's.
+	ReasonAssumeRoleFailed = "AssumeRoleFailed"
+	// ReasonAccountInUse: the account is being deleted and waits until no
+	// EC2Instance uses it (on DeletionBlocked).
+	ReasonAccountInUse = "InUse"
+)
+
+// ConditionDeletionBlocked is True on an AWSAccount whose deletion waits until no
+// EC2Instance uses it; its message names them. Ready keeps saying whether the role
+// can be assumed, since the account serves those objects until they are gone.
+const ConditionDeletionBlocked = "DeletionBlocked"

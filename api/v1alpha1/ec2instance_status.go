@@ -68,6 +68,18 @@ type EC2InstanceStatus struct {
 	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Region",xDescriptors={"urn:alm:descriptor:text"}
 	Region string `json:"region,omitempty"`
 
+	// account is the AWSAccount the instance is managed through, pinned when the
+	// first launch is attempted; empty means the operator's own credentials.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="AWS Account",xDescriptors={"urn:alm:descriptor:text"}
+	Account string `json:"account,omitempty"`
+
+	// accountId is the 12-digit AWS account the instance lives in, when it is managed
+	// through an AWSAccount.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="AWS Account ID",xDescriptors={"urn:alm:descriptor:text"}
+	AccountID string `json:"accountId,omitempty"`
+
 	// instanceType is the instance type EC2 reports, which differs from the spec while
 	// a type change is in progress.
 	// +optional

@@ -39,6 +39,7 @@ import (
 // +kubebuilder:validation:XValidation:rule="has(self.keyName) == has(oldSelf.keyName)",message="keyName is immutable: it cannot be added or removed after creation"
 // +kubebuilder:validation:XValidation:rule="has(self.availabilityZone) == has(oldSelf.availabilityZone)",message="availabilityZone is immutable: it cannot be added or removed after creation"
 // +kubebuilder:validation:XValidation:rule="has(self.region) == has(oldSelf.region)",message="region is immutable: it cannot be added or removed after creation"
+// +kubebuilder:validation:XValidation:rule="has(self.accountRef) == has(oldSelf.accountRef)",message="accountRef is immutable: it cannot be added or removed after creation"
 // +kubebuilder:validation:XValidation:rule="has(self.associatePublicIpAddress) == has(oldSelf.associatePublicIpAddress)",message="associatePublicIpAddress is immutable: it cannot be added or removed after creation"
 // +kubebuilder:validation:XValidation:rule="has(self.spot) == has(oldSelf.spot)",message="spot is immutable: it cannot be added or removed after creation"
 // +kubebuilder:validation:XValidation:rule="has(self.instanceId) == has(oldSelf.instanceId)",message="instanceId is immutable: it can only be set when the EC2Instance is created"
@@ -386,6 +387,17 @@ type EC2InstanceSpec struct {
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="region is immutable"
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Region",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
 	Region string `json:"region,omitempty"`
+
+	// accountRef names the AWSAccount whose assumed role the operator acts through
+	// for this instance. When omitted, the namespace's
+	// compute.ec2-operator.dev/default-account annotation names it, and without that
+	// the operator's own credentials are used. The account must allow this
+	// namespace; otherwise nothing is called in AWS and Ready is False with reason
+	// AccountNotAllowed. Immutable.
+	// +optional
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="accountRef is immutable"
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="AWS Account",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
+	AccountRef *AccountReference `json:"accountRef,omitempty"`
 
 	// instanceId adopts an existing instance (i-...) instead of launching one. The
 	// operator refuses an instance that another EC2Instance owns, tags the instance as

@@ -5,6 +5,7 @@ package controller
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"sync"
@@ -31,10 +32,14 @@ import (
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
 )
 
-// ClientProvider returns the EC2 client for a region. Clients are long-lived: the
-// DescribeInstances coalescing and the rate limiter work across reconciles.
+// ClientProvider returns the EC2 client for a region, with the operator's own
+// credentials or in an AWSAccount. Clients are long-lived: the DescribeInstances
+// coalescing and the rate limiter work across reconciles.
 type ClientProvider interface {
+	// ForRegion returns the region's client with the operator's own credentials.
 	ForRegion(ctx context.Context, region string) (ec2.Client, error)
+	// ForAccount returns the region's client in the account role acts in.
+	ForAccount(ctx context.Context, role ec2.AssumedRole, region string) (ec2.Client, error)
 }
 
 // EventRecorder is the part of the events API the reconciler uses.
@@ -160,29 +165,32 @@ func (r *EC2InstanceReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 }
 
 func (r *EC2InstanceReconciler) reconcile(ctx context.Context, s *instanceScope) (ctrl.Result, error) {
-	// The region is pinned in status once an instance may exist: a later change of
-	// the operator's default region must not make the operator look for (and launch)
-	// the instance elsewhere.
-	s.region = s.obj.Status.Region
-	if s.region == "" {
-		s.region = s.obj.Spec.Region
-	}
-	if s.region == "" {
-		s.region = r.DefaultRegion
-	}
 	// An object for which nothing was ever launched goes at once when deleted, without
-	// asking EC2 anything: a region or credentials that no longer work must not keep
-	// it forever.
+	// asking EC2 anything: a region, an account or credentials that no longer work
+	// must not keep it forever.
 	if !s.obj.DeletionTimestamp.IsZero() && controllerutil.ContainsFinalizer(s.obj, computev1alpha1.Finalizer) && r.nothingLaunched(s) {
 		return ctrl.Result{}, r.release(ctx, s)
 	}
-	c, err := r.EC2.ForRegion(ctx, s.region)
+	// The account comes before any AWS call: an object must never act in an account
+	// its namespace may not use.
+	acct, err := r.resolveAccount(ctx, s)
+	if errors.Is(err, errAccountRefused{}) {
+		return accountRefusedResult(), nil
+	}
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	// The region is pinned in status once an instance may exist: a later change of
+	// the operator's (or the account's) default region must not make the operator
+	// look for (and launch) the instance elsewhere.
+	s.region = r.regionOf(s.obj, acct)
+	c, err := r.clientFor(ctx, acct, s.region)
 	if err != nil {
 		s.notReady(computev1alpha1.ReasonAWSError, fmt.Sprintf("configuring the EC2 client for region %q: %v", s.region, err))
 		return ctrl.Result{}, err
 	}
 	s.ec2 = c
-	r.expectFleet(ctx, s.region, c)
+	r.expectFleet(ctx, s.obj.Status.Account, s.region, c)
 
 	if !s.obj.DeletionTimestamp.IsZero() {
 		return r.reconcileDelete(ctx, s)
@@ -236,11 +244,26 @@ func (r *EC2InstanceReconciler) forgetObject(name types.NamespacedName) {
 	r.Metrics.ForgetInstance(name.Namespace, name.Name)
 }
 
-// expectFleet tells a region's client, the first time this process uses it, every
-// instance the operator manages there, so that the lookups of a manager starting with
-// a fleet are answered by one batched DescribeInstances call instead of one each.
-func (r *EC2InstanceReconciler) expectFleet(ctx context.Context, region string, c ec2.Client) {
-	if _, done := r.expected.LoadOrStore(region, true); done {
+// regionOf is the region an object's instance lives in: the one pinned in status,
+// else the spec's, else the account's default, else the operator's.
+func (r *EC2InstanceReconciler) regionOf(o *computev1alpha1.EC2Instance, acct *computev1alpha1.AWSAccount) string {
+	switch {
+	case o.Status.Region != "":
+		return o.Status.Region
+	case o.Spec.Region != "":
+		return o.Spec.Region
+	case acct != nil && acct.Spec.DefaultRegion != "":
+		return acct.Spec.DefaultRegion
+	}
+	return r.DefaultRegion
+}
+
+// expectFleet tells a client, the first time this process uses it, every instance the
+// operator manages through it (the same account and region), so that the lookups of
+// a manager starting with a fleet are answered by one batched DescribeInstances call
+// instead of one each.
+func (r *EC2InstanceReconciler) expectFleet(ctx context.Context, account, region string, c ec2.Client) {
+	if _, done := r.expected.LoadOrStore(account+"/"+region, true); done {
 		return
 	}
 	list := &computev1alpha1.EC2InstanceList{}
@@ -250,6 +273,9 @@ func (r *EC2InstanceReconciler) expectFleet(ctx context.Context, region string, 
 	}
 	var ids []string
 	for _, o := range list.Items {
+		// An object whose account is named only by its namespace annotation has it
+		// recorded in status once it launched; the account's default region is not
+		// known here, and such an instance has its region in status too.
 		objRegion := o.Status.Region
 		if objRegion == "" {
 			objRegion = o.Spec.Region
@@ -257,7 +283,7 @@ func (r *EC2InstanceReconciler) expectFleet(ctx context.Context, region string, 
 		if objRegion == "" {
 			objRegion = r.DefaultRegion
 		}
-		if o.Status.InstanceID != "" && objRegion == region {
+		if o.Status.InstanceID != "" && objRegion == region && accountNameOf(&o) == account {
 			ids = append(ids, o.Status.InstanceID)
 		}
 	}
@@ -281,6 +307,9 @@ func (r *EC2InstanceReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if err := indexInstanceIDs(context.Background(), mgr.GetFieldIndexer()); err != nil {
 		return err
 	}
+	if err := indexAccounts(context.Background(), mgr.GetFieldIndexer()); err != nil {
+		return err
+	}
 	// A new version of a Secret or ConfigMap that userDataFrom names is applied like
 	// an edit of userData. Only metadata is watched and cached.
 	changed := builder.WithPredicates(predicate.ResourceVersionChangedPredicate{})
@@ -291,6 +320,11 @@ func (r *EC2InstanceReconciler) SetupWithManager(mgr ctrl.Manager) error {
 			predicate.AnnotationChangedPredicate{}))).
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.objectsUsing(sourceSecret)), builder.OnlyMetadata, changed).
 		Watches(&corev1.ConfigMap{}, handler.EnqueueRequestsFromMapFunc(r.objectsUsing(sourceConfigMap)), builder.OnlyMetadata, changed).
+		// Objects that use an AWSAccount that changed (verified, allowed namespaces),
+		// and those of a namespace whose labels or default-account annotation changed.
+		Watches(&computev1alpha1.AWSAccount{}, handler.EnqueueRequestsFromMapFunc(r.objectsUsingAccount)).
+		Watches(&corev1.Namespace{}, handler.EnqueueRequestsFromMapFunc(r.objectsInNamespace), builder.OnlyMetadata,
+			builder.WithPredicates(predicate.Or(predicate.LabelChangedPredicate{}, predicate.AnnotationChangedPredicate{}))).
 		// Objects whose instances EC2 events are about (HandleEvent).
 		WatchesRawSource(source.Channel(r.events.requests, &handler.EnqueueRequestForObject{})).
 		Named("ec2instance").

@@ -87,6 +87,10 @@ var reasonsNeedingTheUser = map[string]bool{
 	computev1alpha1.ReasonIPAddressInUse:          true,
 	computev1alpha1.ReasonUserDataNotFound:        true,
 	computev1alpha1.ReasonArchitectureMismatch:    true,
+	computev1alpha1.ReasonAccountNotFound:         true,
+	computev1alpha1.ReasonAccountNotAllowed:       true,
+	computev1alpha1.ReasonAccountNotReady:         true,
+	computev1alpha1.ReasonAccountMismatch:         true,
 }
 
 // deriveProgress sets Reconciling and Stalled from Ready, in one place, as kstatus

@@ -18,6 +18,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/labels"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
@@ -70,6 +71,12 @@ type harnessOptions struct {
 	// events sends the emulator's EC2 events through an emulated SQS queue to an
 	// events consumer in the manager, as --events-queue-url does.
 	events bool
+	// accounts puts the emulator behind an STS endpoint and an account router, with
+	// two workload accounts the operator's identity may assume roles in (see
+	// accounts_test.go); the harness's own emulator is the operator's account.
+	accounts bool
+	// extraNamespaces is how many more namespaces the manager watches (h.extraNS).
+	extraNamespaces int
 }
 
 // harness is one test's operator: a namespace, an emulator, and a manager that can be
@@ -89,6 +96,11 @@ type harness struct {
 	// EC2Instance objects (create, update, patch, delete of the object or its status).
 	reconciles atomic.Int64
 	apiWrites  atomic.Int64
+
+	// extraNS are the further namespaces of opts.extraNamespaces.
+	extraNS []string
+	// world holds the STS endpoint and the workload accounts of opts.accounts.
+	world *accountWorld
 
 	// queue and queueURL are the events queue, when opts.events is set.
 	queue    *sqssim.Sim
@@ -116,8 +128,17 @@ func newHarness(t testing.TB, opts harnessOptions) *harness {
 	if opts.limits != nil {
 		opts.sim.Throttle = opts.limits
 	}
+	if opts.accounts {
+		opts.sim.AccountID = operatorAccount
+	}
 	sim := ec2sim.New(opts.sim)
-	srv := httptest.NewServer(sim)
+	var world *accountWorld
+	var handler http.Handler = sim
+	if opts.accounts {
+		world = newAccountWorld(t, sim, opts.sim)
+		handler = world.router
+	}
+	srv := httptest.NewServer(handler)
 	t.Cleanup(srv.Close)
 
 	k8s, err := client.NewWithWatch(env.Config, client.Options{})
@@ -128,7 +149,14 @@ func newHarness(t testing.TB, opts harnessOptions) *harness {
 	if err := k8s.Create(context.Background(), ns); err != nil {
 		t.Fatal(err)
 	}
-	h := &harness{t: t, ns: ns.Name, sim: sim, k8s: k8s, opts: opts, timeout: 30 * time.Second, simURL: srv.URL}
+	h := &harness{t: t, ns: ns.Name, sim: sim, k8s: k8s, opts: opts, timeout: 30 * time.Second, simURL: srv.URL, world: world}
+	for range opts.extraNamespaces {
+		extra := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: ns.Name + "-"}}
+		if err := k8s.Create(context.Background(), extra); err != nil {
+			t.Fatal(err)
+		}
+		h.extraNS = append(h.extraNS, extra.Name)
+	}
 	if opts.events {
 		h.queue = sqssim.New(sqssim.Config{Seed: 1})
 		qsrv := httptest.NewServer(h.queue)
@@ -148,18 +176,34 @@ func (h *harness) ForRegion(ctx context.Context, region string) (ec2.Client, err
 	return h.clients.ForRegion(ctx, region)
 }
 
+// ForAccount counts reconciles too.
+func (h *harness) ForAccount(ctx context.Context, role ec2.AssumedRole, region string) (ec2.Client, error) {
+	h.reconciles.Add(1)
+	return h.clients.ForAccount(ctx, role, region)
+}
+
 // startManager starts a manager that watches only this test's namespace. Like a new
 // operator process, it gets new EC2 clients, with nothing remembered.
 func (h *harness) startManager() {
 	h.t.Helper()
 	cfg := rest.CopyConfig(env.Config)
 	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return &writeCounter{next: rt, writes: &h.apiWrites} })
+	namespaces := map[string]cache.Config{h.ns: {}}
+	for _, n := range h.extraNS {
+		namespaces[n] = cache.Config{}
+	}
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                 scheme.Scheme,
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
-		Cache:                  cache.Options{DefaultNamespaces: map[string]cache.Config{h.ns: {}}},
-		Controller:             config.Controller{SkipNameValidation: ptr.To(true)},
+		Cache: cache.Options{
+			DefaultNamespaces: namespaces,
+			// AWSAccounts are cluster-scoped: each test's manager sees only its own.
+			ByObject: map[client.Object]cache.ByObject{
+				&computev1alpha1.AWSAccount{}: {Label: labels.SelectorFromSet(labels.Set{testAccountLabel: h.ns})},
+			},
+		},
+		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
 	})
 	if err != nil {
 		h.t.Fatal(err)
@@ -183,13 +227,20 @@ func (h *harness) startManager() {
 		Region:      ec2sim.DefaultRegion,
 		Credentials: credentials.NewStaticCredentialsProvider("AKIDEXAMPLE", "not-a-secret", ""),
 	}, ec2.Options{
-		Endpoint: h.simURL, MaxBackoff: 20 * time.Millisecond, NoPacing: h.opts.limits == nil, Limits: h.opts.limits,
+		Endpoint: h.simURL, STSEndpoint: h.world.stsURL(), MaxBackoff: 20 * time.Millisecond, NoPacing: h.opts.limits == nil, Limits: h.opts.limits,
 		// As in the manager: the resync period, and the poll interval.
 		ReadAheadTTL:  r.ResyncPeriod,
 		TransitionTTL: r.PollInterval,
 		SelectorTTL:   r.ResyncPeriod / 2,
 	})
 	if err := r.SetupWithManager(mgr); err != nil {
+		h.t.Fatal(err)
+	}
+	accounts := &AWSAccountReconciler{
+		Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("ec2-operator"), Accounts: h.clients,
+		DefaultRegion: ec2sim.DefaultRegion, MinBackoff: 100 * time.Millisecond, MaxBackoff: 2 * time.Second,
+	}
+	if err := accounts.SetupWithManager(mgr); err != nil {
 		h.t.Fatal(err)
 	}
 	if h.opts.events {

@@ -34,6 +34,7 @@ type Metrics struct {
 	credsReady      prometheus.Gauge
 	eventsReady     prometheus.Gauge
 	eventsReceived  *prometheus.CounterVec
+	accountReady    *prometheus.GaugeVec
 
 	mu     sync.Mutex
 	states map[types.UID]string
@@ -45,21 +46,21 @@ func New(reg prometheus.Registerer) *Metrics {
 	m := &Metrics{
 		apiCalls: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "ec2_operator_aws_api_calls_total",
-			Help: "AWS API call attempts by operation and result code (OK on success, else AWS's error code).",
-		}, []string{"operation", "code"}),
+			Help: "AWS API call attempts by operation, result code (OK on success, else AWS's error code) and AWSAccount (empty for the operator's own credentials).",
+		}, []string{"operation", "code", "account"}),
 		apiDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "ec2_operator_aws_api_call_duration_seconds",
-			Help:    "Latency of AWS API call attempts by operation.",
+			Help:    "Latency of AWS API call attempts by operation and AWSAccount (empty for the operator's own credentials).",
 			Buckets: []float64{0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30},
-		}, []string{"operation"}),
+		}, []string{"operation", "account"}),
 		apiThrottled: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "ec2_operator_aws_api_throttled_total",
-			Help: "AWS API call attempts that EC2 throttled (RequestLimitExceeded and similar), by operation.",
-		}, []string{"operation"}),
+			Help: "AWS API call attempts that EC2 throttled (RequestLimitExceeded and similar), by operation and AWSAccount (empty for the operator's own credentials).",
+		}, []string{"operation", "account"}),
 		apiRetries: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "ec2_operator_aws_api_retries_total",
-			Help: "AWS API call attempts retried by the SDK, by operation and the error code that caused the retry.",
-		}, []string{"operation", "code"}),
+			Help: "AWS API call attempts retried by the SDK, by operation, the error code that caused the retry and AWSAccount (empty for the operator's own credentials).",
+		}, []string{"operation", "code", "account"}),
 		instances: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "ec2_operator_instances",
 			Help: "EC2 instances managed by this operator, by their last observed EC2 state.",
@@ -93,6 +94,10 @@ func New(reg prometheus.Registerer) *Metrics {
 			Name: "ec2_operator_events_received_total",
 			Help: "EC2 events read from the events queue, by detail type and whether an EC2Instance owns the instance.",
 		}, []string{"detail_type", "owned"}),
+		accountReady: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "ec2_operator_aws_account_ready",
+			Help: "1 when the operator could assume the AWSAccount's role at its last check, else 0; one series per AWSAccount, removed when it is deleted.",
+		}, []string{"account"}),
 		states: map[types.UID]string{},
 	}
 	// Credentials the manager does not have to wait for are ready from the start.
@@ -105,26 +110,69 @@ func New(reg prometheus.Registerer) *Metrics {
 	}, []string{"version", "revision"})
 	buildInfo.WithLabelValues(version.Version, version.Revision).Set(1)
 	reg.MustRegister(m.apiCalls, m.apiDuration, m.apiThrottled, m.apiRetries, m.instances,
-		m.timeToRunning, m.driftCorrected, m.reconcileErrors, m.instanceReady, m.credsReady, m.eventsReady, m.eventsReceived, buildInfo)
+		m.timeToRunning, m.driftCorrected, m.reconcileErrors, m.instanceReady, m.credsReady, m.eventsReady, m.eventsReceived, m.accountReady, buildInfo)
 	return m
 }
 
-// RecordCall records one AWS SDK attempt.
+// RecordCall records one AWS SDK attempt made with the operator's own credentials.
 func (m *Metrics) RecordCall(operation, code string, latency time.Duration) {
+	m.recordCall("", operation, code, latency)
+}
+
+// RecordRetry records one retry of an AWS SDK call made with the operator's own
+// credentials.
+func (m *Metrics) RecordRetry(operation, code string) {
+	m.apiRetries.WithLabelValues(operation, code, "").Inc()
+}
+
+// ForAccount returns the recorder of the calls made in an AWSAccount: the same
+// collectors, with the account label set to its name. The label is bounded by the
+// number of AWSAccount objects.
+func (m *Metrics) ForAccount(account string) ec2.CallRecorder {
+	return accountCalls{m: m, account: account}
+}
+
+func (m *Metrics) recordCall(account, operation, code string, latency time.Duration) {
 	label := code
 	if label == "" {
 		label = codeOK
 	}
-	m.apiCalls.WithLabelValues(operation, label).Inc()
-	m.apiDuration.WithLabelValues(operation).Observe(latency.Seconds())
+	m.apiCalls.WithLabelValues(operation, label, account).Inc()
+	m.apiDuration.WithLabelValues(operation, account).Observe(latency.Seconds())
 	if ec2.IsThrottleCode(code) {
-		m.apiThrottled.WithLabelValues(operation).Inc()
+		m.apiThrottled.WithLabelValues(operation, account).Inc()
 	}
 }
 
-// RecordRetry records one retry of an AWS SDK call.
-func (m *Metrics) RecordRetry(operation, code string) {
-	m.apiRetries.WithLabelValues(operation, code).Inc()
+// accountCalls records the calls of one AWSAccount.
+type accountCalls struct {
+	m       *Metrics
+	account string
+}
+
+// RecordCall records one attempt made in the account.
+func (a accountCalls) RecordCall(operation, code string, latency time.Duration) {
+	a.m.recordCall(a.account, operation, code, latency)
+}
+
+// RecordRetry records one retry made in the account.
+func (a accountCalls) RecordRetry(operation, code string) {
+	a.m.apiRetries.WithLabelValues(operation, code, a.account).Inc()
+}
+
+// AccountReady records whether an AWSAccount's role could be assumed.
+func (m *Metrics) AccountReady(account string, ready bool) {
+	v := 0.0
+	if ready {
+		v = 1
+	}
+	m.accountReady.WithLabelValues(account).Set(v)
+}
+
+// ForgetAccount removes the series of an AWSAccount that was deleted. Its call
+// counters stay: they are history, and Prometheus needs counters to persist.
+func (m *Metrics) ForgetAccount(account string) {
+	m.accountReady.DeleteLabelValues(account)
 }
 
 // CredentialsReady records whether the manager has AWS credentials to use.

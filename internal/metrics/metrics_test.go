@@ -9,33 +9,55 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 )
 
-func TestCallsAreCountedByOperationAndCodeWithThrottlesSeparately(t *testing.T) {
+func TestCallsAreCountedByOperationCodeAndAccountWithThrottlesSeparately(t *testing.T) {
 	reg := prometheus.NewRegistry()
 	m := New(reg)
 	m.RecordCall("RunInstances", "", 20*time.Millisecond)
 	m.RecordCall("RunInstances", "RequestLimitExceeded", 5*time.Millisecond)
 	m.RecordRetry("RunInstances", "RequestLimitExceeded")
 	m.RecordCall("DescribeInstances", "", time.Millisecond)
+	// Calls made in an AWSAccount carry its name; the operator's own have none.
+	team := m.ForAccount("team-a")
+	team.RecordCall("AssumeRole", "", time.Millisecond)
+	team.RecordCall("RunInstances", "RequestLimitExceeded", time.Millisecond)
+	team.RecordRetry("RunInstances", "RequestLimitExceeded")
 
 	want := `
-# HELP ec2_operator_aws_api_calls_total AWS API call attempts by operation and result code (OK on success, else AWS's error code).
+# HELP ec2_operator_aws_api_calls_total AWS API call attempts by operation, result code (OK on success, else AWS's error code) and AWSAccount (empty for the operator's own credentials).
 # TYPE ec2_operator_aws_api_calls_total counter
-ec2_operator_aws_api_calls_total{code="OK",operation="DescribeInstances"} 1
-ec2_operator_aws_api_calls_total{code="OK",operation="RunInstances"} 1
-ec2_operator_aws_api_calls_total{code="RequestLimitExceeded",operation="RunInstances"} 1
-# HELP ec2_operator_aws_api_throttled_total AWS API call attempts that EC2 throttled (RequestLimitExceeded and similar), by operation.
+ec2_operator_aws_api_calls_total{account="",code="OK",operation="DescribeInstances"} 1
+ec2_operator_aws_api_calls_total{account="",code="OK",operation="RunInstances"} 1
+ec2_operator_aws_api_calls_total{account="",code="RequestLimitExceeded",operation="RunInstances"} 1
+ec2_operator_aws_api_calls_total{account="team-a",code="OK",operation="AssumeRole"} 1
+ec2_operator_aws_api_calls_total{account="team-a",code="RequestLimitExceeded",operation="RunInstances"} 1
+# HELP ec2_operator_aws_api_throttled_total AWS API call attempts that EC2 throttled (RequestLimitExceeded and similar), by operation and AWSAccount (empty for the operator's own credentials).
 # TYPE ec2_operator_aws_api_throttled_total counter
-ec2_operator_aws_api_throttled_total{operation="RunInstances"} 1
-# HELP ec2_operator_aws_api_retries_total AWS API call attempts retried by the SDK, by operation and the error code that caused the retry.
+ec2_operator_aws_api_throttled_total{account="",operation="RunInstances"} 1
+ec2_operator_aws_api_throttled_total{account="team-a",operation="RunInstances"} 1
+# HELP ec2_operator_aws_api_retries_total AWS API call attempts retried by the SDK, by operation, the error code that caused the retry and AWSAccount (empty for the operator's own credentials).
 # TYPE ec2_operator_aws_api_retries_total counter
-ec2_operator_aws_api_retries_total{code="RequestLimitExceeded",operation="RunInstances"} 1
+ec2_operator_aws_api_retries_total{account="",code="RequestLimitExceeded",operation="RunInstances"} 1
+ec2_operator_aws_api_retries_total{account="team-a",code="RequestLimitExceeded",operation="RunInstances"} 1
 `
 	if err := testutil.GatherAndCompare(reg, strings.NewReader(want),
 		"ec2_operator_aws_api_calls_total", "ec2_operator_aws_api_throttled_total", "ec2_operator_aws_api_retries_total"); err != nil {
 		t.Error(err)
 	}
-	if n := testutil.CollectAndCount(m.apiDuration); n != 2 {
-		t.Errorf("want latency series for 2 operations, got %d", n)
+	if n := testutil.CollectAndCount(m.apiDuration); n != 4 {
+		t.Errorf("want latency series for 4 operation and account pairs, got %d", n)
+	}
+}
+
+func TestAccountReadinessHasOneSeriesPerAccountUntilItIsDeleted(t *testing.T) {
+	m := New(prometheus.NewRegistry())
+	m.AccountReady("team-a", true)
+	m.AccountReady("team-b", false)
+	if got := testutil.ToFloat64(m.accountReady.WithLabelValues("team-a")); got != 1 {
+		t.Errorf("team-a ready = %v, want 1", got)
+	}
+	m.ForgetAccount("team-b")
+	if n := testutil.CollectAndCount(m.accountReady); n != 1 {
+		t.Errorf("want 1 series after team-b was deleted, got %d", n)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/config"
 	awsec2 "github.com/aws/aws-sdk-go-v2/service/ec2"
+	"github.com/aws/smithy-go/middleware"
 
 	"github.com/ec2-operator/ec2-operator/internal/ec2limits"
 )
@@ -88,6 +89,14 @@ type Options struct {
 	// Credentials, when set, replaces the default credential chain (environment,
 	// shared files, web identity, IMDS).
 	Credentials aws.CredentialsProvider
+	// STSEndpoint overrides the STS endpoint URL used to assume the roles of
+	// AWSAccounts. Empty keeps the SDK default, which also honours
+	// AWS_ENDPOINT_URL_STS and AWS_ENDPOINT_URL.
+	STSEndpoint string
+
+	// credentialsExpired, when set, is called when EC2 answers that the request's
+	// credentials expired (see expiredCredentialsMiddleware).
+	credentialsExpired func()
 }
 
 func (o Options) withDefaults() Options {
@@ -213,6 +222,11 @@ func NewFromConfig(cfg aws.Config, opts Options) *AWSClient {
 			so.Retryables = append([]retry.IsErrorRetryable{noRetryOnCapacity}, so.Retryables...)
 		})
 		o.APIOptions = append(o.APIOptions, addCallMiddlewares(opts.Recorder, p))
+		if opts.credentialsExpired != nil {
+			o.APIOptions = append(o.APIOptions, func(stack *middleware.Stack) error {
+				return stack.Finalize.Add(expiredCredentialsMiddleware{invalidate: opts.credentialsExpired}, middleware.After)
+			})
+		}
 	})
 	c := &AWSClient{
 		api:      api,

@@ -12,13 +12,16 @@ import (
 // RegionalClients hands out one long-lived client per region. EC2Instances may name
 // any region, and each region is a separate EC2 endpoint; keeping one client per region
 // lets lookups coalesce and the rate limiter work across all objects of that region.
-// The credentials are loaded once and shared.
+// The credentials are loaded once and shared. Accounts reached by assuming a role
+// (ForAccount) have clients of their own, per region.
 type RegionalClients struct {
 	cfg  aws.Config
 	opts Options
 
 	mu      sync.Mutex
 	clients map[string]*AWSClient
+	// accounts holds the assumed-role accounts of AWSAccounts, by name (accounts.go).
+	accounts map[string]*account
 }
 
 // NewRegionalClients loads the AWS configuration once, with the default credential

@@ -1,0 +1,242 @@
+package ec2
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials/stscreds"
+	"github.com/aws/aws-sdk-go-v2/service/sts"
+	"github.com/aws/smithy-go"
+	"github.com/aws/smithy-go/middleware"
+)
+
+// AssumedRole is an AWS account the operator acts in by assuming an IAM role with its
+// own identity. It is what an AWSAccount resource says, without Kubernetes.
+type AssumedRole struct {
+	// Name labels the account's clients and metrics; it is the AWSAccount's name.
+	Name string
+	// RoleARN is the role to assume.
+	RoleARN string
+	// ExternalID, when set, is passed to AssumeRole for the trust policy's
+	// sts:ExternalId condition.
+	ExternalID string
+	// SessionName is the role session name CloudTrail records; empty means
+	// "ec2-operator-" + Name.
+	SessionName string
+}
+
+// Identity is what sts:GetCallerIdentity says about a set of credentials.
+type Identity struct {
+	// Account is the 12-digit account ID.
+	Account string
+	// ARN is the caller's ARN; for an assumed role, the assumed-role session ARN.
+	ARN string
+}
+
+// Assumed-role sessions last an hour: the longest every role allows (a role's
+// maximum session is at least an hour) and the cap AWS puts on role chaining, which
+// applies when the operator itself runs with an assumed role (IRSA, token-auth-aws).
+// They are renewed well before they end, so that no call is made with credentials
+// about to expire.
+const (
+	assumedRoleDuration     = time.Hour
+	assumedRoleRenewWindow  = 10 * time.Minute
+	assumedRoleRenewJitter  = 0.25
+	defaultSessionPrefix    = "ec2-operator-"
+	maxRoleSessionNameChars = 64
+)
+
+// account holds what the operator keeps per assumed role: the role's credentials,
+// shared by its regional clients, and those clients.
+type account struct {
+	role    AssumedRole
+	creds   *aws.CredentialsCache
+	sts     *sts.Client
+	clients map[string]*AWSClient
+}
+
+// sessionName is the role session name for role.
+func (r AssumedRole) sessionName() string {
+	if r.SessionName != "" {
+		return r.SessionName
+	}
+	n := defaultSessionPrefix + r.Name
+	if len(n) > maxRoleSessionNameChars {
+		n = n[:maxRoleSessionNameChars]
+	}
+	return n
+}
+
+// ForAccount returns the client of a region in the account role acts in, creating it
+// (and the account's credentials) on first use. The credentials come from
+// sts:AssumeRole with the operator's own identity, are cached and renewed before
+// they expire, and are dropped at once when EC2 answers that they expired. A changed
+// role (another ARN, external ID or session name under the same name) gets new
+// credentials and new clients.
+func (r *RegionalClients) ForAccount(_ context.Context, role AssumedRole, region string) (Client, error) {
+	if region == "" {
+		return nil, fmt.Errorf("no AWS region: set spec.region, the AWSAccount's defaultRegion, the --aws-region flag or AWS_REGION")
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	a := r.accountLocked(role, region)
+	if c, ok := a.clients[region]; ok {
+		return c, nil
+	}
+	opts := r.opts
+	opts.Region = region
+	opts.Credentials = nil
+	opts.Recorder = r.recorderFor(role.Name)
+	opts.credentialsExpired = a.creds.Invalidate
+	cfg := r.cfg.Copy()
+	cfg.Credentials = a.creds
+	c := NewFromConfig(cfg, opts)
+	a.clients[region] = c
+	return c, nil
+}
+
+// VerifyAccount assumes role (unless its credentials are cached and fresh) and asks
+// sts:GetCallerIdentity who they are. It is how an AWSAccount becomes Ready. region
+// is where STS is called when the account has no STS client yet.
+func (r *RegionalClients) VerifyAccount(ctx context.Context, role AssumedRole, region string) (Identity, error) {
+	r.mu.Lock()
+	a := r.accountLocked(role, region)
+	r.mu.Unlock()
+	out, err := a.sts.GetCallerIdentity(ctx, &sts.GetCallerIdentityInput{}, func(o *sts.Options) {
+		o.Credentials = a.creds
+	})
+	if err != nil {
+		return Identity{}, stsError(err)
+	}
+	return Identity{Account: aws.ToString(out.Account), ARN: aws.ToString(out.Arn)}, nil
+}
+
+// ForgetAccount drops the clients and credentials of an account that is gone.
+func (r *RegionalClients) ForgetAccount(name string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.accounts, name)
+}
+
+// accountLocked returns role's account, replacing an older one of the same name whose
+// role differs. The caller holds r.mu.
+func (r *RegionalClients) accountLocked(role AssumedRole, region string) *account {
+	if a, ok := r.accounts[role.Name]; ok && a.role == role {
+		return a
+	}
+	stsRegion := r.cfg.Region
+	if stsRegion == "" {
+		stsRegion = region
+	}
+	stsClient := sts.NewFromConfig(r.cfg, func(o *sts.Options) {
+		o.Region = stsRegion
+		if r.opts.STSEndpoint != "" {
+			o.BaseEndpoint = aws.String(r.opts.STSEndpoint)
+		}
+		if r.opts.HTTPClient != nil {
+			o.HTTPClient = r.opts.HTTPClient
+		}
+		o.APIOptions = append(o.APIOptions, addCallMiddlewares(r.recorderFor(role.Name), nil))
+	})
+	provider := stscreds.NewAssumeRoleProvider(stsClient, role.RoleARN, func(o *stscreds.AssumeRoleOptions) {
+		o.RoleSessionName = role.sessionName()
+		o.Duration = assumedRoleDuration
+		if role.ExternalID != "" {
+			o.ExternalID = aws.String(role.ExternalID)
+		}
+	})
+	a := &account{
+		role: role,
+		creds: aws.NewCredentialsCache(provider, func(o *aws.CredentialsCacheOptions) {
+			o.ExpiryWindow = assumedRoleRenewWindow
+			o.ExpiryWindowJitterFrac = assumedRoleRenewJitter
+		}),
+		sts:     stsClient,
+		clients: map[string]*AWSClient{},
+	}
+	if r.accounts == nil {
+		r.accounts = map[string]*account{}
+	}
+	r.accounts[role.Name] = a
+	return a
+}
+
+// recorderFor labels the calls made in an account, when the recorder can.
+func (r *RegionalClients) recorderFor(accountName string) CallRecorder {
+	if ar, ok := r.opts.Recorder.(AccountRecorder); ok {
+		return ar.ForAccount(accountName)
+	}
+	if r.opts.Recorder == nil {
+		return NopRecorder{}
+	}
+	return r.opts.Recorder
+}
+
+// AccountRecorder is a CallRecorder that can label the calls made in an assumed-role
+// account with that account's name.
+type AccountRecorder interface {
+	CallRecorder
+	// ForAccount returns the recorder of the calls made in the named account.
+	ForAccount(account string) CallRecorder
+}
+
+// STSError is a failed sts:AssumeRole or sts:GetCallerIdentity, with AWS's code and
+// message when AWS answered.
+type STSError struct {
+	// Code is AWS's error code (AccessDenied, InvalidClientTokenId...) or one of the
+	// synthetic Code* constants.
+	Code string
+	// Message is AWS's message, or the error's text when AWS did not answer.
+	Message string
+	err     error
+}
+
+// Error gives the code and AWS's message, without the SDK's request details.
+func (e *STSError) Error() string {
+	if e.Code == "" {
+		return e.Message
+	}
+	return e.Code + ": " + e.Message
+}
+
+// Unwrap returns the SDK's error.
+func (e *STSError) Unwrap() error { return e.err }
+
+// stsError turns an SDK error into an STSError. The assume-role provider wraps STS's
+// answer, so the API error is looked for anywhere in the chain.
+func stsError(err error) error {
+	var apiErr smithy.APIError
+	if errors.As(err, &apiErr) && apiErr.ErrorCode() != "" {
+		return &STSError{Code: apiErr.ErrorCode(), Message: apiErr.ErrorMessage(), err: err}
+	}
+	code, msg := errorCode(err)
+	return &STSError{Code: code, Message: msg, err: err}
+}
+
+// expiredCredentialCodes are EC2's answers to credentials that are no longer valid:
+// RequestExpired for temporary credentials past their expiry (and for a request
+// signed too long ago), ExpiredToken for an expired session token.
+var expiredCredentialCodes = map[string]bool{"RequestExpired": true, "ExpiredToken": true}
+
+// expiredCredentialsMiddleware drops the cached credentials when EC2 says they
+// expired. The SDK's credentials cache judges expiry by the local clock and the
+// expiry STS announced; EC2 is the authority, and the next call assumes the role
+// afresh instead of failing until the cache's own window runs out.
+type expiredCredentialsMiddleware struct {
+	invalidate func()
+}
+
+func (expiredCredentialsMiddleware) ID() string { return "ec2-operator/ExpiredCredentials" }
+
+func (m expiredCredentialsMiddleware) HandleFinalize(ctx context.Context, in middleware.FinalizeInput, next middleware.FinalizeHandler) (
+	middleware.FinalizeOutput, middleware.Metadata, error,
+) {
+	out, md, err := next.HandleFinalize(ctx, in)
+	if code, _ := errorCode(err); expiredCredentialCodes[code] {
+		m.invalidate()
+	}
+	return out, md, err
+}

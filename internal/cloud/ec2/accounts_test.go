@@ -1,0 +1,185 @@
+package ec2
+
+import (
+	"context"
+	"errors"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+
+	"github.com/ec2-operator/ec2-operator/internal/ec2sim"
+	"github.com/ec2-operator/ec2-operator/internal/ec2sim/accounts"
+	"github.com/ec2-operator/ec2-operator/internal/stssim"
+)
+
+// The accounts world of these tests: the operator's identity (a long-term key of
+// account 111111111111) may assume a role in each of two workload accounts, each
+// guarded by an external ID.
+const (
+	testOperatorKey = "AKIAOPERATOR0000001"
+	testAccountA    = "222222222222"
+	testRoleA       = "arn:aws:iam::222222222222:role/ec2-operator"
+	testExternalA   = "team-a"
+	testAccountB    = "333333333333"
+	testRoleB       = "arn:aws:iam::333333333333:role/ec2-operator"
+)
+
+// testClock is a manually advanced clock shared by STS and the EC2 emulators.
+type testClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *testClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *testClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+type accountsEnv struct {
+	clients *RegionalClients
+	sts     *stssim.Sim
+	sims    map[string]*ec2sim.Sim
+	clock   *testClock
+	rec     *MemoryRecorder
+}
+
+// newAccountsEnv serves STS and, behind the account router, an EC2 emulator per
+// account. The clock starts at the wall clock: the SDK's credentials cache judges
+// expiry by the wall clock, so issued credentials must look fresh to it too.
+func newAccountsEnv(t *testing.T) *accountsEnv {
+	t.Helper()
+	clock := &testClock{t: time.Now().UTC().Truncate(time.Second)}
+	s := stssim.New(stssim.Config{Seed: 1, Now: clock.Now})
+	s.AddUser("111111111111", testOperatorKey, "secret")
+	s.AddRole(testRoleA, []string{testOperatorKey}, testExternalA)
+	s.AddRole(testRoleB, []string{testOperatorKey}, "")
+	sims := map[string]*ec2sim.Sim{
+		"111111111111": ec2sim.New(ec2sim.Config{Seed: 1, AccountID: "111111111111", Now: clock.Now}),
+		testAccountA:   ec2sim.New(ec2sim.Config{Seed: 2, AccountID: testAccountA, Now: clock.Now}),
+		testAccountB:   ec2sim.New(ec2sim.Config{Seed: 3, AccountID: testAccountB, Now: clock.Now}),
+	}
+	stsSrv := httptest.NewServer(s)
+	t.Cleanup(stsSrv.Close)
+	ec2Srv := httptest.NewServer(accounts.NewRouter(s, sims))
+	t.Cleanup(ec2Srv.Close)
+	rec := NewMemoryRecorder()
+	clients := NewRegionalClientsFromConfig(aws.Config{
+		Region:      ec2sim.DefaultRegion,
+		Credentials: credentials.NewStaticCredentialsProvider(testOperatorKey, "secret", ""),
+	}, Options{Endpoint: ec2Srv.URL, STSEndpoint: stsSrv.URL, NoPacing: true, MaxAttempts: 2, MaxBackoff: 5 * time.Millisecond, Recorder: rec})
+	return &accountsEnv{clients: clients, sts: s, sims: sims, clock: clock, rec: rec}
+}
+
+func TestAnAccountsClientActsOnlyInThatAccount(t *testing.T) {
+	env := newAccountsEnv(t)
+	ctx := context.Background()
+	role := AssumedRole{Name: "team-a", RoleARN: testRoleA, ExternalID: testExternalA}
+	inA, err := env.clients.ForAccount(ctx, role, ec2sim.DefaultRegion)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inst, err := inA.RunInstance(ctx, basicLaunch("tok-a"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := env.sims[testAccountA].Instances(); len(got) != 1 || got[0].ID != inst.ID {
+		t.Fatalf("account A holds %v, want only %s", got, inst.ID)
+	}
+	// The operator's own client does not see it: another account.
+	own, _ := env.clients.ForRegion(ctx, ec2sim.DefaultRegion)
+	if _, err := own.GetInstance(ctx, inst.ID); !IsNotFound(err) {
+		t.Errorf("own account's lookup of %s = %v, want not found", inst.ID, err)
+	}
+	// The same account and region is one client, and one assumed role serves them all.
+	again, _ := env.clients.ForAccount(ctx, role, ec2sim.DefaultRegion)
+	if again != inA {
+		t.Error("a second ForAccount made another client")
+	}
+	if _, err := again.GetInstance(ctx, inst.ID); err != nil {
+		t.Fatal(err)
+	}
+	if n := env.sts.Calls("AssumeRole"); n != 1 {
+		t.Errorf("AssumeRole calls = %d, want 1 (credentials cached)", n)
+	}
+
+	id, err := env.clients.VerifyAccount(ctx, role, ec2sim.DefaultRegion)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if id.Account != testAccountA || !strings.HasPrefix(id.ARN, "arn:aws:sts::222222222222:assumed-role/ec2-operator/ec2-operator-team-a") {
+		t.Errorf("VerifyAccount = %+v, want account %s and the assumed-role session ARN", id, testAccountA)
+	}
+	// The calls made in the account are recorded under its name.
+	if env.rec.Calls("AssumeRole", "") != 1 {
+		t.Errorf("recorded AssumeRole calls = %d, want 1", env.rec.Calls("AssumeRole", ""))
+	}
+}
+
+func TestExpiredAssumedCredentialsAreRenewedAfterEC2RefusesThem(t *testing.T) {
+	env := newAccountsEnv(t)
+	ctx := context.Background()
+	c, err := env.clients.ForAccount(ctx, AssumedRole{Name: "team-a", RoleARN: testRoleA, ExternalID: testExternalA}, ec2sim.DefaultRegion)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inst, err := c.RunInstance(ctx, basicLaunch("tok-x"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Past the session's hour on STS's and EC2's clock; the SDK's cache, which uses
+	// the wall clock, still believes the credentials fresh.
+	env.clock.Advance(2 * time.Hour)
+	c.Invalidate(inst.ID)
+	_, err = c.GetInstance(ctx, inst.ID)
+	if CodeOf(err) != "RequestExpired" {
+		t.Fatalf("lookup with expired credentials = %v, want RequestExpired", err)
+	}
+	// The refusal dropped the cached credentials: the next call assumes the role again.
+	if _, err := c.GetInstance(ctx, inst.ID); err != nil {
+		t.Fatalf("lookup after renewal: %v", err)
+	}
+	if n := env.sts.Calls("AssumeRole"); n != 2 {
+		t.Errorf("AssumeRole calls = %d, want 2 (one renewal)", n)
+	}
+}
+
+func TestARoleThatCannotBeAssumedIsReportedWithSTSsAnswer(t *testing.T) {
+	env := newAccountsEnv(t)
+	_, err := env.clients.VerifyAccount(context.Background(),
+		AssumedRole{Name: "team-a", RoleARN: testRoleA, ExternalID: "wrong"}, ec2sim.DefaultRegion)
+	var stsErr *STSError
+	if !errors.As(err, &stsErr) || stsErr.Code != "AccessDenied" || !strings.Contains(stsErr.Message, "sts:AssumeRole") {
+		t.Fatalf("VerifyAccount with the wrong external ID = %v, want AccessDenied naming sts:AssumeRole", err)
+	}
+	if strings.Contains(err.Error(), "secret") {
+		t.Errorf("the error shows a secret: %v", err)
+	}
+}
+
+func TestAChangedRoleUnderTheSameNameGetsNewCredentialsAndClients(t *testing.T) {
+	env := newAccountsEnv(t)
+	ctx := context.Background()
+	a, _ := env.clients.ForAccount(ctx, AssumedRole{Name: "team", RoleARN: testRoleA, ExternalID: testExternalA}, ec2sim.DefaultRegion)
+	b, _ := env.clients.ForAccount(ctx, AssumedRole{Name: "team", RoleARN: testRoleB}, ec2sim.DefaultRegion)
+	if a == b {
+		t.Fatal("the same client after the role changed")
+	}
+	if _, err := b.RunInstance(ctx, basicLaunch("tok-b")); err != nil {
+		t.Fatal(err)
+	}
+	if len(env.sims[testAccountB].Instances()) != 1 || len(env.sims[testAccountA].Instances()) != 0 {
+		t.Errorf("instances: A %d, B %d; want the launch in B", len(env.sims[testAccountA].Instances()), len(env.sims[testAccountB].Instances()))
+	}
+}

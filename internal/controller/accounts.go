@@ -1,0 +1,223 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+)
+
+// accountIndex indexes EC2Instances by the AWSAccount they use: spec.accountRef, or
+// the account a namespace's default-account annotation gave them (recorded in
+// status.account). The AWSAccount controller counts and waits for its users with it,
+// and a change of an account reaches the objects that use it.
+const accountIndex = "accountName"
+
+// accountNameOf is the AWSAccount an object uses, as far as the object itself says.
+func accountNameOf(o *computev1alpha1.EC2Instance) string {
+	if o.Spec.AccountRef != nil {
+		return o.Spec.AccountRef.Name
+	}
+	return o.Status.Account
+}
+
+// indexAccounts registers accountIndex.
+func indexAccounts(ctx context.Context, indexer client.FieldIndexer) error {
+	return indexer.IndexField(ctx, &computev1alpha1.EC2Instance{}, accountIndex, func(o client.Object) []string {
+		if name := accountNameOf(o.(*computev1alpha1.EC2Instance)); name != "" {
+			return []string{name}
+		}
+		return nil
+	})
+}
+
+// errAccountRefused stops a pass whose AWSAccount may not, or cannot yet, be used. The
+// condition is already set; the watches on AWSAccounts and Namespaces bring the
+// object back when that changes.
+type errAccountRefused struct{}
+
+func (errAccountRefused) Error() string { return "the AWS account cannot be used" }
+
+// resolveAccount decides which AWS account the pass acts in and returns its role, or
+// nil for the operator's own credentials. It refuses, before any AWS call, an account
+// that does not exist, does not allow the object's namespace, has not been verified,
+// or acts in another account than the one the instance was launched in.
+//
+// Which account an object uses is pinned in status.account once something may have
+// been launched: a later namespace annotation does not move it. Before that, the
+// account is looked up afresh every pass, so a fixed annotation is taken into account.
+func (r *EC2InstanceReconciler) resolveAccount(ctx context.Context, s *instanceScope) (*computev1alpha1.AWSAccount, error) {
+	st := &s.obj.Status
+	name := accountNameOf(s.obj)
+	if s.obj.Spec.AccountRef == nil && r.nothingLaunched(s) {
+		var err error
+		if name, err = r.namespaceDefaultAccount(ctx, s.obj.Namespace); err != nil {
+			return nil, err
+		}
+	}
+	st.Account = name
+	if name == "" {
+		st.AccountID = ""
+		return nil, nil
+	}
+	acct := &computev1alpha1.AWSAccount{}
+	if err := r.Get(ctx, types.NamespacedName{Name: name}, acct); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, r.refuseAccount(s, computev1alpha1.ReasonAccountNotFound,
+				fmt.Sprintf("AWSAccount %q does not exist; nothing is called in AWS until it does", name))
+		}
+		return nil, err
+	}
+	ns, err := r.namespaceMetadata(ctx, s.obj.Namespace)
+	if err != nil {
+		return nil, err
+	}
+	allowed, err := namespaceAllowed(acct, ns)
+	if err != nil {
+		return nil, r.refuseAccount(s, computev1alpha1.ReasonAccountNotAllowed,
+			fmt.Sprintf("AWSAccount %q has an invalid allowedNamespaces.selector: %v", name, err))
+	}
+	if !allowed {
+		return nil, r.refuseAccount(s, computev1alpha1.ReasonAccountNotAllowed,
+			fmt.Sprintf("AWSAccount %q does not allow namespace %q (spec.allowedNamespaces); nothing is called in AWS", name, s.obj.Namespace))
+	}
+	ready := meta.FindStatusCondition(acct.Status.Conditions, computev1alpha1.ConditionReady)
+	if ready == nil || ready.Status != metav1.ConditionTrue || acct.Status.ObservedGeneration != acct.Generation || acct.Status.AccountID == "" {
+		why := "its role has not been assumed yet"
+		if ready != nil && ready.Status == metav1.ConditionFalse {
+			why = ready.Reason + ": " + ready.Message
+		}
+		return nil, r.refuseAccount(s, computev1alpha1.ReasonAccountNotReady, fmt.Sprintf("AWSAccount %q is not ready: %s", name, why))
+	}
+	// An instance lives in the account it was launched in. If the AWSAccount's role now
+	// acts in another account, the instance would look gone there and be launched
+	// again: refuse instead.
+	if st.AccountID != "" && st.AccountID != acct.Status.AccountID && !r.nothingLaunched(s) {
+		return nil, r.refuseAccount(s, computev1alpha1.ReasonAccountMismatch,
+			fmt.Sprintf("the instance lives in AWS account %s, but AWSAccount %q now acts in account %s; point its roleArn back at account %s",
+				st.AccountID, name, acct.Status.AccountID, st.AccountID))
+	}
+	st.AccountID = acct.Status.AccountID
+	return acct, nil
+}
+
+// namespaceDefaultAccount returns the AWSAccount a namespace's annotation names, or "".
+func (r *EC2InstanceReconciler) namespaceDefaultAccount(ctx context.Context, namespace string) (string, error) {
+	ns, err := r.namespaceMetadata(ctx, namespace)
+	if err != nil {
+		return "", err
+	}
+	return ns.Annotations[computev1alpha1.DefaultAccountAnnotation], nil
+}
+
+// namespaceMetadata reads a namespace's labels and annotations from the cache, which
+// holds only the metadata of Namespaces (the watch in SetupWithManager).
+func (r *EC2InstanceReconciler) namespaceMetadata(ctx context.Context, name string) (*metav1.PartialObjectMetadata, error) {
+	ns := &metav1.PartialObjectMetadata{}
+	ns.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Namespace"))
+	if err := r.Get(ctx, types.NamespacedName{Name: name}, ns); err != nil {
+		return nil, err
+	}
+	return ns, nil
+}
+
+// refuseAccount reports why the account cannot be used, once per change of reason.
+func (r *EC2InstanceReconciler) refuseAccount(s *instanceScope, reason, msg string) error {
+	if c := s.condition(computev1alpha1.ConditionReady); c == nil || c.Reason != reason || c.Message != msg {
+		r.event(s, corev1.EventTypeWarning, reason, msg)
+		r.Metrics.ReconcileError(reason)
+	}
+	s.notReady(reason, msg)
+	return errAccountRefused{}
+}
+
+// namespaceAllowed reports whether acct allows ns, by name or by label.
+func namespaceAllowed(acct *computev1alpha1.AWSAccount, ns *metav1.PartialObjectMetadata) (bool, error) {
+	allowed := acct.Spec.AllowedNamespaces
+	if slices.Contains(allowed.Names, ns.Name) {
+		return true, nil
+	}
+	if allowed.Selector == nil {
+		return false, nil
+	}
+	sel, err := metav1.LabelSelectorAsSelector(allowed.Selector)
+	if err != nil {
+		return false, err
+	}
+	return sel.Matches(labels.Set(ns.Labels)), nil
+}
+
+// assumedRole is the cloud layer's view of an AWSAccount.
+func assumedRole(acct *computev1alpha1.AWSAccount) ec2.AssumedRole {
+	return ec2.AssumedRole{
+		Name:        acct.Name,
+		RoleARN:     acct.Spec.RoleARN,
+		ExternalID:  acct.Spec.ExternalID,
+		SessionName: acct.Spec.SessionName,
+	}
+}
+
+// clientFor returns the EC2 client of the pass: the region's client of the account, or
+// of the operator's own credentials.
+func (r *EC2InstanceReconciler) clientFor(ctx context.Context, acct *computev1alpha1.AWSAccount, region string) (ec2.Client, error) {
+	if acct == nil {
+		return r.EC2.ForRegion(ctx, region)
+	}
+	return r.EC2.ForAccount(ctx, assumedRole(acct), region)
+}
+
+// objectsUsingAccount maps an AWSAccount to the EC2Instances that use it.
+func (r *EC2InstanceReconciler) objectsUsingAccount(ctx context.Context, o client.Object) []reconcile.Request {
+	list := &computev1alpha1.EC2InstanceList{}
+	if err := r.List(ctx, list, client.MatchingFields{accountIndex: o.GetName()}); err != nil {
+		return nil
+	}
+	return requestsFor(list.Items)
+}
+
+// objectsInNamespace maps a Namespace whose labels or annotations changed to its
+// EC2Instances that use an account, or could through the default-account annotation
+// and have launched nothing yet.
+func (r *EC2InstanceReconciler) objectsInNamespace(ctx context.Context, o client.Object) []reconcile.Request {
+	list := &computev1alpha1.EC2InstanceList{}
+	if err := r.List(ctx, list, client.InNamespace(o.GetName())); err != nil {
+		return nil
+	}
+	items := slices.DeleteFunc(list.Items, func(obj computev1alpha1.EC2Instance) bool {
+		return accountNameOf(&obj) == "" && obj.Status.InstanceID != ""
+	})
+	return requestsFor(items)
+}
+
+// requestsFor turns objects into reconcile requests.
+func requestsFor(items []computev1alpha1.EC2Instance) []reconcile.Request {
+	out := make([]reconcile.Request, 0, len(items))
+	for _, obj := range items {
+		out = append(out, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: obj.Namespace, Name: obj.Name}})
+	}
+	return out
+}
+
+// accountRecheck is how often an object whose account is refused looks again without
+// a watch event.
+const accountRecheck = 5 * time.Minute
+
+// accountRefusedResult is how a refused pass ends: no error (the condition says it
+// all, and an error would retry in a loop), and a slow look again in case a watch
+// event was missed.
+func accountRefusedResult() ctrl.Result {
+	return ctrl.Result{RequeueAfter: accountRecheck + jitter(accountRecheck/10)}
+}

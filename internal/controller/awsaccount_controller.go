@@ -1,0 +1,299 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/workqueue"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+)
+
+// AccountVerifier assumes the role of an AWSAccount and says who it acts as; it also
+// drops what it keeps for an account that is gone. *ec2.RegionalClients implements it.
+type AccountVerifier interface {
+	VerifyAccount(ctx context.Context, role ec2.AssumedRole, region string) (ec2.Identity, error)
+	ForgetAccount(name string)
+}
+
+// AccountObserver receives the readiness of each AWSAccount; *metrics.Metrics
+// implements it.
+type AccountObserver interface {
+	AccountReady(account string, ready bool)
+	ForgetAccount(account string)
+}
+
+// DefaultAccountVerifyPeriod is how often a Ready AWSAccount's role is assumed again, so
+// that a trust policy changed in AWS shows in its status within the hour.
+const DefaultAccountVerifyPeriod = time.Hour
+
+// stsFallbackRegion is where STS is called when neither the account nor the operator
+// names a region; the role is global, so any region answers.
+const stsFallbackRegion = "us-east-1"
+
+// AWSAccountReconciler verifies AWSAccounts (sts:AssumeRole, then
+// sts:GetCallerIdentity), reports which account each acts in and how many
+// EC2Instances use it, and holds a deletion back while any does. It needs the
+// EC2InstanceReconciler on the same manager, which registers the account index.
+type AWSAccountReconciler struct {
+	client.Client
+	// Recorder emits events on AWSAccounts.
+	Recorder EventRecorder
+	// Accounts assumes the roles.
+	Accounts AccountVerifier
+	// DefaultRegion is where STS is called for an account without a default region.
+	DefaultRegion string
+	// Metrics receives each account's readiness; nil records nothing.
+	Metrics AccountObserver
+	// VerifyPeriod is how often a Ready account is verified again.
+	VerifyPeriod time.Duration
+	// MinBackoff and MaxBackoff bound the retries of a failed verification.
+	MinBackoff, MaxBackoff time.Duration
+	// Now is the clock; tests may replace it.
+	Now func() time.Time
+	// CredentialsReady, when set, says whether the operator's own AWS credentials can
+	// be used yet (see EC2InstanceReconciler.CredentialsReady); until then no role is
+	// assumed and the status is left alone.
+	CredentialsReady func() error
+}
+
+// AWSAccounts are cluster-scoped, so their rules and the Namespaces' (read for
+// allowedNamespaces.selector and the default-account annotation) are cluster rules.
+// Events about a cluster-scoped object are written in the default namespace, which
+// is not one OLM grants namespaced rules in, so the events rule is a cluster rule too.
+// +kubebuilder:rbac:groups=compute.ec2-operator.dev,resources=awsaccounts,verbs=get;list;watch;update;patch
+// +kubebuilder:rbac:groups=compute.ec2-operator.dev,resources=awsaccounts/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=compute.ec2-operator.dev,resources=awsaccounts/finalizers,verbs=update
+// +kubebuilder:rbac:groups="",resources=namespaces,verbs=get;list;watch
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+
+// Reconcile verifies one AWSAccount and keeps its finalizer while it is in use.
+func (r *AWSAccountReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	log := logf.FromContext(ctx)
+	acct := &computev1alpha1.AWSAccount{}
+	if err := r.Get(ctx, req.NamespacedName, acct); err != nil {
+		if apierrors.IsNotFound(err) {
+			r.forget(req.Name)
+		}
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	users, err := r.users(ctx, acct.Name)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	before := acct.DeepCopy()
+	acct.Status.InUseBy = int32(len(users))
+
+	switch {
+	case !acct.DeletionTimestamp.IsZero() && len(users) > 0:
+		// The account still serves the objects that use it, so it is verified as
+		// before (the deletion bumped its generation).
+		msg := fmt.Sprintf("deletion waits until no EC2Instance uses this account; used by %d: %s", len(users), summarize(users))
+		r.setCondition(acct, computev1alpha1.ConditionDeletionBlocked, metav1.ConditionTrue, computev1alpha1.ReasonAccountInUse, msg)
+	case !acct.DeletionTimestamp.IsZero():
+		if controllerutil.ContainsFinalizer(acct, computev1alpha1.AccountFinalizer) {
+			patch := client.MergeFrom(acct.DeepCopy())
+			controllerutil.RemoveFinalizer(acct, computev1alpha1.AccountFinalizer)
+			if err := r.Patch(ctx, acct, patch); err != nil {
+				return ctrl.Result{}, client.IgnoreNotFound(err)
+			}
+		}
+		r.forget(acct.Name)
+		return ctrl.Result{}, nil
+	case !controllerutil.ContainsFinalizer(acct, computev1alpha1.AccountFinalizer):
+		patch := client.MergeFrom(acct.DeepCopy())
+		controllerutil.AddFinalizer(acct, computev1alpha1.AccountFinalizer)
+		if err := r.Patch(ctx, acct, patch); err != nil {
+			return ctrl.Result{}, err
+		}
+		before.Finalizers = acct.Finalizers
+		before.ResourceVersion = acct.ResourceVersion
+	}
+
+	if due := r.verifyDue(acct); due > 0 {
+		return ctrl.Result{RequeueAfter: due}, r.patchStatus(ctx, before, acct)
+	}
+	if r.CredentialsReady != nil {
+		if err := r.CredentialsReady(); err != nil {
+			log.V(1).Info("waiting for the operator's AWS credentials before assuming the role", "reason", err.Error())
+			return ctrl.Result{RequeueAfter: credentialsWait + jitter(credentialsWait/10)}, r.patchStatus(ctx, before, acct)
+		}
+	}
+	region := acct.Spec.DefaultRegion
+	if region == "" {
+		region = r.DefaultRegion
+	}
+	if region == "" {
+		region = stsFallbackRegion
+	}
+	id, err := r.Accounts.VerifyAccount(ctx, assumedRole(acct), region)
+	acct.Status.ObservedGeneration = acct.Generation
+	if err != nil {
+		msg := fmt.Sprintf("assuming %s: %v", acct.Spec.RoleARN, err)
+		r.setCondition(acct, computev1alpha1.ConditionReady, metav1.ConditionFalse, computev1alpha1.ReasonAssumeRoleFailed, msg)
+		r.observe(acct.Name, false)
+		if perr := r.patchStatus(ctx, before, acct); perr != nil {
+			return ctrl.Result{}, perr
+		}
+		log.Info("could not assume the AWSAccount's role", "roleArn", acct.Spec.RoleARN, "error", err.Error())
+		// The error brings the account back with the controller's backoff.
+		return ctrl.Result{}, fmt.Errorf("verifying AWSAccount %s: %w", acct.Name, err)
+	}
+	now := metav1.NewTime(r.now().UTC().Truncate(time.Second))
+	acct.Status.AccountID = id.Account
+	acct.Status.ARN = id.ARN
+	acct.Status.LastVerified = &now
+	r.setCondition(acct, computev1alpha1.ConditionReady, metav1.ConditionTrue, computev1alpha1.ReasonVerified,
+		fmt.Sprintf("assumed %s: acting in account %s as %s", acct.Spec.RoleARN, id.Account, id.ARN))
+	r.observe(acct.Name, true)
+	return ctrl.Result{RequeueAfter: r.verifyPeriod()}, r.patchStatus(ctx, before, acct)
+}
+
+// verifyDue returns 0 when the account must be verified now, or how long until then:
+// at once after a spec change or a failure, else a verify period after the last
+// success.
+func (r *AWSAccountReconciler) verifyDue(acct *computev1alpha1.AWSAccount) time.Duration {
+	ready := meta.FindStatusCondition(acct.Status.Conditions, computev1alpha1.ConditionReady)
+	if ready == nil || ready.Status != metav1.ConditionTrue || acct.Status.ObservedGeneration != acct.Generation || acct.Status.LastVerified == nil {
+		return 0
+	}
+	left := acct.Status.LastVerified.Add(r.verifyPeriod()).Sub(r.now())
+	return max(left, 0)
+}
+
+// users lists the EC2Instances that use the account.
+func (r *AWSAccountReconciler) users(ctx context.Context, name string) ([]computev1alpha1.EC2Instance, error) {
+	list := &computev1alpha1.EC2InstanceList{}
+	if err := r.List(ctx, list, client.MatchingFields{accountIndex: name}); err != nil {
+		return nil, err
+	}
+	return list.Items, nil
+}
+
+// summarize names up to five objects, for a condition message of bounded size.
+func summarize(items []computev1alpha1.EC2Instance) string {
+	const shown = 5
+	names := make([]string, 0, shown)
+	for i, o := range items {
+		if i == shown {
+			names = append(names, fmt.Sprintf("and %d more", len(items)-shown))
+			break
+		}
+		names = append(names, o.Namespace+"/"+o.Name)
+	}
+	return strings.Join(names, ", ")
+}
+
+// setCondition sets a condition and emits an event when its reason or message
+// changed: a Warning for Ready False or DeletionBlocked, else Normal.
+func (r *AWSAccountReconciler) setCondition(acct *computev1alpha1.AWSAccount, condType string, status metav1.ConditionStatus, reason, msg string) {
+	old := meta.FindStatusCondition(acct.Status.Conditions, condType)
+	if (old == nil || old.Reason != reason || old.Message != msg) && r.Recorder != nil {
+		eventType := corev1.EventTypeNormal
+		if (condType == computev1alpha1.ConditionReady) != (status == metav1.ConditionTrue) {
+			eventType = corev1.EventTypeWarning
+		}
+		r.Recorder.Eventf(acct, nil, eventType, reason, reason, "%s", msg)
+	}
+	meta.SetStatusCondition(&acct.Status.Conditions, metav1.Condition{
+		Type: condType, Status: status, Reason: reason, Message: msg,
+		ObservedGeneration: acct.Generation,
+	})
+}
+
+// patchStatus writes the status if it changed.
+func (r *AWSAccountReconciler) patchStatus(ctx context.Context, before, acct *computev1alpha1.AWSAccount) error {
+	if equality.Semantic.DeepEqual(before.Status, acct.Status) {
+		return nil
+	}
+	return client.IgnoreNotFound(r.Status().Patch(ctx, acct, client.MergeFrom(before)))
+}
+
+func (r *AWSAccountReconciler) forget(name string) {
+	r.Accounts.ForgetAccount(name)
+	if r.Metrics != nil {
+		r.Metrics.ForgetAccount(name)
+	}
+}
+
+func (r *AWSAccountReconciler) observe(name string, ready bool) {
+	if r.Metrics != nil {
+		r.Metrics.AccountReady(name, ready)
+	}
+}
+
+func (r *AWSAccountReconciler) now() time.Time {
+	if r.Now != nil {
+		return r.Now()
+	}
+	return time.Now()
+}
+
+func (r *AWSAccountReconciler) verifyPeriod() time.Duration {
+	if r.VerifyPeriod > 0 {
+		return r.VerifyPeriod
+	}
+	return DefaultAccountVerifyPeriod
+}
+
+// SetupWithManager registers the reconciler. An EC2Instance that starts or stops
+// using an account, or goes, brings the account back to count its users (and to let
+// a waiting deletion finish).
+func (r *AWSAccountReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	minBackoff, maxBackoff := r.MinBackoff, r.MaxBackoff
+	if minBackoff <= 0 {
+		minBackoff = DefaultMinBackoff
+	}
+	if maxBackoff <= 0 {
+		maxBackoff = DefaultMaxBackoff
+	}
+	return ctrl.NewControllerManagedBy(mgr).
+		For(&computev1alpha1.AWSAccount{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		Watches(&computev1alpha1.EC2Instance{}, handler.EnqueueRequestsFromMapFunc(accountOf),
+			builder.WithPredicates(accountUseChanged())).
+		Named("awsaccount").
+		WithOptions(controller.Options{
+			RateLimiter: workqueue.NewTypedItemExponentialFailureRateLimiter[reconcile.Request](minBackoff, maxBackoff),
+		}).
+		Complete(r)
+}
+
+// accountOf maps an EC2Instance to the AWSAccount it uses.
+func accountOf(_ context.Context, o client.Object) []reconcile.Request {
+	if name := accountNameOf(o.(*computev1alpha1.EC2Instance)); name != "" {
+		return []reconcile.Request{{NamespacedName: types.NamespacedName{Name: name}}}
+	}
+	return nil
+}
+
+// accountUseChanged passes the EC2Instance events that change how many objects use an
+// account: creation, deletion, and an update that changes the account an object uses
+// (a namespace annotation recorded in status) or starts its deletion.
+func accountUseChanged() predicate.Funcs {
+	return predicate.Funcs{
+		UpdateFunc: func(e event.UpdateEvent) bool {
+			o, n := e.ObjectOld.(*computev1alpha1.EC2Instance), e.ObjectNew.(*computev1alpha1.EC2Instance)
+			return accountNameOf(o) != accountNameOf(n)
+		},
+		GenericFunc: func(event.GenericEvent) bool { return false },
+	}
+}
