@@ -8,8 +8,8 @@
 //
 //	ec2-operator-scorecard instance-ready
 //
-// instance-ready creates the first example of the CSV's alm-examples annotation (the
-// sample EC2Instance) in the namespace, passes when its Ready condition is True for its
+// instance-ready creates the first EC2Instance example of the CSV's alm-examples
+// annotation (the sample EC2Instance) in the namespace, passes when its Ready condition is True for its
 // current generation, and deletes it again, waiting until the operator has released it
 // (so the instance is terminated). The pod's service account needs create, get and
 // delete on EC2Instances (docs/scorecard-rbac.yaml).

@@ -64,7 +64,8 @@ func instanceReady(ctx context.Context, c client.Client, cfg instanceReadyConfig
 	return result(scapiv1alpha3.PassState, log.String(), nil)
 }
 
-// firstExample reads the first object of the CSV's alm-examples annotation.
+// firstExample reads the first EC2Instance of the CSV's alm-examples annotation. The
+// other examples (an AWSAccount) need an AWS account and role of the user's own.
 func firstExample(bundleDir string) (*unstructured.Unstructured, error) {
 	bundle, err := apimanifests.GetBundleFromDir(bundleDir)
 	if err != nil {
@@ -77,10 +78,12 @@ func firstExample(bundleDir string) (*unstructured.Unstructured, error) {
 	if err := json.Unmarshal([]byte(bundle.CSV.GetAnnotations()["alm-examples"]), &examples); err != nil {
 		return nil, fmt.Errorf("parsing alm-examples: %w", err)
 	}
-	if len(examples) == 0 {
-		return nil, errors.New("alm-examples holds no example")
+	for i := range examples {
+		if examples[i].GetKind() == "EC2Instance" {
+			return &examples[i], nil
+		}
 	}
-	return &examples[0], nil
+	return nil, errors.New("alm-examples holds no EC2Instance example")
 }
 
 // waitReady polls until the Ready condition is True for the object's current

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	operatorsv1alpha1 "github.com/operator-framework/api/pkg/operators/v1alpha1"
 	"github.com/operator-framework/api/pkg/validation"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -199,16 +200,28 @@ func TestALMExamplesAreOwnedKindsWithASpec(t *testing.T) {
 // so the console renders a form field and a details entry for each.
 func TestEveryUserFacingFieldHasADescriptor(t *testing.T) {
 	csv := loadCSV(t)
-	crd := loadCRD(t, "bundle/manifests/compute.ec2-operator.dev_ec2instances.yaml")
-	if len(csv.Spec.CustomResourceDefinitions.Owned) != 1 {
-		t.Fatalf("want one owned CRD, got %d", len(csv.Spec.CustomResourceDefinitions.Owned))
+	owned := csv.Spec.CustomResourceDefinitions.Owned
+	if len(owned) != 2 {
+		t.Fatalf("want two owned CRDs (EC2Instance, AWSAccount), got %d", len(owned))
 	}
-	desc := csv.Spec.CustomResourceDefinitions.Owned[0]
+	for _, desc := range owned {
+		t.Run(desc.Kind, func(t *testing.T) { checkDescriptorsCoverTheCRD(t, desc) })
+	}
+}
+
+// bundleCRDFile is the bundle's manifest of the CRD named <plural>.<group>.
+func bundleCRDFile(name string) string {
+	plural, group, _ := strings.Cut(name, ".")
+	return "bundle/manifests/" + group + "_" + plural + ".yaml"
+}
+
+func checkDescriptorsCoverTheCRD(t *testing.T, desc operatorsv1alpha1.CRDDescription) {
+	crd := loadCRD(t, bundleCRDFile(desc.Name))
 	if desc.Name != crd.Name || desc.Kind != crd.Spec.Names.Kind || desc.DisplayName == "" || desc.Description == "" {
 		t.Errorf("owned CRD description %s/%s lacks a display name or description", desc.Name, desc.Kind)
 	}
 	if len(desc.Resources) == 0 {
-		t.Error("owned CRD lists no resources (scorecard olm-crds-have-resources); add +operator-sdk:csv:customresourcedefinitions:resources on EC2Instance")
+		t.Errorf("owned CRD %s lists no resources (scorecard olm-crds-have-resources); add +operator-sdk:csv:customresourcedefinitions:resources on its type", desc.Kind)
 	}
 	schema := crd.Spec.Versions[0].Schema.OpenAPIV3Schema
 
@@ -288,11 +301,13 @@ func loadCRD(t *testing.T, rel string) *apiextensionsv1.CustomResourceDefinition
 	return &crd
 }
 
-func TestBundleCRDIsTheGeneratedCRD(t *testing.T) {
-	inBundle := loadCRD(t, "bundle/manifests/compute.ec2-operator.dev_ec2instances.yaml")
-	generated := loadCRD(t, "config/crd/bases/compute.ec2-operator.dev_ec2instances.yaml")
-	if !equality.Semantic.DeepEqual(inBundle.Spec, generated.Spec) {
-		t.Error("the bundle's CRD differs from config/crd/bases: run `make bundle`")
+func TestBundleCRDsAreTheGeneratedCRDs(t *testing.T) {
+	for _, name := range []string{"compute.ec2-operator.dev_ec2instances.yaml", "compute.ec2-operator.dev_awsaccounts.yaml"} {
+		inBundle := loadCRD(t, "bundle/manifests/"+name)
+		generated := loadCRD(t, "config/crd/bases/"+name)
+		if !equality.Semantic.DeepEqual(inBundle.Spec, generated.Spec) {
+			t.Errorf("the bundle's %s differs from config/crd/bases: run `make bundle`", name)
+		}
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	operatorsv1alpha1 "github.com/operator-framework/api/pkg/operators/v1alpha1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"sigs.k8s.io/yaml"
 )
@@ -106,10 +107,14 @@ func TestOpenShiftCatalogAnnotationsAreSetHonestly(t *testing.T) {
 // reference in the operator-sdk docs), and one that does not fit the type renders a
 // broken form, such as the text box for a list of security groups.
 func TestEveryDescriptorFitsItsFieldsType(t *testing.T) {
-	csv := loadCSV(t)
-	crd := loadCRD(t, "bundle/manifests/compute.ec2-operator.dev_ec2instances.yaml")
+	for _, desc := range loadCSV(t).Spec.CustomResourceDefinitions.Owned {
+		t.Run(desc.Kind, func(t *testing.T) { checkDescriptorTypes(t, desc) })
+	}
+}
+
+func checkDescriptorTypes(t *testing.T, desc operatorsv1alpha1.CRDDescription) {
+	crd := loadCRD(t, bundleCRDFile(desc.Name))
 	schema := crd.Spec.Versions[0].Schema.OpenAPIV3Schema
-	desc := csv.Spec.CustomResourceDefinitions.Owned[0]
 	scalar := func(s *apiextensionsv1.JSONSchemaProps) bool {
 		switch s.Type {
 		case "string", "integer", "number", "boolean":
@@ -143,6 +148,12 @@ func TestEveryDescriptorFitsItsFieldsType(t *testing.T) {
 				ok = field.Type == "string" && field.Format == "date-time"
 			case kind == "status" && xd == "urn:alm:descriptor:io.kubernetes.conditions":
 				ok = field.Type == "array"
+			case kind == "spec" && strings.HasPrefix(xd, "urn:alm:descriptor:io.kubernetes:"):
+				// A picker of objects of a kind; the field holds the chosen one's name.
+				ok = field.Type == "string"
+			case kind == "spec" && strings.HasPrefix(xd, "urn:alm:descriptor:com.tectonic.ui:selector:"):
+				// A label selector editor over objects of a kind.
+				ok = field.Type == "object" && field.Properties["matchLabels"].Type == "object"
 			default:
 				t.Errorf("%s descriptor %s uses %s, which this test does not know: add the rule for its type", kind, p, xd)
 				continue
