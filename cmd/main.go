@@ -154,7 +154,6 @@ func run(ctx context.Context, opts options) error {
 	// EC2Instance reconciler, set up first, registers the index this one reads.
 	accounts := &controller.AWSAccountReconciler{
 		Client:        mgr.GetClient(),
-		Recorder:      mgr.GetEventRecorder("ec2-operator"),
 		Accounts:      clients,
 		DefaultRegion: opts.awsRegion,
 		Metrics:       m,

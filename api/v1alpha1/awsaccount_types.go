@@ -146,7 +146,7 @@ type AWSAccountStatus struct {
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
 // +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`,priority=1
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
-// +operator-sdk:csv:customresourcedefinitions:displayName="AWS Account",resources={{Event,v1},{EC2Instance,v1alpha1}}
+// +operator-sdk:csv:customresourcedefinitions:displayName="AWS Account",resources={{EC2Instance,v1alpha1}}
 type AWSAccount struct {
 	metav1.TypeMeta `json:",inline"`
 

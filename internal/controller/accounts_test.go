@@ -389,3 +389,29 @@ func patchNamespace(t *testing.T, h *harness, name string, mutate func(*corev1.N
 		t.Fatal(err)
 	}
 }
+
+func TestNamespaceAllowedByNameOrLabel(t *testing.T) {
+	ns := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Name: "payments-dev", Labels: map[string]string{"team": "payments"}}}
+	testCases := []struct {
+		name    string
+		allowed computev1alpha1.AllowedNamespaces
+		want    bool
+		wantErr bool
+	}{
+		{"nothing allows nothing", computev1alpha1.AllowedNamespaces{}, false, false},
+		{"by name", computev1alpha1.AllowedNamespaces{Names: []string{"other", "payments-dev"}}, true, false},
+		{"by label", computev1alpha1.AllowedNamespaces{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"team": "payments"}}}, true, false},
+		{"another label", computev1alpha1.AllowedNamespaces{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"team": "web"}}}, false, false},
+		{"the empty selector allows all", computev1alpha1.AllowedNamespaces{Selector: &metav1.LabelSelector{}}, true, false},
+		{"an invalid selector allows nothing", computev1alpha1.AllowedNamespaces{Selector: &metav1.LabelSelector{
+			MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "team", Operator: "Near"}}}}, false, true},
+	}
+	for _, tc := range testCases {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := namespaceAllowed(&computev1alpha1.AWSAccount{Spec: computev1alpha1.AWSAccountSpec{AllowedNamespaces: tc.allowed}}, ns)
+			if got != tc.want || (err != nil) != tc.wantErr {
+				t.Errorf("namespaceAllowed = %v, %v; want %v, error %v", got, err, tc.want, tc.wantErr)
+			}
+		})
+	}
+}

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -54,10 +53,13 @@ const stsFallbackRegion = "us-east-1"
 // sts:GetCallerIdentity), reports which account each acts in and how many
 // EC2Instances use it, and holds a deletion back while any does. It needs the
 // EC2InstanceReconciler on the same manager, which registers the account index.
+//
+// It emits no Kubernetes events: events about a cluster-scoped object are written in
+// the default namespace, which would need a cluster-wide events permission. Its
+// conditions, the ec2_operator_aws_account_ready metric and the log say what
+// happened, and the EC2Instances that use the account get events of their own.
 type AWSAccountReconciler struct {
 	client.Client
-	// Recorder emits events on AWSAccounts.
-	Recorder EventRecorder
 	// Accounts assumes the roles.
 	Accounts AccountVerifier
 	// DefaultRegion is where STS is called for an account without a default region.
@@ -78,13 +80,10 @@ type AWSAccountReconciler struct {
 
 // AWSAccounts are cluster-scoped, so their rules and the Namespaces' (read for
 // allowedNamespaces.selector and the default-account annotation) are cluster rules.
-// Events about a cluster-scoped object are written in the default namespace, which
-// is not one OLM grants namespaced rules in, so the events rule is a cluster rule too.
 // +kubebuilder:rbac:groups=compute.ec2-operator.dev,resources=awsaccounts,verbs=get;list;watch;update;patch
 // +kubebuilder:rbac:groups=compute.ec2-operator.dev,resources=awsaccounts/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=compute.ec2-operator.dev,resources=awsaccounts/finalizers,verbs=update
 // +kubebuilder:rbac:groups="",resources=namespaces,verbs=get;list;watch
-// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
 // Reconcile verifies one AWSAccount and keeps its finalizer while it is in use.
 func (r *AWSAccountReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
@@ -108,7 +107,7 @@ func (r *AWSAccountReconciler) Reconcile(ctx context.Context, req ctrl.Request) 
 		// The account still serves the objects that use it, so it is verified as
 		// before (the deletion bumped its generation).
 		msg := fmt.Sprintf("deletion waits until no EC2Instance uses this account; used by %d: %s", len(users), summarize(users))
-		r.setCondition(acct, computev1alpha1.ConditionDeletionBlocked, metav1.ConditionTrue, computev1alpha1.ReasonAccountInUse, msg)
+		r.setCondition(ctx, acct, computev1alpha1.ConditionDeletionBlocked, metav1.ConditionTrue, computev1alpha1.ReasonAccountInUse, msg)
 	case !acct.DeletionTimestamp.IsZero():
 		if controllerutil.ContainsFinalizer(acct, computev1alpha1.AccountFinalizer) {
 			patch := client.MergeFrom(acct.DeepCopy())
@@ -149,12 +148,11 @@ func (r *AWSAccountReconciler) Reconcile(ctx context.Context, req ctrl.Request) 
 	acct.Status.ObservedGeneration = acct.Generation
 	if err != nil {
 		msg := fmt.Sprintf("assuming %s: %v", acct.Spec.RoleARN, err)
-		r.setCondition(acct, computev1alpha1.ConditionReady, metav1.ConditionFalse, computev1alpha1.ReasonAssumeRoleFailed, msg)
+		r.setCondition(ctx, acct, computev1alpha1.ConditionReady, metav1.ConditionFalse, computev1alpha1.ReasonAssumeRoleFailed, msg)
 		r.observe(acct.Name, false)
 		if perr := r.patchStatus(ctx, before, acct); perr != nil {
 			return ctrl.Result{}, perr
 		}
-		log.Info("could not assume the AWSAccount's role", "roleArn", acct.Spec.RoleARN, "error", err.Error())
 		// The error brings the account back with the controller's backoff.
 		return ctrl.Result{}, fmt.Errorf("verifying AWSAccount %s: %w", acct.Name, err)
 	}
@@ -162,7 +160,7 @@ func (r *AWSAccountReconciler) Reconcile(ctx context.Context, req ctrl.Request) 
 	acct.Status.AccountID = id.Account
 	acct.Status.ARN = id.ARN
 	acct.Status.LastVerified = &now
-	r.setCondition(acct, computev1alpha1.ConditionReady, metav1.ConditionTrue, computev1alpha1.ReasonVerified,
+	r.setCondition(ctx, acct, computev1alpha1.ConditionReady, metav1.ConditionTrue, computev1alpha1.ReasonVerified,
 		fmt.Sprintf("assumed %s: acting in account %s as %s", acct.Spec.RoleARN, id.Account, id.ARN))
 	r.observe(acct.Name, true)
 	return ctrl.Result{RequeueAfter: r.verifyPeriod()}, r.patchStatus(ctx, before, acct)
@@ -203,16 +201,10 @@ func summarize(items []computev1alpha1.EC2Instance) string {
 	return strings.Join(names, ", ")
 }
 
-// setCondition sets a condition and emits an event when its reason or message
-// changed: a Warning for Ready False or DeletionBlocked, else Normal.
-func (r *AWSAccountReconciler) setCondition(acct *computev1alpha1.AWSAccount, condType string, status metav1.ConditionStatus, reason, msg string) {
-	old := meta.FindStatusCondition(acct.Status.Conditions, condType)
-	if (old == nil || old.Reason != reason || old.Message != msg) && r.Recorder != nil {
-		eventType := corev1.EventTypeNormal
-		if (condType == computev1alpha1.ConditionReady) != (status == metav1.ConditionTrue) {
-			eventType = corev1.EventTypeWarning
-		}
-		r.Recorder.Eventf(acct, nil, eventType, reason, reason, "%s", msg)
+// setCondition sets a condition, and logs it when its reason or message changed.
+func (r *AWSAccountReconciler) setCondition(ctx context.Context, acct *computev1alpha1.AWSAccount, condType string, status metav1.ConditionStatus, reason, msg string) {
+	if old := meta.FindStatusCondition(acct.Status.Conditions, condType); old == nil || old.Reason != reason || old.Message != msg {
+		logf.FromContext(ctx).Info(msg, "condition", condType, "status", status, "reason", reason)
 	}
 	meta.SetStatusCondition(&acct.Status.Conditions, metav1.Condition{
 		Type: condType, Status: status, Reason: reason, Message: msg,

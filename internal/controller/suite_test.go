@@ -237,7 +237,7 @@ func (h *harness) startManager() {
 		h.t.Fatal(err)
 	}
 	accounts := &AWSAccountReconciler{
-		Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("ec2-operator"), Accounts: h.clients,
+		Client: mgr.GetClient(), Accounts: h.clients,
 		DefaultRegion: ec2sim.DefaultRegion, MinBackoff: 100 * time.Millisecond, MaxBackoff: 2 * time.Second,
 	}
 	if err := accounts.SetupWithManager(mgr); err != nil {
