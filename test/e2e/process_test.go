@@ -39,10 +39,17 @@ var running sync.Map // *managerProcess -> struct{}
 // tail is printed when the test failed.
 func startManager(t *testing.T, name, ns string, extraArgs ...string) *managerProcess {
 	t.Helper()
+	return startManagerWithEnv(t, name, ns, nil, extraArgs...)
+}
+
+// startManagerWithEnv is startManager with the process environment environ (nil: the
+// shared env.ManagerEnv).
+func startManagerWithEnv(t *testing.T, name, ns string, environ []string, extraArgs ...string) *managerProcess {
+	t.Helper()
 	// A port found free can be taken by a parallel test before the manager binds it;
 	// the manager then exits at once, and another pair of ports is tried.
 	for attempt := 1; ; attempt++ {
-		m := launchManager(t, name, ns, attempt, nil, extraArgs)
+		m := launchManager(t, name, ns, attempt, environ, extraArgs)
 		err := m.waitReady(60 * time.Second)
 		if err == nil {
 			t.Logf("started manager %s (pid %d), metrics %s, probes %s", name, m.cmd.Process.Pid, m.metricsAddr, m.probeAddr)

@@ -1,0 +1,176 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
+	"github.com/ec2-operator/ec2-operator/internal/ec2sim"
+	"github.com/ec2-operator/ec2-operator/internal/ec2sim/accounts"
+	"github.com/ec2-operator/ec2-operator/internal/stssim"
+)
+
+// The accounts of the multi-account test. The manager's own key ("sandbox", from
+// env.ManagerEnv) is an IAM user of operatorAccount, which may assume one role in
+// each workload account, each guarded by its own external ID.
+const (
+	e2eOperatorAccount = "111111111111"
+	e2eAccountA        = "222222222222"
+	e2eRoleA           = "arn:aws:iam::222222222222:role/ec2-operator"
+	e2eAccountB        = "333333333333"
+	e2eRoleB           = "arn:aws:iam::333333333333:role/ec2-operator"
+)
+
+// TestTwoAccountsAndThreeNamespaces runs the manager binary against an STS endpoint
+// and an EC2 endpoint that routes each request to the account its credentials act in.
+// Two AWSAccounts each allow one namespace (one by name, one by label); a third
+// namespace is allowed by neither. Instances land in their namespace's account; the
+// third namespace's object names an account and is refused without any AWS call; an
+// account in use cannot be deleted until its instances are gone.
+//
+// It does not run in parallel: AWSAccounts are cluster-scoped, and every manager of
+// the parallel tests would reconcile them too (with credentials that cannot assume
+// these roles). Go starts the parallel tests only after the sequential ones finish.
+func TestTwoAccountsAndThreeNamespaces(t *testing.T) {
+	clock := ec2sim.Config{PendingDuration: 300 * time.Millisecond, StoppingDuration: 300 * time.Millisecond, ShuttingDownDuration: 300 * time.Millisecond}
+	sts := stssim.New(stssim.Config{Seed: 7})
+	sts.AddUser(e2eOperatorAccount, "sandbox", "sandbox")
+	sts.AddRole(e2eRoleA, []string{"sandbox"}, "team-a-ext")
+	sts.AddRole(e2eRoleB, []string{"sandbox"}, "team-b-ext")
+	sims := map[string]*ec2sim.Sim{}
+	for i, id := range []string{e2eOperatorAccount, e2eAccountA, e2eAccountB} {
+		c := clock
+		c.Seed, c.AccountID = int64(100+i), id
+		sims[id] = ec2sim.New(c)
+	}
+	stsSrv := httptest.NewServer(sts)
+	t.Cleanup(stsSrv.Close)
+	ec2Srv := httptest.NewServer(accounts.NewRouter(sts, sims))
+	t.Cleanup(ec2Srv.Close)
+
+	teamA, teamB, nobody := newNamespace(t, "team-a"), newNamespace(t, "team-b"), newNamespace(t, "nobody")
+	kubectl(t, "", "label", "namespace", teamB, "team=b")
+	suffix := strings.TrimPrefix(teamA, "e2e-team-a-")
+	acctA, acctB := "team-a-"+suffix, "team-b-"+suffix
+	kubectl(t, fmt.Sprintf(`apiVersion: compute.ec2-operator.dev/v1alpha1
+kind: AWSAccount
+metadata:
+  name: %s
+spec:
+  roleArn: %s
+  externalId: team-a-ext
+  allowedNamespaces:
+    names: [%s]
+---
+apiVersion: compute.ec2-operator.dev/v1alpha1
+kind: AWSAccount
+metadata:
+  name: %s
+spec:
+  roleArn: %s
+  externalId: team-b-ext
+  defaultRegion: %s
+  allowedNamespaces:
+    selector:
+      matchLabels:
+        team: b
+`, acctA, e2eRoleA, teamA, acctB, e2eRoleB, ec2sim.DefaultRegion), "apply", "-f", "-")
+	t.Cleanup(func() {
+		// Should the test fail half-way, no account may outlive it with a finalizer no
+		// manager removes.
+		for _, name := range []string{acctA, acctB} {
+			a := &computev1alpha1.AWSAccount{}
+			if err := k8s.Get(context.Background(), client.ObjectKey{Name: name}, a); err == nil {
+				a.Finalizers = nil
+				_ = k8s.Update(context.Background(), a)
+				_ = k8s.Delete(context.Background(), a)
+			}
+		}
+	})
+
+	environ := append(env.ManagerEnv(), "AWS_ENDPOINT_URL_EC2="+ec2Srv.URL)
+	startManagerWithEnv(t, "accounts", teamA+","+teamB+","+nobody, environ, "--sts-endpoint="+stsSrv.URL)
+	kubectl(t, "", "wait", "--for=condition=Ready", "awsaccount/"+acctA, "awsaccount/"+acctB, kubectlWait)
+	listed := kubectl(t, "", "get", "awsaccounts", acctA, acctB)
+	for _, want := range []string{e2eAccountA, e2eAccountB} {
+		if !strings.Contains(listed, want) {
+			t.Errorf("kubectl get awsaccounts does not show account %s:\n%s", want, listed)
+		}
+	}
+
+	withAccount := func(ns, name, account string) string {
+		return strings.Replace(instanceManifest(ns, name), "spec:\n", "spec:\n  accountRef:\n    name: "+account+"\n", 1)
+	}
+	kubectl(t, withAccount(teamA, "web", acctA)+"---\n"+withAccount(teamB, "web", acctB)+"---\n"+withAccount(nobody, "web", acctA), "apply", "-f", "-")
+	inA, inB := waitReady(t, teamA, "web"), waitReady(t, teamB, "web")
+	if inA.Status.AccountID != e2eAccountA || inB.Status.AccountID != e2eAccountB {
+		t.Errorf("status.accountId: %s in %s, %s in %s", inA.Status.AccountID, teamA, inB.Status.AccountID, teamB)
+	}
+	for account, want := range map[string]string{e2eAccountA: inA.Status.InstanceID, e2eAccountB: inB.Status.InstanceID, e2eOperatorAccount: ""} {
+		var live []string
+		for _, r := range sims[account].Instances() {
+			if r.State != ec2sim.StateTerminated {
+				live = append(live, r.ID)
+			}
+		}
+		if (want == "" && len(live) != 0) || (want != "" && (len(live) != 1 || live[0] != want)) {
+			t.Errorf("account %s holds %v, want [%s]", account, live, want)
+		}
+	}
+
+	kubectl(t, "", "wait", "--for=jsonpath={.status.conditions[?(@.type==\"Ready\")].reason}=AccountNotAllowed", "-n", nobody, "ec2/web", kubectlWait)
+	refused := getInstance(t, nobody, "web")
+	if refused.Status.InstanceID != "" || !strings.Contains(readyCondition(refused).Message, nobody) {
+		t.Errorf("the refused object: instance %q, Ready %+v", refused.Status.InstanceID, readyCondition(refused))
+	}
+	if events := kubectl(t, "", "get", "events", "-n", nobody); !strings.Contains(events, "AccountNotAllowed") {
+		t.Errorf("no AccountNotAllowed event in %s:\n%s", nobody, events)
+	}
+	runs := 0
+	for _, s := range sims {
+		runs += s.Calls("RunInstances")
+	}
+	if runs != 2 {
+		t.Errorf("RunInstances across accounts = %d, want 2: the refused namespace may call nothing", runs)
+	}
+
+	// An account in use is not deleted until no object uses it.
+	kubectl(t, "", "delete", "awsaccount", acctB, "--wait=false")
+	eventually(t, waitTimeout, func() string {
+		a := &computev1alpha1.AWSAccount{}
+		if err := k8s.Get(context.Background(), client.ObjectKey{Name: acctB}, a); err != nil {
+			return err.Error()
+		}
+		if c := meta.FindStatusCondition(a.Status.Conditions, computev1alpha1.ConditionDeletionBlocked); c == nil || c.Status != metav1.ConditionTrue {
+			return fmt.Sprintf("AWSAccount %s conditions %+v", acctB, a.Status.Conditions)
+		}
+		return ""
+	})
+	kubectl(t, "", "delete", "ec2", "web", "-n", teamB, kubectlWait)
+	kubectl(t, "", "delete", "ec2", "web", "-n", teamA, kubectlWait)
+	kubectl(t, "", "delete", "ec2", "web", "-n", nobody, kubectlWait)
+	eventually(t, waitTimeout, func() string {
+		err := k8s.Get(context.Background(), client.ObjectKey{Name: acctB}, &computev1alpha1.AWSAccount{})
+		if !apierrors.IsNotFound(err) {
+			return fmt.Sprintf("AWSAccount %s is still there once unused (%v)", acctB, err)
+		}
+		return ""
+	})
+	for account, s := range sims {
+		for _, r := range s.Instances() {
+			if r.State != ec2sim.StateTerminated && r.State != ec2sim.StateShuttingDown {
+				t.Errorf("account %s: instance %s is %s after deletion", account, r.ID, r.State)
+			}
+		}
+	}
+	kubectl(t, "", "delete", "awsaccount", acctA, kubectlWait)
+}
