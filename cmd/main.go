@@ -280,6 +280,7 @@ func setupAWSCredentials(ctx context.Context, mgr ctrl.Manager, m *metrics.Metri
 		// Secret for credentialsPatience at a time, and is run again after that.
 		stsOpts.Timeout = credentialsPatience
 		stsOpts.EventsQueueURL = eventsQueueURL
+		stsOpts.AccountRoleARNs = credentials.AccountRoleARNsFromEnv()
 		if stsOpts, err = stsOpts.Completed(); err != nil {
 			return nil, nil, fmt.Errorf("token-auth-aws (ROLEARN is set): %w", err)
 		}
@@ -309,6 +310,7 @@ func setupAWSCredentials(ctx context.Context, mgr ctrl.Manager, m *metrics.Metri
 	}
 	credOpts, err := credentials.EnsureRequest(ctx, direct, credentials.Options{
 		Namespace: ns, ServiceAccountName: os.Getenv(credentials.ServiceAccountEnv), EventsQueueURL: eventsQueueURL,
+		AccountRoleARNs: credentials.AccountRoleARNsFromEnv(),
 	})
 	if err != nil {
 		return nil, nil, fmt.Errorf("asking the Cloud Credential Operator for AWS credentials (mode %q): %w", mode, err)

@@ -81,6 +81,9 @@ type Options struct {
 	// EventsQueueURL, when set (--events-queue-url), adds reading that queue's EC2
 	// events to the permissions requested.
 	EventsQueueURL string
+	// AccountRoleARNs, when set (ACCOUNT_ROLE_ARNS), adds assuming those roles (the
+	// roles of AWSAccounts) to the permissions requested.
+	AccountRoleARNs []string
 }
 
 // OptionsFromEnv returns the options for the manager's environment and whether
@@ -212,6 +215,9 @@ func desiredRequest(opts Options) *unstructured.Unstructured {
 	var statements []any
 	policy := Policy()
 	if st, ok := EventsQueueStatement(opts.EventsQueueURL); ok {
+		policy = append(policy, st)
+	}
+	if st, ok := AssumeRoleStatement(opts.AccountRoleARNs); ok {
 		policy = append(policy, st)
 	}
 	for _, st := range policy {

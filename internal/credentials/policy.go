@@ -2,6 +2,7 @@ package credentials
 
 import (
 	"net/url"
+	"os"
 	"strings"
 )
 
@@ -271,5 +272,36 @@ func EventsQueueStatement(queueURL string) (Statement, bool) {
 		Effect:   "Allow",
 		Action:   []string{"sqs:DeleteMessage", "sqs:ReceiveMessage"},
 		Resource: []string{"arn:aws:sqs:" + region + ":" + path[0] + ":" + path[1]},
+	}, true
+}
+
+// AccountRoleARNsEnv names the environment variable (comma-separated role ARNs, IAM
+// wildcards allowed) of the AWSAccount roles the operator's identity may assume. When
+// set, the CredentialsRequest asks for sts:AssumeRole on exactly those roles.
+const AccountRoleARNsEnv = "ACCOUNT_ROLE_ARNS"
+
+// AccountRoleARNsFromEnv splits ACCOUNT_ROLE_ARNS into role ARNs.
+func AccountRoleARNsFromEnv() []string {
+	var out []string
+	for _, r := range strings.Split(os.Getenv(AccountRoleARNsEnv), ",") {
+		if r = strings.TrimSpace(r); r != "" {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// AssumeRoleStatement grants assuming the roles of AWSAccounts. The roles' trust
+// policies in their own accounts must allow the operator's identity too; this is the
+// identity's side of that handshake. It reports false when no role is given.
+func AssumeRoleStatement(roleARNs []string) (Statement, bool) {
+	if len(roleARNs) == 0 {
+		return Statement{}, false
+	}
+	return Statement{
+		Sid:      "AssumeAccountRoles",
+		Effect:   "Allow",
+		Action:   []string{"sts:AssumeRole"},
+		Resource: append([]string(nil), roleARNs...),
 	}, true
 }

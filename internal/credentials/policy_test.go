@@ -202,3 +202,38 @@ func TestTheCredentialsRequestAsksForTheEventsQueueOnlyWhenOneIsSet(t *testing.T
 		t.Error("the request does not ask for the events queue")
 	}
 }
+
+func TestTheCredentialsRequestAsksToAssumeExactlyTheAccountRolesGiven(t *testing.T) {
+	t.Setenv(AccountRoleARNsEnv, " arn:aws:iam::222222222222:role/ec2-operator, arn:aws:iam::*:role/team-*-ec2 ,")
+	roles := AccountRoleARNsFromEnv()
+	if len(roles) != 2 || roles[1] != "arn:aws:iam::*:role/team-*-ec2" {
+		t.Fatalf("AccountRoleARNsFromEnv = %q", roles)
+	}
+	assumable := func(opts Options) []string {
+		var out []string
+		entries, _, _ := unstructured.NestedSlice(desiredRequest(opts).Object, "spec", "providerSpec", "statementEntries")
+		for _, e := range entries {
+			entry := e.(map[string]any)
+			if containsAction(toStrings(entry["action"]), "sts:AssumeRole") {
+				out = append(out, entry["resource"].(string))
+			}
+		}
+		return out
+	}
+	opts := Options{Namespace: "ec2-operator-system", RequestNamespace: "openshift-cloud-credential-operator", RequestName: "r", SecretName: "s"}
+	if got := assumable(opts); len(got) != 0 {
+		t.Errorf("without account roles the request may assume %v", got)
+	}
+	opts.AccountRoleARNs = roles
+	if got := assumable(opts); len(got) != 2 || got[0] != roles[0] || got[1] != roles[1] {
+		t.Errorf("the request may assume %v, want %v", got, roles)
+	}
+}
+
+func toStrings(v any) []string {
+	var out []string
+	for _, s := range v.([]any) {
+		out = append(out, s.(string))
+	}
+	return out
+}

@@ -250,7 +250,7 @@ func TestPrometheusRuleAlertsHaveRunbooks(t *testing.T) {
 		}
 	}
 	sort.Strings(alerts)
-	want := []string{"EC2InstanceNotReady", "EC2OperatorAWSAccessDenied", "EC2OperatorAWSThrottled", "EC2OperatorDown", "EC2OperatorReconcileErrors"}
+	want := []string{"EC2InstanceNotReady", "EC2OperatorAWSAccessDenied", "EC2OperatorAWSAccountNotReady", "EC2OperatorAWSThrottled", "EC2OperatorDown", "EC2OperatorReconcileErrors"}
 	if strings.Join(alerts, ",") != strings.Join(want, ",") {
 		t.Errorf("alerts = %v, want %v", alerts, want)
 	}
