@@ -2,7 +2,7 @@ package controller
 
 import (
 	"context"
-	"sort"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
+	"github.com/ec2-operator/ec2-operator/internal/ec2sim"
 	"github.com/ec2-operator/ec2-operator/internal/events"
 )
 
@@ -84,28 +85,55 @@ func BenchmarkOutOfBandChangeSeenThroughEvents(b *testing.B) {
 	h := eventsHarness(b)
 	h.timeout = time.Minute
 	h.create(h.instance("bench"))
-	id := h.waitReady("bench").Status.InstanceID
+	h.waitReady("bench")
 	for range b.N {
-		var latencies []time.Duration
 		h.sim.ResetCalls()
-		for range 20 {
-			h.waitReady("bench")
-			starts := h.sim.Calls("StartInstances")
-			begin := time.Now()
-			if err := h.sim.StopInstance(id); err != nil {
-				b.Fatal(err)
-			}
-			h.eventually(h.timeout, func() string {
-				if h.sim.Calls("StartInstances") == starts {
-					return "the operator has not reacted yet"
-				}
-				return ""
-			})
-			latencies = append(latencies, time.Since(begin))
-		}
-		sort.Slice(latencies, func(i, j int) bool { return latencies[i] < latencies[j] })
-		b.ReportMetric(latencies[len(latencies)/2].Seconds(), "p50-seconds")
-		b.ReportMetric(latencies[len(latencies)*99/100].Seconds(), "p99-seconds")
-		b.ReportMetric(float64(h.sim.Calls("DescribeInstances"))/20, "describes/reaction")
+		// Stops: the status shows the operator saw it once it records its start
+		// (status.lastStartAttempt) or a state other than running.
+		stops := outOfBandTrials(b, h, h.sim.StopInstance, func(before, now computev1alpha1.EC2InstanceStatus) bool {
+			return now.State != ec2sim.StateRunning || !now.LastStartAttempt.Equal(before.LastStartAttempt)
+		})
+		describes := float64(h.sim.Calls("DescribeInstances")) / outOfBandTrialCount
+		// Terminations: the status shows it once it counts a replacement.
+		terminations := outOfBandTrials(b, h, h.sim.TerminateInstance, func(before, now computev1alpha1.EC2InstanceStatus) bool {
+			return now.Recreations > before.Recreations
+		})
+		b.ReportMetric(percentile(stops, 50).Seconds(), "stop-p50-seconds")
+		b.ReportMetric(percentile(stops, 99).Seconds(), "stop-p99-seconds")
+		b.ReportMetric(percentile(terminations, 50).Seconds(), "terminate-p50-seconds")
+		b.ReportMetric(percentile(terminations, 99).Seconds(), "terminate-p99-seconds")
+		b.ReportMetric(describes, "describes/stop")
 	}
+}
+
+// outOfBandTrialCount is the number of trials per kind of out-of-band change.
+const outOfBandTrialCount = 20
+
+// outOfBandTrials changes the Ready instance outside Kubernetes outOfBandTrialCount
+// times with change and returns how long each took to show in the object's status,
+// as seen reads the status before and after.
+func outOfBandTrials(b *testing.B, h *harness, change func(id string) error, seen func(before, now computev1alpha1.EC2InstanceStatus) bool) []time.Duration {
+	var latencies []time.Duration
+	for range outOfBandTrialCount {
+		before := h.waitReady("bench").Status
+		begin := time.Now()
+		if err := change(before.InstanceID); err != nil {
+			b.Fatal(err)
+		}
+		h.eventually(h.timeout, func() string {
+			if !seen(before, h.get("bench").Status) {
+				return "the status does not show the change yet"
+			}
+			return ""
+		})
+		latencies = append(latencies, time.Since(begin))
+	}
+	return latencies
+}
+
+// percentile returns the p-th percentile of durations (nearest rank).
+func percentile(durations []time.Duration, p int) time.Duration {
+	sorted := slices.Clone(durations)
+	slices.Sort(sorted)
+	return sorted[(len(sorted)-1)*p/100]
 }
