@@ -526,6 +526,7 @@ type SpotInterruptionBehavior string
 // +kubebuilder:printcolumn:name="Public IP",type=string,JSONPath=`.status.publicIp`,priority=1
 // +kubebuilder:printcolumn:name="Zone",type=string,JSONPath=`.status.availabilityZone`,priority=1
 // +kubebuilder:printcolumn:name="VPC",type=string,JSONPath=`.status.vpcId`,priority=1
+// +kubebuilder:printcolumn:name="Account",type=string,JSONPath=`.status.account`,priority=1
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
 // +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`,priority=1
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`

@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -413,5 +414,30 @@ func TestNamespaceAllowedByNameOrLabel(t *testing.T) {
 				t.Errorf("namespaceAllowed = %v, %v; want %v, error %v", got, err, tc.want, tc.wantErr)
 			}
 		})
+	}
+}
+
+func TestEventsFromAWorkloadAccountReachTheObjectThatUsesIt(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, harnessOptions{accounts: true, events: true, tweak: func(r *EC2InstanceReconciler) {
+		r.ResyncPeriod = time.Hour
+		r.AttributeResyncPeriod = time.Hour
+	}})
+	a := h.account("a", roleA, externalIDA, computev1alpha1.AllowedNamespaces{Names: []string{h.ns}})
+	h.waitAccount(a.Name, computev1alpha1.ReasonVerified)
+	obj := h.instance("evented")
+	obj.Spec.AccountRef = &computev1alpha1.AccountReference{Name: a.Name}
+	h.create(obj)
+	id := h.waitReady("evented").Status.InstanceID
+
+	m := h.mark("evented")
+	if err := h.world.sims[workloadA].StopInstance(id); err != nil {
+		t.Fatal(err)
+	}
+	// With a one-hour resync only the event can explain a restart this soon.
+	h.waitEventSince(m, computev1alpha1.ReasonStarting)
+	h.waitConditionSince(m, computev1alpha1.ConditionReady, metav1.ConditionTrue, computev1alpha1.ReasonAvailable)
+	if n := h.world.sims[workloadA].Calls("StartInstances"); n != 1 {
+		t.Errorf("StartInstances in account A = %d, want 1", n)
 	}
 }

@@ -164,6 +164,15 @@ func newHarness(t testing.TB, opts harnessOptions) *harness {
 		h.sqsURL = qsrv.URL
 		h.queueURL = h.queue.CreateQueue("ec2-operator-events")
 		eventbridge.Forward(sim, h.queue, h.queueURL)
+		if world != nil {
+			// Each workload account's events reach the same queue, as a rule that
+			// forwards them to the operator account's event bus does.
+			for id, s := range world.sims {
+				if id != operatorAccount {
+					eventbridge.Forward(s, h.queue, h.queueURL)
+				}
+			}
+		}
 	}
 	t.Cleanup(h.stopManager)
 	h.startManager()
