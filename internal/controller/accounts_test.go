@@ -209,6 +209,10 @@ func TestInstancesLandInTheAccountTheirNamespaceIsAllowedToUse(t *testing.T) {
 		t.Errorf("refused: launch record %q %v, want none", got.Status.InstanceID, got.Status.LastLaunchAttempt)
 	}
 	t.Logf("EC2 calls for two launches: %d", h.world.totalCalls()-callsBefore)
+	// One session per account serves its verification and every call since.
+	if n := h.world.sts.Calls("AssumeRole"); n != 2 {
+		t.Errorf("AssumeRole calls = %d, want 2 (one per account)", n)
+	}
 
 	// The accounts count their users.
 	h.eventually(h.timeout, func() string {

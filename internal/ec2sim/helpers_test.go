@@ -7,7 +7,6 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -17,29 +16,12 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	"github.com/aws/aws-sdk-go-v2/service/ec2/types"
 	"github.com/aws/smithy-go"
+
+	"github.com/ec2-operator/ec2-operator/internal/simtest"
 )
 
-// fakeClock is a manually advanced clock for lifecycle tests.
-type fakeClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func newFakeClock() *fakeClock {
-	return &fakeClock{t: time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)}
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
+// newFakeClock returns a manually advanced clock at simtest.Epoch for lifecycle tests.
+func newFakeClock() *simtest.Clock { return simtest.NewClock(simtest.Epoch) }
 
 // newClient starts sim behind an httptest server and returns a real SDK
 // client pointed at it, with fast retries so throttling tests stay quick.

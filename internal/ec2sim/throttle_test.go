@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/ec2/types"
 
 	"github.com/ec2-operator/ec2-operator/internal/ec2limits"
+	"github.com/ec2-operator/ec2-operator/internal/simtest"
 )
 
 // The EC2 Developer Guide ("Request throttling for the Amazon EC2 API"): each API has
@@ -19,7 +20,7 @@ import (
 
 // throttledEnv is an emulator enforcing the documented limits on a fake clock, and a
 // client that does not retry, so that every refusal is seen.
-func throttledEnv(t *testing.T) (*Sim, *ec2.Client, *fakeClock) {
+func throttledEnv(t *testing.T) (*Sim, *ec2.Client, *simtest.Clock) {
 	t.Helper()
 	clock := newFakeClock()
 	limits := ec2limits.Documented()

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net/http/httptest"
-	"sync"
 	"testing"
 	"time"
 
@@ -14,34 +13,14 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
 	"github.com/aws/smithy-go"
+
+	"github.com/ec2-operator/ec2-operator/internal/simtest"
 )
-
-// fakeClock is a manually advanced clock for visibility-timeout tests.
-type fakeClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func newFakeClock() *fakeClock {
-	return &fakeClock{t: time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)}
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
 
 // env is a Sim behind an httptest server with a real SDK client.
 type env struct {
 	sim    *Sim
-	clock  *fakeClock
+	clock  *simtest.Clock
 	client *sqs.Client
 	url    string // the test queue's URL
 }
@@ -50,7 +29,7 @@ type env struct {
 // client with fast retries so the 503 test stays quick.
 func newEnv(t *testing.T) *env {
 	t.Helper()
-	clock := newFakeClock()
+	clock := simtest.NewClock(simtest.Epoch)
 	sim := New(Config{Now: clock.Now, Seed: 1})
 	srv := httptest.NewServer(sim)
 	t.Cleanup(srv.Close)

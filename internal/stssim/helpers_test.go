@@ -7,7 +7,6 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,6 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sts"
 	"github.com/aws/smithy-go"
 
+	"github.com/ec2-operator/ec2-operator/internal/simtest"
 	"github.com/ec2-operator/ec2-operator/internal/stssim"
 )
 
@@ -31,33 +31,11 @@ const (
 	extA            = "ns-a-7f3c"
 )
 
-// fakeClock is a manually advanced clock.
-type fakeClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func newFakeClock() *fakeClock {
-	return &fakeClock{t: time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)}
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
-
 // newEnv returns a Sim on a fake clock with the operator user, an untrusted
 // user in the same account and roleA, served over HTTP.
-func newEnv(t *testing.T) (*stssim.Sim, *fakeClock, string) {
+func newEnv(t *testing.T) (*stssim.Sim, *simtest.Clock, string) {
 	t.Helper()
-	clock := newFakeClock()
+	clock := simtest.NewClock(simtest.Epoch)
 	sim := stssim.New(stssim.Config{Seed: 7, Now: clock.Now})
 	sim.AddUser(operatorAccount, operatorKey, operatorSecret)
 	sim.AddNamedUser(operatorAccount, "stranger", strangerKey, "stranger-secret")

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -14,6 +13,7 @@ import (
 
 	"github.com/ec2-operator/ec2-operator/internal/ec2sim"
 	"github.com/ec2-operator/ec2-operator/internal/ec2sim/accounts"
+	"github.com/ec2-operator/ec2-operator/internal/simtest"
 	"github.com/ec2-operator/ec2-operator/internal/stssim"
 )
 
@@ -29,29 +29,11 @@ const (
 	testRoleB       = "arn:aws:iam::333333333333:role/ec2-operator"
 )
 
-// testClock is a manually advanced clock shared by STS and the EC2 emulators.
-type testClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *testClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *testClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
-
 type accountsEnv struct {
 	clients *RegionalClients
 	sts     *stssim.Sim
 	sims    map[string]*ec2sim.Sim
-	clock   *testClock
+	clock   *simtest.Clock
 	rec     *MemoryRecorder
 }
 
@@ -60,7 +42,7 @@ type accountsEnv struct {
 // expiry by the wall clock, so issued credentials must look fresh to it too.
 func newAccountsEnv(t *testing.T) *accountsEnv {
 	t.Helper()
-	clock := &testClock{t: time.Now().UTC().Truncate(time.Second)}
+	clock := simtest.NewClock(time.Now().UTC().Truncate(time.Second))
 	s := stssim.New(stssim.Config{Seed: 1, Now: clock.Now})
 	s.AddUser("111111111111", testOperatorKey, "secret")
 	s.AddRole(testRoleA, []string{testOperatorKey}, testExternalA)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net/http/httptest"
-	"sync"
 	"testing"
 	"time"
 
@@ -19,6 +18,7 @@ import (
 
 	"github.com/ec2-operator/ec2-operator/internal/ec2sim"
 	"github.com/ec2-operator/ec2-operator/internal/ec2sim/accounts"
+	"github.com/ec2-operator/ec2-operator/internal/simtest"
 	"github.com/ec2-operator/ec2-operator/internal/stssim"
 )
 
@@ -40,28 +40,10 @@ const (
 	extB     = "ns-b-91d2"
 )
 
-// fakeClock is a manually advanced clock shared by STS and both EC2 Sims.
-type fakeClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
-
 // world is one STS endpoint and an EC2 endpoint per workload account behind
 // the account router.
 type world struct {
-	clock  *fakeClock
+	clock  *simtest.Clock
 	sts    *stssim.Sim
 	sims   map[string]*ec2sim.Sim
 	stsURL string
@@ -73,7 +55,7 @@ type world struct {
 // clock, so issued credentials must look fresh to it too.
 func newWorld(t *testing.T) *world {
 	t.Helper()
-	clock := &fakeClock{t: time.Now().UTC().Truncate(time.Second)}
+	clock := simtest.NewClock(time.Now().UTC().Truncate(time.Second))
 	s := stssim.New(stssim.Config{Seed: 1, Now: clock.Now})
 	s.AddUser(operatorAccount, operatorKey, operatorSecret)
 	s.AddRole(roleA, []string{operatorKey}, extA)

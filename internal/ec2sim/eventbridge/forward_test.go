@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http/httptest"
-	"sync"
 	"testing"
 	"time"
 
@@ -15,26 +14,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/ec2-operator/ec2-operator/internal/ec2sim"
+	"github.com/ec2-operator/ec2-operator/internal/simtest"
 	"github.com/ec2-operator/ec2-operator/internal/sqssim"
 )
-
-// fakeClock is a manually advanced clock shared by both simulators.
-type fakeClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
 
 // EventBridge User Guide, "Amazon SQS as a target": the rule delivers each
 // matched event's JSON as the body of one SQS message. Here the EC2 state
@@ -42,7 +24,7 @@ func (c *fakeClock) Advance(d time.Duration) {
 // events" and "Spot Instance interruption notices") reach the queue in
 // order and a consumer using the real SQS client reads them back.
 func TestForwardDeliversEventsToQueue(t *testing.T) {
-	clock := &fakeClock{t: time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)}
+	clock := simtest.NewClock(simtest.Epoch)
 	ec2Sim := ec2sim.New(ec2sim.Config{Now: clock.Now})
 	sqsSim := sqssim.New(sqssim.Config{Now: clock.Now})
 	queueURL := sqsSim.CreateQueue("ec2-events")
