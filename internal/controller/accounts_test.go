@@ -445,3 +445,26 @@ func TestEventsFromAWorkloadAccountReachTheObjectThatUsesIt(t *testing.T) {
 		t.Errorf("StartInstances in account A = %d, want 1", n)
 	}
 }
+
+func TestAnObjectGivenItsAccountByItsNamespaceKeepsItFromTheFirstPass(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, harnessOptions{accounts: true})
+	a := h.account("a", roleA, externalIDA, computev1alpha1.AllowedNamespaces{Names: []string{h.ns}})
+	h.waitAccount(a.Name, computev1alpha1.ReasonVerified)
+	annotateNamespace(t, h, h.ns, map[string]string{computev1alpha1.DefaultAccountAnnotation: a.Name})
+
+	// Allowed from the start, the first pass adds the finalizer and launches: the
+	// account it chose must be in the launch record, or the next pass would look for
+	// the instance with the operator's own credentials.
+	h.create(h.instance("defaulted"))
+	got := h.waitReady("defaulted")
+	if got.Status.Account != a.Name || got.Status.AccountID != workloadA {
+		t.Errorf("status account %q (%s), want %q (%s)", got.Status.Account, got.Status.AccountID, a.Name, workloadA)
+	}
+	if live := h.world.live(workloadA); len(live) != 1 || live[0] != got.Status.InstanceID {
+		t.Errorf("account A's live instances = %v, want [%s]", live, got.Status.InstanceID)
+	}
+	if n := h.sim.Calls("RunInstances") + h.sim.Calls("DescribeInstances"); n != 0 {
+		t.Errorf("%d calls with the operator's own credentials, want 0", n)
+	}
+}

@@ -76,13 +76,13 @@ func (s *instanceScope) patchStatus(ctx context.Context, c client.Client) error 
 
 // launchRecordChanged reports whether the status to write changes what identifies the
 // object's instance or what the operator created for it: the instance's ID, client
-// token, launch time, replacement count, region and chosen subnet; the data volumes'
+// token, launch time, replacement count, account, region and chosen subnet; the data volumes'
 // IDs and client tokens and the removal count their tokens derive from; the Elastic
 // IP's allocation.
 func (s *instanceScope) launchRecordChanged() bool {
 	b, a := &s.before.Status, &s.obj.Status
 	return b.InstanceID != a.InstanceID || b.ClientToken != a.ClientToken || b.Recreations != a.Recreations ||
-		b.Region != a.Region || !b.LastLaunchAttempt.Equal(a.LastLaunchAttempt) || b.SubnetID != a.SubnetID ||
+		b.Region != a.Region || b.Account != a.Account || b.AccountID != a.AccountID || !b.LastLaunchAttempt.Equal(a.LastLaunchAttempt) || b.SubnetID != a.SubnetID ||
 		b.VolumeRemovals != a.VolumeRemovals || volumeRecords(b.Volumes) != volumeRecords(a.Volumes) ||
 		allocationOf(b.ElasticIP) != allocationOf(a.ElasticIP)
 }
@@ -113,8 +113,10 @@ func (s *instanceScope) patchMetadata(ctx context.Context, c client.Client, muta
 	if err := c.Patch(ctx, s.obj, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
 		return fmt.Errorf("updating finalizers: %w", err)
 	}
-	// The patch answer carries the new resourceVersion; the status we started from is
-	// unchanged by a metadata patch.
+	// The patch answer carries the new resourceVersion, and the stored status, which
+	// lacks what this pass has set and not written yet (the account it resolved):
+	// that is kept, to be written with the pass's next status write.
+	s.obj.Status = *base.Status.DeepCopy()
 	s.before.ObjectMeta = *s.obj.ObjectMeta.DeepCopy()
 	return nil
 }
