@@ -112,6 +112,12 @@ The sandbox is running. In another terminal:
   kubectl describe ec2 web-1                           # conditions and events
   kubectl delete ec2 web-1                             # terminates the instance
 
+  kubectl apply -f config/samples/compute_v1alpha1_awsaccount.yaml   # a second AWS account
+  kubectl get awsaccount payments                      # Ready, account 111122223333
+  kubectl create namespace payments-dev                # a namespace the account allows
+  kubectl annotate namespace payments-dev compute.ec2-operator.dev/default-account=payments
+  kubectl apply -n payments-dev -f config/samples/compute_v1alpha1_ec2instance.yaml   # lands in the second account
+
   AWS_ENDPOINT_URL_EC2=%[3]s AWS_ACCESS_KEY_ID=x AWS_SECRET_ACCESS_KEY=x AWS_REGION=us-east-1 aws ec2 describe-instances
   curl -s %[3]s/_sim/instances                         # the emulator's view
   tail -f %[4]s                                        # the manager's log

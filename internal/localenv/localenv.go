@@ -2,6 +2,10 @@
 // etcd (envtest) with the CRDs installed, and the EC2 emulator on a loopback port. The
 // sandbox command and the end-to-end tests both use it, so users try the operator on
 // exactly what the tests prove.
+//
+// The emulator serves two AWS accounts: the default one, which every placeholder key
+// acts in, and the account of the shipped AWSAccount sample, reached by assuming its
+// role through an emulated STS endpoint with the sandbox's key.
 package localenv
 
 import (
@@ -17,7 +21,22 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/ec2-operator/ec2-operator/internal/ec2sim"
+	"github.com/ec2-operator/ec2-operator/internal/ec2sim/accounts"
+	"github.com/ec2-operator/ec2-operator/internal/stssim"
 	"github.com/ec2-operator/ec2-operator/internal/testenv"
+)
+
+// The second account of the local world, as config/samples/compute_v1alpha1_awsaccount.yaml
+// names it: its role trusts the sandbox's key when the external ID matches.
+const (
+	// SampleAccountID is the AWS account of the sample AWSAccount's role.
+	SampleAccountID = "111122223333"
+	// SampleRoleARN is the sample AWSAccount's roleArn.
+	SampleRoleARN = "arn:aws:iam::111122223333:role/ec2-operator"
+	// SampleExternalID is the sample AWSAccount's externalId.
+	SampleExternalID = "payments-ec2-operator"
+	// accessKey is the manager's placeholder key, an IAM user of the default account.
+	accessKey = "sandbox"
 )
 
 // Options configure Start.
@@ -34,16 +53,23 @@ type Options struct {
 type Env struct {
 	// Kube is the control plane; Kube.Config is a cluster-admin connection.
 	Kube *testenv.Environment
-	// Sim is the emulator, for tests that inject faults or count calls.
+	// Sim is the emulator of the default account, for tests that inject faults or
+	// count calls.
 	Sim *ec2sim.Sim
-	// SimURL is the emulator's endpoint, for AWS_ENDPOINT_URL_EC2.
+	// SampleSim is the emulator of SampleAccountID.
+	SampleSim *ec2sim.Sim
+	// SimURL is the EC2 endpoint of both accounts, for AWS_ENDPOINT_URL_EC2.
 	SimURL string
+	// STS is the emulated STS endpoint; STSURL is its URL, for AWS_ENDPOINT_URL_STS.
+	STS    *stssim.Sim
+	STSURL string
 	// Kubeconfig is the path of a cluster-admin kubeconfig for kubectl and the manager.
 	Kubeconfig string
 	// KubectlPath is the kubectl binary that came with the control plane.
 	KubectlPath string
 
-	server *http.Server
+	server    *http.Server
+	stsServer *http.Server
 }
 
 // Start starts the control plane and the emulator and writes the kubeconfig.
@@ -58,13 +84,20 @@ func Start(opts Options) (*Env, error) {
 	if err != nil {
 		return nil, fmt.Errorf("EC2 emulator cannot listen on %s: %w", opts.SimAddr, err)
 	}
-	sim := ec2sim.New(opts.Sim)
-	e := &Env{Sim: sim, SimURL: "http://" + ln.Addr().String(), server: &http.Server{Handler: sim, ReadHeaderTimeout: 10 * time.Second}}
+	stsLn, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		_ = ln.Close()
+		return nil, fmt.Errorf("STS emulator cannot listen: %w", err)
+	}
+	e := newWorld(opts.Sim)
+	e.SimURL, e.STSURL = "http://"+ln.Addr().String(), "http://"+stsLn.Addr().String()
 	go func() { _ = e.server.Serve(ln) }()
+	go func() { _ = e.stsServer.Serve(stsLn) }()
 
 	e.Kube, err = testenv.Start()
 	if err != nil {
 		_ = e.server.Close()
+		_ = e.stsServer.Close()
 		return nil, err
 	}
 	e.KubectlPath = e.Kube.ControlPlane.KubectlPath
@@ -94,19 +127,49 @@ func Start(opts Options) (*Env, error) {
 func (e *Env) Stop() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	return errors.Join(e.server.Shutdown(ctx), e.Kube.Stop())
+	return errors.Join(e.server.Shutdown(ctx), e.stsServer.Shutdown(ctx), e.Kube.Stop())
+}
+
+// newWorld builds the two accounts' emulators, STS, and the handlers that serve them:
+// EC2 requests go to the account their key acts in (any unknown placeholder key to the
+// default account), and /_sim/ shows the default account's emulator.
+func newWorld(cfg ec2sim.Config) *Env {
+	defaultAccount := cfg.AccountID
+	if defaultAccount == "" {
+		defaultAccount = ec2sim.DefaultAccountID
+	}
+	sim := ec2sim.New(cfg)
+	sampleCfg := cfg
+	sampleCfg.AccountID, sampleCfg.Seed = SampleAccountID, cfg.Seed+1
+	sample := ec2sim.New(sampleCfg)
+
+	sts := stssim.New(stssim.Config{Seed: cfg.Seed})
+	sts.AddUser(defaultAccount, accessKey, accessKey)
+	sts.AddRole(SampleRoleARN, []string{accessKey}, SampleExternalID)
+	router := accounts.NewRouter(sts, map[string]*ec2sim.Sim{defaultAccount: sim, SampleAccountID: sample})
+	router.AcceptUnknownKeysAs(defaultAccount)
+	mux := http.NewServeMux()
+	mux.Handle("/_sim/", sim)
+	mux.Handle("/", router)
+	return &Env{
+		Sim: sim, SampleSim: sample, STS: sts,
+		server:    &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second},
+		stsServer: &http.Server{Handler: sts, ReadHeaderTimeout: 10 * time.Second},
+	}
 }
 
 // ManagerEnv is the environment for a manager process that talks to this control
 // plane and emulator. The credentials are placeholders: the emulator accepts any
-// signature, and no real AWS account is involved.
+// signature, and no real AWS account is involved; they may assume the sample
+// AWSAccount's role.
 func (e *Env) ManagerEnv() []string {
 	return append(os.Environ(),
 		"KUBECONFIG="+e.Kubeconfig,
 		"AWS_REGION="+ec2sim.DefaultRegion,
 		"AWS_ENDPOINT_URL_EC2="+e.SimURL,
-		"AWS_ACCESS_KEY_ID=sandbox",
-		"AWS_SECRET_ACCESS_KEY=sandbox",
+		"AWS_ENDPOINT_URL_STS="+e.STSURL,
+		"AWS_ACCESS_KEY_ID="+accessKey,
+		"AWS_SECRET_ACCESS_KEY="+accessKey,
 		"AWS_EC2_METADATA_DISABLED=true",
 	)
 }

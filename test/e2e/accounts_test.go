@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +17,7 @@ import (
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/ec2sim"
 	"github.com/ec2-operator/ec2-operator/internal/ec2sim/accounts"
+	"github.com/ec2-operator/ec2-operator/internal/localenv"
 	"github.com/ec2-operator/ec2-operator/internal/stssim"
 )
 
@@ -173,4 +175,53 @@ spec:
 		}
 	}
 	kubectl(t, "", "delete", "awsaccount", acctA, kubectlWait)
+}
+
+// TestTheSampleAccountWorksInTheLocalWorld applies the shipped AWSAccount sample to
+// the local environment that `make sandbox` runs, which emulates its account and role,
+// and launches the shipped EC2Instance sample through it from a namespace that the
+// sample allows by label and names as its default account. Sequential for the same
+// reason as TestTwoAccountsAndThreeNamespaces.
+func TestTheSampleAccountWorksInTheLocalWorld(t *testing.T) {
+	sample := filepath.Join(projectRoot, "config", "samples", "compute_v1alpha1_awsaccount.yaml")
+	ns := newNamespace(t, "payments")
+	kubectl(t, "", "label", "namespace", ns, "team=payments")
+	kubectl(t, "", "annotate", "namespace", ns, computev1alpha1.DefaultAccountAnnotation+"=payments")
+	t.Cleanup(func() {
+		a := &computev1alpha1.AWSAccount{}
+		if err := k8s.Get(context.Background(), client.ObjectKey{Name: "payments"}, a); err == nil {
+			a.Finalizers = nil
+			_ = k8s.Update(context.Background(), a)
+			_ = k8s.Delete(context.Background(), a)
+		}
+	})
+	startManager(t, "sample-account", ns)
+	kubectl(t, "", "apply", "-f", sample)
+	kubectl(t, "", "wait", "--for=condition=Ready", "awsaccount/payments", kubectlWait)
+	a := &computev1alpha1.AWSAccount{}
+	if err := k8s.Get(context.Background(), client.ObjectKey{Name: "payments"}, a); err != nil {
+		t.Fatal(err)
+	}
+	if a.Status.AccountID != localenv.SampleAccountID || a.Spec.RoleARN != localenv.SampleRoleARN || a.Spec.ExternalID != localenv.SampleExternalID {
+		t.Errorf("the sample (role %s, external ID %s) verified as account %q; the local world emulates %s, %s, %s",
+			a.Spec.RoleARN, a.Spec.ExternalID, a.Status.AccountID, localenv.SampleRoleARN, localenv.SampleExternalID, localenv.SampleAccountID)
+	}
+
+	kubectl(t, "", "apply", "-n", ns, "-f", filepath.Join(projectRoot, "config", "samples", "compute_v1alpha1_ec2instance.yaml"))
+	if out, err := tryKubectl("", "wait", "-n", ns, "--for=condition=Ready", "ec2/web-1", kubectlWait); err != nil {
+		t.Fatalf("%v: %s\n%s", err, out, kubectl(t, "", "get", "ec2", "web-1", "-n", ns, "-o", "yaml"))
+	}
+	obj := getInstance(t, ns, "web-1")
+	if obj.Status.Account != "payments" || obj.Status.AccountID != localenv.SampleAccountID {
+		t.Errorf("web-1 runs in account %q (%s), want payments (%s)", obj.Status.Account, obj.Status.AccountID, localenv.SampleAccountID)
+	}
+	found := false
+	for _, r := range env.SampleSim.Instances() {
+		found = found || r.ID == obj.Status.InstanceID
+	}
+	if !found {
+		t.Errorf("instance %s is not in the sample account's emulator", obj.Status.InstanceID)
+	}
+	kubectl(t, "", "delete", "ec2", "web-1", "-n", ns, kubectlWait)
+	kubectl(t, "", "delete", "awsaccount", "payments", kubectlWait)
 }

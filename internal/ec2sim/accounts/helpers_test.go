@@ -46,6 +46,7 @@ type world struct {
 	clock  *simtest.Clock
 	sts    *stssim.Sim
 	sims   map[string]*ec2sim.Sim
+	router *accounts.Router
 	stsURL string
 	ec2URL string
 }
@@ -68,9 +69,10 @@ func newWorld(t *testing.T) *world {
 	}
 	stsSrv := httptest.NewServer(s)
 	t.Cleanup(stsSrv.Close)
-	ec2Srv := httptest.NewServer(accounts.NewRouter(s, sims))
+	router := accounts.NewRouter(s, sims)
+	ec2Srv := httptest.NewServer(router)
 	t.Cleanup(ec2Srv.Close)
-	return &world{clock: clock, sts: s, sims: sims, stsURL: stsSrv.URL, ec2URL: ec2Srv.URL}
+	return &world{clock: clock, sts: s, sims: sims, router: router, stsURL: stsSrv.URL, ec2URL: ec2Srv.URL}
 }
 
 // fastRetryer keeps retried calls quick.

@@ -24,14 +24,27 @@ type Router struct {
 	// reqSeq numbers the request ids of the errors the router answers
 	// itself, so they are deterministic like the Sims' own ids.
 	reqSeq atomic.Int64
+	// unknownKeysAccount, when set, is where requests signed with a key STS has
+	// no record of go (see AcceptUnknownKeysAs).
+	unknownKeysAccount string
 }
 
 // NewRouter returns a handler that resolves every request's access key with
 // sts and forwards the request to sims[account]. Each Sim should be built
 // with ec2sim.Config.AccountID set to its key in sims, so owner ids and
 // ARNs name the right account. The map is copied.
-func NewRouter(sts *stssim.Sim, sims map[string]*ec2sim.Sim) http.Handler {
+func NewRouter(sts *stssim.Sim, sims map[string]*ec2sim.Sim) *Router {
 	return &Router{sts: sts, sims: maps.Clone(sims)}
+}
+
+// AcceptUnknownKeysAs sends requests signed with a long-term key STS has no record of
+// to the Sim of accountID instead of answering AuthFailure. It is a convenience of the
+// local sandbox, where the AWS CLI and the manager sign with any placeholder key as a
+// single Sim accepts them; AWS itself refuses unknown keys, and a router without it
+// does too. Temporary keys (with a session token) are never let through this way.
+// Call it before serving requests.
+func (rt *Router) AcceptUnknownKeysAs(accountID string) {
+	rt.unknownKeysAccount = accountID
 }
 
 // ServeHTTP authenticates the request as EC2 does and forwards it. An
@@ -45,12 +58,15 @@ func (rt *Router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		rt.writeError(w, errMissingAuth)
 		return
 	}
-	accountID, state := rt.sts.LookupCredentials(keyID, stssim.SessionTokenFromRequest(r))
-	switch state {
-	case stssim.KeyUnknown:
+	token := stssim.SessionTokenFromRequest(r)
+	accountID, state := rt.sts.LookupCredentials(keyID, token)
+	switch {
+	case state == stssim.KeyUnknown && rt.unknownKeysAccount != "" && token == "":
+		accountID = rt.unknownKeysAccount
+	case state == stssim.KeyUnknown:
 		rt.writeError(w, errAuthFailure)
 		return
-	case stssim.KeyExpired:
+	case state == stssim.KeyExpired:
 		rt.writeError(w, errRequestExpired)
 		return
 	}

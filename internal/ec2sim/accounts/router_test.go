@@ -100,6 +100,22 @@ func TestUnknownAccessKeyGetsAuthFailure(t *testing.T) {
 	}
 }
 
+// TestTheSandboxCanLetUnknownLongTermKeysIntoOneAccount checks the local sandbox's
+// convenience: placeholder keys reach the account it names, while a key with a
+// session token STS did not issue is still refused.
+func TestTheSandboxCanLetUnknownLongTermKeysIntoOneAccount(t *testing.T) {
+	w := newWorld(t)
+	w.router.AcceptUnknownKeysAs(accountA)
+	if _, err := w.staticClient("x", "x", "").DescribeInstances(ctx(t), &ec2.DescribeInstancesInput{}); err != nil {
+		t.Fatalf("a placeholder key: %v", err)
+	}
+	if n := w.sims[accountA].Calls("DescribeInstances"); n != 1 {
+		t.Errorf("account A saw %d DescribeInstances, want 1", n)
+	}
+	_, err := w.staticClient("ASIAFORGED0000000001", "x", "forged-token").DescribeInstances(ctx(t), &ec2.DescribeInstancesInput{})
+	wantCode(t, err, "AuthFailure")
+}
+
 // TestForeignSessionTokenGetsAuthFailure checks that an assumed key for
 // account A presented with the session token issued for account B is not
 // accepted in either account: temporary credentials are only valid as the
