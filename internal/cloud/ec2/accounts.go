@@ -98,13 +98,17 @@ func (r *RegionalClients) ForAccount(_ context.Context, role AssumedRole, region
 	return c, nil
 }
 
-// VerifyAccount assumes role (unless its credentials are cached and fresh) and asks
-// sts:GetCallerIdentity who they are. It is how an AWSAccount becomes Ready. region
-// is where STS is called when the account has no STS client yet.
+// VerifyAccount assumes role afresh and asks sts:GetCallerIdentity who the new
+// credentials are. It is how an AWSAccount becomes Ready, and, run again every hour,
+// how a trust policy changed in AWS shows in its status: a cached session would still
+// work for up to an hour after the role stopped trusting the operator. The account's
+// EC2 clients use the new session from then on. region is where STS is called when
+// the account has no STS client yet.
 func (r *RegionalClients) VerifyAccount(ctx context.Context, role AssumedRole, region string) (Identity, error) {
 	r.mu.Lock()
 	a := r.accountLocked(role, region)
 	r.mu.Unlock()
+	a.creds.Invalidate()
 	out, err := a.sts.GetCallerIdentity(ctx, &sts.GetCallerIdentityInput{}, func(o *sts.Options) {
 		o.Credentials = a.creds
 	})

@@ -96,16 +96,27 @@ func TestAnAccountsClientActsOnlyInThatAccount(t *testing.T) {
 		t.Errorf("AssumeRole calls = %d, want 1 (credentials cached)", n)
 	}
 
+	// Verifying assumes the role afresh, so that a trust policy changed in AWS shows;
+	// the clients go on with the new session.
 	id, err := env.clients.VerifyAccount(ctx, role, ec2sim.DefaultRegion)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if n := env.sts.Calls("AssumeRole"); n != 2 {
+		t.Errorf("AssumeRole calls after verifying = %d, want 2", n)
+	}
+	if _, err := again.GetInstance(ctx, inst.ID); err != nil {
+		t.Fatal(err)
+	}
+	if n := env.sts.Calls("AssumeRole"); n != 2 {
+		t.Errorf("AssumeRole calls after a lookup with the new session = %d, want 2", n)
 	}
 	if id.Account != testAccountA || !strings.HasPrefix(id.ARN, "arn:aws:sts::222222222222:assumed-role/ec2-operator/ec2-operator-team-a") {
 		t.Errorf("VerifyAccount = %+v, want account %s and the assumed-role session ARN", id, testAccountA)
 	}
 	// The calls made in the account are recorded under its name.
-	if env.rec.Calls("AssumeRole", "") != 1 {
-		t.Errorf("recorded AssumeRole calls = %d, want 1", env.rec.Calls("AssumeRole", ""))
+	if env.rec.Calls("AssumeRole", "") != 2 {
+		t.Errorf("recorded AssumeRole calls = %d, want 2", env.rec.Calls("AssumeRole", ""))
 	}
 }
 
