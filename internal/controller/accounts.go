@@ -14,6 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
@@ -51,6 +53,16 @@ type errAccountRefused struct{}
 
 func (errAccountRefused) Error() string { return "the AWS account cannot be used" }
 
+// errAccountPending stops a pass whose account is being verified again after a change
+// of its spec; the account watch brings the object back when that is done.
+type errAccountPending struct{}
+
+func (errAccountPending) Error() string { return "the AWS account is being verified again" }
+
+// accountPendingRetry is how soon an object waiting for its account's re-verification
+// looks again, should the watch event be missed.
+const accountPendingRetry = 5 * time.Second
+
 // resolveAccount decides which AWS account the pass acts in and returns its role, or
 // nil for the operator's own credentials. It refuses, before any AWS call, an account
 // that does not exist, does not allow the object's namespace, has not been verified,
@@ -62,7 +74,7 @@ func (errAccountRefused) Error() string { return "the AWS account cannot be used
 func (r *EC2InstanceReconciler) resolveAccount(ctx context.Context, s *instanceScope) (*computev1alpha1.AWSAccount, error) {
 	st := &s.obj.Status
 	name := accountNameOf(s.obj)
-	if s.obj.Spec.AccountRef == nil && r.nothingLaunched(s) {
+	if s.obj.Spec.AccountRef == nil && r.noInstanceRecorded(s) {
 		var err error
 		if name, err = r.namespaceDefaultAccount(ctx, s.obj.Namespace); err != nil {
 			return nil, err
@@ -95,12 +107,23 @@ func (r *EC2InstanceReconciler) resolveAccount(ctx context.Context, s *instanceS
 			fmt.Sprintf("AWSAccount %q does not allow namespace %q (spec.allowedNamespaces); nothing is called in AWS", name, s.obj.Namespace))
 	}
 	ready := meta.FindStatusCondition(acct.Status.Conditions, computev1alpha1.ConditionReady)
-	if ready == nil || ready.Status != metav1.ConditionTrue || acct.Status.ObservedGeneration != acct.Generation || acct.Status.AccountID == "" {
+	verified := ready != nil && ready.Status == metav1.ConditionTrue && acct.Status.AccountID != ""
+	if verified && acct.Status.ObservedGeneration != acct.Generation {
+		// A verified account whose spec just changed (allowedNamespaces, or the
+		// generation bump of its deletion) is verified again within moments; the
+		// object waits for that quietly instead of reporting a refusal meanwhile.
+		return nil, errAccountPending{}
+	}
+	if !verified {
 		why := "its role has not been assumed yet"
 		if ready != nil && ready.Status == metav1.ConditionFalse {
 			why = ready.Reason + ": " + ready.Message
 		}
 		return nil, r.refuseAccount(s, computev1alpha1.ReasonAccountNotReady, fmt.Sprintf("AWSAccount %q is not ready: %s", name, why))
+	}
+	if !acct.DeletionTimestamp.IsZero() && r.nothingLaunched(s) {
+		return nil, r.refuseAccount(s, computev1alpha1.ReasonAccountNotReady,
+			fmt.Sprintf("AWSAccount %q is being deleted; it serves only the instances that already use it", name))
 	}
 	// An instance lives in the account it was launched in. If the AWSAccount's role now
 	// acts in another account, the instance would look gone there and be launched
@@ -177,6 +200,26 @@ func (r *EC2InstanceReconciler) clientFor(ctx context.Context, acct *computev1al
 		return r.EC2.ForRegion(ctx, region)
 	}
 	return r.EC2.ForAccount(ctx, assumedRole(acct), region)
+}
+
+// accountChangedForUsers passes the AWSAccount updates that matter to the objects that
+// use it: its spec, deletion, verification and readiness. Its user count and the time
+// of its last verification change often and concern no object; without this filter
+// every launch in a busy account would queue all of the account's objects again.
+func accountChangedForUsers() predicate.Funcs {
+	gate := func(a *computev1alpha1.AWSAccount) string {
+		ready := meta.FindStatusCondition(a.Status.Conditions, computev1alpha1.ConditionReady)
+		r := ""
+		if ready != nil {
+			r = string(ready.Status) + "/" + ready.Reason + "/" + ready.Message
+		}
+		return fmt.Sprintf("%d/%d/%s/%t/%s", a.Generation, a.Status.ObservedGeneration, a.Status.AccountID, a.DeletionTimestamp.IsZero(), r)
+	}
+	return predicate.Funcs{
+		UpdateFunc: func(e event.UpdateEvent) bool {
+			return gate(e.ObjectOld.(*computev1alpha1.AWSAccount)) != gate(e.ObjectNew.(*computev1alpha1.AWSAccount))
+		},
+	}
 }
 
 // objectsUsingAccount maps an AWSAccount to the EC2Instances that use it.

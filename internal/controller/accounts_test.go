@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
 	"github.com/ec2-operator/ec2-operator/internal/ec2sim"
 	"github.com/ec2-operator/ec2-operator/internal/ec2sim/accounts"
 	"github.com/ec2-operator/ec2-operator/internal/stssim"
@@ -214,14 +215,15 @@ func TestInstancesLandInTheAccountTheirNamespaceIsAllowedToUse(t *testing.T) {
 		t.Errorf("AssumeRole calls = %d, want 2 (one per account)", n)
 	}
 
-	// The accounts count their users.
+	// The accounts count the objects that act in them: in-a, not the refused object
+	// that only names the account (it could otherwise hold a deletion back).
 	h.eventually(h.timeout, func() string {
 		acct, err := h.getAccount(a.Name)
 		if err != nil {
 			return err.Error()
 		}
-		if acct.Status.InUseBy != 2 { // in-a and the refused object both name it
-			return fmt.Sprintf("AWSAccount a inUseBy = %d, want 2", acct.Status.InUseBy)
+		if acct.Status.InUseBy != 1 {
+			return fmt.Sprintf("AWSAccount a inUseBy = %d, want 1", acct.Status.InUseBy)
 		}
 		return ""
 	})
@@ -466,5 +468,72 @@ func TestAnObjectGivenItsAccountByItsNamespaceKeepsItFromTheFirstPass(t *testing
 	}
 	if n := h.sim.Calls("RunInstances") + h.sim.Calls("DescribeInstances"); n != 0 {
 		t.Errorf("%d calls with the operator's own credentials, want 0", n)
+	}
+}
+
+func TestAdoptionInANamespaceWithADefaultAccountLooksInThatAccount(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, harnessOptions{accounts: true})
+	a := h.account("a", roleA, externalIDA, computev1alpha1.AllowedNamespaces{Names: []string{h.ns}})
+	h.waitAccount(a.Name, computev1alpha1.ReasonVerified)
+	annotateNamespace(t, h, h.ns, map[string]string{computev1alpha1.DefaultAccountAnnotation: a.Name})
+	// Another tool's instance in account A.
+	c, err := h.clients.ForAccount(context.Background(), assumedRole(a), ec2sim.DefaultRegion)
+	if err != nil {
+		t.Fatal(err)
+	}
+	legacy, err := c.RunInstance(context.Background(), ec2.LaunchRequest{ClientToken: "legacy", ImageID: ec2sim.DefaultImageID,
+		InstanceType: "t3.micro", SubnetID: ec2sim.DefaultSubnetIDs[0], Tags: map[string]string{"Name": "legacy"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	obj := h.instance("adopter")
+	obj.Spec.InstanceID = legacy.ID
+	h.create(obj)
+	got := h.waitReady("adopter")
+	if got.Status.Account != a.Name || got.Status.AccountID != workloadA {
+		t.Errorf("adopted through account %q (%s), want %q (%s)", got.Status.Account, got.Status.AccountID, a.Name, workloadA)
+	}
+	if tags := h.world.sims[workloadA].Instances()[0].Tags; tags[ec2.TagOwnerUID] != string(got.UID) {
+		t.Errorf("the adopted instance's tags %v lack the owner", tags)
+	}
+	if n := h.sim.Calls("DescribeInstances") + h.sim.Calls("CreateTags"); n != 0 {
+		t.Errorf("%d calls with the operator's own credentials, want 0", n)
+	}
+}
+
+func TestRetainReleasesAnObjectWhoseAccountNoLongerAllowsItsNamespace(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, harnessOptions{accounts: true})
+	a := h.account("a", roleA, externalIDA, computev1alpha1.AllowedNamespaces{Names: []string{h.ns}})
+	obj := h.instance("orphan")
+	obj.Spec.AccountRef = &computev1alpha1.AccountReference{Name: a.Name}
+	h.create(obj)
+	id := h.waitReady("orphan").Status.InstanceID
+
+	// The administrator withdraws the namespace's access: the object stops acting.
+	acct, err := h.getAccount(a.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	acct.Spec.AllowedNamespaces.Names = []string{"someone-else"}
+	if err := h.k8s.Update(context.Background(), acct); err != nil {
+		t.Fatal(err)
+	}
+	m := h.mark("orphan")
+	h.waitConditionSince(m, computev1alpha1.ConditionReady, metav1.ConditionFalse, computev1alpha1.ReasonAccountNotAllowed)
+
+	// Deleting it with Retain cannot untag the instance without the account, and must
+	// not wait for the account forever: it is released, the instance left running.
+	h.update("orphan", func(o *computev1alpha1.EC2Instance) { o.Spec.DeletionPolicy = computev1alpha1.DeletionPolicyRetain })
+	h.deleteObject("orphan")
+	h.waitGone("orphan")
+	inst, ok := h.world.sims[workloadA].Instance(id)
+	if !ok || inst.State != ec2sim.StateRunning {
+		t.Errorf("the retained instance is %+v, want it running", inst)
+	}
+	if n := h.world.sims[workloadA].Calls("TerminateInstances"); n != 0 {
+		t.Errorf("%d TerminateInstances for a retained instance", n)
 	}
 }

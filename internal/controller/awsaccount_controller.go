@@ -3,6 +3,7 @@ package controller
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -147,6 +148,8 @@ func (r *AWSAccountReconciler) Reconcile(ctx context.Context, req ctrl.Request) 
 	id, err := r.Accounts.VerifyAccount(ctx, assumedRole(acct), region)
 	acct.Status.ObservedGeneration = acct.Generation
 	if err != nil {
+		// What an earlier verification found may not hold for this spec.
+		acct.Status.AccountID, acct.Status.ARN = "", ""
 		msg := fmt.Sprintf("assuming %s: %v", acct.Spec.RoleARN, err)
 		r.setCondition(ctx, acct, computev1alpha1.ConditionReady, metav1.ConditionFalse, computev1alpha1.ReasonAssumeRoleFailed, msg)
 		r.observe(acct.Name, false)
@@ -178,13 +181,23 @@ func (r *AWSAccountReconciler) verifyDue(acct *computev1alpha1.AWSAccount) time.
 	return max(left, 0)
 }
 
-// users lists the EC2Instances that use the account.
+// users lists the EC2Instances that act in the account: those that passed its checks
+// (status.accountId) or have an instance recorded. An object that only names the
+// account, from a namespace it does not allow, does not count: it must not be able to
+// hold the account's deletion back.
 func (r *AWSAccountReconciler) users(ctx context.Context, name string) ([]computev1alpha1.EC2Instance, error) {
 	list := &computev1alpha1.EC2InstanceList{}
 	if err := r.List(ctx, list, client.MatchingFields{accountIndex: name}); err != nil {
 		return nil, err
 	}
-	return list.Items, nil
+	return slices.DeleteFunc(list.Items, func(o computev1alpha1.EC2Instance) bool { return !actsInAccount(&o) }), nil
+}
+
+// actsInAccount reports whether an object acts in the account it names: it passed the
+// account's checks (status.accountId) or has an instance recorded.
+func actsInAccount(o *computev1alpha1.EC2Instance) bool {
+	st := &o.Status
+	return st.AccountID != "" || st.InstanceID != "" || st.LastLaunchAttempt != nil || st.Recreations > 0
 }
 
 // summarize names up to five objects, for a condition message of bounded size.
@@ -278,13 +291,13 @@ func accountOf(_ context.Context, o client.Object) []reconcile.Request {
 }
 
 // accountUseChanged passes the EC2Instance events that change how many objects use an
-// account: creation, deletion, and an update that changes the account an object uses
-// (a namespace annotation recorded in status) or starts its deletion.
+// account: creation, deletion, and an update that changes the account an object names
+// (a namespace annotation recorded in status) or whether it acts in it.
 func accountUseChanged() predicate.Funcs {
 	return predicate.Funcs{
 		UpdateFunc: func(e event.UpdateEvent) bool {
 			o, n := e.ObjectOld.(*computev1alpha1.EC2Instance), e.ObjectNew.(*computev1alpha1.EC2Instance)
-			return accountNameOf(o) != accountNameOf(n)
+			return accountNameOf(o) != accountNameOf(n) || actsInAccount(o) != actsInAccount(n)
 		},
 		GenericFunc: func(event.GenericEvent) bool { return false },
 	}

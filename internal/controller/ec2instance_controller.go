@@ -174,7 +174,17 @@ func (r *EC2InstanceReconciler) reconcile(ctx context.Context, s *instanceScope)
 	// The account comes before any AWS call: an object must never act in an account
 	// its namespace may not use.
 	acct, err := r.resolveAccount(ctx, s)
+	if errors.Is(err, errAccountPending{}) {
+		return ctrl.Result{RequeueAfter: accountPendingRetry + jitter(accountPendingRetry/10)}, nil
+	}
 	if errors.Is(err, errAccountRefused{}) {
+		if !s.obj.DeletionTimestamp.IsZero() && s.obj.Spec.DeletionPolicy == computev1alpha1.DeletionPolicyRetain {
+			// Retain asks for nothing in AWS; without the account, the ownership tags
+			// cannot be removed, and that must not keep the object forever.
+			r.event(s, corev1.EventTypeWarning, computev1alpha1.ReasonDeleting,
+				"released without calling AWS (deletionPolicy Retain) because the account cannot be used: the instance keeps the operator's ownership tags")
+			return ctrl.Result{}, r.release(ctx, s)
+		}
 		return accountRefusedResult(), nil
 	}
 	if err != nil {
@@ -217,8 +227,15 @@ func (r *EC2InstanceReconciler) reconcile(ctx context.Context, s *instanceScope)
 // or remembered, none adopted, none replaced, and no RunInstances outstanding (never
 // sent, or refused outright by EC2, which clears the launch time).
 func (r *EC2InstanceReconciler) nothingLaunched(s *instanceScope) bool {
+	return s.obj.Spec.InstanceID == "" && r.noInstanceRecorded(s)
+}
+
+// noInstanceRecorded reports whether no instance is recorded for the object yet: none
+// launched (or sent to be), and none adopted. Until then an adopting object may still
+// choose its account.
+func (r *EC2InstanceReconciler) noInstanceRecorded(s *instanceScope) bool {
 	st := &s.obj.Status
-	if st.InstanceID != "" || st.Recreations > 0 || s.obj.Spec.InstanceID != "" {
+	if st.InstanceID != "" || st.Recreations > 0 {
 		return false
 	}
 	if _, ok := r.launched.get(s.obj.UID, st.ClientToken); ok {
@@ -322,7 +339,8 @@ func (r *EC2InstanceReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Watches(&corev1.ConfigMap{}, handler.EnqueueRequestsFromMapFunc(r.objectsUsing(sourceConfigMap)), builder.OnlyMetadata, changed).
 		// Objects that use an AWSAccount that changed (verified, allowed namespaces),
 		// and those of a namespace whose labels or default-account annotation changed.
-		Watches(&computev1alpha1.AWSAccount{}, handler.EnqueueRequestsFromMapFunc(r.objectsUsingAccount)).
+		Watches(&computev1alpha1.AWSAccount{}, handler.EnqueueRequestsFromMapFunc(r.objectsUsingAccount),
+			builder.WithPredicates(accountChangedForUsers())).
 		Watches(&corev1.Namespace{}, handler.EnqueueRequestsFromMapFunc(r.objectsInNamespace), builder.OnlyMetadata,
 			builder.WithPredicates(predicate.Or(predicate.LabelChangedPredicate{}, predicate.AnnotationChangedPredicate{}))).
 		// Objects whose instances EC2 events are about (HandleEvent).
