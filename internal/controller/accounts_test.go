@@ -537,3 +537,56 @@ func TestRetainReleasesAnObjectWhoseAccountNoLongerAllowsItsNamespace(t *testing
 		t.Errorf("%d TerminateInstances for a retained instance", n)
 	}
 }
+
+// BenchmarkFleetAcrossTwoAccounts launches a fleet split between two AWSAccounts and
+// reports, per instance, the EC2 calls and API server writes of the launch, the STS
+// calls in all, and the DescribeInstances per instance per resync at rest: each
+// account's client batches its own instances' lookups.
+func BenchmarkFleetAcrossTwoAccounts(b *testing.B) {
+	fleet := benchFleet()
+	const resync = 2 * time.Second
+	for range b.N {
+		h := newHarness(b, harnessOptions{accounts: true, tweak: func(r *EC2InstanceReconciler) {
+			r.ResyncPeriod = resync
+			r.AttributeResyncPeriod = time.Hour
+			r.MaxConcurrentReconciles = 4
+		}})
+		h.timeout = 3*time.Minute + time.Duration(fleet)*100*time.Millisecond
+		allowed := computev1alpha1.AllowedNamespaces{Names: []string{h.ns}}
+		accounts := []*computev1alpha1.AWSAccount{h.account("a", roleA, externalIDA, allowed), h.account("b", roleB, externalIDB, allowed)}
+		for _, a := range accounts {
+			h.waitAccount(a.Name, computev1alpha1.ReasonVerified)
+		}
+		calls := func(op string) int {
+			return h.world.sims[workloadA].Calls(op) + h.world.sims[workloadB].Calls(op)
+		}
+		writes := h.apiWrites.Load()
+		for i := range fleet {
+			obj := h.instance(fmt.Sprintf("fleet-%03d", i))
+			obj.Spec.AccountRef = &computev1alpha1.AccountReference{Name: accounts[i%2].Name}
+			h.create(obj)
+		}
+		for i := range fleet {
+			h.waitCondition(fmt.Sprintf("fleet-%03d", i), computev1alpha1.ConditionSynced, "True", computev1alpha1.ReasonInSync)
+		}
+		per := func(n int) float64 { return float64(n) / float64(fleet) }
+		b.ReportMetric(per(calls("RunInstances")), "runs/instance")
+		b.ReportMetric(per(calls("DescribeInstances")), "create-describes/instance")
+		b.ReportMetric(per(int(h.apiWrites.Load()-writes)), "create-writes/instance")
+		b.ReportMetric(float64(h.world.sts.Calls("AssumeRole")), "assume-role-calls")
+		if n := h.sim.Calls("RunInstances") + h.sim.Calls("DescribeInstances"); n != 0 {
+			b.Fatalf("%d calls with the operator's own credentials", n)
+		}
+
+		time.Sleep(resync)
+		for _, s := range h.world.sims {
+			s.ResetCalls()
+		}
+		assumed, restWrites := h.world.sts.Calls("AssumeRole"), h.apiWrites.Load()
+		time.Sleep(3 * resync)
+		b.ReportMetric(per(calls("DescribeInstances"))/3, "rest-describes/instance/resync")
+		b.ReportMetric(float64(h.world.sts.Calls("AssumeRole")-assumed), "rest-assume-role-calls")
+		b.ReportMetric(float64(h.apiWrites.Load()-restWrites), "rest-api-writes")
+		h.stopManager()
+	}
+}
