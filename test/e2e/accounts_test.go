@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http/httptest"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -137,12 +138,24 @@ spec:
 	if events := kubectl(t, "", "get", "events", "-n", nobody); !strings.Contains(events, "AccountNotAllowed") {
 		t.Errorf("no AccountNotAllowed event in %s:\n%s", nobody, events)
 	}
-	runs := 0
+	// Two launches (one may be sent again under its own client token, which EC2
+	// answers with the same instance); no request in any account for the refused
+	// namespace.
+	tokens := map[string]int{}
 	for _, s := range sims {
-		runs += s.Calls("RunInstances")
+		for _, r := range s.Requests() {
+			if r.Operation == "RunInstances" {
+				tokens[r.Params.Get("ClientToken")]++
+			}
+			for _, values := range r.Params {
+				if slices.Contains(values, nobody) {
+					t.Errorf("%s carries the refused namespace %s: %v", r.Operation, nobody, r.Params)
+				}
+			}
+		}
 	}
-	if runs != 2 {
-		t.Errorf("RunInstances across accounts = %d, want 2: the refused namespace may call nothing", runs)
+	if len(tokens) != 2 {
+		t.Errorf("RunInstances client tokens across accounts = %v, want two", tokens)
 	}
 
 	// An account in use is not deleted until no object uses it.
