@@ -73,12 +73,17 @@ const accountPendingRetry = 5 * time.Second
 // account is looked up afresh every pass, so a fixed annotation is taken into account.
 func (r *EC2InstanceReconciler) resolveAccount(ctx context.Context, s *instanceScope) (*computev1alpha1.AWSAccount, error) {
 	st := &s.obj.Status
+	// The namespace is read once, and only when the annotation or the allowed
+	// namespaces matter: an object launched with the operator's own credentials
+	// needs neither.
+	var ns *metav1.PartialObjectMetadata
 	name := accountNameOf(s.obj)
 	if s.obj.Spec.AccountRef == nil && r.noInstanceRecorded(s) {
 		var err error
-		if name, err = r.namespaceDefaultAccount(ctx, s.obj.Namespace); err != nil {
+		if ns, err = r.namespaceMetadata(ctx, s.obj.Namespace); err != nil {
 			return nil, err
 		}
+		name = ns.Annotations[computev1alpha1.DefaultAccountAnnotation]
 	}
 	st.Account = name
 	if name == "" {
@@ -93,9 +98,11 @@ func (r *EC2InstanceReconciler) resolveAccount(ctx context.Context, s *instanceS
 		}
 		return nil, err
 	}
-	ns, err := r.namespaceMetadata(ctx, s.obj.Namespace)
-	if err != nil {
-		return nil, err
+	if ns == nil {
+		var err error
+		if ns, err = r.namespaceMetadata(ctx, s.obj.Namespace); err != nil {
+			return nil, err
+		}
 	}
 	allowed, err := namespaceAllowed(acct, ns)
 	if err != nil {
@@ -135,15 +142,6 @@ func (r *EC2InstanceReconciler) resolveAccount(ctx context.Context, s *instanceS
 	}
 	st.AccountID = acct.Status.AccountID
 	return acct, nil
-}
-
-// namespaceDefaultAccount returns the AWSAccount a namespace's annotation names, or "".
-func (r *EC2InstanceReconciler) namespaceDefaultAccount(ctx context.Context, namespace string) (string, error) {
-	ns, err := r.namespaceMetadata(ctx, namespace)
-	if err != nil {
-		return "", err
-	}
-	return ns.Annotations[computev1alpha1.DefaultAccountAnnotation], nil
 }
 
 // namespaceMetadata reads a namespace's labels and annotations from the cache, which

@@ -290,16 +290,9 @@ func (r *EC2InstanceReconciler) expectFleet(ctx context.Context, account, region
 	}
 	var ids []string
 	for _, o := range list.Items {
-		// An object whose account is named only by its namespace annotation has it
-		// recorded in status once it launched; the account's default region is not
-		// known here, and such an instance has its region in status too.
-		objRegion := o.Status.Region
-		if objRegion == "" {
-			objRegion = o.Spec.Region
-		}
-		if objRegion == "" {
-			objRegion = r.DefaultRegion
-		}
+		// A launched instance has its region in status, so the account's default region
+		// is not needed here.
+		objRegion := r.regionOf(&o, nil)
 		if o.Status.InstanceID != "" && objRegion == region && accountNameOf(&o) == account {
 			ids = append(ids, o.Status.InstanceID)
 		}

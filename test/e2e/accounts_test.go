@@ -87,18 +87,7 @@ spec:
       matchLabels:
         team: b
 `, acctA, e2eRoleA, teamA, acctB, e2eRoleB, ec2sim.DefaultRegion), "apply", "-f", "-")
-	t.Cleanup(func() {
-		// Should the test fail half-way, no account may outlive it with a finalizer no
-		// manager removes.
-		for _, name := range []string{acctA, acctB} {
-			a := &computev1alpha1.AWSAccount{}
-			if err := k8s.Get(context.Background(), client.ObjectKey{Name: name}, a); err == nil {
-				a.Finalizers = nil
-				_ = k8s.Update(context.Background(), a)
-				_ = k8s.Delete(context.Background(), a)
-			}
-		}
-	})
+	removeAccountsAtCleanup(t, acctA, acctB)
 
 	environ := append(env.ManagerEnv(), "AWS_ENDPOINT_URL_EC2="+ec2Srv.URL)
 	startManagerWithEnv(t, "accounts", teamA+","+teamB+","+nobody, environ, "--sts-endpoint="+stsSrv.URL)
@@ -200,14 +189,7 @@ func TestTheSampleAccountWorksInTheLocalWorld(t *testing.T) {
 	ns := newNamespace(t, "payments")
 	kubectl(t, "", "label", "namespace", ns, "team=payments")
 	kubectl(t, "", "annotate", "namespace", ns, computev1alpha1.DefaultAccountAnnotation+"=payments")
-	t.Cleanup(func() {
-		a := &computev1alpha1.AWSAccount{}
-		if err := k8s.Get(context.Background(), client.ObjectKey{Name: "payments"}, a); err == nil {
-			a.Finalizers = nil
-			_ = k8s.Update(context.Background(), a)
-			_ = k8s.Delete(context.Background(), a)
-		}
-	})
+	removeAccountsAtCleanup(t, "payments")
 	startManager(t, "sample-account", ns)
 	kubectl(t, "", "apply", "-f", sample)
 	kubectl(t, "", "wait", "--for=condition=Ready", "awsaccount/payments", kubectlWait)
@@ -237,4 +219,20 @@ func TestTheSampleAccountWorksInTheLocalWorld(t *testing.T) {
 	}
 	kubectl(t, "", "delete", "ec2", "web-1", "-n", ns, kubectlWait)
 	kubectl(t, "", "delete", "awsaccount", "payments", kubectlWait)
+}
+
+// removeAccountsAtCleanup deletes the AWSAccounts when the test ends, finalizers and
+// all: should the test fail half-way, no account may outlive it with a finalizer that
+// no manager removes.
+func removeAccountsAtCleanup(t *testing.T, names ...string) {
+	t.Cleanup(func() {
+		for _, name := range names {
+			a := &computev1alpha1.AWSAccount{}
+			if err := k8s.Get(context.Background(), client.ObjectKey{Name: name}, a); err == nil {
+				a.Finalizers = nil
+				_ = k8s.Update(context.Background(), a)
+				_ = k8s.Delete(context.Background(), a)
+			}
+		}
+	})
 }
