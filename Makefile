@@ -25,9 +25,7 @@ IMAGE_REPO ?= quay.io/ec2-operator
 # and -scorecard.
 IMAGE_TAG_BASE ?= $(IMAGE_REPO)/ec2-operator
 BUNDLE_IMG ?= $(IMAGE_TAG_BASE)-bundle:v$(VERSION)
-# --extra-service-accounts: the metrics reader's RBAC goes into the CSV, so that OLM
-# binds it in the namespace it installs into (see config/openshift).
-BUNDLE_GEN_FLAGS ?= -q --overwrite --version $(VERSION) $(BUNDLE_METADATA_OPTS) --extra-service-accounts ec2-operator-metrics-reader
+BUNDLE_GEN_FLAGS ?= -q --overwrite --version $(VERSION) $(BUNDLE_METADATA_OPTS)
 # IMG is the operator image by tag, for `make docker-build deploy` with an engine. The
 # bundle does not use it: it names the image that `make images` builds, by digest.
 IMG ?= $(IMAGE_TAG_BASE):v$(VERSION)
@@ -313,6 +311,7 @@ bundle: manifests kustomize operator-sdk images-tool ## Generate the OLM bundle 
 	(cd config/manager && $(KUSTOMIZE) edit set image controller=$$operator) && \
 	rm -rf bundle/manifests bundle/metadata bundle/tests && \
 	$(KUSTOMIZE) build config/manifests | $(OPERATOR_SDK) generate bundle $(BUNDLE_GEN_FLAGS) && \
+	hack/bundle-own-namespace-rbac.sh bundle $(KUSTOMIZE) && \
 	hack/openshift-bundle-metadata.sh bundle bundle.Dockerfile "$(OPENSHIFT_VERSIONS)" && \
 	hack/pin-bundle.sh bundle "$(BUNDLE_CREATED_AT)" "$$operator" "$$scorecard"
 	$(OPERATOR_SDK) bundle validate ./bundle --select-optional suite=operatorframework

@@ -81,7 +81,8 @@ func run(ctx context.Context, opts options) error {
 	if err := opts.validate(); err != nil {
 		return err
 	}
-	mo, certs, err := managerOptions(opts)
+	scrapeToken := &monitoring.ScrapeToken{}
+	mo, certs, err := managerOptions(opts, scrapeToken)
 	if err != nil {
 		return err
 	}
@@ -135,6 +136,7 @@ func run(ctx context.Context, opts options) error {
 	reconciler := &controller.EC2InstanceReconciler{
 		Client:                  mgr.GetClient(),
 		APIReader:               mgr.GetAPIReader(),
+		Identity:                operatorIdentity(),
 		Recorder:                mgr.GetEventRecorder("ec2-operator"),
 		EC2:                     clients,
 		DefaultRegion:           opts.awsRegion,
@@ -168,7 +170,7 @@ func run(ctx context.Context, opts options) error {
 			return err
 		}
 	}
-	if err := addMonitoringFixer(mgr); err != nil {
+	if err := addMonitoringFixer(mgr, scrapeToken); err != nil {
 		return err
 	}
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
@@ -185,7 +187,9 @@ func run(ctx context.Context, opts options) error {
 
 // managerOptions turns the flags into controller-runtime's manager options, and the
 // source of the metrics certificate when --metrics-cert-path is set.
-func managerOptions(opts options) (ctrl.Options, *metricsCert, error) {
+// The metrics endpoint accepts the scrape token (internal/monitoring) besides
+// Kubernetes identities that may GET /metrics.
+func managerOptions(opts options, scrapeToken *monitoring.ScrapeToken) (ctrl.Options, *metricsCert, error) {
 	var tlsOpts []func(*tls.Config)
 	if !opts.enableHTTP2 {
 		// HTTP/2 is off to avoid the Stream Cancellation and Rapid Reset CVEs.
@@ -198,7 +202,7 @@ func managerOptions(opts options) (ctrl.Options, *metricsCert, error) {
 	}
 	var certs *metricsCert
 	if opts.secureMetrics {
-		metricsOpts.FilterProvider = filters.WithAuthenticationAndAuthorization
+		metricsOpts.FilterProvider = scrapeToken.Filter(filters.WithAuthenticationAndAuthorization)
 		if opts.metricsCertPath != "" {
 			var err error
 			if certs, err = newMetricsCert(opts.metricsCertPath, opts.metricsCertName, opts.metricsCertKey); err != nil {
@@ -326,7 +330,7 @@ func setupAWSCredentials(ctx context.Context, mgr ctrl.Manager, m *metrics.Metri
 // addMonitoringFixer keeps the bundle's monitoring objects right for the namespace the
 // manager runs in (see internal/monitoring), when it runs in a cluster (POD_NAMESPACE
 // is set from the downward API); run from a workstation it does nothing.
-func addMonitoringFixer(mgr ctrl.Manager) error {
+func addMonitoringFixer(mgr ctrl.Manager, scrapeToken *monitoring.ScrapeToken) error {
 	ns := os.Getenv(credentials.NamespaceEnv)
 	if ns == "" {
 		return nil
@@ -344,5 +348,19 @@ func addMonitoringFixer(mgr ctrl.Manager) error {
 		Interval: 15 * time.Second,
 		Retry:    10 * time.Second,
 		Log:      ctrl.Log.WithName("monitoring"),
+		Token:    scrapeToken,
 	})
+}
+
+// operatorIdentity is who the manager is in the cluster (the downward API's namespace
+// and ServiceAccount), and the Secrets of its namespace that userDataFrom must never
+// read: the AWS credentials, the metrics scrape token and the metrics serving
+// certificate.
+func operatorIdentity() controller.Identity {
+	objects := monitoring.DefaultObjects(os.Getenv(credentials.NamespaceEnv))
+	return controller.Identity{
+		Namespace:      objects.Namespace,
+		ServiceAccount: os.Getenv(credentials.ServiceAccountEnv),
+		OwnSecrets:     []string{credentials.DefaultSecretName, objects.TokenSecret, objects.CertSecret},
+	}
 }

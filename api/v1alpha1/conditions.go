@@ -137,8 +137,16 @@ const (
 	// ReasonAssociated: the Elastic IP is associated.
 	ReasonAssociated = "Associated"
 	// ReasonUserDataNotFound: the Secret or ConfigMap of userDataFrom, or its key, does
-	// not exist (or the operator may not read it).
+	// not exist.
 	ReasonUserDataNotFound = "UserDataNotFound"
+	// ReasonUserDataNotGranted: the namespace has not let the operator read its Secrets
+	// and ConfigMaps (a RoleBinding to the ec2-operator-userdata-reader ClusterRole);
+	// the message names the command that grants it.
+	ReasonUserDataNotGranted = "UserDataNotGranted"
+	// ReasonUserDataSourceRefused: userDataFrom names a Secret the operator never
+	// reads, whatever RBAC allows: a ServiceAccount or bootstrap token, or one of the
+	// operator's own credentials.
+	ReasonUserDataSourceRefused = "UserDataSourceRefused"
 	// ReasonArchitectureMismatch: the image's architecture is not one the instance type
 	// runs.
 	ReasonArchitectureMismatch = "ArchitectureMismatch"

@@ -98,13 +98,14 @@ type EC2InstanceReconciler struct {
 	RestorePolicy RestorePolicy
 	// Now is the clock; tests may replace it.
 	Now func() time.Time
-	// APIReader reads Secrets and ConfigMaps of userDataFrom from the API server
-	// (the manager caches only their metadata); nil reads through Client.
+	// APIReader reads the Secrets and ConfigMaps of userDataFrom from the API server
+	// (the manager neither caches nor watches them); nil reads through Client.
 	APIReader client.Reader
+	// Identity is who the operator is, for the refusals of userDataFrom.
+	Identity Identity
 
 	attributes attributeCache
 	launched   launchMemory
-	userData   userDataCache
 	events     eventState
 	once       sync.Once
 	// expected holds the regions whose clients were told about the managed fleet.
@@ -114,18 +115,18 @@ type EC2InstanceReconciler struct {
 	uids sync.Map
 }
 
-// The RBAC the manager needs: EC2Instances and their status and finalizers, and
-// events. Nothing else in the cluster is read or written. These rules are namespaced (the Role manager-role): OLM grants them in the namespaces
-// the OperatorGroup targets, and lifts them to a ClusterRole only for AllNamespaces.
+// The RBAC the manager needs in the namespaces it watches: EC2Instances, their status
+// and finalizers, and events about them. Nothing else there is read or written; in
+// particular no Secret or ConfigMap: userDataFrom reads them only where the namespace
+// grants it (UserDataReaderRole). These rules are namespaced (the Role manager-role):
+// OLM grants them in the namespaces the OperatorGroup targets, and lifts them to a
+// ClusterRole only for AllNamespaces, where they are still only about EC2Instances.
 // `make deploy` watches every namespace, so config/rbac also binds a ClusterRole with
 // the same rules (manager_all_namespaces_role.yaml), which the bundle leaves out.
 // +kubebuilder:rbac:groups=compute.ec2-operator.dev,namespace=system,resources=ec2instances,verbs=get;list;watch;update;patch
 // +kubebuilder:rbac:groups=compute.ec2-operator.dev,namespace=system,resources=ec2instances/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=compute.ec2-operator.dev,namespace=system,resources=ec2instances/finalizers,verbs=update
 // +kubebuilder:rbac:groups=events.k8s.io,namespace=system,resources=events,verbs=create;patch
-// The Secrets and ConfigMaps that userDataFrom names: their metadata is watched (so an
-// edit reaches the objects that use them) and the named one is read when it changed.
-// +kubebuilder:rbac:groups="",namespace=system,resources=secrets;configmaps,verbs=get;list;watch
 
 // Reconcile moves one EC2Instance one step toward its spec. It reads the object and
 // the instance afresh every time, and never relies on what the triggering event said.
@@ -304,32 +305,27 @@ func (r *EC2InstanceReconciler) expectFleet(ctx context.Context, account, region
 // reconciled again.
 const conflictRetry = 100 * time.Millisecond
 
-// SetupWithManager registers the reconciler. Only spec changes (and deletion, which
-// bumps the generation of a custom resource with finalizers) and annotation changes
-// trigger a reconcile: the operator's own status writes do not, so it cannot feed
-// itself a hot loop. Drift made
-// outside Kubernetes is found by the periodic resync.
+// SetupWithManager registers the reconciler. A reconcile follows a spec change (and
+// deletion, which bumps the generation of a custom resource with finalizers), an
+// annotation change, a change of an AWSAccount the object uses or of its namespace's
+// labels and annotations, and an EC2 event about its instance: the operator's own
+// status writes do not trigger one, so it cannot feed itself a hot loop. Drift made
+// outside Kubernetes is found by the periodic resync. Secrets and ConfigMaps are not
+// watched (that needs list and watch on all of them): userDataFrom is read again when
+// the attributes are checked.
 func (r *EC2InstanceReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	r.defaults()
-	if err := indexUserDataSources(context.Background(), mgr.GetFieldIndexer()); err != nil {
-		return err
-	}
 	if err := indexInstanceIDs(context.Background(), mgr.GetFieldIndexer()); err != nil {
 		return err
 	}
 	if err := indexAccounts(context.Background(), mgr.GetFieldIndexer()); err != nil {
 		return err
 	}
-	// A new version of a Secret or ConfigMap that userDataFrom names is applied like
-	// an edit of userData. Only metadata is watched and cached.
-	changed := builder.WithPredicates(predicate.ResourceVersionChangedPredicate{})
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&computev1alpha1.EC2Instance{}, builder.WithPredicates(predicate.Or(
 			predicate.GenerationChangedPredicate{},
 			// The retry annotation asks for another try of a launch that stalled.
 			predicate.AnnotationChangedPredicate{}))).
-		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.objectsUsing(sourceSecret)), builder.OnlyMetadata, changed).
-		Watches(&corev1.ConfigMap{}, handler.EnqueueRequestsFromMapFunc(r.objectsUsing(sourceConfigMap)), builder.OnlyMetadata, changed).
 		// Objects that use an AWSAccount that changed (verified, allowed namespaces),
 		// and those of a namespace whose labels or default-account annotation changed.
 		Watches(&computev1alpha1.AWSAccount{}, handler.EnqueueRequestsFromMapFunc(r.objectsUsingAccount),

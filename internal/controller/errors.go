@@ -62,6 +62,8 @@ var reasonsByCode = map[string]string{
 	"InvalidIPAddress.InUse":         computev1alpha1.ReasonIPAddressInUse,
 	"InvalidPublicIpv4Pool.NotFound": computev1alpha1.ReasonAddressNotFound,
 	codeUserDataNotFound:             computev1alpha1.ReasonUserDataNotFound,
+	codeUserDataNotGranted:           computev1alpha1.ReasonUserDataNotGranted,
+	codeUserDataSourceRefused:        computev1alpha1.ReasonUserDataSourceRefused,
 	codeArchitectureMismatch:         computev1alpha1.ReasonArchitectureMismatch,
 	// A stop refused by stop protection (for a type change, say), or another change
 	// EC2 does not permit: the user must change the spec or the protection.

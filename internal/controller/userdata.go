@@ -4,14 +4,11 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
-	"sync"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
@@ -19,13 +16,6 @@ import (
 
 // maxUserDataBytes is EC2's limit on raw user data (16 KB, before base64 encoding).
 const maxUserDataBytes = 16384
-
-// Field indexes of EC2Instances by the Secret or ConfigMap their userDataFrom names,
-// so that an edit of one reaches exactly the objects that use it.
-const (
-	userDataSecretIndex    = "spec.userDataFrom.secretKeyRef.name"
-	userDataConfigMapIndex = "spec.userDataFrom.configMapKeyRef.name"
-)
 
 // userDataSourceKind names the kind of object a userDataFrom reads.
 type userDataSourceKind string
@@ -61,59 +51,76 @@ func userDataRefOf(obj *computev1alpha1.EC2Instance) (userDataRef, bool) {
 	return userDataRef{}, false
 }
 
-// userDataCache remembers the user data read from each Secret and ConfigMap key at a
-// resourceVersion. The operator watches only the metadata of Secrets and ConfigMaps
-// (a cache of every Secret's content in the watched namespaces would be a waste of
-// memory and a needless copy of secrets); the content is read from the API server
-// when the resourceVersion changes, and otherwise answered from here.
-type userDataCache struct {
-	mu      sync.Mutex
-	entries map[userDataRef]userDataEntry
+// UserDataReaderRole is the ClusterRole (config/rbac/userdata_reader_role.yaml) that a
+// namespace's admin binds to the operator's ServiceAccount in that namespace to let its
+// EC2Instances take user data from Secrets and ConfigMaps there. The operator holds no
+// Secret or ConfigMap rule of its own outside its namespace: what a tenant's Secret
+// holds is the tenant's to share.
+const UserDataReaderRole = "ec2-operator-userdata-reader"
+
+// Identity says who the operator is in Kubernetes, for the refusals that name it: the
+// command that grants access, and the Secrets that are its own.
+type Identity struct {
+	// Namespace and ServiceAccount are the manager's (the downward API's POD_NAMESPACE
+	// and SERVICE_ACCOUNT_NAME); empty when it runs outside the cluster.
+	Namespace, ServiceAccount string
+	// OwnSecrets are the Secrets of Namespace that hold the operator's own credentials
+	// and tokens. userDataFrom never reads them, whatever RBAC allows, so that nobody
+	// who may create an EC2Instance in the operator's namespace can ship them to an
+	// instance they control.
+	OwnSecrets []string
 }
 
-type userDataEntry struct {
-	resourceVersion string
-	content         string
+// grantCommand is the one line a namespace admin runs to let the operator read user
+// data sources in namespace.
+func (id Identity) grantCommand(namespace string) string {
+	ns, sa := id.Namespace, id.ServiceAccount
+	if ns == "" {
+		ns = "<operator-namespace>"
+	}
+	if sa == "" {
+		sa = "<operator-service-account>"
+	}
+	return fmt.Sprintf("kubectl create rolebinding %s --namespace %s --clusterrole=%s --serviceaccount=%s:%s",
+		UserDataReaderRole, namespace, UserDataReaderRole, ns, sa)
+}
+
+// ownSecret reports whether the Secret is one of the operator's own.
+func (id Identity) ownSecret(namespace, name string) bool {
+	return id.Namespace != "" && namespace == id.Namespace && slices.Contains(id.OwnSecrets, name)
+}
+
+// refusedSecretTypes are Secrets userDataFrom never reads: their values are
+// Kubernetes credentials (a ServiceAccount's token, a bootstrap token), and an
+// instance is no place for them.
+var refusedSecretTypes = map[corev1.SecretType]bool{
+	corev1.SecretTypeServiceAccountToken: true,
+	corev1.SecretTypeBootstrapToken:      true,
 }
 
 // desiredUserData returns the user data the spec asks for: userData, or the value
-// userDataFrom names. It never logs the value; errors name the source, not the content.
+// userDataFrom names, read from the API server on every call (nothing about Secrets is
+// cached or watched: that would need list and watch on every Secret the operator can
+// see). It is called at launch and when the attributes are checked, not on every pass.
+// It never logs the value; errors name the source, not the content.
 func (r *EC2InstanceReconciler) desiredUserData(ctx context.Context, obj *computev1alpha1.EC2Instance) (string, error) {
 	ref, ok := userDataRefOf(obj)
 	if !ok {
 		return obj.Spec.UserData, nil
 	}
-	// The metadata informer says which version is current without reading content.
-	meta := &metav1.PartialObjectMetadata{}
-	meta.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind(string(ref.kind)))
-	if err := r.Get(ctx, types.NamespacedName{Namespace: ref.namespace, Name: ref.name}, meta); err != nil {
-		return "", userDataError(ref, err)
+	if ref.kind == sourceSecret && r.Identity.ownSecret(ref.namespace, ref.name) {
+		return "", &ec2.Error{Kind: ec2.KindInvalidInput, Code: codeUserDataSourceRefused,
+			Message: fmt.Sprintf("Secret %s/%s holds the operator's own credentials; user data is never read from it", ref.namespace, ref.name)}
 	}
-	r.userData.mu.Lock()
-	e, cached := r.userData.entries[ref]
-	r.userData.mu.Unlock()
-	if cached && e.resourceVersion == meta.ResourceVersion {
-		return e.content, nil
-	}
-	raw, version, err := r.readUserDataSource(ctx, ref)
+	raw, err := r.readUserDataSource(ctx, ref)
 	if err != nil {
 		return "", err
 	}
-	content, err := decodeUserData(ref, raw)
-	if err != nil {
-		return "", err
-	}
-	r.userData.mu.Lock()
-	if r.userData.entries == nil {
-		r.userData.entries = map[userDataRef]userDataEntry{}
-	}
-	r.userData.entries[ref] = userDataEntry{resourceVersion: version, content: content}
-	r.userData.mu.Unlock()
-	return content, nil
+	return decodeUserData(ref, raw)
 }
 
 // readUserDataSource reads the key's value from the API server (not from a cache).
-func (r *EC2InstanceReconciler) readUserDataSource(ctx context.Context, ref userDataRef) ([]byte, string, error) {
+func (r *EC2InstanceReconciler) readUserDataSource(ctx context.Context, ref userDataRef) ([]byte, error) {
 	reader := r.APIReader
 	if reader == nil {
 		reader = r.Client
@@ -123,25 +130,29 @@ func (r *EC2InstanceReconciler) readUserDataSource(ctx context.Context, ref user
 	case sourceSecret:
 		secret := &corev1.Secret{}
 		if err := reader.Get(ctx, key, secret); err != nil {
-			return nil, "", userDataError(ref, err)
+			return nil, r.userDataError(ref, err)
+		}
+		if refusedSecretTypes[secret.Type] {
+			return nil, &ec2.Error{Kind: ec2.KindInvalidInput, Code: codeUserDataSourceRefused,
+				Message: fmt.Sprintf("Secret %s/%s is of type %s; user data is never read from Kubernetes credentials", ref.namespace, ref.name, secret.Type)}
 		}
 		v, ok := secret.Data[ref.key]
 		if !ok {
-			return nil, "", userDataError(ref, nil)
+			return nil, r.userDataError(ref, nil)
 		}
-		return v, secret.ResourceVersion, nil
+		return v, nil
 	default:
 		cm := &corev1.ConfigMap{}
 		if err := reader.Get(ctx, key, cm); err != nil {
-			return nil, "", userDataError(ref, err)
+			return nil, r.userDataError(ref, err)
 		}
 		if v, ok := cm.Data[ref.key]; ok {
-			return []byte(v), cm.ResourceVersion, nil
+			return []byte(v), nil
 		}
 		if v, ok := cm.BinaryData[ref.key]; ok {
-			return v, cm.ResourceVersion, nil
+			return v, nil
 		}
-		return nil, "", userDataError(ref, nil)
+		return nil, r.userDataError(ref, nil)
 	}
 }
 
@@ -163,12 +174,19 @@ func decodeUserData(ref userDataRef, raw []byte) (string, error) {
 	return string(data), nil
 }
 
-// codeUserDataNotFound marks a userDataFrom whose object or key is missing.
-const codeUserDataNotFound = "UserDataNotFound"
+// Codes of the user data refusals; reasonsByCode maps them to reasons.
+const (
+	// codeUserDataNotFound marks a userDataFrom whose object or key is missing.
+	codeUserDataNotFound = "UserDataNotFound"
+	// codeUserDataNotGranted marks a source the namespace has not let the operator read.
+	codeUserDataNotGranted = "UserDataNotGranted"
+	// codeUserDataSourceRefused marks a source the operator never reads.
+	codeUserDataSourceRefused = "UserDataSourceRefused"
+)
 
 // userDataError explains why the referenced value cannot be read: missing, or not
-// readable by the operator (RBAC). err nil means the key is missing.
-func userDataError(ref userDataRef, err error) error {
+// granted to the operator (RBAC). err nil means the key is missing.
+func (r *EC2InstanceReconciler) userDataError(ref userDataRef, err error) error {
 	switch {
 	case err == nil:
 		return &ec2.Error{Kind: ec2.KindInvalidInput, Code: codeUserDataNotFound,
@@ -177,54 +195,10 @@ func userDataError(ref userDataRef, err error) error {
 		return &ec2.Error{Kind: ec2.KindInvalidInput, Code: codeUserDataNotFound,
 			Message: fmt.Sprintf("%s %s/%s does not exist", ref.kind, ref.namespace, ref.name)}
 	case apierrors.IsForbidden(err):
-		return &ec2.Error{Kind: ec2.KindInvalidInput, Code: codeUserDataNotFound,
-			Message: fmt.Sprintf("the operator may not read %s %s/%s: %v", ref.kind, ref.namespace, ref.name, err)}
+		return &ec2.Error{Kind: ec2.KindInvalidInput, Code: codeUserDataNotGranted,
+			Message: fmt.Sprintf("namespace %s has not granted the operator reading its Secrets and ConfigMaps for userDataFrom (%s %s); a namespace admin grants it with: %s",
+				ref.namespace, ref.kind, ref.name, r.Identity.grantCommand(ref.namespace))}
 	default:
 		return fmt.Errorf("reading %s: %w", ref, err)
 	}
-}
-
-// objectsUsing maps a Secret or ConfigMap to the EC2Instances whose userDataFrom
-// names it, and makes their next pass read the instance's user data again (the
-// attribute cache would otherwise hide the difference for up to an hour).
-func (r *EC2InstanceReconciler) objectsUsing(kind userDataSourceKind) func(context.Context, client.Object) []reconcile.Request {
-	index := userDataSecretIndex
-	if kind == sourceConfigMap {
-		index = userDataConfigMapIndex
-	}
-	return func(ctx context.Context, o client.Object) []reconcile.Request {
-		list := &computev1alpha1.EC2InstanceList{}
-		if err := r.List(ctx, list, client.InNamespace(o.GetNamespace()), client.MatchingFields{index: o.GetName()}); err != nil {
-			return nil
-		}
-		out := make([]reconcile.Request, 0, len(list.Items))
-		for _, obj := range list.Items {
-			r.forgetAttributes(obj.UID)
-			out = append(out, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: obj.Namespace, Name: obj.Name}})
-		}
-		return out
-	}
-}
-
-// indexUserDataSources registers the field indexes objectsUsing queries.
-func indexUserDataSources(ctx context.Context, indexer client.FieldIndexer) error {
-	byKind := map[string]func(*computev1alpha1.UserDataSource) *computev1alpha1.KeySelector{
-		userDataSecretIndex:    func(u *computev1alpha1.UserDataSource) *computev1alpha1.KeySelector { return u.SecretKeyRef },
-		userDataConfigMapIndex: func(u *computev1alpha1.UserDataSource) *computev1alpha1.KeySelector { return u.ConfigMapKeyRef },
-	}
-	for index, selector := range byKind {
-		if err := indexer.IndexField(ctx, &computev1alpha1.EC2Instance{}, index, func(o client.Object) []string {
-			from := o.(*computev1alpha1.EC2Instance).Spec.UserDataFrom
-			if from == nil {
-				return nil
-			}
-			if ks := selector(from); ks != nil {
-				return []string{ks.Name}
-			}
-			return nil
-		}); err != nil {
-			return err
-		}
-	}
-	return nil
 }

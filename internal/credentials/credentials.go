@@ -20,12 +20,17 @@ import (
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 )
 
-// The manager creates its CredentialsRequest (cluster-wide, because CCO's requests live
-// in openshift-cloud-credential-operator while the manager runs elsewhere) and reads
-// only the one Secret CCO writes for it, in its own namespace.
+// The manager creates its CredentialsRequest (a cluster rule, because CCO's requests
+// live in openshift-cloud-credential-operator while the manager runs elsewhere), and
+// reads and updates only that one request, by name. Kubernetes cannot limit create to
+// a name (RBAC does not see the request body), so create is unnamed; OpenShift's
+// documented way for an OLM operator to obtain AWS credentials is exactly this
+// request, which OLM cannot ship in a bundle. The one Secret CCO writes for the
+// manager, in its own namespace, is read under the Role of
+// config/rbac/own-namespace, never a cluster rule.
 //
-// +kubebuilder:rbac:groups=cloudcredential.openshift.io,resources=credentialsrequests,verbs=get;create;update
-// +kubebuilder:rbac:groups="",namespace=system,resources=secrets,resourceNames=ec2-operator-aws-credentials,verbs=get
+// +kubebuilder:rbac:groups=cloudcredential.openshift.io,resources=credentialsrequests,verbs=create
+// +kubebuilder:rbac:groups=cloudcredential.openshift.io,resources=credentialsrequests,resourceNames=ec2-operator,verbs=get;update
 
 // CredentialsRequestGVK is the Cloud Credential Operator's request type.
 var CredentialsRequestGVK = schema.GroupVersionKind{Group: "cloudcredential.openshift.io", Version: "v1", Kind: "CredentialsRequest"}
@@ -40,8 +45,12 @@ const (
 
 	// DefaultRequestNamespace is where the Cloud Credential Operator watches requests.
 	DefaultRequestNamespace = "openshift-cloud-credential-operator"
-	// DefaultSecretName is the Secret CCO writes into the manager's namespace. The RBAC
-	// marker above grants get on this name only.
+	// DefaultRequestName names the manager's CredentialsRequest; the RBAC marker above
+	// grants get and update on this name only. OLM lets one install of an operator
+	// own its APIs in a cluster, so one name serves.
+	DefaultRequestName = "ec2-operator"
+	// DefaultSecretName is the Secret CCO writes into the manager's namespace; the
+	// manager may get this name only (config/rbac/own-namespace).
 	DefaultSecretName = "ec2-operator-aws-credentials"
 	// DefaultServiceAccount is the manager's service account as OLM and kustomize name it.
 	DefaultServiceAccount = "ec2-operator-controller-manager"
@@ -65,8 +74,8 @@ type Options struct {
 	ServiceAccountName string
 	// RequestNamespace is where the CredentialsRequest is created.
 	RequestNamespace string
-	// RequestName names the CredentialsRequest; it defaults to ec2-operator-<Namespace>
-	// so that installations in two namespaces do not fight over one request.
+	// RequestName names the CredentialsRequest; it defaults to DefaultRequestName, the
+	// one name the manager's RBAC lets it read and update.
 	RequestName string
 	// SecretName is the Secret CCO is asked to write.
 	SecretName string
@@ -123,7 +132,7 @@ func (o *Options) complete() error {
 		o.RequestNamespace = DefaultRequestNamespace
 	}
 	if o.RequestName == "" {
-		o.RequestName = "ec2-operator-" + o.Namespace
+		o.RequestName = DefaultRequestName
 	}
 	if o.SecretName == "" {
 		o.SecretName = DefaultSecretName

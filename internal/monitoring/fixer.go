@@ -10,36 +10,35 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 // The objects the manager keeps right, in its own namespace only. The names are the
-// bundle's (config/ with the ec2-operator- prefix); the RBAC below names them too.
-// +kubebuilder:rbac:groups="",namespace=system,resources=secrets,verbs=create
-// +kubebuilder:rbac:groups="",namespace=system,resources=secrets,resourceNames=ec2-operator-metrics-reader-token,verbs=get
-// +kubebuilder:rbac:groups="",namespace=system,resources=serviceaccounts,resourceNames=ec2-operator-metrics-reader,verbs=get
-// +kubebuilder:rbac:groups=monitoring.coreos.com,namespace=system,resources=servicemonitors,resourceNames=ec2-operator-controller-manager-metrics-monitor,verbs=get;update
+// bundle's (config/ with the ec2-operator- prefix); the Role that allows it,
+// config/rbac/own_namespace_role.yaml, names them too and is bound only in the
+// manager's namespace, in every install mode (test/olm checks both).
 
 // Objects names the monitoring objects that follow the manager's namespace.
 type Objects struct {
-	Namespace            string
-	MetricsService       string
-	ServiceMonitor       string
-	TokenSecret          string
-	ReaderServiceAccount string
+	Namespace      string
+	MetricsService string
+	ServiceMonitor string
+	TokenSecret    string
+	// CertSecret is where OpenShift's service CA writes the metrics serving
+	// certificate (the metrics Service's serving-cert-secret-name annotation).
+	CertSecret string
 }
 
 // DefaultObjects are the bundle's objects in namespace.
 func DefaultObjects(namespace string) Objects {
 	return Objects{
-		Namespace:            namespace,
-		MetricsService:       "ec2-operator-controller-manager-metrics-service",
-		ServiceMonitor:       "ec2-operator-controller-manager-metrics-monitor",
-		TokenSecret:          "ec2-operator-metrics-reader-token",
-		ReaderServiceAccount: "ec2-operator-metrics-reader",
+		Namespace:      namespace,
+		MetricsService: "ec2-operator-controller-manager-metrics-service",
+		ServiceMonitor: "ec2-operator-controller-manager-metrics-monitor",
+		TokenSecret:    "ec2-operator-metrics-token",
+		CertSecret:     "ec2-operator-metrics-cert",
 	}
 }
 
@@ -63,10 +62,15 @@ type Fixer struct {
 	// could not finish (the ServiceAccount is not there yet) is tried again.
 	Interval, Retry time.Duration
 	Log             logr.Logger
+	// Token receives the scrape token the Secret holds, for the metrics server's
+	// filter; nil when the metrics endpoint does not check it.
+	Token *ScrapeToken
 }
 
-// NeedLeaderElection says that only the leader writes.
-func (f *Fixer) NeedLeaderElection() bool { return true }
+// NeedLeaderElection is false: every replica serves /metrics and must know the scrape
+// token, and the writes (the token filled in once, the serverName) are optimistic
+// updates of the same values, which replicas cannot get wrong together.
+func (f *Fixer) NeedLeaderElection() bool { return false }
 
 // Start checks the objects now and then every Interval until ctx ends.
 func (f *Fixer) Start(ctx context.Context) error {
@@ -84,37 +88,46 @@ func (f *Fixer) Start(ctx context.Context) error {
 	}
 }
 
-// Fix makes one pass: the token Secret exists and the ServiceMonitor names this
-// namespace's metrics Service. It does both and returns what failed.
+// Fix makes one pass: the token Secret holds a scrape token, and the ServiceMonitor
+// names this namespace's metrics Service. It does both and returns what failed.
 func (f *Fixer) Fix(ctx context.Context) error {
-	return errors.Join(f.ensureTokenSecret(ctx), f.fixServiceMonitor(ctx))
+	return errors.Join(f.ensureToken(ctx), f.fixServiceMonitor(ctx))
 }
 
-// ensureTokenSecret creates the metrics reader's token Secret when it is missing,
-// once its ServiceAccount exists (before that, the token controller would delete it).
-func (f *Fixer) ensureTokenSecret(ctx context.Context) error {
+// ensureToken fills the token Secret, which the bundle ships empty, with a random
+// scrape token when it has none, and hands the token to the metrics filter. The
+// operator may not create Secrets: a Secret that is missing (deleted by hand) is
+// reported, and comes back when the bundle or config/openshift is applied again.
+func (f *Fixer) ensureToken(ctx context.Context) error {
 	key := client.ObjectKey{Namespace: f.Objects.Namespace, Name: f.Objects.TokenSecret}
-	err := f.Client.Get(ctx, key, &corev1.Secret{})
-	if err == nil || !apierrors.IsNotFound(err) {
+	secret := &corev1.Secret{}
+	if err := f.Client.Get(ctx, key, secret); err != nil {
+		if apierrors.IsNotFound(err) {
+			return fmt.Errorf("the metrics token Secret %s is missing, so the ServiceMonitor cannot scrape; apply it again from the bundle (or config/openshift)", key)
+		}
 		return err
 	}
-	sa := &corev1.ServiceAccount{}
-	if err := f.Client.Get(ctx, client.ObjectKey{Namespace: f.Objects.Namespace, Name: f.Objects.ReaderServiceAccount}, sa); err != nil {
-		return fmt.Errorf("the token Secret %s is missing and its ServiceAccount cannot be read yet: %w", f.Objects.TokenSecret, err)
+	token := string(secret.Data[TokenKey])
+	if token == "" {
+		v, err := newTokenValue()
+		if err != nil {
+			return err
+		}
+		if secret.Data == nil {
+			secret.Data = map[string][]byte{}
+		}
+		secret.Data[TokenKey] = []byte(v)
+		// Update with the resourceVersion read: another replica that filled it first
+		// wins, and this one reads its token on the next pass.
+		if err := f.Client.Update(ctx, secret); err != nil {
+			return fmt.Errorf("writing a scrape token into %s: %w", key, err)
+		}
+		f.Log.Info("wrote a new scrape token into the metrics token Secret", "secret", key.String())
+		token = v
 	}
-	secret := &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{
-			Namespace:   f.Objects.Namespace,
-			Name:        f.Objects.TokenSecret,
-			Labels:      map[string]string{"app.kubernetes.io/name": "ec2-operator"},
-			Annotations: map[string]string{corev1.ServiceAccountNameKey: sa.Name},
-		},
-		Type: corev1.SecretTypeServiceAccountToken,
+	if f.Token != nil {
+		f.Token.set(token)
 	}
-	if err := f.Client.Create(ctx, secret); err != nil && !apierrors.IsAlreadyExists(err) {
-		return fmt.Errorf("creating the token Secret %s: %w", f.Objects.TokenSecret, err)
-	}
-	f.Log.Info("created the metrics reader's token Secret", "secret", key.String())
 	return nil
 }
 

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/ec2-operator/ec2-operator/internal/credentials"
+	"github.com/ec2-operator/ec2-operator/internal/monitoring"
 )
 
 // deploymentStrategy returns the CSV's single deployment install strategy.
@@ -62,13 +63,6 @@ func TestCSVInstallStrategyIsTheKustomizeDeployment(t *testing.T) {
 		switch p.ServiceAccountName {
 		case managerSA:
 			gotCluster = append(gotCluster, p.Rules...)
-		case metricsReaderSA:
-			// The scraper's identity: OLM binds these rules to the ServiceAccount in the
-			// namespace it installs into, as config/openshift binds them in the suggested one.
-			want, _ := boundRules(t, append(objs, openshiftObjects(t)...), metricsReaderSA)
-			if !sameRules(p.Rules, want) {
-				t.Errorf("clusterPermissions of %s differ from config/openshift:\nCSV: %s\nconfig: %s", metricsReaderSA, mustJSON(p.Rules), mustJSON(want))
-			}
 		default:
 			t.Errorf("clusterPermissions for unexpected service account %q", p.ServiceAccountName)
 		}
@@ -88,9 +82,20 @@ func TestCSVInstallStrategyIsTheKustomizeDeployment(t *testing.T) {
 	if !hasRule(gotCluster, "cloudcredential.openshift.io", "credentialsrequests", "create") {
 		t.Error("the manager may not create CredentialsRequests (token-auth-aws)")
 	}
-	if !hasRule(gotNS, "", "secrets", "get") || hasRule(gotCluster, "", "secrets", "get") {
-		t.Error("the manager should read Secrets only in its own namespace (a Role, not a ClusterRole)")
+	// No Secret, ConfigMap or Lease in the CSV at all: OLM grants permissions in every
+	// target namespace and lifts them cluster-wide for AllNamespaces. What the manager
+	// needs in its own namespace are bundle objects (checked below).
+	for _, res := range []string{"secrets", "configmaps", "serviceaccounts"} {
+		for _, verb := range []string{"get", "list", "watch", "create", "update"} {
+			if hasRule(gotNS, "", res, verb) || hasRule(gotCluster, "", res, verb) {
+				t.Errorf("the CSV lets the manager %s %s", verb, res)
+			}
+		}
 	}
+	if hasRule(gotNS, "coordination.k8s.io", "leases", "create") || hasRule(gotCluster, "coordination.k8s.io", "leases", "create") {
+		t.Error("the CSV lets the manager create Leases; leader election's Role is a bundle object of its own namespace")
+	}
+	checkOwnNamespaceRBACIsBundled(t)
 	// Scope follows the OperatorGroup: OLM grants permissions in the target namespaces
 	// (and lifts them to cluster scope only for AllNamespaces), so EC2Instances and
 	// events must not be in clusterPermissions.
@@ -104,10 +109,79 @@ func TestCSVInstallStrategyIsTheKustomizeDeployment(t *testing.T) {
 	}
 }
 
+// checkOwnNamespaceRBACIsBundled: the Roles and RoleBindings of the manager's own
+// namespace are in the bundle as plain objects, exactly as config/bundle/own-namespace
+// renders them, with no namespace (OLM creates them in the install namespace) and
+// bound to the manager's ServiceAccount of that namespace.
+func checkOwnNamespaceRBACIsBundled(t *testing.T) {
+	t.Helper()
+	bundled := map[string]*unstructured.Unstructured{}
+	for _, o := range loadBundle(t).Objects {
+		if o.GetKind() == "Role" || o.GetKind() == "RoleBinding" {
+			bundled[o.GetKind()+"/"+o.GetName()] = o
+		}
+	}
+	want := kustomize(t, "config/bundle/own-namespace")
+	if len(bundled) != len(want) {
+		t.Errorf("the bundle has %d Roles and RoleBindings, config/bundle/own-namespace %d (run make bundle)", len(bundled), len(want))
+	}
+	for _, w := range want {
+		got, ok := bundled[w.GetKind()+"/"+w.GetName()]
+		if !ok {
+			t.Errorf("the bundle lacks %s %s (run make bundle)", w.GetKind(), w.GetName())
+			continue
+		}
+		if got.GetNamespace() != "" {
+			t.Errorf("bundled %s %s names namespace %q; OLM must create it in the install namespace", w.GetKind(), w.GetName(), got.GetNamespace())
+		}
+		for _, field := range []string{"rules", "roleRef", "subjects"} {
+			if mustJSON(got.Object[field]) != mustJSON(w.Object[field]) {
+				t.Errorf("bundled %s %s %s differ from config (run make bundle)", w.GetKind(), w.GetName(), field)
+			}
+		}
+		if w.GetKind() == "RoleBinding" {
+			var b rbacv1.RoleBinding
+			into(t, w.Object, &b)
+			if len(b.Subjects) != 1 || b.Subjects[0].Name != managerSA || b.Subjects[0].Namespace != "" {
+				t.Errorf("RoleBinding %s binds %+v, want the manager's ServiceAccount of its own namespace", b.Name, b.Subjects)
+			}
+		}
+	}
+}
+
+// TestOwnNamespaceRoleNamesTheOperatorsObjects: the own-namespace Role grants each
+// object by the name the code uses, so a renamed constant cannot silently leave the
+// manager without access (or with access to a name it no longer owns).
+func TestOwnNamespaceRoleNamesTheOperatorsObjects(t *testing.T) {
+	var role rbacv1.Role
+	into(t, find(t, kustomize(t, "config/bundle/own-namespace"), "Role", "ec2-operator-manager-own-namespace-role").Object, &role)
+	objects := monitoring.DefaultObjects(installNS)
+	want := map[string]string{
+		"secrets/" + credentials.DefaultSecretName:  "get",
+		"secrets/" + objects.TokenSecret:            "get,update",
+		"servicemonitors/" + objects.ServiceMonitor: "get,update",
+	}
+	got := map[string]string{}
+	for _, r := range role.Rules {
+		if len(r.ResourceNames) == 0 {
+			t.Errorf("own-namespace rule %v names no object", r)
+		}
+		for _, res := range r.Resources {
+			for _, name := range r.ResourceNames {
+				verbs := append([]string(nil), r.Verbs...)
+				sort.Strings(verbs)
+				got[res+"/"+name] = strings.Join(verbs, ",")
+			}
+		}
+	}
+	if mustJSON(got) != mustJSON(want) {
+		t.Errorf("own-namespace Role grants %v, the code needs %v", got, want)
+	}
+}
+
 // TestMakeDeployGrantsTheNamespacedRulesInEveryNamespace: `make deploy` watches every
 // namespace, so its all-namespaces ClusterRole must hold exactly the rules of the
-// generated Role that concern EC2Instances and events, and reading (not creating)
-// the Secrets and ConfigMaps of userDataFrom, no more and no fewer.
+// generated Role (EC2Instances and events), no more and no fewer.
 func TestMakeDeployGrantsTheNamespacedRulesInEveryNamespace(t *testing.T) {
 	objs := kustomize(t, "config/default")
 	var role rbacv1.Role
@@ -116,16 +190,6 @@ func TestMakeDeployGrantsTheNamespacedRulesInEveryNamespace(t *testing.T) {
 	for _, r := range role.Rules {
 		if len(r.ResourceNames) == 0 && (contains(r.APIGroups, "compute.ec2-operator.dev") || contains(r.APIGroups, "events.k8s.io")) {
 			want = append(want, r)
-		}
-		if len(r.ResourceNames) == 0 && contains(r.APIGroups, "") && (contains(r.Resources, "secrets") || contains(r.Resources, "configmaps")) {
-			read := r
-			read.Verbs = nil
-			for _, v := range r.Verbs {
-				if v == "get" || v == "list" || v == "watch" {
-					read.Verbs = append(read.Verbs, v)
-				}
-			}
-			want = append(want, read)
 		}
 	}
 	var all rbacv1.ClusterRole

@@ -32,8 +32,6 @@ const (
 	installNS      = "ec2-operator-system"
 	managerSA      = "ec2-operator-controller-manager"
 	metricsService = "ec2-operator-controller-manager-metrics-service"
-	// metricsReaderSA is the identity whose token the ServiceMonitor sends.
-	metricsReaderSA = "ec2-operator-metrics-reader"
 )
 
 var root = testenv.ProjectRoot()

@@ -2,29 +2,30 @@ package olm
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/ec2-operator/ec2-operator/internal/monitoring"
 )
 
 // TestTheManagerFixesTheMonitoringObjectsOfAnyInstallNamespace installs the bundle's
-// ServiceMonitor into a namespace other than the suggested one, as OLM does when the
-// user picks another, and runs the manager's monitoring fixer there with only the
-// namespaced RBAC the manager gets (the Role generated from its markers): the
-// ServiceMonitor names this namespace's metrics Service, and the metrics reader's
-// token Secret is created once its ServiceAccount exists, and again after the token
-// controller deleted it.
+// ServiceMonitor and empty token Secret into a namespace other than the suggested one,
+// as OLM does when the user picks another, and runs the manager's monitoring fixer
+// there with only the Role the bundle gives the manager in its own namespace: the
+// ServiceMonitor names this namespace's metrics Service, the token Secret gets a scrape
+// token once and keeps it, and the metrics filter admits exactly that token. A deleted
+// Secret is reported, not created: the manager may create no Secret.
 func TestTheManagerFixesTheMonitoringObjectsOfAnyInstallNamespace(t *testing.T) {
 	cfg := apiServer(t)
 	admin, err := client.New(cfg, client.Options{Scheme: scheme.Scheme})
@@ -32,34 +33,21 @@ func TestTheManagerFixesTheMonitoringObjectsOfAnyInstallNamespace(t *testing.T) 
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	nsObj := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "picked-by-the-user-"}}
-	if err := admin.Create(ctx, nsObj); err != nil {
-		t.Fatal(err)
-	}
-	ns := nsObj.Name
+	ns := newNamespace(t, admin, "picked-by-the-user-")
 
-	// The bundle's ServiceMonitor, as OLM creates it in the install namespace.
-	sm := find(t, openshiftObjects(t), "ServiceMonitor", "").DeepCopy()
-	sm.SetNamespace(ns)
-	sm.SetResourceVersion("")
-	if err := admin.Create(ctx, sm); err != nil {
-		t.Fatal(err)
-	}
-	// The manager's namespaced Role, bound to its ServiceAccount there.
-	const managerSA = "ec2-operator-controller-manager"
-	var role rbacv1.Role
-	into(t, find(t, kustomize(t, "config/default"), "Role", "ec2-operator-manager-role").Object, &role)
-	role.Namespace, role.ResourceVersion = ns, ""
-	if err := admin.Create(ctx, &role); err != nil {
-		t.Fatal(err)
-	}
-	binding := &rbacv1.RoleBinding{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "manager"},
-		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: role.Name},
-		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: managerSA, Namespace: ns}},
-	}
-	if err := admin.Create(ctx, binding); err != nil {
-		t.Fatal(err)
+	// The bundle's ServiceMonitor and token Secret, and the manager's own-namespace
+	// Roles and RoleBindings, as OLM creates them in the install namespace.
+	var installed []*unstructured.Unstructured
+	installed = append(installed, find(t, openshiftObjects(t), "ServiceMonitor", "").DeepCopy())
+	installed = append(installed, find(t, openshiftObjects(t), "Secret", monitoring.DefaultObjects(ns).TokenSecret).DeepCopy())
+	installed = append(installed, kustomize(t, "config/bundle/own-namespace")...)
+	var sm *unstructured.Unstructured
+	for _, o := range installed {
+		o.SetNamespace(ns)
+		create(t, admin, o)
+		if o.GetKind() == "ServiceMonitor" {
+			sm = o
+		}
 	}
 	asManager := rest.CopyConfig(cfg)
 	asManager.Impersonate = rest.ImpersonationConfig{UserName: "system:serviceaccount:" + ns + ":" + managerSA}
@@ -68,50 +56,46 @@ func TestTheManagerFixesTheMonitoringObjectsOfAnyInstallNamespace(t *testing.T) 
 		t.Fatal(err)
 	}
 	objects := monitoring.DefaultObjects(ns)
-	fixer := &monitoring.Fixer{Client: c, Objects: objects, Log: logr.Discard()}
-
-	// OLM has not created the reader's ServiceAccount yet: no Secret (the token
-	// controller would delete it), but the ServiceMonitor is fixed already.
-	if err := fixer.Fix(ctx); err == nil || !strings.Contains(err.Error(), "ServiceAccount") {
-		t.Fatalf("a pass before the ServiceAccount exists: %v, want an error about the ServiceAccount", err)
+	token := &monitoring.ScrapeToken{}
+	fixer := &monitoring.Fixer{Client: c, Objects: objects, Log: logr.Discard(), Token: token}
+	if err := fixer.Fix(ctx); err != nil {
+		t.Fatal(err)
 	}
 	if got := serverNames(t, admin, sm); len(got) != 1 || got[0] != objects.ServerName() {
 		t.Errorf("ServiceMonitor serverName %v, want %s", got, objects.ServerName())
 	}
 	secretKey := client.ObjectKey{Namespace: ns, Name: objects.TokenSecret}
-	if err := admin.Get(ctx, secretKey, &corev1.Secret{}); err == nil {
-		t.Error("the token Secret was created before its ServiceAccount")
-	}
-
-	if err := admin.Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: objects.ReaderServiceAccount}}); err != nil {
-		t.Fatal(err)
-	}
-	if err := fixer.Fix(ctx); err != nil {
-		t.Fatal(err)
-	}
 	var secret corev1.Secret
 	if err := admin.Get(ctx, secretKey, &secret); err != nil {
 		t.Fatal(err)
 	}
-	if secret.Type != corev1.SecretTypeServiceAccountToken || secret.Annotations[corev1.ServiceAccountNameKey] != objects.ReaderServiceAccount {
-		t.Errorf("token Secret %+v is not a token of %s", secret, objects.ReaderServiceAccount)
+	value := string(secret.Data[monitoring.TokenKey])
+	if secret.Type != corev1.SecretTypeOpaque || len(value) < 40 {
+		t.Fatalf("token Secret of type %s holds %d characters, want an Opaque Secret with a random token", secret.Type, len(value))
 	}
+	checkScrapeFilter(t, token, value)
 
-	// The token controller deleted it (it was created before the ServiceAccount in an
-	// earlier install): the next pass creates it again. A pass with nothing to fix
-	// writes nothing.
-	if err := admin.Delete(ctx, &secret); err != nil {
-		t.Fatal(err)
-	}
-	before := resourceVersion(t, admin, sm)
+	// A pass with nothing to fix writes nothing, and keeps the token.
+	before, beforeSecret := resourceVersion(t, admin, sm), secret.ResourceVersion
 	if err := fixer.Fix(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if err := admin.Get(ctx, secretKey, &corev1.Secret{}); err != nil {
-		t.Errorf("the deleted token Secret was not created again: %v", err)
-	}
 	if after := resourceVersion(t, admin, sm); after != before {
 		t.Errorf("a pass with nothing to fix updated the ServiceMonitor (%s -> %s)", before, after)
+	}
+	if err := admin.Get(ctx, secretKey, &secret); err != nil || secret.ResourceVersion != beforeSecret {
+		t.Errorf("a pass with nothing to fix rewrote the token Secret (%v)", err)
+	}
+
+	// Deleted by hand: reported, and not created again.
+	if err := admin.Delete(ctx, &secret); err != nil {
+		t.Fatal(err)
+	}
+	if err := fixer.Fix(ctx); err == nil || !strings.Contains(err.Error(), objects.TokenSecret) {
+		t.Errorf("a pass without the token Secret: %v, want an error naming it", err)
+	}
+	if err := admin.Get(ctx, secretKey, &corev1.Secret{}); err == nil {
+		t.Error("the manager created the deleted token Secret again: it must not be able to create Secrets")
 	}
 
 	// Start runs passes until its context ends.
@@ -120,6 +104,46 @@ func TestTheManagerFixesTheMonitoringObjectsOfAnyInstallNamespace(t *testing.T) 
 	fixer.Interval, fixer.Retry = 100*time.Millisecond, 100*time.Millisecond
 	if err := fixer.Start(runCtx); err != nil {
 		t.Errorf("Start: %v", err)
+	}
+}
+
+// checkScrapeFilter serves a handler behind the scrape token's filter, with a
+// Kubernetes check that refuses everyone: the token is admitted, anything else goes
+// to that check.
+func checkScrapeFilter(t *testing.T, token *monitoring.ScrapeToken, value string) {
+	t.Helper()
+	refuse := func(*rest.Config, *http.Client) (metricsserver.Filter, error) {
+		return func(_ logr.Logger, _ http.Handler) (http.Handler, error) {
+			return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusForbidden) }), nil
+		}, nil
+	}
+	filter, err := token.Filter(refuse)(nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := filter(logr.Discard(), http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		auth string
+		want int
+	}{
+		{"Bearer " + value, http.StatusOK},
+		{"Bearer " + value + "x", http.StatusForbidden},
+		{"Bearer ", http.StatusForbidden},
+		{"", http.StatusForbidden},
+		{"Basic " + value, http.StatusForbidden},
+	} {
+		req := httptest.NewRequest(http.MethodGet, "/metrics", nil)
+		if tc.auth != "" {
+			req.Header.Set("Authorization", tc.auth)
+		}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code != tc.want {
+			t.Errorf("Authorization %q: status %d, want %d", strings.Replace(tc.auth, value, "<token>", 1), rec.Code, tc.want)
+		}
 	}
 }
 

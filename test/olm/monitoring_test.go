@@ -20,6 +20,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/ec2-operator/ec2-operator/internal/metrics"
+	"github.com/ec2-operator/ec2-operator/internal/monitoring"
 )
 
 // runtimeMetrics are the controller-runtime and process metrics the manager's registry
@@ -154,16 +155,21 @@ func TestServiceMonitorSatisfiesUserWorkloadMonitoring(t *testing.T) {
 	if cm.GetAnnotations()["service.beta.openshift.io/inject-cabundle"] != "true" {
 		t.Errorf("ConfigMap %s is not annotated for service-ca injection", cm.GetName())
 	}
+	// The token is the manager's scrape token (internal/monitoring): an Opaque Secret
+	// the bundle ships empty, and the name the manager fills in.
 	secret := find(t, objs, "Secret", ep.Authorization.Credentials.Name)
 	var s corev1.Secret
 	into(t, secret.Object, &s)
-	scraperSA := s.Annotations[corev1.ServiceAccountNameKey]
-	if s.Type != corev1.SecretTypeServiceAccountToken || scraperSA == "" {
-		t.Fatalf("Secret %s is not a service account token Secret", s.Name)
+	if s.Type != corev1.SecretTypeOpaque || len(s.Data)+len(s.StringData) != 0 {
+		t.Errorf("Secret %s is not an empty Opaque Secret for the manager to fill", s.Name)
 	}
-	find(t, objs, "ServiceAccount", scraperSA)
+	if s.Name != monitoring.DefaultObjects(installNS).TokenSecret || ep.Authorization.Credentials.Key != monitoring.TokenKey {
+		t.Errorf("the ServiceMonitor reads %s/%s; the manager writes its token to %s/%s", s.Name, ep.Authorization.Credentials.Key,
+			monitoring.DefaultObjects(installNS).TokenSecret, monitoring.TokenKey)
+	}
 
-	// The scrapers are bound to the metrics-reader ClusterRole that config/rbac defines.
+	// The user-workload Prometheus's own identity is bound to a ClusterRole that allows
+	// GET /metrics, for scrape configurations that authenticate as Prometheus.
 	defaults := kustomize(t, "config/default")
 	subjects := map[string]bool{}
 	for _, o := range objs {
@@ -182,10 +188,8 @@ func TestServiceMonitorSatisfiesUserWorkloadMonitoring(t *testing.T) {
 			subjects[sub.Namespace+"/"+sub.Name] = true
 		}
 	}
-	for _, want := range []string{installNS + "/" + scraperSA, "openshift-user-workload-monitoring/prometheus-user-workload"} {
-		if !subjects[want] {
-			t.Errorf("metrics-reader is not bound to %s", want)
-		}
+	if want := "openshift-user-workload-monitoring/prometheus-user-workload"; !subjects[want] {
+		t.Errorf("no metrics reader role is bound to %s", want)
 	}
 
 	// The ServiceMonitor selects the metrics Service by its labels and named port.

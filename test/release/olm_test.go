@@ -23,6 +23,7 @@ import (
 	authorizationv1 "k8s.io/api/authorization/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -238,23 +239,19 @@ func TestOLMResolvesTheOperatorFromTheCatalogImageAndUnpacksTheDigestPinnedBundl
 	t.Logf("OLM created Deployment %s/%s running %s; its pod needs a kubelet, which envtest has not", target.Name, deployment, image)
 
 	// 6. Monitoring in the namespace OLM installed into (not the suggested one): the
-	// ServiceMonitor's token identity exists there and may read /metrics, through the
-	// CSV's clusterPermissions that OLM bound in this namespace.
-	reader := "system:serviceaccount:" + target.Name + ":ec2-operator-metrics-reader"
+	// ServiceMonitor's token Secret is there, an empty Opaque Secret for the manager to
+	// fill, and the manager's own-namespace Roles are bound there, not in the CSV.
 	eventually(t, 120*time.Second, func() string {
-		if err := k8s.Get(ctx, client.ObjectKey{Namespace: target.Name, Name: "ec2-operator-metrics-reader"}, &corev1.ServiceAccount{}); err != nil {
-			return "the metrics reader's ServiceAccount: " + err.Error()
+		var secret corev1.Secret
+		if err := k8s.Get(ctx, client.ObjectKey{Namespace: target.Name, Name: "ec2-operator-metrics-token"}, &secret); err != nil {
+			return "the metrics token Secret: " + err.Error()
 		}
-		sar := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
-			User:                  reader,
-			Groups:                []string{"system:serviceaccounts", "system:serviceaccounts:" + target.Name, "system:authenticated"},
-			NonResourceAttributes: &authorizationv1.NonResourceAttributes{Path: "/metrics", Verb: "get"},
-		}}
-		if err := k8s.Create(ctx, sar); err != nil {
-			return err.Error()
+		if secret.Type != corev1.SecretTypeOpaque {
+			t.Fatalf("the metrics token Secret is of type %s, want Opaque", secret.Type)
 		}
-		if !sar.Status.Allowed {
-			return fmt.Sprintf("%s may not GET /metrics: %s", reader, sar.Status.Reason)
+		var binding rbacv1.RoleBinding
+		if err := k8s.Get(ctx, client.ObjectKey{Namespace: target.Name, Name: "ec2-operator-manager-own-namespace-rolebinding"}, &binding); err != nil {
+			return "the manager's own-namespace RoleBinding: " + err.Error()
 		}
 		return ""
 	})

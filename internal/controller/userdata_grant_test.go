@@ -1,0 +1,152 @@
+package controller
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+
+	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
+	"github.com/ec2-operator/ec2-operator/internal/testenv"
+)
+
+// operatorSA is the manager's ServiceAccount, as the bundle and config/ name it.
+const operatorSA = "ec2-operator-controller-manager"
+
+// asOperator makes the reconciler read userDataFrom sources as the operator's
+// ServiceAccount of namespace opNS, under the RBAC the API server really has, instead
+// of the test's admin identity; the namespace's grant is then what decides.
+func asOperator(t testing.TB, opNS string, ownSecrets ...string) func(*EC2InstanceReconciler) {
+	t.Helper()
+	installUserDataReaderRole(t)
+	cfg := rest.CopyConfig(env.Config)
+	cfg.Impersonate = rest.ImpersonationConfig{
+		UserName: "system:serviceaccount:" + opNS + ":" + operatorSA,
+		Groups:   []string{"system:serviceaccounts", "system:serviceaccounts:" + opNS, "system:authenticated"},
+	}
+	reader, err := client.New(cfg, client.Options{Scheme: scheme.Scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return func(r *EC2InstanceReconciler) {
+		r.APIReader = reader
+		r.Identity = Identity{Namespace: opNS, ServiceAccount: operatorSA, OwnSecrets: ownSecrets}
+	}
+}
+
+// installUserDataReaderRole creates the shipped ClusterRole
+// (config/rbac/userdata_reader_role.yaml) under the name kustomize gives it.
+func installUserDataReaderRole(t testing.TB) {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(testenv.ProjectRoot(), "config/rbac/userdata_reader_role.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var role rbacv1.ClusterRole
+	if err := yaml.UnmarshalStrict(data, &role); err != nil {
+		t.Fatal(err)
+	}
+	role.Name = UserDataReaderRole
+	admin, err := client.New(env.Config, client.Options{Scheme: scheme.Scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := admin.Create(context.Background(), &role); client.IgnoreAlreadyExists(err) != nil {
+		t.Fatal(err)
+	}
+}
+
+// grantUserData runs, in effect, the command the refusal names.
+func (h *harness) grantUserData(opNS string) {
+	h.t.Helper()
+	binding := &rbacv1.RoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Namespace: h.ns, Name: UserDataReaderRole},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: UserDataReaderRole},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: operatorSA, Namespace: opNS}},
+	}
+	if err := h.k8s.Create(context.Background(), binding); err != nil {
+		h.t.Fatal(err)
+	}
+}
+
+func TestUserDataFromWaitsForTheNamespacesGrantAndNamesTheCommand(t *testing.T) {
+	t.Parallel()
+	const opNS = "ec2-operator-system"
+	h := newHarness(t, harnessOptions{tweak: asOperator(t, opNS)})
+	h.createSecret("boot", "user-data", secretUserData)
+	obj := h.instance("needsgrant")
+	obj.Spec.UserDataFrom = &computev1alpha1.UserDataSource{SecretKeyRef: &computev1alpha1.KeySelector{Name: "boot", Key: "user-data"}}
+	h.create(obj)
+
+	got := h.waitCondition("needsgrant", computev1alpha1.ConditionStalled, metav1.ConditionTrue, computev1alpha1.ReasonUserDataNotGranted)
+	msg := findCondition(got, computev1alpha1.ConditionReady).Message
+	want := "kubectl create rolebinding ec2-operator-userdata-reader --namespace " + h.ns +
+		" --clusterrole=ec2-operator-userdata-reader --serviceaccount=" + opNS + ":" + operatorSA
+	if !strings.Contains(msg, want) {
+		t.Errorf("Ready says %q; want it to name the command %q", msg, want)
+	}
+	h.waitEvent("needsgrant", computev1alpha1.ReasonUserDataNotGranted)
+	if n := h.sim.Calls("RunInstances"); n != 0 {
+		t.Fatalf("RunInstances called %d times without the namespace's grant", n)
+	}
+
+	h.grantUserData(opNS)
+	got = h.waitReady("needsgrant")
+	if ud := string(h.simInstance(got.Status.InstanceID).UserData); ud != secretUserData {
+		t.Errorf("instance user data %q, want the Secret's", ud)
+	}
+}
+
+func TestUserDataFromNeverReadsTokensOrTheOperatorsOwnSecretsEvenWhenGranted(t *testing.T) {
+	t.Parallel()
+	// An OwnNamespace install: the tenant's objects live in the operator's namespace,
+	// next to its credentials, and the namespace granted reading its Secrets.
+	h := newHarness(t, harnessOptions{})
+	h.stopManager()
+	h.opts.tweak = asOperator(t, h.ns, "ec2-operator-aws-credentials")
+	h.startManager()
+	h.grantUserData(h.ns)
+	h.createSecret("ec2-operator-aws-credentials", "credentials", "[default]\naws_secret_access_key = do-not-ship\n")
+	token := &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Name: "builder-token", Namespace: h.ns,
+			Annotations: map[string]string{corev1.ServiceAccountNameKey: "builder"}},
+		Type: corev1.SecretTypeServiceAccountToken,
+		Data: map[string][]byte{"token": []byte("a-kubernetes-token")},
+	}
+	if err := h.k8s.Create(context.Background(), token); err != nil {
+		t.Fatal(err)
+	}
+	for name, key := range map[string]string{"own": "ec2-operator-aws-credentials", "token": "builder-token"} {
+		obj := h.instance(name)
+		obj.Spec.UserDataFrom = &computev1alpha1.UserDataSource{SecretKeyRef: &computev1alpha1.KeySelector{Name: key, Key: "token"}}
+		if key == "ec2-operator-aws-credentials" {
+			obj.Spec.UserDataFrom.SecretKeyRef.Key = "credentials"
+		}
+		h.create(obj)
+	}
+	for _, name := range []string{"own", "token"} {
+		h.waitCondition(name, computev1alpha1.ConditionStalled, metav1.ConditionTrue, computev1alpha1.ReasonUserDataSourceRefused)
+	}
+
+	// The grant works for an ordinary Secret, so the refusals are the rule's, not RBAC's.
+	h.createSecret("boot", "user-data", secretUserData)
+	ok := h.instance("ordinary")
+	ok.Spec.UserDataFrom = &computev1alpha1.UserDataSource{SecretKeyRef: &computev1alpha1.KeySelector{Name: "boot", Key: "user-data"}}
+	h.create(ok)
+	got := h.waitReady("ordinary")
+	if n := h.sim.Calls("RunInstances"); n != 1 {
+		t.Errorf("RunInstances called %d times, want 1 (only the ordinary Secret's object)", n)
+	}
+	if ud := string(h.simInstance(got.Status.InstanceID).UserData); ud != secretUserData {
+		t.Errorf("instance user data %q, want the ordinary Secret's", ud)
+	}
+}

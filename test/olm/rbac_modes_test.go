@@ -1,0 +1,301 @@
+package olm
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	operatorsv1alpha1 "github.com/operator-framework/api/pkg/operators/v1alpha1"
+	authorizationv1 "k8s.io/api/authorization/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/kubernetes/scheme"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/ec2-operator/ec2-operator/internal/controller"
+	"github.com/ec2-operator/ec2-operator/internal/credentials"
+	"github.com/ec2-operator/ec2-operator/internal/monitoring"
+)
+
+// installMode is one way the operator is installed, and the namespaces it then has.
+type installMode struct {
+	name string
+	// grant creates, as admin, what this install mode grants the manager's
+	// ServiceAccount in opNS (and target, the namespace the OperatorGroup targets).
+	grant        func(t *testing.T, c client.Client, m *installMode)
+	opNS, target string
+}
+
+// TestNoInstallModeLetsTheManagerMintTokensOrReadOtherSecrets grants the manager's
+// ServiceAccount exactly what each install mode grants (OLM's OwnNamespace,
+// SingleNamespace and AllNamespaces installs of the bundle, OLM's lifting of the CSV's
+// permissions included, and `make deploy`), then asks the API server with
+// SubjectAccessReviews what that identity may do. It may create no Secret and no
+// token anywhere, list or watch Secrets nowhere, get no Secret outside its own
+// namespace (not even one named like its own), and touch no other CredentialsRequest;
+// the positive checks keep the test honest (a broken grant would deny everything).
+func TestNoInstallModeLetsTheManagerMintTokensOrReadOtherSecrets(t *testing.T) {
+	cfg := apiServer(t)
+	admin, err := client.New(cfg, client.Options{Scheme: scheme.Scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	csv := loadCSV(t)
+	bundleObjs := loadBundle(t).Objects
+	modes := []*installMode{
+		{name: "own", grant: func(t *testing.T, c client.Client, m *installMode) {
+			grantBundle(t, c, m, csv, bundleObjs, []string{m.opNS})
+		}},
+		{name: "single", grant: func(t *testing.T, c client.Client, m *installMode) {
+			grantBundle(t, c, m, csv, bundleObjs, []string{m.opNS, m.target})
+		}},
+		{name: "all", grant: func(t *testing.T, c client.Client, m *installMode) {
+			grantBundle(t, c, m, csv, bundleObjs, nil)
+		}},
+		{name: "deploy", grant: func(t *testing.T, c client.Client, m *installMode) {
+			grantDeploy(t, c, m)
+		}},
+	}
+	other := newNamespace(t, admin, "rbac-other-")
+	for _, m := range modes {
+		t.Run(m.name, func(t *testing.T) {
+			m.opNS = newNamespace(t, admin, "rbac-"+m.name+"-")
+			m.target = m.opNS
+			if m.name != "own" {
+				m.target = newNamespace(t, admin, "rbac-"+m.name+"-target-")
+			}
+			m.grant(t, admin, m)
+			checkManagerAccess(t, admin, m, other)
+		})
+	}
+}
+
+// checkManagerAccess asks, as the manager of install mode m, what it may do.
+func checkManagerAccess(t *testing.T, c client.Client, m *installMode, other string) {
+	t.Helper()
+	sa := "system:serviceaccount:" + m.opNS + ":" + managerSA
+	objects := monitoring.DefaultObjects(m.opNS)
+	type access struct {
+		verb, group, resource, subresource, ns, name string
+	}
+	denied := []access{
+		{verb: "create", resource: "secrets", ns: m.opNS},
+		{verb: "create", resource: "secrets", ns: m.target},
+		{verb: "create", resource: "secrets", ns: "kube-system"},
+		{verb: "create", resource: "secrets"},
+		{verb: "create", resource: "serviceaccounts", subresource: "token", ns: m.opNS, name: "default"},
+		{verb: "create", resource: "serviceaccounts", subresource: "token", ns: "kube-system", name: "default"},
+		{verb: "get", resource: "secrets", ns: m.opNS, name: "some-other-secret"},
+		{verb: "get", resource: "secrets", ns: other, name: credentials.DefaultSecretName},
+		{verb: "get", resource: "secrets", ns: other, name: objects.TokenSecret},
+		{verb: "get", resource: "secrets", ns: m.target, name: "tenant-secret"},
+		{verb: "update", resource: "secrets", ns: other, name: objects.TokenSecret},
+		{verb: "update", group: "monitoring.coreos.com", resource: "servicemonitors", ns: other, name: objects.ServiceMonitor},
+		{verb: "get", group: "cloudcredential.openshift.io", resource: "credentialsrequests", ns: credentials.DefaultRequestNamespace, name: "another-operator"},
+		{verb: "update", group: "cloudcredential.openshift.io", resource: "credentialsrequests", ns: credentials.DefaultRequestNamespace, name: "another-operator"},
+		{verb: "update", group: "coordination.k8s.io", resource: "leases", ns: other, name: "ec2-operator.ec2-operator.dev"},
+		{verb: "update", group: "coordination.k8s.io", resource: "leases", ns: m.opNS, name: "another-lease"},
+	}
+	for _, verb := range []string{"list", "watch"} {
+		for _, ns := range []string{"", m.opNS, m.target, other} {
+			denied = append(denied, access{verb: verb, resource: "secrets", ns: ns}, access{verb: verb, resource: "configmaps", ns: ns})
+		}
+	}
+	allowed := []access{
+		{verb: "get", resource: "secrets", ns: m.opNS, name: credentials.DefaultSecretName},
+		{verb: "update", resource: "secrets", ns: m.opNS, name: objects.TokenSecret},
+		{verb: "update", group: "monitoring.coreos.com", resource: "servicemonitors", ns: m.opNS, name: objects.ServiceMonitor},
+		{verb: "update", group: "cloudcredential.openshift.io", resource: "credentialsrequests", ns: credentials.DefaultRequestNamespace, name: credentials.DefaultRequestName},
+		{verb: "update", group: "coordination.k8s.io", resource: "leases", ns: m.opNS, name: "ec2-operator.ec2-operator.dev"},
+		{verb: "watch", group: "compute.ec2-operator.dev", resource: "ec2instances", ns: m.target},
+		{verb: "patch", group: "compute.ec2-operator.dev", resource: "ec2instances", subresource: "status", ns: m.target},
+	}
+	ask := func(a access) bool {
+		t.Helper()
+		sar := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
+			User:   sa,
+			Groups: []string{"system:serviceaccounts", "system:serviceaccounts:" + m.opNS, "system:authenticated"},
+			ResourceAttributes: &authorizationv1.ResourceAttributes{
+				Verb: a.verb, Group: a.group, Resource: a.resource, Subresource: a.subresource, Namespace: a.ns, Name: a.name,
+			},
+		}}
+		if err := c.Create(context.Background(), sar); err != nil {
+			t.Fatal(err)
+		}
+		return sar.Status.Allowed
+	}
+	describe := func(a access) string {
+		where := "cluster-wide"
+		if a.ns != "" {
+			where = "in " + a.ns
+		}
+		return strings.TrimSpace(fmt.Sprintf("%s %s/%s %s %s", a.verb, a.resource, a.subresource, a.name, where))
+	}
+	for _, a := range denied {
+		if ask(a) {
+			t.Errorf("%s install: the manager may %s", m.name, describe(a))
+		}
+	}
+	for _, a := range allowed {
+		if !ask(a) {
+			t.Errorf("%s install: the manager may not %s, which it needs", m.name, describe(a))
+		}
+	}
+	checkUserDataGrant(t, c, m, func(ns, name, verb string) bool {
+		return ask(access{verb: verb, resource: "secrets", ns: ns, name: name})
+	})
+}
+
+// checkUserDataGrant binds the shipped userdata-reader ClusterRole in a tenant
+// namespace, as the README tells its admin to: then, and only there, the manager may
+// get (not list) its Secrets.
+func checkUserDataGrant(t *testing.T, c client.Client, m *installMode, may func(ns, name, verb string) bool) {
+	t.Helper()
+	tenant := newNamespace(t, c, "rbac-"+m.name+"-tenant-")
+	if may(tenant, "boot", "get") {
+		t.Fatalf("%s install: the manager may read a tenant's Secret before the tenant granted it", m.name)
+	}
+	create(t, c, &rbacv1.RoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Namespace: tenant, Name: controller.UserDataReaderRole},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: controller.UserDataReaderRole},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: managerSA, Namespace: m.opNS}},
+	})
+	if !may(tenant, "boot", "get") {
+		t.Errorf("%s install: the tenant's grant does not let the manager read its Secret", m.name)
+	}
+	if may(tenant, "", "list") {
+		t.Errorf("%s install: the tenant's grant lets the manager list its Secrets", m.name)
+	}
+}
+
+// grantBundle creates what OLM creates for the bundle's CSV and RBAC objects when the
+// OperatorGroup targets namespaces (nil: all namespaces). The CSV's clusterPermissions
+// become a ClusterRole and ClusterRoleBinding; its permissions a Role and RoleBinding
+// in the operator's namespace, copied into each target namespace, or lifted to a
+// ClusterRole and ClusterRoleBinding for AllNamespaces; the bundle's own RBAC objects
+// are created as they are, the namespaced ones in the operator's namespace.
+func grantBundle(t *testing.T, c client.Client, m *installMode, csv *operatorsv1alpha1.ClusterServiceVersion,
+	objs []*unstructured.Unstructured, targets []string) {
+	t.Helper()
+	strategy := csv.Spec.InstallStrategy.StrategySpec
+	for i, p := range strategy.ClusterPermissions {
+		bindCluster(t, c, fmt.Sprintf("%s-%s-cluster-%d", packageName, m.name, i), p.Rules, p.ServiceAccountName, m.opNS)
+	}
+	for i, p := range strategy.Permissions {
+		if targets == nil {
+			bindCluster(t, c, fmt.Sprintf("%s-%s-lifted-%d", packageName, m.name, i), p.Rules, p.ServiceAccountName, m.opNS)
+		}
+		for _, ns := range append([]string{m.opNS}, targets...) {
+			bindNamespaced(t, c, ns, fmt.Sprintf("%s-permissions-%d", packageName, i), p.Rules, p.ServiceAccountName, m.opNS)
+		}
+	}
+	for _, o := range objs {
+		switch o.GetKind() {
+		case "Role", "RoleBinding":
+			obj := o.DeepCopy()
+			obj.SetNamespace(m.opNS)
+			create(t, c, obj)
+		case "ClusterRoleBinding":
+			var b rbacv1.ClusterRoleBinding
+			into(t, o.Object, &b)
+			for _, s := range b.Subjects {
+				if s.Kind == rbacv1.ServiceAccountKind && s.Name == managerSA {
+					t.Errorf("the bundle binds a ClusterRole to the manager outside the CSV: %s", b.Name)
+				}
+			}
+		case "ClusterRole":
+			// The bundle's ClusterRoles are for people (and the userdata-reader role for
+			// namespace admins); created once, as OLM would.
+			obj := o.DeepCopy()
+			if err := c.Create(context.Background(), obj); client.IgnoreAlreadyExists(err) != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
+// grantDeploy creates the RBAC of `make deploy` (config/default), moved into the mode's
+// namespace: every cluster-scoped role gets the mode's suffix.
+func grantDeploy(t *testing.T, c client.Client, m *installMode) {
+	t.Helper()
+	for _, o := range kustomize(t, "config/default") {
+		switch o.GetKind() {
+		case "Role":
+			obj := o.DeepCopy()
+			obj.SetNamespace(m.opNS)
+			create(t, c, obj)
+		case "RoleBinding":
+			var b rbacv1.RoleBinding
+			into(t, o.Object, &b)
+			retargetSubjects(b.Subjects, m.opNS)
+			b.Namespace = m.opNS
+			create(t, c, &b)
+		case "ClusterRole":
+			obj := o.DeepCopy()
+			obj.SetName(obj.GetName() + "-" + m.name)
+			create(t, c, obj)
+		case "ClusterRoleBinding":
+			var b rbacv1.ClusterRoleBinding
+			into(t, o.Object, &b)
+			b.Name += "-" + m.name
+			b.RoleRef.Name += "-" + m.name
+			retargetSubjects(b.Subjects, m.opNS)
+			create(t, c, &b)
+		}
+	}
+	// The userdata-reader role under the name the README's command binds.
+	var ud rbacv1.ClusterRole
+	into(t, find(t, kustomize(t, "config/default"), "ClusterRole", controller.UserDataReaderRole).Object, &ud)
+	if err := c.Create(context.Background(), &ud); client.IgnoreAlreadyExists(err) != nil {
+		t.Fatal(err)
+	}
+}
+
+// retargetSubjects moves the manager's ServiceAccount subjects into ns.
+func retargetSubjects(subjects []rbacv1.Subject, ns string) {
+	for i := range subjects {
+		if subjects[i].Kind == rbacv1.ServiceAccountKind && subjects[i].Namespace == installNS {
+			subjects[i].Namespace = ns
+		}
+	}
+}
+
+func bindCluster(t *testing.T, c client.Client, name string, rules []rbacv1.PolicyRule, sa, ns string) {
+	t.Helper()
+	create(t, c, &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: name}, Rules: rules})
+	create(t, c, &rbacv1.ClusterRoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: name},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: sa, Namespace: ns}},
+	})
+}
+
+func bindNamespaced(t *testing.T, c client.Client, ns, name string, rules []rbacv1.PolicyRule, sa, saNS string) {
+	t.Helper()
+	create(t, c, &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Rules: rules})
+	create(t, c, &rbacv1.RoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: name},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: sa, Namespace: saNS}},
+	})
+}
+
+func create(t *testing.T, c client.Client, obj client.Object) {
+	t.Helper()
+	obj.SetResourceVersion("")
+	if err := c.Create(context.Background(), obj); err != nil {
+		t.Fatalf("creating %T %s: %v", obj, obj.GetName(), err)
+	}
+}
+
+func newNamespace(t *testing.T, c client.Client, prefix string) string {
+	t.Helper()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: prefix}}
+	if err := c.Create(context.Background(), ns); err != nil {
+		t.Fatal(err)
+	}
+	return ns.Name
+}
