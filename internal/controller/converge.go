@@ -55,9 +55,16 @@ func (r *EC2InstanceReconciler) converge(ctx context.Context, s *instanceScope, 
 		s.notReady(computev1alpha1.ReasonOwnedByAnother, msg)
 		return ctrl.Result{RequeueAfter: r.resyncAfter()}, nil
 	}
+	// Another cluster's tag (a status restored from that cluster's backup, a cluster
+	// ID changed by hand): that cluster's operator manages the instance.
+	if r.claimOf(s, inst.Tags) == claimOtherCluster {
+		return r.instanceExists(s, otherClusterMessage(inst, r.ClusterID, "not changing it")), nil
+	}
 
 	var failed aspectFailures
-	if err := r.syncTags(ctx, s, inst); err != nil {
+	if err := r.tagWithCluster(ctx, s, inst); err != nil {
+		failed.add("tags", err)
+	} else if err := r.syncTags(ctx, s, inst); err != nil {
 		failed.add("tags", err)
 	}
 
@@ -276,7 +283,7 @@ func (r *EC2InstanceReconciler) settle(s *instanceScope, inst *ec2.Instance, whi
 // syncTags applies the desired tags to the instance and its volumes, and removes only
 // the tags the operator applied before that have left the spec.
 func (r *EC2InstanceReconciler) syncTags(ctx context.Context, s *instanceScope, inst *ec2.Instance) error {
-	desired := desiredTags(s.obj)
+	desired := desiredTags(s.obj, r.ClusterID)
 	toSet, toDelete := ec2.TagDiff(desired, inst.Tags, s.obj.Status.ManagedTagKeys)
 	resources := append([]string{inst.ID}, launchVolumes(s, inst)...)
 	// One event for the pass, naming what was set and what was removed: two events

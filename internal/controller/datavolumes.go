@@ -175,7 +175,7 @@ func (r *EC2InstanceReconciler) createVolume(ctx context.Context, p *volumePass,
 			return err
 		}
 	}
-	tags := desiredTags(s.obj)
+	tags := desiredTags(s.obj, r.ClusterID)
 	tags[ec2.TagDevice] = v.DeviceName
 	vol, err := s.ec2.CreateVolume(ctx, inst.AvailabilityZone, e.ClientToken, volumeRequest(v), tags)
 	if err != nil {
@@ -229,6 +229,9 @@ func (r *EC2InstanceReconciler) removeVolume(ctx context.Context, p *volumePass,
 			return err
 		}
 		for _, vol := range found {
+			if r.claimOf(s, vol.Tags) != claimOurs {
+				continue
+			}
 			if vol.AttachedTo == "" || vol.AttachedTo == inst.ID {
 				e.VolumeID = vol.ID
 				p.described[vol.ID] = vol
@@ -283,13 +286,14 @@ func (r *EC2InstanceReconciler) disposeVolume(ctx context.Context, s *instanceSc
 	return nil
 }
 
-// releaseResources removes the ownership tags from resources the operator lets go of
-// and marks them with the instance they came from.
+// releaseResources marks resources the operator lets go of with the instance they
+// came from and removes their ownership tags. The mark goes first: the IAM policy
+// allows tagging only while the resource still carries this cluster's tag.
 func releaseResources(ctx context.Context, s *instanceScope, instanceID string, ids ...string) error {
-	if err := s.ec2.DeleteTags(ctx, ids, []string{ec2.TagOwnerUID, ec2.TagOwnerNamespace, ec2.TagOwnerName}); err != nil {
+	if err := s.ec2.CreateTags(ctx, ids, map[string]string{ec2.TagReleased: instanceID}); err != nil {
 		return err
 	}
-	return s.ec2.CreateTags(ctx, ids, map[string]string{ec2.TagReleased: instanceID})
+	return s.ec2.DeleteTags(ctx, ids, ec2.OwnershipTagKeys())
 }
 
 // observe copies what DescribeVolumes said about the entry's volume, if it was read.

@@ -34,6 +34,11 @@ func (r *EC2InstanceReconciler) reconcileDelete(ctx context.Context, s *instance
 			inst.ID, inst.Tags[ec2.TagOwnerNamespace], inst.Tags[ec2.TagOwnerName]))
 		return ctrl.Result{}, r.release(ctx, s)
 	}
+	if r.claimOf(s, inst.Tags) == claimOtherCluster {
+		// That cluster's operator manages it; deleting this object must not touch it.
+		r.event(s, corev1.EventTypeNormal, "Released", otherClusterMessage(inst, r.ClusterID, "left untouched"))
+		return ctrl.Result{}, r.release(ctx, s)
+	}
 
 	if s.obj.Spec.DeletionPolicy == computev1alpha1.DeletionPolicyRetain {
 		return r.retain(ctx, s, inst)
@@ -117,8 +122,7 @@ func (r *EC2InstanceReconciler) instanceForDeletion(ctx context.Context, s *inst
 // retain releases the instance: the ownership tags go, so another EC2Instance can adopt
 // it, and the instance keeps running.
 func (r *EC2InstanceReconciler) retain(ctx context.Context, s *instanceScope, inst *ec2.Instance) (ctrl.Result, error) {
-	keys := []string{ec2.TagOwnerUID, ec2.TagOwnerNamespace, ec2.TagOwnerName}
-	if err := s.ec2.DeleteTags(ctx, append([]string{inst.ID}, launchVolumes(s, inst)...), keys); err != nil {
+	if err := s.ec2.DeleteTags(ctx, append([]string{inst.ID}, launchVolumes(s, inst)...), ec2.OwnershipTagKeys()); err != nil {
 		return r.fail(s, "removing ownership tags from instance "+inst.ID, err)
 	}
 	if err := r.retainResources(ctx, s, inst); err != nil {

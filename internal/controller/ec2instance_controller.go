@@ -96,6 +96,10 @@ type EC2InstanceReconciler struct {
 	// RestorePolicy says what a new object does about a live instance of an earlier
 	// object with its namespace and name; empty means RestoreAdopt.
 	RestorePolicy RestorePolicy
+	// ClusterID is this cluster's identity in the ec2-operator.dev/cluster tag
+	// (--cluster-id); empty means the kube-system Namespace's UID, read by
+	// SetupWithManager.
+	ClusterID string
 	// Now is the clock; tests may replace it.
 	Now func() time.Time
 	// APIReader reads the Secrets and ConfigMaps of userDataFrom from the API server
@@ -315,6 +319,9 @@ const conflictRetry = 100 * time.Millisecond
 // the attributes are checked.
 func (r *EC2InstanceReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	r.defaults()
+	if err := r.resolveClusterID(mgr.GetAPIReader()); err != nil {
+		return err
+	}
 	if err := indexInstanceIDs(context.Background(), mgr.GetFieldIndexer()); err != nil {
 		return err
 	}

@@ -126,7 +126,7 @@ func (r *EC2InstanceReconciler) chooseAddress(ctx context.Context, s *instanceSc
 			return &computev1alpha1.ElasticIPStatus{AllocationID: a.AllocationID, PublicIP: a.PublicIP, AllocatedByOperator: true}, nil
 		}
 	}
-	a, err := s.ec2.AllocateAddress(ctx, spec.PublicIPv4Pool, desiredTags(s.obj))
+	a, err := s.ec2.AllocateAddress(ctx, spec.PublicIPv4Pool, desiredTags(s.obj, r.ClusterID))
 	if err != nil {
 		return nil, err
 	}
@@ -181,7 +181,9 @@ func primaryInterface(inst *ec2.Instance) *ec2.NetworkInterface {
 	return nil
 }
 
-// ownAddresses returns the Elastic IPs tagged with this object's UID.
+// ownAddresses returns the Elastic IPs tagged with this object's UID in this cluster.
+// One allocated before the operator tagged clusters gets the cluster tag here, so
+// that the IAM policy lets the operator associate and release it.
 func (r *EC2InstanceReconciler) ownAddresses(ctx context.Context, s *instanceScope) ([]ec2.Address, error) {
 	listed, err := s.ec2.OwnedAddresses(ctx, s.obj.Namespace)
 	if err != nil {
@@ -189,9 +191,15 @@ func (r *EC2InstanceReconciler) ownAddresses(ctx context.Context, s *instanceSco
 	}
 	var out []ec2.Address
 	for _, a := range listed {
-		if a.Tags[ec2.TagOwnerUID] == string(s.obj.UID) {
-			out = append(out, a)
+		if r.claimOf(s, a.Tags) != claimOurs {
+			continue
 		}
+		if _, tagged := a.Tags[ec2.TagCluster]; !tagged {
+			if err := s.ec2.CreateTags(ctx, []string{a.AllocationID}, map[string]string{ec2.TagCluster: r.ClusterID}); err != nil {
+				return nil, fmt.Errorf("adding the cluster tag to Elastic IP %s: %w", a.AllocationID, err)
+			}
+		}
+		out = append(out, a)
 	}
 	return out, nil
 }

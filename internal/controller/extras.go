@@ -14,8 +14,8 @@ import (
 )
 
 // extraInstances returns the live instances other than the managed one that carry
-// this object's ownership tags: left by a crash between two launches of an older
-// version, or copies someone made with the tags. The namespace's listing, shared with
+// this object's ownership tags, in this cluster: left by a crash between two launches
+// of an older version, or copies someone made with the tags. The namespace's listing, shared with
 // the other objects that ask at about the same time, answers it.
 func (r *EC2InstanceReconciler) extraInstances(ctx context.Context, s *instanceScope, managed string) ([]ec2.Instance, error) {
 	owned, err := s.ec2.OwnedInstances(ctx, s.obj.Namespace)
@@ -24,7 +24,7 @@ func (r *EC2InstanceReconciler) extraInstances(ctx context.Context, s *instanceS
 	}
 	var extras []ec2.Instance
 	for _, inst := range owned {
-		if inst.ID != managed && inst.Tags[ec2.TagOwnerUID] == string(s.obj.UID) {
+		if inst.ID != managed && r.claimOf(s, inst.Tags) == claimOurs {
 			extras = append(extras, inst)
 		}
 	}
@@ -84,9 +84,8 @@ func (r *EC2InstanceReconciler) releaseExtras(ctx context.Context, s *instanceSc
 	if err != nil || len(extras) == 0 {
 		return err
 	}
-	keys := []string{ec2.TagOwnerUID, ec2.TagOwnerNamespace, ec2.TagOwnerName}
 	for _, inst := range extras {
-		if err := s.ec2.DeleteTags(ctx, []string{inst.ID}, keys); err != nil {
+		if err := s.ec2.DeleteTags(ctx, []string{inst.ID}, ec2.OwnershipTagKeys()); err != nil {
 			return fmt.Errorf("releasing extra instance %s: %w", inst.ID, err)
 		}
 	}

@@ -388,7 +388,7 @@ func TestExtraInstancesWithTheObjectsTagsAreReportedAndTerminatedWithIt(t *testi
 	h := newHarness(t, harnessOptions{})
 	h.create(h.instance("copied"))
 	got := h.waitReady("copied")
-	extra := h.launchWithTags("manual-copy", ec2.OwnershipTags(h.ns, "copied", string(got.UID)))
+	extra := h.launchWithTags("manual-copy", ec2.OwnershipTags(h.ns, "copied", string(got.UID), h.clusterID()))
 	// Reported on the next read of the instance's attributes (every second here).
 	cond := h.waitCondition("copied", computev1alpha1.ConditionDuplicateInstances, metav1.ConditionTrue, computev1alpha1.ReasonExtraInstances)
 	if c := findCondition(cond, computev1alpha1.ConditionDuplicateInstances); !strings.Contains(c.Message, extra) {
@@ -413,7 +413,7 @@ func TestRetainReleasesTheExtraInstancesToo(t *testing.T) {
 	obj.Spec.DeletionPolicy = computev1alpha1.DeletionPolicyRetain
 	h.create(obj)
 	got := h.waitReady("kept")
-	extra := h.launchWithTags("manual-copy-2", ec2.OwnershipTags(h.ns, "kept", string(got.UID)))
+	extra := h.launchWithTags("manual-copy-2", ec2.OwnershipTags(h.ns, "kept", string(got.UID), h.clusterID()))
 	h.deleteObject("kept")
 	h.waitGone("kept")
 	for _, id := range []string{got.Status.InstanceID, extra} {

@@ -134,7 +134,7 @@ func (r *EC2InstanceReconciler) launch(ctx context.Context, s *instanceScope) (*
 	// From here the launch may reach EC2: what memory said about an earlier attempt
 	// that was not sent (or was refused) no longer holds, whatever this one's answer.
 	r.launched.forget(s.obj.UID)
-	inst, err := s.ec2.RunInstance(ctx, launchRequest(s.obj, token, userData))
+	inst, err := s.ec2.RunInstance(ctx, launchRequest(s.obj, r.ClusterID, token, userData))
 	if ec2.CodeOf(err) == ec2.CodeClientRateLimited {
 		// Nothing was sent: the next pass launches without looking for this one.
 		r.launched.putNotSent(s.obj.UID, token)
@@ -243,17 +243,21 @@ func launchedAttributes(obj *computev1alpha1.EC2Instance, userData string) obser
 // earlier token. When several exist (which the token should make impossible), it
 // manages the oldest and says so, rather than terminating anything on its own.
 func (r *EC2InstanceReconciler) findOwnInstance(ctx context.Context, s *instanceScope, token string) (*ec2.Instance, error) {
-	candidates, err := s.ec2.FindInstances(ctx, ec2.InstanceFilter{ClientToken: token})
-	if err != nil {
-		return nil, err
-	}
-	live := liveInstances(candidates)
-	if len(live) == 0 {
-		candidates, err = s.ec2.FindInstances(ctx, ec2.InstanceFilter{Tags: map[string]string{ec2.TagOwnerUID: string(s.obj.UID)}})
+	var live []ec2.Instance
+	if token != "" {
+		// An adopting object whose adoption was refused has no token, only its UID.
+		candidates, err := s.ec2.FindInstances(ctx, ec2.InstanceFilter{ClientToken: token})
 		if err != nil {
 			return nil, err
 		}
-		live = liveInstances(candidates)
+		live = r.ourLiveInstances(s, candidates)
+	}
+	if len(live) == 0 {
+		candidates, err := s.ec2.FindInstances(ctx, ec2.InstanceFilter{Tags: map[string]string{ec2.TagOwnerUID: string(s.obj.UID)}})
+		if err != nil {
+			return nil, err
+		}
+		live = r.ourLiveInstances(s, candidates)
 	}
 	if len(live) == 0 {
 		return nil, nil
@@ -270,9 +274,15 @@ func (r *EC2InstanceReconciler) findOwnInstance(ctx context.Context, s *instance
 	return &live[0], nil
 }
 
-func liveInstances(in []ec2.Instance) []ec2.Instance {
+// ourLiveInstances keeps the live instances that are this object's in this cluster. An
+// instance found by this object's client token or UID but tagged for another cluster
+// can only be a copy with forged tags; it is not touched.
+func (r *EC2InstanceReconciler) ourLiveInstances(s *instanceScope, in []ec2.Instance) []ec2.Instance {
 	var out []ec2.Instance
 	for _, i := range in {
+		if r.claimOf(s, i.Tags) == claimOtherCluster {
+			continue
+		}
 		if i.State != ec2.StateShuttingDown && i.State != ec2.StateTerminated {
 			out = append(out, i)
 		}
@@ -383,13 +393,17 @@ func (r *EC2InstanceReconciler) recordInstance(ctx context.Context, s *instanceS
 	return s.patchStatus(ctx, r.Client)
 }
 
-// adopt takes over the instance named by spec.instanceId, unless another object owns it.
+// adopt takes over the instance named by spec.instanceId, unless another cluster or
+// another object owns it.
 func (r *EC2InstanceReconciler) adopt(ctx context.Context, s *instanceScope) (*ec2.Instance, ctrl.Result, error) {
 	id := s.obj.Spec.InstanceID
 	inst, err := s.ec2.GetInstance(ctx, id)
 	if err != nil {
 		res, err := r.fail(s, "adopting instance "+id, err)
 		return nil, res, err
+	}
+	if r.claimOf(s, inst.Tags) == claimOtherCluster {
+		return nil, r.instanceExists(s, otherClusterMessage(inst, r.ClusterID, "refusing to adopt it")), nil
 	}
 	if owner := inst.Tags[ec2.TagOwnerUID]; owner != "" && owner != string(s.obj.UID) {
 		msg := fmt.Sprintf("instance %s is managed by EC2Instance %s/%s; refusing to adopt it", id,
@@ -407,7 +421,7 @@ func (r *EC2InstanceReconciler) adopt(ctx context.Context, s *instanceScope) (*e
 		r.event(s, corev1.EventTypeWarning, computev1alpha1.ReasonInstanceNotFound, msg)
 		return nil, ctrl.Result{RequeueAfter: r.ResyncPeriod}, nil
 	}
-	ownership := ec2.OwnershipTags(s.obj.Namespace, s.obj.Name, string(s.obj.UID))
+	ownership := ec2.OwnershipTags(s.obj.Namespace, s.obj.Name, string(s.obj.UID), r.ClusterID)
 	rememberRootVolume(s, inst)
 	if err := s.ec2.CreateTags(ctx, append([]string{id}, launchVolumes(s, inst)...), ownership); err != nil {
 		res, err := r.fail(s, "tagging adopted instance "+id, err)

@@ -8,7 +8,7 @@ import (
 // launchRequest translates the spec into the EC2 launch, with every tag the instance
 // will carry so that EC2 applies them atomically at launch. userData is the spec's user
 // data, resolved from userDataFrom when it names a Secret or ConfigMap.
-func launchRequest(obj *computev1alpha1.EC2Instance, token, userData string) ec2.LaunchRequest {
+func launchRequest(obj *computev1alpha1.EC2Instance, cluster, token, userData string) ec2.LaunchRequest {
 	spec := &obj.Spec
 	req := ec2.LaunchRequest{
 		ClientToken:              token,
@@ -19,7 +19,7 @@ func launchRequest(obj *computev1alpha1.EC2Instance, token, userData string) ec2
 		KeyName:                  spec.KeyName,
 		UserData:                 userData,
 		IAMInstanceProfile:       spec.IAMInstanceProfile,
-		Tags:                     desiredTags(obj),
+		Tags:                     desiredTags(obj, cluster),
 		MetadataOptions:          desiredMetadataOptions(spec),
 		DetailedMonitoring:       spec.Monitoring,
 		DisableAPITermination:    spec.DisableAPITermination,
@@ -74,10 +74,10 @@ func launchRequest(obj *computev1alpha1.EC2Instance, token, userData string) ec2
 }
 
 // desiredTags are the tags the instance must carry: the user's, Name and the ownership
-// tags. An adopted instance keeps its own Name unless the spec sets one, because the
-// operator must not rename a machine it did not create.
-func desiredTags(obj *computev1alpha1.EC2Instance) map[string]string {
-	tags := ec2.DesiredTags(obj.Spec.Tags, obj.Namespace, obj.Name, string(obj.UID))
+// tags, the cluster's among them. An adopted instance keeps its own Name unless the
+// spec sets one, because the operator must not rename a machine it did not create.
+func desiredTags(obj *computev1alpha1.EC2Instance, cluster string) map[string]string {
+	tags := ec2.DesiredTags(obj.Spec.Tags, obj.Namespace, obj.Name, string(obj.UID), cluster)
 	if obj.Spec.InstanceID != "" {
 		if _, userSet := obj.Spec.Tags[ec2.TagName]; !userSet {
 			delete(tags, ec2.TagName)

@@ -198,7 +198,7 @@ func TestDeletingALoserOfAnAdoptionRaceLeavesTheWinnersInstanceAlone(t *testing.
 	h.waitReady("loser")
 	m := h.mark("loser")
 	// Another object's adoption won the race for the ownership tags.
-	if err := h.sim.SetTags(legacy, ec2.OwnershipTags(h.ns, "winner", "uid-of-the-winner")); err != nil {
+	if err := h.sim.SetTags(legacy, ec2.OwnershipTags(h.ns, "winner", "uid-of-the-winner", h.clusterID())); err != nil {
 		t.Fatal(err)
 	}
 	h.waitConditionSince(m, computev1alpha1.ConditionReady, metav1.ConditionFalse, computev1alpha1.ReasonOwnedByAnother)

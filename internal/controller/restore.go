@@ -18,13 +18,13 @@ import (
 type RestorePolicy string
 
 const (
-	// RestoreAdopt takes the instance over: the earlier object was deleted without its
-	// finalizer and this one re-created from a backup or by a GitOps re-sync, so it
-	// is the same declaration and must not launch a second instance.
+	// RestoreAdopt takes the instance over when it is this cluster's (its cluster tag
+	// says so): the earlier object was deleted without its finalizer and this one
+	// re-created from a backup or by a GitOps re-sync, so it is the same declaration
+	// and must not launch a second instance.
 	RestoreAdopt RestorePolicy = "adopt"
-	// RestoreRefuse leaves the instance alone and reports it (InstanceExists): for
-	// accounts where several clusters may hold objects with the same namespace and
-	// name, which the ownership tags cannot tell apart.
+	// RestoreRefuse leaves the instance alone and reports it (InstanceExists), also
+	// when it is this cluster's: for restores that must be looked at by a human.
 	RestoreRefuse RestorePolicy = "refuse"
 )
 
@@ -33,49 +33,76 @@ const (
 // namespace and name. It returns the instance to manage (taken over, or this object's
 // own found without a launch record), or done with the result when the pass ends
 // here; with neither, nothing is in the way and the launch goes ahead. One listing of
-// the namespace (shared by the objects created together) answers it.
+// the namespace (shared by the objects created together) answers it. Only an earlier
+// object of this cluster (the cluster tag says so) is ever taken over: an instance of
+// another cluster, or one without the cluster tag (launched before it existed, by
+// whichever cluster), is reported and left alone, under either restore policy.
 func (r *EC2InstanceReconciler) restoreCheck(ctx context.Context, s *instanceScope) (*ec2.Instance, ctrl.Result, bool, error) {
 	owned, err := s.ec2.OwnedInstances(ctx, s.obj.Namespace)
 	if err != nil {
 		res, err := r.fail(s, "looking for an instance of an earlier object with this name", err)
 		return nil, res, true, err
 	}
-	var earlier []ec2.Instance
+	var earlier, foreign, unproven []ec2.Instance
 	for _, inst := range owned {
 		if inst.Tags[ec2.TagOwnerName] != s.obj.Name {
 			continue
 		}
-		if inst.Tags[ec2.TagOwnerUID] == string(s.obj.UID) {
+		switch r.claimOf(s, inst.Tags) {
+		case claimOurs:
 			// This object's own instance, although status has no launch record (it was
 			// lost): manage it.
 			rememberLaunchVolumes(s, &inst)
 			return &inst, ctrl.Result{}, false, r.recordInstance(ctx, s, &inst)
+		case claimSibling:
+			earlier = append(earlier, inst)
+		case claimOtherCluster:
+			foreign = append(foreign, inst)
+		case claimUnproven:
+			unproven = append(unproven, inst)
 		}
-		earlier = append(earlier, inst)
+	}
+	if msg := r.restoreRefusal(s, earlier, foreign, unproven); msg != "" {
+		return nil, r.instanceExists(s, msg), true, nil
 	}
 	if len(earlier) == 0 {
 		return nil, ctrl.Result{}, false, nil
 	}
-	if r.RestorePolicy == RestoreRefuse || len(earlier) > 1 {
+	return r.takeOver(ctx, s, earlier[0].ID)
+}
+
+// restoreRefusal says why the instances with this object's namespace and name may not
+// be taken over, or "" when nothing stands in the way of taking over the one earlier
+// object's instance of this cluster (or of launching, when there is none).
+func (r *EC2InstanceReconciler) restoreRefusal(s *instanceScope, earlier, foreign, unproven []ec2.Instance) string {
+	var parts []string
+	for _, i := range foreign {
+		parts = append(parts, otherClusterMessage(&i, r.ClusterID, "it is never taken over, changed or terminated from here"))
+	}
+	for _, i := range unproven {
+		parts = append(parts, fmt.Sprintf("instance %s (object UID %s) is tagged for an EC2Instance %s/%s but carries no %s tag "+
+			"(launched before the operator tagged clusters), so it may be another cluster's and is not taken over. "+
+			"If it is this cluster's, tag it %s=%s and it is taken over; or adopt it with spec.instanceId after removing its "+
+			"ec2-operator.dev/owner-* tags; or terminate it", i.ID, i.Tags[ec2.TagOwnerUID], s.obj.Namespace, s.obj.Name,
+			ec2.TagCluster, ec2.TagCluster, r.ClusterID))
+	}
+	if len(earlier) > 0 && (r.RestorePolicy == RestoreRefuse || len(earlier) > 1 || len(parts) > 0) {
 		var ids []string
 		for _, i := range earlier {
 			ids = append(ids, fmt.Sprintf("%s (object UID %s)", i.ID, i.Tags[ec2.TagOwnerUID]))
 		}
 		why := "the operator is set not to take such instances over (--restore-policy=refuse)"
-		if len(earlier) > 1 {
+		if len(earlier)+len(foreign)+len(unproven) > 1 {
 			why = "there is more than one, so which to take over is not clear"
 		}
-		msg := fmt.Sprintf("instance %s is tagged for an earlier EC2Instance %s/%s and still runs; %s. "+
+		parts = append(parts, fmt.Sprintf("instance %s is tagged for an earlier EC2Instance %s/%s of this cluster and still runs; %s. "+
 			"Adopt one with spec.instanceId after removing its ec2-operator.dev/owner-* tags, or terminate it",
-			strings.Join(ids, ", "), s.obj.Namespace, s.obj.Name, why)
-		if c := s.condition(computev1alpha1.ConditionReady); c == nil || c.Reason != computev1alpha1.ReasonInstanceExists {
-			r.event(s, corev1.EventTypeWarning, computev1alpha1.ReasonInstanceExists, msg)
-		}
-		s.notReady(computev1alpha1.ReasonInstanceExists, msg)
-		r.Metrics.ReconcileError(computev1alpha1.ReasonInstanceExists)
-		return nil, ctrl.Result{RequeueAfter: r.resyncAfter()}, true, nil
+			strings.Join(ids, ", "), s.obj.Namespace, s.obj.Name, why))
 	}
-	return r.takeOver(ctx, s, earlier[0].ID)
+	if len(parts) == 0 {
+		return ""
+	}
+	return strings.Join(parts, "; ") + ". Nothing is launched while it runs"
 }
 
 // takeOver makes an instance of an earlier object with this name this object's: it
@@ -94,9 +121,13 @@ func (r *EC2InstanceReconciler) takeOver(ctx context.Context, s *instanceScope, 
 		inst.Tags[ec2.TagOwnerNamespace] != s.obj.Namespace || inst.Tags[ec2.TagOwnerName] != s.obj.Name {
 		return nil, ctrl.Result{}, false, nil // gone or no longer that object's: launch
 	}
+	if r.claimOf(s, inst.Tags) != claimSibling {
+		// Its cluster tag changed since the listing: look again with a fresh one.
+		return nil, ctrl.Result{RequeueAfter: r.PollInterval}, true, nil
+	}
 	previous := inst.Tags[ec2.TagOwnerUID]
 	rememberRootVolume(s, inst)
-	ownership := ec2.OwnershipTags(s.obj.Namespace, s.obj.Name, string(s.obj.UID))
+	ownership := ec2.OwnershipTags(s.obj.Namespace, s.obj.Name, string(s.obj.UID), r.ClusterID)
 	if err := s.ec2.CreateTags(ctx, append([]string{inst.ID}, launchVolumes(s, inst)...), ownership); err != nil {
 		res, err := r.fail(s, "taking over instance "+inst.ID, err)
 		return nil, res, true, err

@@ -77,6 +77,24 @@ type harnessOptions struct {
 	accounts bool
 	// extraNamespaces is how many more namespaces the manager watches (h.extraNS).
 	extraNamespaces int
+	// cluster, when set, is the API server of another cluster for this operator
+	// (cluster_test.go); the default is the package's envtest.
+	cluster *rest.Config
+	// namespace, when set, is the exact name of the test's namespace, so that two
+	// clusters can hold the same namespace.
+	namespace string
+	// sharedSim, when set, is the emulator instead of a new one: another operator's,
+	// in the same AWS account. middleware, when set, wraps this operator's endpoint.
+	sharedSim  *ec2sim.Sim
+	middleware func(http.Handler) http.Handler
+}
+
+// config is the API server the test's operator and client talk to.
+func (o harnessOptions) config() *rest.Config {
+	if o.cluster != nil {
+		return o.cluster
+	}
+	return env.Config
 }
 
 // harness is one test's operator: a namespace, an emulator, and a manager that can be
@@ -131,21 +149,27 @@ func newHarness(t testing.TB, opts harnessOptions) *harness {
 	if opts.accounts {
 		opts.sim.AccountID = operatorAccount
 	}
-	sim := ec2sim.New(opts.sim)
+	sim := opts.sharedSim
+	if sim == nil {
+		sim = ec2sim.New(opts.sim)
+	}
 	var world *accountWorld
 	var handler http.Handler = sim
 	if opts.accounts {
 		world = newAccountWorld(t, sim, opts.sim)
 		handler = world.router
 	}
+	if opts.middleware != nil {
+		handler = opts.middleware(handler)
+	}
 	srv := httptest.NewServer(handler)
 	t.Cleanup(srv.Close)
 
-	k8s, err := client.NewWithWatch(env.Config, client.Options{})
+	k8s, err := client.NewWithWatch(opts.config(), client.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "ec2-test-"}}
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "ec2-test-", Name: opts.namespace}}
 	if err := k8s.Create(context.Background(), ns); err != nil {
 		t.Fatal(err)
 	}
@@ -195,7 +219,7 @@ func (h *harness) ForAccount(ctx context.Context, role ec2.AssumedRole, region s
 // operator process, it gets new EC2 clients, with nothing remembered.
 func (h *harness) startManager() {
 	h.t.Helper()
-	cfg := rest.CopyConfig(env.Config)
+	cfg := rest.CopyConfig(h.opts.config())
 	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return &writeCounter{next: rt, writes: &h.apiWrites} })
 	namespaces := map[string]cache.Config{h.ns: {}}
 	for _, n := range h.extraNS {

@@ -144,7 +144,7 @@ func TestFindInstances(t *testing.T) {
 	var ids []string
 	for i := range 12 {
 		req := basicLaunch(fmt.Sprintf("find-%d", i))
-		req.Tags = DesiredTags(nil, "team-a", "fleet", "uid-fleet")
+		req.Tags = DesiredTags(nil, "team-a", "fleet", "uid-fleet", "cluster-1")
 		inst, err := e.client.RunInstance(context.Background(), req)
 		if err != nil {
 			t.Fatal(err)
@@ -161,7 +161,7 @@ func TestFindInstances(t *testing.T) {
 	}{
 		{"finds an instance by client token", InstanceFilter{ClientToken: "find-3"}, []string{ids[3]}, 1},
 		{"finds nothing for an unknown token", InstanceFilter{ClientToken: "nope"}, nil, 1},
-		{"finds every instance of an owner across pages", InstanceFilter{Tags: OwnershipTags("team-a", "fleet", "uid-fleet")}, ids, 3},
+		{"finds every instance of an owner across pages", InstanceFilter{Tags: OwnershipTags("team-a", "fleet", "uid-fleet", "cluster-1")}, ids, 3},
 		{"requires every tag to match", InstanceFilter{Tags: map[string]string{TagOwnerUID: "uid-fleet", TagOwnerName: "other"}}, nil, 1},
 		{"combines token and tags", InstanceFilter{ClientToken: "other-0", Tags: map[string]string{TagOwnerUID: "uid-other-0"}}, []string{other.ID}, 1},
 	}

@@ -12,7 +12,7 @@ func TestOwnedInstancesListsANamespacesLiveInstancesInOneSharedCall(t *testing.T
 	e := newSimEnv(t, ec2sim.Config{Seed: 6}, Options{})
 	launchFor := func(ns, name string) *Instance {
 		req := basicLaunch(ns + "-" + name)
-		req.Tags = OwnershipTags(ns, name, "uid-"+name)
+		req.Tags = OwnershipTags(ns, name, "uid-"+name, "cluster-1")
 		inst, err := e.client.RunInstance(context.Background(), req)
 		if err != nil {
 			t.Fatal(err)
@@ -62,7 +62,7 @@ func TestALaunchJoinsTheSharedListingInsteadOfEndingIt(t *testing.T) {
 	ctx := context.Background()
 	launch := func(name string) *Instance {
 		req := basicLaunch("bulk-" + name)
-		req.Tags = OwnershipTags("bulk", name, "uid-"+name)
+		req.Tags = OwnershipTags("bulk", name, "uid-"+name, "cluster-1")
 		inst, err := e.client.RunInstance(ctx, req)
 		if err != nil {
 			t.Fatal(err)

@@ -56,7 +56,7 @@ func basicLaunch(token string) LaunchRequest {
 		InstanceType:     "t3.micro",
 		SubnetID:         ec2sim.DefaultSubnetIDs[0],
 		SecurityGroupIDs: []string{ec2sim.DefaultSecurityGroupID},
-		Tags:             DesiredTags(nil, "default", "web", "uid-"+token),
+		Tags:             DesiredTags(nil, "default", "web", "uid-"+token, "cluster-1"),
 	}
 }
 

@@ -87,7 +87,7 @@ func TestCreateVolumeWithTheSameTokenReturnsTheSameVolume(t *testing.T) {
 		t.Fatalf("token %q is longer than EC2's 64 characters", token)
 	}
 	req := VolumeRequest{Device: "/dev/sdf", SizeGiB: 10, Type: "gp3"}
-	tags := OwnershipTags("ns", "web", "uid")
+	tags := OwnershipTags("ns", "web", "uid", "cluster-1")
 	a, err := e.client.CreateVolume(ctx, "us-east-1a", token, req, tags)
 	if err != nil {
 		t.Fatal(err)
@@ -125,7 +125,7 @@ func TestElasticIPAllocateAssociateReleaseThroughTheSDK(t *testing.T) {
 	ctx := context.Background()
 	inst := e.launch(t, "eip")
 	inst = e.waitState(t, inst.ID, StateRunning)
-	tags := OwnershipTags("ns", "web", "uid-eip")
+	tags := OwnershipTags("ns", "web", "uid-eip", "cluster-1")
 	addr, err := e.client.AllocateAddress(ctx, "", tags)
 	if err != nil {
 		t.Fatal(err)
@@ -287,7 +287,7 @@ func TestOwnedAddressesIsOneListingPerNamespaceWithTheAllocationsSinceIt(t *test
 	}
 	var allocated []string
 	for i := range 3 {
-		a, err := e.client.AllocateAddress(ctx, "", OwnershipTags("ns", "web", "uid-"+string(rune('a'+i))))
+		a, err := e.client.AllocateAddress(ctx, "", OwnershipTags("ns", "web", "uid-"+string(rune('a'+i)), "cluster-1"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -319,7 +319,7 @@ func TestALostAllocationAnswerMakesTheNextListingAskAgain(t *testing.T) {
 	}
 	// EC2 allocates, but the client hears an error.
 	e.sim.InjectFault(ec2sim.Fault{Operation: "AllocateAddress", Code: "InternalError", AfterEffect: true, Times: 1})
-	if _, err := e.client.AllocateAddress(ctx, "", OwnershipTags("ns", "web", "uid-lost")); err == nil {
+	if _, err := e.client.AllocateAddress(ctx, "", OwnershipTags("ns", "web", "uid-lost", "cluster-1")); err == nil {
 		t.Fatal("the injected error did not reach the caller")
 	}
 	listed, err := e.client.OwnedAddresses(ctx, "ns")

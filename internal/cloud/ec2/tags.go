@@ -21,6 +21,11 @@ const (
 	TagOwnerNamespace = TagPrefix + "owner-namespace"
 	// TagOwnerName holds the name of the owning Kubernetes object.
 	TagOwnerName = TagPrefix + "owner-name"
+	// TagCluster holds the identity of the cluster whose operator created the
+	// resource (the kube-system Namespace's UID, or --cluster-id). Namespace and name
+	// repeat across clusters that share an AWS account; this tag tells their
+	// resources apart, and the IAM policy checks its value.
+	TagCluster = TagPrefix + "cluster"
 	// TagName is the tag the EC2 console shows as the instance name.
 	TagName = "Name"
 )
@@ -28,21 +33,34 @@ const (
 // maxClientTokenLength is EC2's limit on idempotency tokens.
 const maxClientTokenLength = 64
 
-// OwnershipTags returns the tags that identify the Kubernetes owner of an instance.
-func OwnershipTags(namespace, name, uid string) map[string]string {
-	return map[string]string{
+// OwnershipTags returns the tags that identify the Kubernetes owner of an instance:
+// the object and the cluster it lives in. An empty cluster leaves the cluster tag out,
+// which only tests of this package and resources made to look like an earlier
+// version's do; the manager always knows its cluster.
+func OwnershipTags(namespace, name, uid, cluster string) map[string]string {
+	tags := map[string]string{
 		TagOwnerUID:       uid,
 		TagOwnerNamespace: namespace,
 		TagOwnerName:      name,
 	}
+	if cluster != "" {
+		tags[TagCluster] = cluster
+	}
+	return tags
+}
+
+// OwnershipTagKeys are the keys of OwnershipTags, which a resource the operator lets
+// go of loses, so that it is nobody's and may be adopted again.
+func OwnershipTagKeys() []string {
+	return []string{TagOwnerUID, TagOwnerNamespace, TagOwnerName, TagCluster}
 }
 
 // DesiredTags returns the full set of tags an instance should carry: the user's tags,
 // Name set to the object's name unless the user chose a Name, and the ownership tags.
 // Ownership tags always win so that a user cannot break instance recovery; user tags
 // under TagPrefix are dropped for the same reason.
-func DesiredTags(userTags map[string]string, namespace, name, uid string) map[string]string {
-	out := make(map[string]string, len(userTags)+4)
+func DesiredTags(userTags map[string]string, namespace, name, uid, cluster string) map[string]string {
+	out := make(map[string]string, len(userTags)+5)
 	for k, v := range userTags {
 		if strings.HasPrefix(k, TagPrefix) {
 			continue
@@ -52,7 +70,7 @@ func DesiredTags(userTags map[string]string, namespace, name, uid string) map[st
 	if _, ok := out[TagName]; !ok {
 		out[TagName] = name
 	}
-	for k, v := range OwnershipTags(namespace, name, uid) {
+	for k, v := range OwnershipTags(namespace, name, uid, cluster) {
 		out[k] = v
 	}
 	return out

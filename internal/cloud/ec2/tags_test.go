@@ -16,33 +16,33 @@ func TestDesiredTags(t *testing.T) {
 			name:     "adds Name and ownership tags to the user's tags",
 			userTags: map[string]string{"team": "a"},
 			want: map[string]string{
-				"team": "a", "Name": "web", TagOwnerUID: "uid-1", TagOwnerNamespace: "ns", TagOwnerName: "web",
+				"team": "a", "Name": "web", TagOwnerUID: "uid-1", TagOwnerNamespace: "ns", TagOwnerName: "web", TagCluster: "cluster-1",
 			},
 		},
 		{
 			name:     "keeps a Name the user chose",
 			userTags: map[string]string{"Name": "custom"},
 			want: map[string]string{
-				"Name": "custom", TagOwnerUID: "uid-1", TagOwnerNamespace: "ns", TagOwnerName: "web",
+				"Name": "custom", TagOwnerUID: "uid-1", TagOwnerNamespace: "ns", TagOwnerName: "web", TagCluster: "cluster-1",
 			},
 		},
 		{
 			name:     "ignores user tags under the operator's prefix",
-			userTags: map[string]string{TagOwnerUID: "forged", TagPrefix + "other": "x"},
+			userTags: map[string]string{TagOwnerUID: "forged", TagCluster: "forged", TagPrefix + "other": "x"},
 			want: map[string]string{
-				"Name": "web", TagOwnerUID: "uid-1", TagOwnerNamespace: "ns", TagOwnerName: "web",
+				"Name": "web", TagOwnerUID: "uid-1", TagOwnerNamespace: "ns", TagOwnerName: "web", TagCluster: "cluster-1",
 			},
 		},
 		{
 			name: "works without user tags",
 			want: map[string]string{
-				"Name": "web", TagOwnerUID: "uid-1", TagOwnerNamespace: "ns", TagOwnerName: "web",
+				"Name": "web", TagOwnerUID: "uid-1", TagOwnerNamespace: "ns", TagOwnerName: "web", TagCluster: "cluster-1",
 			},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := DesiredTags(tt.userTags, "ns", "web", "uid-1"); !reflect.DeepEqual(got, tt.want) {
+			if got := DesiredTags(tt.userTags, "ns", "web", "uid-1", "cluster-1"); !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("DesiredTags() = %v, want %v", got, tt.want)
 			}
 		})
