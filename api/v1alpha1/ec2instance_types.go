@@ -187,9 +187,10 @@ type EC2InstanceSpec struct {
 	// afterwards. The operator also sets Name (to the EC2Instance's name, unless you set
 	// it) and its own ownership tags under ec2-operator.dev/. Tags added to the instance
 	// outside Kubernetes are left alone. Keys may not start with aws: or ec2-operator.dev/;
-	// EC2 allows 50 tags a resource and the operator uses up to 4 of them.
+	// EC2 allows 50 tags a resource and the operator uses up to 6 of them (Name, the
+	// owner's UID, namespace and name, the cluster, and on data volumes the device).
 	// +optional
-	// +kubebuilder:validation:MaxProperties=46
+	// +kubebuilder:validation:MaxProperties=44
 	// +kubebuilder:validation:XValidation:rule="self.all(k, !k.lowerAscii().startsWith('aws:'))",message="tag keys may not start with aws: in any case (reserved by AWS)"
 	// +kubebuilder:validation:XValidation:rule="self.all(k, !k.startsWith('ec2-operator.dev/'))",message="tag keys may not start with ec2-operator.dev/ (reserved for the operator's ownership tags)"
 	// +kubebuilder:validation:XValidation:rule="self.all(k, size(k) >= 1 && size(k) <= 128)",message="tag keys must be 1 to 128 characters long"
