@@ -24,6 +24,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ec2-operator/ec2-operator/internal/clusterid"
 	"github.com/ec2-operator/ec2-operator/internal/controller"
 	"github.com/ec2-operator/ec2-operator/internal/ec2limits"
 )
@@ -58,6 +59,7 @@ type options struct {
 	attributeResyncPeriod   time.Duration
 	typeChangeTimeout       time.Duration
 	restorePolicy           string
+	clusterID               string
 	watchNamespaces         string
 	eventsQueueURL          string
 	sqsEndpoint             string
@@ -66,6 +68,9 @@ type options struct {
 	// events on, the default resync period is longer.
 	resyncPeriodSet bool
 }
+
+// maxTagValue is EC2's limit on a tag value's length.
+const maxTagValue = 256
 
 // DefaultEventsResyncPeriod is the resync period when EC2 events report changes
 // outside Kubernetes: the resync only catches events that were lost.
@@ -129,6 +134,11 @@ func (o *options) bindFlags(fs *flag.FlagSet) {
 		`What a new EC2Instance does about a live instance tagged with its namespace and name by an earlier object `+
 			`(a backup restore or GitOps re-sync): "adopt" takes it over, "refuse" reports it (InstanceExists) and launches nothing. `+
 			`Use "refuse" when several clusters share an AWS account and may reuse namespace/name pairs (env RESTORE_POLICY).`)
+	fs.StringVar(&o.clusterID, "cluster-id", envOr(clusterid.Env, ""),
+		`This cluster's identity in the ec2-operator.dev/cluster tag of every resource the operator creates; only `+
+			`resources with it (or, launched before the tag existed, with an object's own UID) are ever changed or `+
+			`deleted. Empty uses the kube-system Namespace's UID. Set it to the old cluster's ID when a cluster is `+
+			`rebuilt on purpose and must manage the instances of the one it replaces (env CLUSTER_ID).`)
 	fs.StringVar(&o.watchNamespaces, "watch-namespaces", envOr("WATCH_NAMESPACE", ""),
 		"Comma-separated namespaces whose EC2Instances are managed; empty means all (env WATCH_NAMESPACE).")
 	fs.StringVar(&o.eventsQueueURL, "events-queue-url", envOr("EVENTS_QUEUE_URL", ""),
@@ -175,6 +185,8 @@ func (o *options) validate() error {
 		return fmt.Errorf("--type-change-timeout must be at least 1s")
 	case o.restorePolicy != string(controller.RestoreAdopt) && o.restorePolicy != string(controller.RestoreRefuse):
 		return fmt.Errorf("--restore-policy must be %q or %q, not %q", controller.RestoreAdopt, controller.RestoreRefuse, o.restorePolicy)
+	case len(o.clusterID) > maxTagValue || strings.TrimSpace(o.clusterID) != o.clusterID:
+		return fmt.Errorf("--cluster-id must be at most %d characters, without leading or trailing spaces (it is a tag value)", maxTagValue)
 	case o.renewDeadline >= o.leaseDuration:
 		return fmt.Errorf("--leader-elect-renew-deadline must be shorter than --leader-elect-lease-duration")
 	}

@@ -21,6 +21,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -104,12 +105,16 @@ func TestOperatorSettingsFallBackToTheEnvironment(t *testing.T) {
 	t.Setenv("MAX_CONCURRENT_RECONCILES", "8")
 	t.Setenv("RESTORE_POLICY", "refuse")
 	t.Setenv("TYPE_CHANGE_TIMEOUT", "90s")
+	t.Setenv("CLUSTER_ID", "staging-1")
 	opts, err := parse(t, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := opts.validate(); err != nil {
 		t.Fatal(err)
+	}
+	if opts.clusterID != "staging-1" {
+		t.Errorf("cluster ID %q, want CLUSTER_ID's", opts.clusterID)
 	}
 	if opts.restorePolicy != "refuse" || opts.typeChangeTimeout != 90*time.Second {
 		t.Errorf("restore policy %q, type change timeout %s", opts.restorePolicy, opts.typeChangeTimeout)
@@ -136,6 +141,8 @@ func TestInvalidSettingsAreRejectedNamingTheFlag(t *testing.T) {
 		{"--leader-elect-renew-deadline=20s", "--leader-elect-lease-duration=15s"},
 		{"--type-change-timeout=0s"},
 		{"--restore-policy=ignore"},
+		{"--cluster-id= padded "},
+		{"--cluster-id=" + strings.Repeat("x", 257)},
 	}
 	for _, args := range testCases {
 		opts, err := parse(t, args)

@@ -98,7 +98,7 @@ func run(ctx context.Context, opts options) error {
 	}
 
 	m := metrics.New(crmetrics.Registry)
-	awsCreds, credsReady, err := setupAWSCredentials(ctx, mgr, m, opts.awsRegion, opts.eventsQueueURL)
+	awsCreds, credsReady, err := setupAWSCredentials(ctx, mgr, m, opts.awsRegion, opts.eventsQueueURL, opts.clusterID)
 	if err != nil {
 		return err
 	}
@@ -146,6 +146,7 @@ func run(ctx context.Context, opts options) error {
 		AttributeResyncPeriod:   opts.attributeResyncPeriod,
 		TypeChangeTimeout:       opts.typeChangeTimeout,
 		RestorePolicy:           controller.RestorePolicy(opts.restorePolicy),
+		ClusterID:               opts.clusterID,
 		MaxConcurrentReconciles: opts.maxConcurrentReconciles,
 		CredentialsReady:        credsReady,
 	}
@@ -252,7 +253,7 @@ const credentialsPatience = 10 * time.Minute
 // It returns the credentials provider for the EC2 clients (nil: the default chain)
 // and, when the manager has to wait for them, the check that says whether they are
 // there.
-func setupAWSCredentials(ctx context.Context, mgr ctrl.Manager, m *metrics.Metrics, region, eventsQueueURL string) (aws.CredentialsProvider, func() error, error) {
+func setupAWSCredentials(ctx context.Context, mgr ctrl.Manager, m *metrics.Metrics, region, eventsQueueURL, clusterID string) (aws.CredentialsProvider, func() error, error) {
 	direct, err := client.New(mgr.GetConfig(), client.Options{Scheme: scheme})
 	if err != nil {
 		return nil, nil, err
@@ -285,6 +286,7 @@ func setupAWSCredentials(ctx context.Context, mgr ctrl.Manager, m *metrics.Metri
 		stsOpts.Timeout = credentialsPatience
 		stsOpts.EventsQueueURL = eventsQueueURL
 		stsOpts.AccountRoleARNs = credentials.AccountRoleARNsFromEnv()
+		stsOpts.ClusterID = clusterID
 		if stsOpts, err = stsOpts.Completed(); err != nil {
 			return nil, nil, fmt.Errorf("token-auth-aws (ROLEARN is set): %w", err)
 		}
@@ -314,7 +316,7 @@ func setupAWSCredentials(ctx context.Context, mgr ctrl.Manager, m *metrics.Metri
 	}
 	credOpts, err := credentials.EnsureRequest(ctx, direct, credentials.Options{
 		Namespace: ns, ServiceAccountName: os.Getenv(credentials.ServiceAccountEnv), EventsQueueURL: eventsQueueURL,
-		AccountRoleARNs: credentials.AccountRoleARNsFromEnv(),
+		AccountRoleARNs: credentials.AccountRoleARNsFromEnv(), ClusterID: clusterID,
 	})
 	if err != nil {
 		return nil, nil, fmt.Errorf("asking the Cloud Credential Operator for AWS credentials (mode %q): %w", mode, err)

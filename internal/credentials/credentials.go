@@ -17,6 +17,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/ec2-operator/ec2-operator/internal/clusterid"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 )
 
@@ -93,6 +95,10 @@ type Options struct {
 	// AccountRoleARNs, when set (ACCOUNT_ROLE_ARNS), adds assuming those roles (the
 	// roles of AWSAccounts) to the permissions requested.
 	AccountRoleARNs []string
+	// ClusterID is the value of the cluster tag the policy's conditions require
+	// (--cluster-id); empty means the kube-system Namespace's UID, read when the
+	// request is made.
+	ClusterID string
 }
 
 // OptionsFromEnv returns the options for the manager's environment and whether
@@ -222,7 +228,7 @@ func Setup(ctx context.Context, c client.Client, opts Options) (string, error) {
 func desiredRequest(opts Options) *unstructured.Unstructured {
 	// CCO's AWSProviderSpec takes one resource per statement entry.
 	var statements []any
-	policy := Policy()
+	policy := Policy(opts.ClusterID)
 	if st, ok := EventsQueueStatement(opts.EventsQueueURL); ok {
 		policy = append(policy, st)
 	}
@@ -292,10 +298,15 @@ func EnsureRequest(ctx context.Context, c client.Client, opts Options) (Options,
 // ensureRequest creates the CredentialsRequest, or updates its spec when it differs
 // (for example after the administrator changed the role ARN).
 func ensureRequest(ctx context.Context, c client.Client, opts Options) error {
+	id, err := clusterid.Resolve(ctx, c, opts.ClusterID)
+	if err != nil {
+		return err
+	}
+	opts.ClusterID = id
 	want := desiredRequest(opts)
 	got := &unstructured.Unstructured{}
 	got.SetGroupVersionKind(CredentialsRequestGVK)
-	err := c.Get(ctx, client.ObjectKeyFromObject(want), got)
+	err = c.Get(ctx, client.ObjectKeyFromObject(want), got)
 	switch {
 	case apierrors.IsNotFound(err):
 		if err := c.Create(ctx, want); err != nil {

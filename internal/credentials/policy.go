@@ -10,6 +10,21 @@ import (
 // volume) it owns; the IAM policy uses it to confine destructive calls to those.
 const OwnerTagKey = "ec2-operator.dev/owner-uid"
 
+// ClusterTagKey is the tag that names the cluster whose operator created a resource
+// (the kube-system Namespace's UID, or --cluster-id). The policy's conditions check its
+// value, so that an operator can touch only its own cluster's resources even where
+// several clusters share an account and their namespaces and names repeat.
+const ClusterTagKey = "ec2-operator.dev/cluster"
+
+// ClusterIDPlaceholder stands for the cluster ID in docs/aws-iam-policy.json: replace
+// it with the cluster's ID before attaching the policy (docs/aws-iam.md says how).
+const ClusterIDPlaceholder = "EC2_OPERATOR_CLUSTER_ID"
+
+// InstanceRolePath is the IAM path of the roles the operator may pass to instances
+// (iam:PassRole through an instance profile). Widen PassInstanceRoles in your copy of
+// the policy to pass roles elsewhere.
+const InstanceRolePath = "/ec2-operator/"
+
 // AdoptableTagKey is the tag an administrator puts on an existing instance to let the
 // operator adopt it under the minimal policy: CreateTags on an instance the operator
 // does not own yet is only allowed when the instance carries this tag.
@@ -30,16 +45,32 @@ type Statement struct {
 	Condition map[string]map[string]any `json:"Condition,omitempty"`
 }
 
-// Policy returns the minimal IAM policy the operator needs. docs/aws-iam-policy.json
-// is this policy as a document (a test keeps them equal).
+// Policy returns the minimal IAM policy the operator of the cluster clusterID needs.
+// docs/aws-iam-policy.json is this policy for ClusterIDPlaceholder (a test keeps them
+// equal); the CredentialsRequest asks for it with the cluster's ID.
 //
 // Describe calls do not support resource-level permissions. Every call that changes
-// or destroys an instance or volume requires the owner tag on it; launching requires
-// the owner tag in the launch request itself (tag-on-create), and CreateTags is only
-// allowed during RunInstances, on owned resources, or on instances an administrator
-// marked adoptable.
-func Policy() []Statement {
-	owned := map[string]map[string]any{"Null": {"aws:ResourceTag/" + OwnerTagKey: "false"}}
+// or destroys an instance, volume, interface or address requires the owner tag on it
+// and this cluster's ID as its cluster tag; launching, creating a volume and
+// allocating an address require both in the request itself (tag-on-create). CreateTags
+// is only allowed during those creations, on this cluster's resources (never changing
+// their cluster), on the resources of an earlier version that lack the cluster tag
+// (adding only that tag), or on instances an administrator marked adoptable.
+func Policy(clusterID string) []Statement {
+	owned := map[string]map[string]any{
+		"Null":         {"aws:ResourceTag/" + OwnerTagKey: "false"},
+		"StringEquals": {"aws:ResourceTag/" + ClusterTagKey: clusterID},
+	}
+	created := map[string]map[string]any{
+		"Null":         {"aws:RequestTag/" + OwnerTagKey: "false"},
+		"StringEquals": {"aws:RequestTag/" + ClusterTagKey: clusterID},
+	}
+	return append(append(launchStatements(created), tagStatements(owned, clusterID)...), manageStatements(owned)...)
+}
+
+// launchStatements allow creating instances, volumes and addresses that carry the
+// ownership and cluster tags from the start.
+func launchStatements(created map[string]map[string]any) []Statement {
 	return []Statement{
 		{
 			Sid:    "Describe",
@@ -59,13 +90,11 @@ func Policy() []Statement {
 			Resource: []string{"*"},
 		},
 		{
-			Sid:      "LaunchOwnedInstancesAndVolumes",
-			Effect:   "Allow",
-			Action:   []string{"ec2:RunInstances"},
-			Resource: []string{"arn:aws:ec2:*:*:instance/*", "arn:aws:ec2:*:*:volume/*"},
-			Condition: map[string]map[string]any{
-				"Null": {"aws:RequestTag/" + OwnerTagKey: "false"},
-			},
+			Sid:       "LaunchOwnedInstancesAndVolumes",
+			Effect:    "Allow",
+			Action:    []string{"ec2:RunInstances"},
+			Resource:  []string{"arn:aws:ec2:*:*:instance/*", "arn:aws:ec2:*:*:volume/*"},
+			Condition: created,
 		},
 		{
 			Sid:    "LaunchUsingNetworkImageAndKey",
@@ -87,13 +116,11 @@ func Policy() []Statement {
 		{
 			// Volumes added after launch and Elastic IPs the operator allocates carry the
 			// owner tag from their creation, like instances.
-			Sid:      "CreateOwnedVolumesAndAddresses",
-			Effect:   "Allow",
-			Action:   []string{"ec2:AllocateAddress", "ec2:CreateVolume"},
-			Resource: []string{"arn:aws:ec2:*:*:volume/*", "arn:aws:ec2:*:*:elastic-ip/*"},
-			Condition: map[string]map[string]any{
-				"Null": {"aws:RequestTag/" + OwnerTagKey: "false"},
-			},
+			Sid:       "CreateOwnedVolumesAndAddresses",
+			Effect:    "Allow",
+			Action:    []string{"ec2:AllocateAddress", "ec2:CreateVolume"},
+			Resource:  []string{"arn:aws:ec2:*:*:volume/*", "arn:aws:ec2:*:*:elastic-ip/*"},
+			Condition: created,
 		},
 		{
 			// AllocateAddress also authorizes on the public IPv4 pool an address comes
@@ -103,6 +130,18 @@ func Policy() []Statement {
 			Action:   []string{"ec2:AllocateAddress"},
 			Resource: []string{"arn:aws:ec2:*:*:ipv4pool-ec2/*"},
 		},
+	}
+}
+
+// tagStatements allow tagging at creation, tagging and untagging this cluster's
+// resources, adding the cluster tag to an earlier version's, and adoption.
+func tagStatements(owned map[string]map[string]any, clusterID string) []Statement {
+	ownedKeepingCluster := map[string]map[string]any{
+		"Null":                 owned["Null"],
+		"StringEquals":         owned["StringEquals"],
+		"StringEqualsIfExists": {"aws:RequestTag/" + ClusterTagKey: clusterID},
+	}
+	return []Statement{
 		{
 			Sid:    "TagOnCreate",
 			Effect: "Allow",
@@ -119,11 +158,38 @@ func Policy() []Statement {
 			},
 		},
 		{
+			// A tag of this cluster's resources may change, but never the cluster tag
+			// to another cluster's.
 			Sid:       "TagOwned",
 			Effect:    "Allow",
-			Action:    []string{"ec2:CreateTags", "ec2:DeleteTags"},
+			Action:    []string{"ec2:CreateTags"},
+			Resource:  []string{"arn:aws:ec2:*:*:elastic-ip/*", "arn:aws:ec2:*:*:instance/*", "arn:aws:ec2:*:*:volume/*"},
+			Condition: ownedKeepingCluster,
+		},
+		{
+			Sid:       "UntagOwned",
+			Effect:    "Allow",
+			Action:    []string{"ec2:DeleteTags"},
 			Resource:  []string{"arn:aws:ec2:*:*:elastic-ip/*", "arn:aws:ec2:*:*:instance/*", "arn:aws:ec2:*:*:volume/*"},
 			Condition: owned,
+		},
+		{
+			// Resources an earlier version created carry the owner tags but no cluster
+			// tag: the operator adds this cluster's tag, and only that, to those of its
+			// objects' UIDs. Remove this statement once every resource has the tag
+			// (docs/aws-iam.md).
+			Sid:    "TagLegacyOwnedWithCluster",
+			Effect: "Allow",
+			Action: []string{"ec2:CreateTags"},
+			Resource: []string{
+				"arn:aws:ec2:*:*:elastic-ip/*", "arn:aws:ec2:*:*:instance/*",
+				"arn:aws:ec2:*:*:network-interface/*", "arn:aws:ec2:*:*:volume/*",
+			},
+			Condition: map[string]map[string]any{
+				"Null":                      {"aws:ResourceTag/" + OwnerTagKey: "false", "aws:ResourceTag/" + ClusterTagKey: "true"},
+				"StringEquals":              {"aws:RequestTag/" + ClusterTagKey: clusterID},
+				"ForAllValues:StringEquals": {"aws:TagKeys": []string{ClusterTagKey}},
+			},
 		},
 		{
 			Sid:      "TagAdoptable",
@@ -131,9 +197,16 @@ func Policy() []Statement {
 			Action:   []string{"ec2:CreateTags"},
 			Resource: []string{"arn:aws:ec2:*:*:instance/*", "arn:aws:ec2:*:*:volume/*"},
 			Condition: map[string]map[string]any{
-				"StringEquals": {"aws:ResourceTag/" + AdoptableTagKey: "true"},
+				"StringEquals": {"aws:ResourceTag/" + AdoptableTagKey: "true", "aws:RequestTag/" + ClusterTagKey: clusterID},
 			},
 		},
+	}
+}
+
+// manageStatements allow changing and deleting this cluster's resources, and what
+// those calls also authorize on.
+func manageStatements(owned map[string]map[string]any) []Statement {
+	return []Statement{
 		{
 			Sid:    "ManageOwnedInstances",
 			Effect: "Allow",
@@ -235,16 +308,18 @@ func Policy() []Statement {
 			Sid:      "PassInstanceRoles",
 			Effect:   "Allow",
 			Action:   []string{"iam:PassRole"},
-			Resource: []string{"arn:aws:iam::*:role/*"},
+			Resource: []string{"arn:aws:iam::*:role" + InstanceRolePath + "*"},
 			Condition: map[string]map[string]any{
 				"StringEquals": {"iam:PassedToService": "ec2.amazonaws.com"},
 			},
 		},
 		{
+			// EC2 reads a resolve:ssm: image's parameter with the caller's permission:
+			// AWS's public AMI parameters; widen it for parameters of your own.
 			Sid:      "ResolveSSMImageParameters",
 			Effect:   "Allow",
 			Action:   []string{"ssm:GetParameters"},
-			Resource: []string{"arn:aws:ssm:*:*:parameter/*"},
+			Resource: []string{"arn:aws:ssm:*::parameter/aws/service/*"},
 		},
 	}
 }

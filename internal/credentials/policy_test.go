@@ -55,9 +55,12 @@ func requiredActions(t *testing.T) []string {
 	return append(callsInSource(t), "iam:PassRole", "ssm:GetParameters")
 }
 
+// testCluster is the cluster ID of the policy under test.
+const testCluster = "0b6a4d1e-cluster"
+
 func TestPolicyGrantsEveryCallTheOperatorMakes(t *testing.T) {
 	granted := map[string]bool{}
-	for _, st := range Policy() {
+	for _, st := range Policy(testCluster) {
 		for _, a := range st.Action {
 			if strings.Contains(a, "*") {
 				t.Errorf("statement %s uses a wildcard action %s", st.Sid, a)
@@ -83,7 +86,8 @@ func TestPolicyGrantsEveryCallTheOperatorMakes(t *testing.T) {
 }
 
 // TestDestructiveCallsRequireTheOwnerTag: terminating, stopping, modifying and untagging
-// are only allowed on resources that carry the operator's owner tag.
+// are only allowed on resources that carry the operator's owner tag and this
+// cluster's ID in the cluster tag.
 func TestDestructiveCallsRequireTheOwnerTag(t *testing.T) {
 	destructive := map[string]bool{
 		"ec2:TerminateInstances": true, "ec2:StopInstances": true, "ec2:StartInstances": true,
@@ -94,7 +98,7 @@ func TestDestructiveCallsRequireTheOwnerTag(t *testing.T) {
 		"ec2:ModifyInstanceCreditSpecification": true, "ec2:ModifyInstanceMaintenanceOptions": true, "ec2:ModifyPrivateDnsNameOptions": true,
 		"ec2:ModifyInstanceCpuOptions": true, "ec2:AssignPrivateIpAddresses": true, "ec2:UnassignPrivateIpAddresses": true,
 	}
-	for _, st := range Policy() {
+	for _, st := range Policy(testCluster) {
 		for _, a := range st.Action {
 			onInstances := containsARN(st.Resource, ":instance/")
 			if !destructive[a] && !((a == "ec2:ModifyInstanceAttribute" || a == "ec2:ModifyInstanceCapacityReservationAttributes" || a == "ec2:ModifyInstancePlacement") && onInstances) {
@@ -103,27 +107,93 @@ func TestDestructiveCallsRequireTheOwnerTag(t *testing.T) {
 			if st.Condition["Null"]["aws:ResourceTag/"+OwnerTagKey] != "false" {
 				t.Errorf("statement %s allows %s without requiring the %s tag", st.Sid, a, OwnerTagKey)
 			}
+			if st.Condition["StringEquals"]["aws:ResourceTag/"+ClusterTagKey] != testCluster {
+				t.Errorf("statement %s allows %s on resources of any cluster: %v", st.Sid, a, st.Condition)
+			}
 		}
 		if containsAction(st.Action, "ec2:CreateTags") && len(st.Condition) == 0 {
 			t.Errorf("statement %s allows CreateTags unconditionally", st.Sid)
 		}
 		if containsAction(st.Action, "ec2:RunInstances") && containsARN(st.Resource, ":instance/") &&
-			st.Condition["Null"]["aws:RequestTag/"+OwnerTagKey] != "false" {
-			t.Errorf("statement %s launches instances without the owner tag in the request", st.Sid)
+			(st.Condition["Null"]["aws:RequestTag/"+OwnerTagKey] != "false" || st.Condition["StringEquals"]["aws:RequestTag/"+ClusterTagKey] != testCluster) {
+			t.Errorf("statement %s launches instances without the owner tag and this cluster's tag in the request", st.Sid)
 		}
 		// Creating volumes and allocating addresses must tag them as the operator's.
 		for _, a := range []string{"ec2:CreateVolume", "ec2:AllocateAddress"} {
 			if containsAction(st.Action, a) && (containsARN(st.Resource, ":volume/") || containsARN(st.Resource, ":elastic-ip/")) &&
-				st.Condition["Null"]["aws:RequestTag/"+OwnerTagKey] != "false" {
-				t.Errorf("statement %s allows %s without the owner tag in the request", st.Sid, a)
+				(st.Condition["Null"]["aws:RequestTag/"+OwnerTagKey] != "false" || st.Condition["StringEquals"]["aws:RequestTag/"+ClusterTagKey] != testCluster) {
+				t.Errorf("statement %s allows %s without the owner tag and this cluster's tag in the request", st.Sid, a)
 			}
 		}
 		// Associating an address is only allowed with the operator's own instances and
 		// interfaces.
 		if containsAction(st.Action, "ec2:AssociateAddress") && (containsARN(st.Resource, ":instance/") || containsARN(st.Resource, ":network-interface/")) &&
-			st.Condition["Null"]["aws:ResourceTag/"+OwnerTagKey] != "false" {
+			(st.Condition["Null"]["aws:ResourceTag/"+OwnerTagKey] != "false" || st.Condition["StringEquals"]["aws:ResourceTag/"+ClusterTagKey] != testCluster) {
 			t.Errorf("statement %s associates addresses with instances or interfaces the operator does not own", st.Sid)
 		}
+		if containsAction(st.Action, "ec2:CreateTags") && !tagsOnlyThisCluster(st) {
+			t.Errorf("statement %s lets CreateTags set another cluster's tag: %v", st.Sid, st.Condition)
+		}
+	}
+}
+
+// tagsOnlyThisCluster reports whether a CreateTags statement can only ever write this
+// cluster's ID into the cluster tag: tagging at creation (the creating call's own
+// statement checks the request), or a condition on the requested cluster tag.
+func tagsOnlyThisCluster(st Statement) bool {
+	if _, atCreation := st.Condition["StringEquals"]["ec2:CreateAction"]; atCreation {
+		return true
+	}
+	key := "aws:RequestTag/" + ClusterTagKey
+	return st.Condition["StringEquals"][key] == testCluster || st.Condition["StringEqualsIfExists"][key] == testCluster
+}
+
+// TestTheLegacyTaggingStatementAddsOnlyTheClusterTag: resources of an earlier version
+// (owner tag, no cluster tag) may get this cluster's tag and nothing else.
+func TestTheLegacyTaggingStatementAddsOnlyTheClusterTag(t *testing.T) {
+	for _, st := range Policy(testCluster) {
+		if st.Sid != "TagLegacyOwnedWithCluster" {
+			continue
+		}
+		keys, _ := st.Condition["ForAllValues:StringEquals"]["aws:TagKeys"].([]string)
+		if len(st.Action) != 1 || st.Action[0] != "ec2:CreateTags" || len(keys) != 1 || keys[0] != ClusterTagKey ||
+			st.Condition["Null"]["aws:ResourceTag/"+ClusterTagKey] != "true" || st.Condition["Null"]["aws:ResourceTag/"+OwnerTagKey] != "false" {
+			t.Errorf("statement %+v", st)
+		}
+		return
+	}
+	t.Error("no statement lets the operator tag its earlier resources with the cluster")
+}
+
+// TestPassRoleAndSSMAreNarrowed: roles only under the operator's path, passed only
+// to EC2; parameters only AWS's public ones.
+func TestPassRoleAndSSMAreNarrowed(t *testing.T) {
+	for _, st := range Policy(testCluster) {
+		switch {
+		case containsAction(st.Action, "iam:PassRole"):
+			if len(st.Resource) != 1 || st.Resource[0] != "arn:aws:iam::*:role/ec2-operator/*" ||
+				st.Condition["StringEquals"]["iam:PassedToService"] != "ec2.amazonaws.com" {
+				t.Errorf("PassRole: %v %v", st.Resource, st.Condition)
+			}
+		case containsAction(st.Action, "ssm:GetParameters"):
+			if len(st.Resource) != 1 || st.Resource[0] != "arn:aws:ssm:*::parameter/aws/service/*" {
+				t.Errorf("GetParameters: %v", st.Resource)
+			}
+		}
+	}
+}
+
+// TestTheCredentialsRequestNamesThisClustersID: the request the operator makes at
+// run time carries its cluster's ID, never the documentation's placeholder.
+func TestTheCredentialsRequestNamesThisClustersID(t *testing.T) {
+	opts := Options{Namespace: "ec2-operator-system", RequestNamespace: "openshift-cloud-credential-operator", RequestName: "r", SecretName: "s",
+		ClusterID: testCluster}
+	data, err := json.Marshal(desiredRequest(opts).Object)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(data), ClusterIDPlaceholder) || !strings.Contains(string(data), `"aws:ResourceTag/`+ClusterTagKey+`":"`+testCluster+`"`) {
+		t.Errorf("the request's conditions do not name cluster %s: %s", testCluster, data)
 	}
 }
 
@@ -156,7 +226,7 @@ func TestPolicyDocumentIsThePolicy(t *testing.T) {
 	if err := json.Unmarshal(data, &onDisk); err != nil {
 		t.Fatalf("docs/aws-iam-policy.json: %v", err)
 	}
-	wantJSON, _ := json.Marshal(map[string]any{"Version": "2012-10-17", "Statement": Policy()})
+	wantJSON, _ := json.Marshal(map[string]any{"Version": "2012-10-17", "Statement": Policy(ClusterIDPlaceholder)})
 	_ = json.Unmarshal(wantJSON, &want)
 	if !equality.Semantic.DeepEqual(onDisk, want) {
 		t.Errorf("docs/aws-iam-policy.json differs from credentials.Policy():\nwant %s", wantJSON)
