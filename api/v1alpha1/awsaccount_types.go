@@ -30,17 +30,28 @@ const AccountFinalizer = "compute.ec2-operator.dev/account-in-use"
 // allow the namespace.
 const DefaultAccountAnnotation = "compute.ec2-operator.dev/default-account"
 
-// AWSAccountSpec says which IAM role the operator assumes to act in another AWS
-// account, and which namespaces may use it.
+// DefaultAccountName is the AWSAccount that EC2Instances use when they name none
+// (no spec.accountRef and no default-account annotation on their namespace). It
+// stands for the operator's own credentials, so it has no roleArn; while it does not
+// exist, such EC2Instances use the operator's credentials without any namespace or
+// guardrail restriction (the open default of a new install).
+const DefaultAccountName = "default"
+
+// AWSAccountSpec says which AWS credentials the operator acts with (an IAM role it
+// assumes in another account, or its own), which namespaces may use them, and what
+// their EC2Instances may ask for.
+// +kubebuilder:validation:XValidation:rule="has(self.roleArn) || (!has(self.externalId) && !has(self.sessionName))",message="externalId and sessionName apply only with a roleArn"
 type AWSAccountSpec struct {
 	// roleArn is the IAM role the operator's own identity assumes (sts:AssumeRole) to
 	// act in this account, for example arn:aws:iam::123456789012:role/ec2-operator.
 	// The role's trust policy must allow the operator's identity (see docs/accounts.md).
-	// +required
+	// Without a roleArn the account stands for the operator's own credentials: it then
+	// only says which namespaces may use them and what they may ask for.
+	// +optional
 	// +kubebuilder:validation:Pattern=`^arn:aws[a-z-]*:iam::[0-9]{12}:role/[A-Za-z0-9+=,.@_/-]{1,512}$`
 	// +kubebuilder:validation:MaxLength=2048
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Role ARN",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
-	RoleARN string `json:"roleArn"`
+	RoleARN string `json:"roleArn,omitempty"`
 
 	// externalId is passed to sts:AssumeRole; set it when the role's trust policy
 	// requires sts:ExternalId, as it should when the role is shared with a third party.
@@ -74,6 +85,14 @@ type AWSAccountSpec struct {
 	// +optional
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Allowed Namespaces"
 	AllowedNamespaces AllowedNamespaces `json:"allowedNamespaces,omitempty"`
+
+	// guardrails limit what the EC2Instances that use this account may ask for. An
+	// object that asks for something outside them is refused before any AWS call
+	// (reason GuardrailViolation), and a change of a running one is refused while its
+	// instance is left as it is.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Guardrails"
+	Guardrails *Guardrails `json:"guardrails,omitempty"`
 }
 
 // AllowedNamespaces selects namespaces by name, by label, or both (either suffices).
@@ -131,13 +150,16 @@ type AWSAccountStatus struct {
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
 }
 
-// AWSAccount is an AWS account the operator acts in by assuming an IAM role, and the
-// namespaces allowed to use it. An EC2Instance selects one with spec.accountRef (or
-// its namespace's compute.ec2-operator.dev/default-account annotation); without one
-// the operator's own credentials are used.
+// AWSAccount is an AWS account the operator acts in, by assuming an IAM role or with
+// its own credentials, the namespaces allowed to use it, and the guardrails on what
+// their EC2Instances may ask for. An EC2Instance selects one with spec.accountRef (or
+// its namespace's compute.ec2-operator.dev/default-account annotation); without one it
+// uses the AWSAccount named default, and while that does not exist, the operator's own
+// credentials without restriction.
 //
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
+// +kubebuilder:validation:XValidation:rule="self.metadata.name != 'default' || !has(self.spec.roleArn)",message="the AWSAccount named default stands for the operator's own credentials and has no roleArn"
 // +kubebuilder:resource:scope=Cluster,shortName=awsaccount,categories=aws
 // +kubebuilder:printcolumn:name="Account",type=string,JSONPath=`.status.accountId`
 // +kubebuilder:printcolumn:name="Role",type=string,JSONPath=`.spec.roleArn`,priority=1

@@ -143,6 +143,10 @@ const (
 	// and ConfigMaps (a RoleBinding to the ec2-operator-userdata-reader ClusterRole);
 	// the message names the command that grants it.
 	ReasonUserDataNotGranted = "UserDataNotGranted"
+	// ReasonGuardrailViolation: the object asks for something its AWSAccount's
+	// guardrails do not allow (an instance profile, key pair, subnet, VPC, security
+	// group, image owner or instance type); the message names the field and the rule.
+	ReasonGuardrailViolation = "GuardrailViolation"
 	// ReasonUserDataSourceRefused: userDataFrom names a Secret the operator never
 	// reads, whatever RBAC allows: a ServiceAccount or bootstrap token, or one of the
 	// operator's own credentials.

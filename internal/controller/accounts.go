@@ -85,18 +85,31 @@ func (r *EC2InstanceReconciler) resolveAccount(ctx context.Context, s *instanceS
 		}
 		name = ns.Annotations[computev1alpha1.DefaultAccountAnnotation]
 	}
-	st.Account = name
-	if name == "" {
-		st.AccountID = ""
-		return nil, nil
-	}
 	acct := &computev1alpha1.AWSAccount{}
-	if err := r.Get(ctx, types.NamespacedName{Name: name}, acct); err != nil {
+	if name == "" {
+		// No account named: the default account governs the operator's own
+		// credentials when the administrator created it; until then they are used
+		// without restriction (the open default of a new install).
+		err := r.Get(ctx, types.NamespacedName{Name: computev1alpha1.DefaultAccountName}, acct)
+		if apierrors.IsNotFound(err) {
+			st.Account = ""
+			return nil, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		name = computev1alpha1.DefaultAccountName
+	}
+	st.Account = name
+	if acct.Name == "" {
+		err := r.Get(ctx, types.NamespacedName{Name: name}, acct)
 		if apierrors.IsNotFound(err) {
 			return nil, r.refuseAccount(s, computev1alpha1.ReasonAccountNotFound,
 				fmt.Sprintf("AWSAccount %q does not exist; nothing is called in AWS until it does", name))
 		}
-		return nil, err
+		if err != nil {
+			return nil, err
+		}
 	}
 	if ns == nil {
 		var err error
@@ -220,13 +233,24 @@ func accountChangedForUsers() predicate.Funcs {
 	}
 }
 
-// objectsUsingAccount maps an AWSAccount to the EC2Instances that use it.
+// objectsUsingAccount maps an AWSAccount to the EC2Instances that use it. The default
+// account also governs the objects that name no account, so its creation reaches them
+// at once rather than at their next resync.
 func (r *EC2InstanceReconciler) objectsUsingAccount(ctx context.Context, o client.Object) []reconcile.Request {
 	list := &computev1alpha1.EC2InstanceList{}
 	if err := r.List(ctx, list, client.MatchingFields{accountIndex: o.GetName()}); err != nil {
 		return nil
 	}
-	return requestsFor(list.Items)
+	items := list.Items
+	if o.GetName() == computev1alpha1.DefaultAccountName {
+		all := &computev1alpha1.EC2InstanceList{}
+		if err := r.List(ctx, all); err == nil {
+			items = append(items, slices.DeleteFunc(all.Items, func(obj computev1alpha1.EC2Instance) bool {
+				return accountNameOf(&obj) != ""
+			})...)
+		}
+	}
+	return requestsFor(items)
 }
 
 // objectsInNamespace maps a Namespace whose labels or annotations changed to its

@@ -47,6 +47,9 @@ func (r *EC2InstanceReconciler) chooseImage(ctx context.Context, s *instanceScop
 		}
 		st.ImageName = image.Name
 	}
+	// The launch checks the image's owner against the account's guardrails once the
+	// subnet and groups are chosen too (checkChosenGuardrails).
+	s.image = image
 	return checkAgainstType(ctx, s, image)
 }
 

@@ -195,6 +195,13 @@ func (r *EC2InstanceReconciler) reconcile(ctx context.Context, s *instanceScope)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
+	s.account = acct
+	if s.obj.DeletionTimestamp.IsZero() {
+		// Guardrails bound what is asked for, never a deletion.
+		if err := r.checkStaticGuardrails(s); err != nil {
+			return accountRefusedResult(), nil
+		}
+	}
 	// The region is pinned in status once an instance may exist: a later change of
 	// the operator's (or the account's) default region must not make the operator
 	// look for (and launch) the instance elsewhere.

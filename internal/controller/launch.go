@@ -2,6 +2,7 @@ package controller
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"sort"
@@ -114,6 +115,13 @@ func (r *EC2InstanceReconciler) launch(ctx context.Context, s *instanceScope) (*
 	}
 	if err := r.choosePlacement(ctx, s, newRecord); err != nil {
 		res, err := r.fail(s, "choosing the subnet and security groups", err)
+		return nil, res, err
+	}
+	if err := r.checkChosenGuardrails(ctx, s, s.image); err != nil {
+		if errors.Is(err, errAccountRefused{}) {
+			return nil, accountRefusedResult(), nil
+		}
+		res, err := r.fail(s, "checking the subnet's VPC against the account's guardrails", err)
 		return nil, res, err
 	}
 	// The launch record, in one write before RunInstances, so that a launch whose

@@ -31,6 +31,11 @@ type instanceScope struct {
 	// typeRefused is set when the spec's instance type is one EC2 refused: the
 	// instance cannot settle as Ready.
 	typeRefused bool
+	// account is the AWSAccount the pass acts in, nil for the operator's own
+	// credentials without a default account; its guardrails bound the launch.
+	account *computev1alpha1.AWSAccount
+	// image is the image the launch described, when it did (not for resolve:ssm:).
+	image *ec2.Image
 }
 
 func newInstanceScope(obj *computev1alpha1.EC2Instance, log logr.Logger) *instanceScope {

@@ -76,7 +76,11 @@ func (r AssumedRole) sessionName() string {
 // they expire, and are dropped at once when EC2 answers that they expired. A changed
 // role (another ARN, external ID or session name under the same name) gets new
 // credentials and new clients.
-func (r *RegionalClients) ForAccount(_ context.Context, role AssumedRole, region string) (Client, error) {
+func (r *RegionalClients) ForAccount(ctx context.Context, role AssumedRole, region string) (Client, error) {
+	if role.RoleARN == "" {
+		// An AWSAccount without a role stands for the operator's own credentials.
+		return r.ForRegion(ctx, region)
+	}
 	if region == "" {
 		return nil, fmt.Errorf("no AWS region: set spec.region, the AWSAccount's defaultRegion, the --aws-region flag or AWS_REGION")
 	}
@@ -105,6 +109,9 @@ func (r *RegionalClients) ForAccount(_ context.Context, role AssumedRole, region
 // EC2 clients use the new session from then on. region is where STS is called when
 // the account has no STS client yet.
 func (r *RegionalClients) VerifyAccount(ctx context.Context, role AssumedRole, region string) (Identity, error) {
+	if role.RoleARN == "" {
+		return r.verifyOwnIdentity(ctx, region)
+	}
 	r.mu.Lock()
 	a := r.accountLocked(role, region)
 	r.mu.Unlock()

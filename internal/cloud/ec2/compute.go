@@ -16,9 +16,11 @@ import (
 
 // Image is an AMI as DescribeImages reports it.
 type Image struct {
-	ID             string
-	Name           string
-	OwnerID        string
+	ID      string
+	Name    string
+	OwnerID string
+	// OwnerAlias is amazon or aws-marketplace for their images, empty otherwise.
+	OwnerAlias     string
 	Architecture   string
 	CreationDate   time.Time
 	RootDeviceName string
@@ -96,7 +98,7 @@ func (c *AWSClient) FindImages(ctx context.Context, q ImageQuery) ([]Image, erro
 func fromSDKImage(img types.Image) Image {
 	created, _ := time.Parse(time.RFC3339, aws.ToString(img.CreationDate))
 	return Image{
-		ID: aws.ToString(img.ImageId), Name: aws.ToString(img.Name), OwnerID: aws.ToString(img.OwnerId),
+		ID: aws.ToString(img.ImageId), Name: aws.ToString(img.Name), OwnerID: aws.ToString(img.OwnerId), OwnerAlias: aws.ToString(img.ImageOwnerAlias),
 		Architecture: string(img.Architecture), CreationDate: created, RootDeviceName: aws.ToString(img.RootDeviceName),
 	}
 }

@@ -22,6 +22,8 @@ type RegionalClients struct {
 	clients map[string]*AWSClient
 	// accounts holds the assumed-role accounts of AWSAccounts, by name (accounts.go).
 	accounts map[string]*account
+	// own caches the operator's own identity (own_identity.go).
+	own ownIdentity
 }
 
 // NewRegionalClients loads the AWS configuration once, with the default credential

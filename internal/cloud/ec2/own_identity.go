@@ -1,0 +1,85 @@
+package ec2
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sts"
+)
+
+// OwnIdentityTTL is how long the operator's own identity, once read, answers every
+// caller. The credentials can change under a running manager (OpenShift's Cloud
+// Credential Operator rotates its Secret, an administrator points it elsewhere), so it
+// is read again this often; a launch never waits longer than that to notice.
+const OwnIdentityTTL = 10 * time.Minute
+
+// ownIdentity caches sts:GetCallerIdentity for the operator's own credentials.
+type ownIdentity struct {
+	mu      sync.Mutex
+	value   Identity
+	readAt  time.Time
+	stsOnce sync.Once
+	sts     *sts.Client
+}
+
+// OwnIdentity says which AWS account the operator's own credentials act in, from
+// sts:GetCallerIdentity, read at most every OwnIdentityTTL. Every instance launched
+// with them records that account, so that credentials moved to another account make
+// the instances AccountMismatch instead of "gone" (and launched again there). region
+// is where STS is called.
+func (r *RegionalClients) OwnIdentity(ctx context.Context, region string) (Identity, error) {
+	o := &r.own
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.value.Account != "" && time.Since(o.readAt) < OwnIdentityTTL {
+		return o.value, nil
+	}
+	id, err := r.readOwnIdentity(ctx, region)
+	if err != nil {
+		return Identity{}, err
+	}
+	o.value, o.readAt = id, time.Now()
+	return id, nil
+}
+
+// readOwnIdentity calls sts:GetCallerIdentity with the operator's own credentials.
+func (r *RegionalClients) readOwnIdentity(ctx context.Context, region string) (Identity, error) {
+	o := &r.own
+	o.stsOnce.Do(func() {
+		stsRegion := r.cfg.Region
+		if stsRegion == "" {
+			stsRegion = region
+		}
+		o.sts = sts.NewFromConfig(r.cfg, func(so *sts.Options) {
+			so.Region = stsRegion
+			if r.opts.STSEndpoint != "" {
+				so.BaseEndpoint = aws.String(r.opts.STSEndpoint)
+			}
+			if r.opts.HTTPClient != nil {
+				so.HTTPClient = r.opts.HTTPClient
+			}
+			so.APIOptions = append(so.APIOptions, addCallMiddlewares(r.recorderFor(""), nil))
+		})
+	})
+	out, err := o.sts.GetCallerIdentity(ctx, &sts.GetCallerIdentityInput{})
+	if err != nil {
+		return Identity{}, stsError(err)
+	}
+	return Identity{Account: aws.ToString(out.Account), ARN: aws.ToString(out.Arn)}, nil
+}
+
+// verifyOwnIdentity reads the operator's own identity afresh, for an AWSAccount that
+// stands for the operator's own credentials (no roleArn), and keeps it.
+func (r *RegionalClients) verifyOwnIdentity(ctx context.Context, region string) (Identity, error) {
+	o := &r.own
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	id, err := r.readOwnIdentity(ctx, region)
+	if err != nil {
+		return Identity{}, err
+	}
+	o.value, o.readAt = id, time.Now()
+	return id, nil
+}
