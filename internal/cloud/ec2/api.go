@@ -49,7 +49,9 @@ type Client interface {
 	// carry the ownership tag of a namespace, whatever object they name. One listing
 	// answers every caller for the namespace for a few seconds, so it may miss an
 	// instance launched since; callers that act on what it returns look the instance
-	// up again first.
+	// up again first. It holds every cluster's instances of the namespace (another
+	// cluster's must be seen to be reported): callers act only on those whose
+	// TagCluster is theirs, or, without one, whose TagOwnerUID is their object's.
 	OwnedInstances(ctx context.Context, namespace string) ([]Instance, error)
 
 	// GetInstanceAttributes reads the attributes DescribeInstances does not return.
@@ -111,7 +113,7 @@ type Client interface {
 	// OwnedAddresses lists the Elastic IPs tagged for a namespace, whatever object
 	// they name. One listing answers every caller for the namespace for a few seconds,
 	// with the addresses this client allocated meanwhile, so it may still show an
-	// address released since.
+	// address released since. Like OwnedInstances, it holds every cluster's.
 	OwnedAddresses(ctx context.Context, namespace string) ([]Address, error)
 	// AllocateAddress allocates an Elastic IP (from pool, when set), tagged at
 	// allocation.
