@@ -34,7 +34,15 @@ func TestCreateRejectsInvalidAccounts(t *testing.T) {
 		mutate    func(*v1alpha1.AWSAccount)
 		wantField string
 	}{
-		{"no role", func(a *v1alpha1.AWSAccount) { a.Spec.RoleARN = "" }, "spec.roleArn"},
+		{"an external ID without a role", func(a *v1alpha1.AWSAccount) { a.Spec.RoleARN, a.Spec.ExternalID = "", "team-a-7f3c" }, "externalId and sessionName apply only with a roleArn"},
+		{"a session name without a role", func(a *v1alpha1.AWSAccount) { a.Spec.RoleARN, a.Spec.SessionName = "", "ops" }, "externalId and sessionName apply only with a roleArn"},
+		{"the default account with a role", func(a *v1alpha1.AWSAccount) { a.Name = v1alpha1.DefaultAccountName }, "the AWSAccount named default stands for the operator's own credentials"},
+		{"an image owner alias that is not one", func(a *v1alpha1.AWSAccount) {
+			a.Spec.Guardrails = &v1alpha1.Guardrails{ImageOwners: []string{"amazonx"}}
+		}, "spec.guardrails.imageOwners[0]"},
+		{"an empty instance type pattern", func(a *v1alpha1.AWSAccount) {
+			a.Spec.Guardrails = &v1alpha1.Guardrails{InstanceTypes: []string{""}}
+		}, "spec.guardrails.instanceTypes[0]"},
 		{"a user instead of a role", func(a *v1alpha1.AWSAccount) { a.Spec.RoleARN = "arn:aws:iam::123456789012:user/ops" }, "spec.roleArn"},
 		{"an account ID of eleven digits", func(a *v1alpha1.AWSAccount) { a.Spec.RoleARN = "arn:aws:iam::12345678901:role/x" }, "spec.roleArn"},
 		{"an external ID of one character", func(a *v1alpha1.AWSAccount) { a.Spec.ExternalID = "x" }, "spec.externalId"},
@@ -56,6 +64,22 @@ func TestCreateRejectsInvalidAccounts(t *testing.T) {
 				t.Errorf("want an Invalid error naming %s, got %v", tc.wantField, err)
 			}
 		})
+	}
+}
+
+// TestAnAccountWithoutARoleStandsForTheOperatorsCredentials: the default account, and
+// any other without roleArn, with guardrails, is accepted.
+func TestAnAccountWithoutARoleStandsForTheOperatorsCredentials(t *testing.T) {
+	ctx := context.Background()
+	for _, name := range []string{v1alpha1.DefaultAccountName, "own-credentials-team-a"} {
+		a := validAccount(name)
+		a.Spec.RoleARN = ""
+		a.Spec.Guardrails = &v1alpha1.Guardrails{InstanceProfiles: []string{"arn:aws:iam::*:instance-profile/ec2-operator/*"},
+			ImageOwners: []string{"amazon", "self", "123456789012"}, InstanceTypes: []string{"t3.*"}}
+		if err := k8sClient.Create(ctx, a); err != nil {
+			t.Fatalf("the API server rejected AWSAccount %s without a role: %v", name, err)
+		}
+		t.Cleanup(func() { _ = k8sClient.Delete(ctx, a) })
 	}
 }
 

@@ -143,6 +143,10 @@ const (
 	// and ConfigMaps (a RoleBinding to the ec2-operator-userdata-reader ClusterRole);
 	// the message names the command that grants it.
 	ReasonUserDataNotGranted = "UserDataNotGranted"
+	// ReasonReplacementPaused: the instance is not found in EC2, and so are many other
+	// instances of its account and region; it is not replaced until a person sets the
+	// retry annotation to a new value.
+	ReasonReplacementPaused = "ReplacementPaused"
 	// ReasonGuardrailViolation: the object asks for something its AWSAccount's
 	// guardrails do not allow (an instance profile, key pair, subnet, VPC, security
 	// group, image owner or instance type); the message names the field and the rule.

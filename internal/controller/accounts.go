@@ -93,7 +93,7 @@ func (r *EC2InstanceReconciler) resolveAccount(ctx context.Context, s *instanceS
 		err := r.Get(ctx, types.NamespacedName{Name: computev1alpha1.DefaultAccountName}, acct)
 		if apierrors.IsNotFound(err) {
 			st.Account = ""
-			return nil, nil
+			return nil, r.checkOwnAccount(ctx, s, ec2.OwnIdentityTTL)
 		}
 		if err != nil {
 			return nil, err

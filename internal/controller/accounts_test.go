@@ -53,9 +53,9 @@ type accountWorld struct {
 func newAccountWorld(t testing.TB, operatorSim *ec2sim.Sim, cfg ec2sim.Config) *accountWorld {
 	t.Helper()
 	s := stssim.New(stssim.Config{Seed: 1})
-	s.AddUser(operatorAccount, "AKIDEXAMPLE", "not-a-secret")
-	s.AddRole(roleA, []string{"AKIDEXAMPLE"}, externalIDA)
-	s.AddRole(roleB, []string{"AKIDEXAMPLE"}, externalIDB)
+	s.AddUser(operatorAccount, operatorKey, operatorSecret)
+	s.AddRole(roleA, []string{operatorKey}, externalIDA)
+	s.AddRole(roleB, []string{operatorKey}, externalIDB)
 	sims := map[string]*ec2sim.Sim{operatorAccount: operatorSim}
 	for i, id := range []string{workloadA, workloadB} {
 		c := cfg
@@ -70,12 +70,21 @@ func newAccountWorld(t testing.TB, operatorSim *ec2sim.Sim, cfg ec2sim.Config) *
 	return &accountWorld{sts: s, sims: sims, router: accounts.NewRouter(s, sims), stsSrvURL: srv.URL}
 }
 
-// stsURL is the STS endpoint, or "" without an account world.
-func (w *accountWorld) stsURL() string {
-	if w == nil {
-		return ""
-	}
-	return w.stsSrvURL
+// The operator's long-term key in every harness.
+const (
+	operatorKey    = "AKIDEXAMPLE"
+	operatorSecret = "not-a-secret"
+)
+
+// ownSTS serves STS for a harness without an account world: it knows only the
+// operator's key, in account.
+func ownSTS(t testing.TB, account string) string {
+	t.Helper()
+	s := stssim.New(stssim.Config{Seed: 1})
+	s.AddUser(account, operatorKey, operatorSecret)
+	srv := httptest.NewServer(s)
+	t.Cleanup(srv.Close)
+	return srv.URL
 }
 
 // account creates an AWSAccount of this test.

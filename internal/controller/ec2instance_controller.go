@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"sync"
 	"time"
 
@@ -40,6 +41,9 @@ type ClientProvider interface {
 	ForRegion(ctx context.Context, region string) (ec2.Client, error)
 	// ForAccount returns the region's client in the account role acts in.
 	ForAccount(ctx context.Context, role ec2.AssumedRole, region string) (ec2.Client, error)
+	// OwnIdentity says which account the operator's own credentials act in
+	// (sts:GetCallerIdentity), read again when the last answer is older than maxAge.
+	OwnIdentity(ctx context.Context, region string, maxAge time.Duration) (ec2.Identity, error)
 }
 
 // EventRecorder is the part of the events API the reconciler uses.
@@ -81,6 +85,10 @@ type EC2InstanceReconciler struct {
 	// VisibilityGracePeriod is how long an instance ID recorded at launch may be unknown
 	// to DescribeInstances (EC2 is eventually consistent) before it counts as gone.
 	VisibilityGracePeriod time.Duration
+	// VanishHold is how long an instance that EC2 no longer knows waits before it is
+	// replaced, while the other instances of its account and region are looked at
+	// (vanish.go).
+	VanishHold time.Duration
 	// MinBackoff and MaxBackoff bound the exponential backoff after a failed reconcile.
 	MinBackoff, MaxBackoff time.Duration
 	// CredentialsReady, when set, says whether the AWS credentials can be used yet
@@ -111,6 +119,7 @@ type EC2InstanceReconciler struct {
 	attributes attributeCache
 	launched   launchMemory
 	events     eventState
+	vanished   vanishTracker
 	once       sync.Once
 	// expected holds the regions whose clients were told about the managed fleet.
 	expected sync.Map
@@ -232,6 +241,11 @@ func (r *EC2InstanceReconciler) reconcile(ctx context.Context, s *instanceScope)
 		// recorded before anything else is done to the instance.
 		return res, err
 	}
+	// An instance launched before accounts were recorded, found with these
+	// credentials, lives in their account.
+	if err := r.pinOwnAccount(ctx, s); err != nil {
+		return ctrl.Result{}, err
+	}
 	return r.converge(ctx, s, inst)
 }
 
@@ -269,6 +283,10 @@ func (r *EC2InstanceReconciler) forgetObject(name types.NamespacedName) {
 	uid := v.(types.UID)
 	r.forgetAttributes(uid)
 	r.launched.forget(uid)
+	for key, n := range r.vanished.forget(uid) {
+		account, region, _ := strings.Cut(key, "/")
+		r.Metrics.ReplacementsPaused(account, region, n)
+	}
 	r.Metrics.InstanceState(uid, "")
 	r.Metrics.ForgetInstance(name.Namespace, name.Name)
 }
@@ -369,6 +387,9 @@ func (r *EC2InstanceReconciler) defaults() {
 		}
 		if r.VisibilityGracePeriod <= 0 {
 			r.VisibilityGracePeriod = DefaultVisibilityGracePeriod
+		}
+		if r.VanishHold <= 0 {
+			r.VanishHold = DefaultVanishHold
 		}
 		if r.MinBackoff <= 0 {
 			r.MinBackoff = DefaultMinBackoff

@@ -124,6 +124,11 @@ func (r *EC2InstanceReconciler) launch(ctx context.Context, s *instanceScope) (*
 		res, err := r.fail(s, "checking the subnet's VPC against the account's guardrails", err)
 		return nil, res, err
 	}
+	// The account the operator's own credentials act in is part of the launch record:
+	// moved credentials must not make the instance look gone.
+	if err := r.pinOwnAccount(ctx, s); err != nil {
+		return nil, ctrl.Result{}, err
+	}
 	// The launch record, in one write before RunInstances, so that a launch whose
 	// answer is lost is waited for and found, not replaced. A record this recent
 	// already serves (a launch that waited for its budget comes back).
@@ -458,6 +463,19 @@ func (r *EC2InstanceReconciler) instanceMissing(ctx context.Context, s *instance
 	if r.withinVisibilityGrace(s) {
 		s.notReady(computev1alpha1.ReasonPending, "instance "+st.InstanceID+" is not visible in EC2 yet")
 		return nil, ctrl.Result{RequeueAfter: r.PollInterval}, nil
+	}
+	// Before anything is launched in its place: are these still the credentials of
+	// the account it was launched in? Asked afresh, not from the routine cache.
+	if actsWithOwnCredentials(s) {
+		if err := r.checkOwnAccount(ctx, s, 0); err != nil {
+			if errors.Is(err, errAccountRefused{}) {
+				return nil, accountRefusedResult(), nil
+			}
+			return nil, ctrl.Result{}, err
+		}
+	}
+	if res, done := r.holdVanished(ctx, s); done {
+		return nil, res, nil
 	}
 	return r.instanceTerminated(ctx, s, &ec2.Instance{ID: st.InstanceID, State: ec2.StateTerminated})
 }

@@ -24,14 +24,18 @@ type Observer interface {
 	InstanceReady(namespace, name string, ready bool)
 	// ForgetInstance drops a deleted object's series.
 	ForgetInstance(namespace, name string)
+	// ReplacementsPaused records how many objects of an account and region wait for a
+	// person before their vanished instances are replaced.
+	ReplacementsPaused(account, region string, objects int)
 }
 
 // nopObserver is used when no Observer is configured.
 type nopObserver struct{}
 
-func (nopObserver) ReconcileError(string)              {}
-func (nopObserver) DriftCorrected(string)              {}
-func (nopObserver) FirstRunning(time.Duration)         {}
-func (nopObserver) InstanceState(types.UID, string)    {}
-func (nopObserver) InstanceReady(string, string, bool) {}
-func (nopObserver) ForgetInstance(string, string)      {}
+func (nopObserver) ReconcileError(string)                  {}
+func (nopObserver) DriftCorrected(string)                  {}
+func (nopObserver) FirstRunning(time.Duration)             {}
+func (nopObserver) InstanceState(types.UID, string)        {}
+func (nopObserver) InstanceReady(string, string, bool)     {}
+func (nopObserver) ForgetInstance(string, string)          {}
+func (nopObserver) ReplacementsPaused(string, string, int) {}

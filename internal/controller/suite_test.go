@@ -119,6 +119,11 @@ type harness struct {
 	extraNS []string
 	// world holds the STS endpoint and the workload accounts of opts.accounts.
 	world *accountWorld
+	// stsURL is the STS endpoint: the world's, or one that knows only the operator.
+	stsURL string
+	// accessKey is the operator's access key; a manager started after it changed acts
+	// with other credentials (in the world, another account's).
+	accessKey string
 
 	// queue and queueURL are the events queue, when opts.events is set.
 	queue    *sqssim.Sim
@@ -155,9 +160,19 @@ func newHarness(t testing.TB, opts harnessOptions) *harness {
 	}
 	var world *accountWorld
 	var handler http.Handler = sim
+	var stsURL string
 	if opts.accounts {
 		world = newAccountWorld(t, sim, opts.sim)
 		handler = world.router
+		stsURL = world.stsSrvURL
+	} else {
+		// The operator reads its own account from STS (sts:GetCallerIdentity) before
+		// it launches or replaces anything, as the manager does.
+		account := opts.sim.AccountID
+		if account == "" {
+			account = ec2sim.DefaultAccountID
+		}
+		stsURL = ownSTS(t, account)
 	}
 	if opts.middleware != nil {
 		handler = opts.middleware(handler)
@@ -173,7 +188,8 @@ func newHarness(t testing.TB, opts harnessOptions) *harness {
 	if err := k8s.Create(context.Background(), ns); err != nil {
 		t.Fatal(err)
 	}
-	h := &harness{t: t, ns: ns.Name, sim: sim, k8s: k8s, opts: opts, timeout: 30 * time.Second, simURL: srv.URL, world: world}
+	h := &harness{t: t, ns: ns.Name, sim: sim, k8s: k8s, opts: opts, timeout: 30 * time.Second, simURL: srv.URL, world: world,
+		stsURL: stsURL, accessKey: operatorKey}
 	for range opts.extraNamespaces {
 		extra := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: ns.Name + "-"}}
 		if err := k8s.Create(context.Background(), extra); err != nil {
@@ -207,6 +223,11 @@ func newHarness(t testing.TB, opts harnessOptions) *harness {
 func (h *harness) ForRegion(ctx context.Context, region string) (ec2.Client, error) {
 	h.reconciles.Add(1)
 	return h.clients.ForRegion(ctx, region)
+}
+
+// OwnIdentity asks STS who the operator's credentials are.
+func (h *harness) OwnIdentity(ctx context.Context, region string, maxAge time.Duration) (ec2.Identity, error) {
+	return h.clients.OwnIdentity(ctx, region, maxAge)
 }
 
 // ForAccount counts reconciles too.
@@ -258,9 +279,9 @@ func (h *harness) startManager() {
 	}
 	h.clients = ec2.NewRegionalClientsFromConfig(aws.Config{
 		Region:      ec2sim.DefaultRegion,
-		Credentials: credentials.NewStaticCredentialsProvider("AKIDEXAMPLE", "not-a-secret", ""),
+		Credentials: credentials.NewStaticCredentialsProvider(h.accessKey, operatorSecret, ""),
 	}, ec2.Options{
-		Endpoint: h.simURL, STSEndpoint: h.world.stsURL(), MaxBackoff: 20 * time.Millisecond, NoPacing: h.opts.limits == nil, Limits: h.opts.limits,
+		Endpoint: h.simURL, STSEndpoint: h.stsURL, MaxBackoff: 20 * time.Millisecond, NoPacing: h.opts.limits == nil, Limits: h.opts.limits,
 		// As in the manager: the resync period, and the poll interval.
 		ReadAheadTTL:  r.ResyncPeriod,
 		TransitionTTL: r.PollInterval,

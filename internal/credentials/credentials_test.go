@@ -81,12 +81,29 @@ func run(m *testing.M) (int, error) {
 	return m.Run(), nil
 }
 
+// deleteRequest deletes the manager's CredentialsRequest, as an administrator would.
+func deleteRequest(t *testing.T) {
+	req := &unstructured.Unstructured{}
+	req.SetGroupVersionKind(CredentialsRequestGVK)
+	req.SetNamespace(DefaultRequestNamespace)
+	req.SetName(DefaultRequestName)
+	if err := admin.Delete(context.Background(), req); client.IgnoreNotFound(err) != nil {
+		t.Error(err)
+	}
+}
+
 // grantGeneratedRBAC applies config/rbac/role.yaml (controller-gen's output from the
-// markers) and binds it to the manager's service account, as kustomize and OLM do.
+// markers) and the Role of the manager's own namespace
+// (config/rbac/own-namespace/own_namespace_role.yaml), and binds them to the manager's
+// service account, as kustomize and OLM do.
 func grantGeneratedRBAC(ctx context.Context) error {
-	data, err := os.ReadFile(filepath.Join(testenv.ProjectRoot(), "config", "rbac", "role.yaml"))
-	if err != nil {
-		return err
+	var data []byte
+	for _, f := range []string{"role.yaml", "own-namespace/own_namespace_role.yaml"} {
+		b, err := os.ReadFile(filepath.Join(testenv.ProjectRoot(), "config", "rbac", f))
+		if err != nil {
+			return err
+		}
+		data = append(append(data, b...), []byte("\n---\n")...)
 	}
 	dec := utilyaml.NewYAMLOrJSONDecoder(strings.NewReader(string(data)), 4096)
 	subject := []rbacv1.Subject{{Kind: "ServiceAccount", Name: managerSA, Namespace: managerNS}}
@@ -109,12 +126,12 @@ func grantGeneratedRBAC(ctx context.Context) error {
 				return err
 			}
 		case "Role":
-			r := &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "test-manager-role", Namespace: managerNS}, Rules: role.Rules}
+			r := &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "test-" + role.Name, Namespace: managerNS}, Rules: role.Rules}
 			if err := admin.Create(ctx, r); err != nil {
 				return err
 			}
 			if err := admin.Create(ctx, &rbacv1.RoleBinding{
-				ObjectMeta: metav1.ObjectMeta{Name: "test-manager-role", Namespace: managerNS},
+				ObjectMeta: metav1.ObjectMeta{Name: r.Name, Namespace: managerNS},
 				RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: r.Name},
 				Subjects:   subject,
 			}); err != nil {
@@ -125,12 +142,15 @@ func grantGeneratedRBAC(ctx context.Context) error {
 	return nil
 }
 
-func testOptions(t *testing.T, name string) Options {
+// testOptions are the manager's options for one test. Every test uses the one request
+// name the manager's RBAC lets it read and update, so each deletes it afterwards.
+func testOptions(t *testing.T) Options {
+	t.Cleanup(func() { deleteRequest(t) })
 	return Options{
 		RoleARN:            roleARN,
 		Namespace:          managerNS,
 		ServiceAccountName: managerSA,
-		RequestName:        name,
+		RequestName:        DefaultRequestName,
 		Dir:                t.TempDir(),
 		PollInterval:       50 * time.Millisecond,
 		Timeout:            20 * time.Second,
@@ -179,7 +199,7 @@ func TestSetupRequestsCredentialsAndWritesCCOsProfile(t *testing.T) {
 	t.Cleanup(func() { deleteSecret(t) })
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	opts := testOptions(t, "ec2-operator-test-setup")
+	opts := testOptions(t)
 	simulateCCO(t, ctx, opts.RequestName, profile(roleARN))
 
 	path, err := Setup(ctx, manager, opts)
@@ -254,7 +274,7 @@ func TestSetupIsIdempotentAndFollowsARoleChange(t *testing.T) {
 	t.Cleanup(func() { deleteSecret(t) })
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	opts := testOptions(t, "ec2-operator-test-idempotent")
+	opts := testOptions(t)
 	simulateCCO(t, ctx, opts.RequestName, profile(roleARN))
 	if _, err := Setup(ctx, manager, opts); err != nil {
 		t.Fatal(err)
@@ -306,7 +326,7 @@ func TestSetupIsIdempotentAndFollowsARoleChange(t *testing.T) {
 }
 
 func TestSetupFailsClearlyWhenCCONeverAnswers(t *testing.T) {
-	opts := testOptions(t, "ec2-operator-test-timeout")
+	opts := testOptions(t)
 	opts.Timeout = 300 * time.Millisecond
 	_, err := Setup(context.Background(), manager, opts)
 	if err == nil || !strings.Contains(err.Error(), "did not write Secret") {
@@ -323,7 +343,7 @@ func TestSetupRejectsInvalidInput(t *testing.T) {
 		{"no namespace", func(o *Options) { o.Namespace = "" }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			opts := testOptions(t, "unused")
+			opts := testOptions(t)
 			tc.mutate(&opts)
 			if _, err := Setup(context.Background(), manager, opts); err == nil {
 				t.Error("Setup accepted it")

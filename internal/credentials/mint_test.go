@@ -75,13 +75,14 @@ func TestUserCredentialsInTheEnvironmentWinOverCCO(t *testing.T) {
 func TestAMintRequestAsksForAnAccessKeyAndTheProviderServesItOnceWritten(t *testing.T) {
 	t.Cleanup(func() { deleteSecret(t) })
 	ctx := context.Background()
-	opts, err := EnsureRequest(ctx, manager, Options{Namespace: managerNS, ServiceAccountName: managerSA, RequestName: "mint-test"})
+	t.Cleanup(func() { deleteRequest(t) })
+	opts, err := EnsureRequest(ctx, manager, Options{Namespace: managerNS, ServiceAccountName: managerSA})
 	if err != nil {
 		t.Fatal(err)
 	}
 	req := &unstructured.Unstructured{}
 	req.SetGroupVersionKind(CredentialsRequestGVK)
-	if err := admin.Get(ctx, client.ObjectKey{Namespace: DefaultRequestNamespace, Name: "mint-test"}, req); err != nil {
+	if err := admin.Get(ctx, client.ObjectKey{Namespace: DefaultRequestNamespace, Name: DefaultRequestName}, req); err != nil {
 		t.Fatal(err)
 	}
 	if arn, found, _ := unstructured.NestedString(req.Object, "spec", "providerSpec", "stsIAMRoleARN"); found {
@@ -159,7 +160,7 @@ func TestTokenAuthAWSWaitsWithoutBlockingAndThenUsesWebIdentity(t *testing.T) {
 	t.Cleanup(func() { deleteSecret(t) })
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	opts := testOptions(t, "ec2-operator-test-sts-runnable")
+	opts := testOptions(t)
 	opts.Timeout = 300 * time.Millisecond // one Setup gives up quickly; Start runs it again
 	reports := make(chan error, 100)
 	p := &WebIdentityProvider{Client: manager, Options: opts, Region: "us-east-1", Retry: 50 * time.Millisecond,

@@ -35,6 +35,8 @@ type Metrics struct {
 	eventsReady     prometheus.Gauge
 	eventsReceived  *prometheus.CounterVec
 	accountReady    *prometheus.GaugeVec
+	// replacementsPaused counts the paused objects per account and region.
+	replacementsPaused *prometheus.GaugeVec
 
 	mu     sync.Mutex
 	states map[types.UID]string
@@ -94,6 +96,10 @@ func New(reg prometheus.Registerer) *Metrics {
 			Name: "ec2_operator_events_received_total",
 			Help: "EC2 events read from the events queue, by detail type and whether an EC2Instance owns the instance.",
 		}, []string{"detail_type", "owned"}),
+		replacementsPaused: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "ec2_operator_replacements_paused",
+			Help: "EC2Instances whose vanished instances are not replaced until a person confirms, by AWS account and region: many instances of one account and region turned not found at once.",
+		}, []string{"account", "region"}),
 		accountReady: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "ec2_operator_aws_account_ready",
 			Help: "1 when the operator could assume the AWSAccount's role at its last check, else 0; one series per AWSAccount, removed when it is deleted.",
@@ -110,7 +116,7 @@ func New(reg prometheus.Registerer) *Metrics {
 	}, []string{"version", "revision"})
 	buildInfo.WithLabelValues(version.Version, version.Revision).Set(1)
 	reg.MustRegister(m.apiCalls, m.apiDuration, m.apiThrottled, m.apiRetries, m.instances,
-		m.timeToRunning, m.driftCorrected, m.reconcileErrors, m.instanceReady, m.credsReady, m.eventsReady, m.eventsReceived, m.accountReady, buildInfo)
+		m.timeToRunning, m.driftCorrected, m.reconcileErrors, m.instanceReady, m.credsReady, m.eventsReady, m.eventsReceived, m.accountReady, m.replacementsPaused, buildInfo)
 	return m
 }
 
@@ -224,6 +230,16 @@ func (m *Metrics) InstanceReady(namespace, name string, ready bool) {
 		v = 1
 	}
 	m.instanceReady.WithLabelValues(namespace, name).Set(v)
+}
+
+// ReplacementsPaused records how many objects of an account and region are paused;
+// the series goes when none is.
+func (m *Metrics) ReplacementsPaused(account, region string, objects int) {
+	if objects == 0 {
+		m.replacementsPaused.DeleteLabelValues(account, region)
+		return
+	}
+	m.replacementsPaused.WithLabelValues(account, region).Set(float64(objects))
 }
 
 // ForgetInstance drops a deleted EC2Instance's readiness series.

@@ -9,10 +9,11 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sts"
 )
 
-// OwnIdentityTTL is how long the operator's own identity, once read, answers every
-// caller. The credentials can change under a running manager (OpenShift's Cloud
-// Credential Operator rotates its Secret, an administrator points it elsewhere), so it
-// is read again this often; a launch never waits longer than that to notice.
+// OwnIdentityTTL is how long the operator's own identity, once read, answers the
+// routine checks. The credentials can change under a running manager (OpenShift's
+// Cloud Credential Operator rotates its Secret, an administrator points it elsewhere),
+// so it is read again this often; before an instance that vanished is replaced it is
+// read afresh.
 const OwnIdentityTTL = 10 * time.Minute
 
 // ownIdentity caches sts:GetCallerIdentity for the operator's own credentials.
@@ -25,15 +26,15 @@ type ownIdentity struct {
 }
 
 // OwnIdentity says which AWS account the operator's own credentials act in, from
-// sts:GetCallerIdentity, read at most every OwnIdentityTTL. Every instance launched
-// with them records that account, so that credentials moved to another account make
-// the instances AccountMismatch instead of "gone" (and launched again there). region
-// is where STS is called.
-func (r *RegionalClients) OwnIdentity(ctx context.Context, region string) (Identity, error) {
+// sts:GetCallerIdentity, read again when the last answer is older than maxAge (0 reads
+// it now). Every instance launched with them records that account, so that
+// credentials moved to another account make the instances AccountMismatch instead of
+// "gone" (and launched again there). region is where STS is called.
+func (r *RegionalClients) OwnIdentity(ctx context.Context, region string, maxAge time.Duration) (Identity, error) {
 	o := &r.own
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if o.value.Account != "" && time.Since(o.readAt) < OwnIdentityTTL {
+	if o.value.Account != "" && time.Since(o.readAt) < maxAge {
 		return o.value, nil
 	}
 	id, err := r.readOwnIdentity(ctx, region)

@@ -1,0 +1,79 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+)
+
+// An instance lives in the AWS account it was launched in. With an AWSAccount the
+// account is the one its role was verified to act in; with the operator's own
+// credentials it is the one sts:GetCallerIdentity names. Either way it is recorded in
+// status.accountId, and an object whose credentials now act in another account is
+// refused (AccountMismatch) and its instance left alone: in the other account it
+// would look gone, and the operator would launch it again there, leaving the real one
+// running untracked.
+
+// actsWithOwnCredentials reports whether the pass uses the operator's own
+// credentials: no AWSAccount, or one without a role (the default account).
+func actsWithOwnCredentials(s *instanceScope) bool {
+	return s.account == nil || s.account.Spec.RoleARN == ""
+}
+
+// ownAccount is the account the operator's own credentials act in, read again when
+// the last answer is older than maxAge.
+func (r *EC2InstanceReconciler) ownAccount(ctx context.Context, s *instanceScope, maxAge time.Duration) (string, error) {
+	region := s.region
+	if region == "" {
+		region = r.regionOf(s.obj, s.account)
+	}
+	id, err := r.EC2.OwnIdentity(ctx, region, maxAge)
+	if err != nil {
+		msg := "reading which AWS account the operator's credentials act in (sts:GetCallerIdentity): " + err.Error() +
+			"; nothing is launched or replaced until it is known"
+		s.notReady(computev1alpha1.ReasonAWSError, msg)
+		return "", &reportedError{msg: msg, err: err}
+	}
+	return id.Account, nil
+}
+
+// checkOwnAccount refuses an object of the operator's own credentials (without a
+// default account) whose instance was recorded in another account than the one the
+// credentials act in now. The routine check is answered from an identity up to
+// ec2.OwnIdentityTTL old; instanceMissing reads it afresh before replacing anything.
+func (r *EC2InstanceReconciler) checkOwnAccount(ctx context.Context, s *instanceScope, maxAge time.Duration) error {
+	st := &s.obj.Status
+	if st.AccountID == "" || r.nothingLaunched(s) {
+		// Nothing recorded yet: the launch records it, and an instance launched before
+		// accounts were recorded gets it once it is seen (pinOwnAccount).
+		return nil
+	}
+	current, err := r.ownAccount(ctx, s, maxAge)
+	if err != nil {
+		return err
+	}
+	if current == st.AccountID {
+		return nil
+	}
+	return r.refuseAccount(s, computev1alpha1.ReasonAccountMismatch, fmt.Sprintf(
+		"the instance %s lives in AWS account %s, but the operator's credentials now act in account %s; "+
+			"it is left alone (not replaced) until they act in account %s again", st.InstanceID, st.AccountID, current, st.AccountID))
+}
+
+// pinOwnAccount records the account of the operator's own credentials on an object
+// that has none recorded: before its launch, or once its instance was found with these
+// credentials (an instance launched before accounts were recorded).
+func (r *EC2InstanceReconciler) pinOwnAccount(ctx context.Context, s *instanceScope) error {
+	if s.account != nil || s.obj.Status.AccountID != "" {
+		return nil
+	}
+	current, err := r.ownAccount(ctx, s, ec2.OwnIdentityTTL)
+	if err != nil {
+		return err
+	}
+	s.obj.Status.AccountID = current
+	return nil
+}

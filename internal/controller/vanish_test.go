@@ -1,0 +1,93 @@
+package controller
+
+import (
+	"fmt"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
+	"github.com/ec2-operator/ec2-operator/internal/ec2sim"
+)
+
+// TestAFleetThatVanishesAtOnceIsNotLaunchedAgain points a running operator at an EC2
+// endpoint of the same account that knows none of its instances (an endpoint or a
+// restored account that changed under it): every instance is "not found". Instead of
+// launching a second fleet, replacements pause with ReplacementPaused and a metric,
+// and one object is replaced only when a person sets its retry annotation.
+// The visibility grace and the hold are short so that the test does not wait five
+// minutes and thirty seconds; the decision they lead to is the one under test.
+func TestAFleetThatVanishesAtOnceIsNotLaunchedAgain(t *testing.T) {
+	t.Parallel()
+	const fleet = VanishThreshold + 1
+	h := newHarness(t, harnessOptions{tweak: func(r *EC2InstanceReconciler) {
+		r.VisibilityGracePeriod, r.VanishHold = time.Second, 2*time.Second
+	}})
+	for i := range fleet {
+		h.create(h.instance(fmt.Sprintf("db-%d", i)))
+	}
+	for i := range fleet {
+		h.waitReady(fmt.Sprintf("db-%d", i))
+	}
+
+	empty := ec2sim.New(ec2sim.Config{PendingDuration: 200 * time.Millisecond})
+	srv := httptest.NewServer(empty)
+	t.Cleanup(srv.Close)
+	h.stopManager()
+	h.simURL = srv.URL
+	h.startManager()
+	for i := range fleet {
+		got := h.waitCondition(fmt.Sprintf("db-%d", i), computev1alpha1.ConditionStalled, metav1.ConditionTrue, computev1alpha1.ReasonReplacementPaused)
+		if msg := findCondition(got, computev1alpha1.ConditionReady).Message; !strings.Contains(msg, computev1alpha1.RetryAnnotation) {
+			t.Errorf("db-%d: Ready says %q; want it to say how to confirm", i, msg)
+		}
+	}
+	if n := empty.Calls("RunInstances"); n != 0 {
+		t.Fatalf("RunInstances called %d times for a fleet that vanished at once", n)
+	}
+
+	// A person confirms one: it alone is replaced.
+	h.update("db-0", func(o *computev1alpha1.EC2Instance) {
+		if o.Annotations == nil {
+			o.Annotations = map[string]string{}
+		}
+		o.Annotations[computev1alpha1.RetryAnnotation] = "confirmed-1"
+	})
+	h.waitReady("db-0")
+	if n := empty.Calls("RunInstances"); n != 1 {
+		t.Errorf("RunInstances called %d times after one confirmation, want 1", n)
+	}
+	if c := findCondition(h.get("db-1"), computev1alpha1.ConditionReady); c.Reason != computev1alpha1.ReasonReplacementPaused {
+		t.Errorf("db-1 is %s, want still paused", c.Reason)
+	}
+}
+
+func TestVanishTrackerCountsWithinTheWindowAndForgets(t *testing.T) {
+	var v vanishTracker
+	t0 := time.Unix(1_700_000_000, 0)
+	if _, isNew, n := v.note("a/r", "u1", t0); !isNew || n != 1 {
+		t.Fatalf("first note: new %v count %d", isNew, n)
+	}
+	if first, isNew, n := v.note("a/r", "u1", t0.Add(time.Minute)); isNew || n != 1 || !first.Equal(t0) {
+		t.Fatalf("second note of the same object: first %v new %v count %d", first, isNew, n)
+	}
+	v.note("a/r", "u2", t0.Add(2*time.Minute))
+	v.note("b/r", "u3", t0.Add(2*time.Minute))
+	if _, _, n := v.note("a/r", "u4", t0.Add(vanishWindow+90*time.Second)); n != 2 {
+		t.Errorf("count after the window: %d, want 2 (u2 and u4)", n)
+	}
+	v.setPaused("a/r", "u2", true)
+	if changed := v.forget("u2"); changed["a/r"] != 0 || len(changed) != 1 {
+		t.Errorf("forget: %v", changed)
+	}
+	for _, u := range []string{"u3", "u4"} {
+		v.forget(types.UID(u))
+	}
+	if len(v.seen) != 0 || len(v.paused) != 0 {
+		t.Errorf("maps not empty after every object was forgotten: %v %v", v.seen, v.paused)
+	}
+}
