@@ -163,13 +163,20 @@ func newWorld(cfg ec2sim.Config) *Env {
 // signature, and no real AWS account is involved; they may assume the sample
 // AWSAccount's role.
 func (e *Env) ManagerEnv() []string {
-	return append(os.Environ(),
-		"KUBECONFIG="+e.Kubeconfig,
-		"AWS_REGION="+ec2sim.DefaultRegion,
-		"AWS_ENDPOINT_URL_EC2="+e.SimURL,
-		"AWS_ENDPOINT_URL_STS="+e.STSURL,
-		"AWS_ACCESS_KEY_ID="+accessKey,
-		"AWS_SECRET_ACCESS_KEY="+accessKey,
+	return append(append(os.Environ(), "KUBECONFIG="+e.Kubeconfig), e.AWSEnv()...)
+}
+
+// AWSEnv is the AWS part of ManagerEnv: the region, the EC2 and STS endpoints, and
+// credentials STS knows (the manager reads its own account from sts:GetCallerIdentity
+// before it launches anything), for a manager that runs with another environment
+// (an image's).
+func (e *Env) AWSEnv() []string {
+	return []string{
+		"AWS_REGION=" + ec2sim.DefaultRegion,
+		"AWS_ENDPOINT_URL_EC2=" + e.SimURL,
+		"AWS_ENDPOINT_URL_STS=" + e.STSURL,
+		"AWS_ACCESS_KEY_ID=" + accessKey,
+		"AWS_SECRET_ACCESS_KEY=" + accessKey,
 		"AWS_EC2_METADATA_DISABLED=true",
-	)
+	}
 }

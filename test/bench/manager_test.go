@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"github.com/ec2-operator/ec2-operator/internal/ec2sim"
+	"github.com/ec2-operator/ec2-operator/internal/stssim"
 )
 
 // manager is the manager binary running as its own process.
@@ -22,6 +24,18 @@ type manager struct {
 	cmd     *exec.Cmd
 	logPath string
 	done    chan struct{}
+}
+
+// benchSTS serves STS for the manager, which reads its own account
+// (sts:GetCallerIdentity) before it launches: it knows the bench's key, in the
+// emulator's account.
+func benchSTS(t *testing.T) string {
+	t.Helper()
+	s := stssim.New(stssim.Config{Seed: 1})
+	s.AddUser(ec2sim.DefaultAccountID, "bench", "bench")
+	srv := httptest.NewServer(s)
+	t.Cleanup(srv.Close)
+	return srv.URL
 }
 
 // startManager starts the manager against the proxy and the emulator, watching ns,
@@ -51,6 +65,7 @@ func startManager(t *testing.T, kubeconfig, simURL, ns string, args []string) *m
 		"KUBECONFIG="+kc,
 		"AWS_REGION="+ec2sim.DefaultRegion,
 		"AWS_ENDPOINT_URL_EC2="+simURL,
+		"AWS_ENDPOINT_URL_STS="+benchSTS(t),
 		"AWS_ACCESS_KEY_ID=bench",
 		"AWS_SECRET_ACCESS_KEY=bench",
 		"AWS_EC2_METADATA_DISABLED=true",

@@ -18,7 +18,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
-	"github.com/ec2-operator/ec2-operator/internal/ec2sim"
 )
 
 // kubeconfigPath is where the tests put the kubeconfig inside an image's filesystem,
@@ -52,14 +51,7 @@ func TestOperatorImageRunsTheManagerAsItsUserAndTheScorecardTestPasses(t *testin
 	manager := startContainer(t, "manager", rootfs, cf.Config.User,
 		append(cf.Config.Entrypoint, "--health-probe-bind-address="+probe, "--watch-namespaces="+ns.Name,
 			"--resync-period=5s", "--poll-interval=1s"),
-		append(cf.Config.Env,
-			"KUBECONFIG="+kubeconfigPath,
-			"AWS_REGION="+ec2sim.DefaultRegion,
-			"AWS_ENDPOINT_URL_EC2="+env.SimURL,
-			"AWS_ACCESS_KEY_ID=release-test",
-			"AWS_SECRET_ACCESS_KEY=release-test",
-			"AWS_EC2_METADATA_DISABLED=true",
-		))
+		append(append(cf.Config.Env, "KUBECONFIG="+kubeconfigPath), env.AWSEnv()...))
 	eventually(t, 60*time.Second, func() string {
 		select {
 		case <-manager.done:

@@ -103,13 +103,9 @@ func runImageManager(t *testing.T, img v1.Image, cf *v1.ConfigFile, r imageRun, 
 	for p, data := range r.files {
 		writeInto(t, rootfs, p, data)
 	}
-	environ := append(cf.Config.Env,
-		"KUBECONFIG="+kubeconfigPath,
-		"AWS_REGION="+ec2sim.DefaultRegion,
-		"AWS_ACCESS_KEY_ID=release-test",
-		"AWS_SECRET_ACCESS_KEY=release-test",
-		"AWS_EC2_METADATA_DISABLED=true",
-	)
+	// The control plane's emulators (STS included: the manager reads its own account
+	// before it launches); r.env comes later and wins, e.g. for another EC2 endpoint.
+	environ := append(append(cf.Config.Env, "KUBECONFIG="+kubeconfigPath), env.AWSEnv()...)
 	manager := startContainer(t, r.name, rootfs, cf.Config.User,
 		append(cf.Config.Entrypoint, "--health-probe-bind-address="+freeAddr(t), "--metrics-bind-address=0",
 			"--watch-namespaces="+ns.Name, "--resync-period=5s", "--poll-interval=1s"),
