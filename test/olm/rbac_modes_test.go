@@ -3,11 +3,9 @@ package olm
 import (
 	"context"
 	"fmt"
-	"strings"
 	"testing"
 
 	operatorsv1alpha1 "github.com/operator-framework/api/pkg/operators/v1alpha1"
-	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -16,8 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/ec2-operator/ec2-operator/internal/controller"
-	"github.com/ec2-operator/ec2-operator/internal/credentials"
-	"github.com/ec2-operator/ec2-operator/internal/monitoring"
+	"github.com/ec2-operator/ec2-operator/internal/rbactest"
 )
 
 // installMode is one way the operator is installed, and the namespaces it then has.
@@ -76,76 +73,9 @@ func TestNoInstallModeLetsTheManagerMintTokensOrReadOtherSecrets(t *testing.T) {
 // checkManagerAccess asks, as the manager of install mode m, what it may do.
 func checkManagerAccess(t *testing.T, c client.Client, m *installMode, other string) {
 	t.Helper()
-	sa := "system:serviceaccount:" + m.opNS + ":" + managerSA
-	objects := monitoring.DefaultObjects(m.opNS)
-	type access struct {
-		verb, group, resource, subresource, ns, name string
-	}
-	denied := []access{
-		{verb: "create", resource: "secrets", ns: m.opNS},
-		{verb: "create", resource: "secrets", ns: m.target},
-		{verb: "create", resource: "secrets", ns: "kube-system"},
-		{verb: "create", resource: "secrets"},
-		{verb: "create", resource: "serviceaccounts", subresource: "token", ns: m.opNS, name: "default"},
-		{verb: "create", resource: "serviceaccounts", subresource: "token", ns: "kube-system", name: "default"},
-		{verb: "get", resource: "secrets", ns: m.opNS, name: "some-other-secret"},
-		{verb: "get", resource: "secrets", ns: other, name: credentials.DefaultSecretName},
-		{verb: "get", resource: "secrets", ns: other, name: objects.TokenSecret},
-		{verb: "get", resource: "secrets", ns: m.target, name: "tenant-secret"},
-		{verb: "update", resource: "secrets", ns: other, name: objects.TokenSecret},
-		{verb: "update", group: "monitoring.coreos.com", resource: "servicemonitors", ns: other, name: objects.ServiceMonitor},
-		{verb: "get", group: "cloudcredential.openshift.io", resource: "credentialsrequests", ns: credentials.DefaultRequestNamespace, name: "another-operator"},
-		{verb: "update", group: "cloudcredential.openshift.io", resource: "credentialsrequests", ns: credentials.DefaultRequestNamespace, name: "another-operator"},
-		{verb: "update", group: "coordination.k8s.io", resource: "leases", ns: other, name: "ec2-operator.ec2-operator.dev"},
-		{verb: "update", group: "coordination.k8s.io", resource: "leases", ns: m.opNS, name: "another-lease"},
-	}
-	for _, verb := range []string{"list", "watch"} {
-		for _, ns := range []string{"", m.opNS, m.target, other} {
-			denied = append(denied, access{verb: verb, resource: "secrets", ns: ns}, access{verb: verb, resource: "configmaps", ns: ns})
-		}
-	}
-	allowed := []access{
-		{verb: "get", resource: "secrets", ns: m.opNS, name: credentials.DefaultSecretName},
-		{verb: "update", resource: "secrets", ns: m.opNS, name: objects.TokenSecret},
-		{verb: "update", group: "monitoring.coreos.com", resource: "servicemonitors", ns: m.opNS, name: objects.ServiceMonitor},
-		{verb: "update", group: "cloudcredential.openshift.io", resource: "credentialsrequests", ns: credentials.DefaultRequestNamespace, name: credentials.DefaultRequestName},
-		{verb: "update", group: "coordination.k8s.io", resource: "leases", ns: m.opNS, name: "ec2-operator.ec2-operator.dev"},
-		{verb: "watch", group: "compute.ec2-operator.dev", resource: "ec2instances", ns: m.target},
-		{verb: "patch", group: "compute.ec2-operator.dev", resource: "ec2instances", subresource: "status", ns: m.target},
-	}
-	ask := func(a access) bool {
-		t.Helper()
-		sar := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
-			User:   sa,
-			Groups: []string{"system:serviceaccounts", "system:serviceaccounts:" + m.opNS, "system:authenticated"},
-			ResourceAttributes: &authorizationv1.ResourceAttributes{
-				Verb: a.verb, Group: a.group, Resource: a.resource, Subresource: a.subresource, Namespace: a.ns, Name: a.name,
-			},
-		}}
-		if err := c.Create(context.Background(), sar); err != nil {
-			t.Fatal(err)
-		}
-		return sar.Status.Allowed
-	}
-	describe := func(a access) string {
-		where := "cluster-wide"
-		if a.ns != "" {
-			where = "in " + a.ns
-		}
-		return strings.TrimSpace(fmt.Sprintf("%s %s/%s %s %s", a.verb, a.resource, a.subresource, a.name, where))
-	}
-	for _, a := range denied {
-		if ask(a) {
-			t.Errorf("%s install: the manager may %s", m.name, describe(a))
-		}
-	}
-	for _, a := range allowed {
-		if !ask(a) {
-			t.Errorf("%s install: the manager may not %s, which it needs", m.name, describe(a))
-		}
-	}
+	rbactest.CheckManager(t, c, m.name, m.opNS, m.target, other)
 	checkUserDataGrant(t, c, m, func(ns, name, verb string) bool {
-		return ask(access{verb: verb, resource: "secrets", ns: ns, name: name})
+		return rbactest.May(t, c, m.opNS, rbactest.Access{Verb: verb, Resource: "secrets", Namespace: ns, Name: name})
 	})
 }
 

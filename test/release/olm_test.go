@@ -37,6 +37,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/ec2-operator/ec2-operator/internal/images"
+	"github.com/ec2-operator/ec2-operator/internal/rbactest"
 )
 
 // olmNamespace is where OLM's catalog operator runs and keeps global catalogs, as on
@@ -316,6 +317,13 @@ func TestOLMResolvesTheOperatorFromTheCatalogImageAndUnpacksTheDigestPinnedBundl
 			t.Errorf("an OwnNamespace install lets the manager %s EC2Instances in every namespace", verb)
 		}
 	}
+	// 8. What OLM actually created lets the manager create no Secret or token, list or
+	// watch no Secret, and read no Secret outside its namespace.
+	other := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "olm-other-"}}
+	if err := k8s.Create(ctx, other); err != nil {
+		t.Fatal(err)
+	}
+	rbactest.CheckManager(t, k8s, "OwnNamespace (as OLM created it)", target.Name, target.Name, other.Name)
 }
 
 // serviceAccountKubeconfig returns a kubeconfig for the test control plane that

@@ -1,0 +1,106 @@
+// Package rbactest asks the API server, with SubjectAccessReviews, what the operator's
+// ServiceAccount may do under the RBAC an install really created. test/olm uses it on
+// the RBAC each install mode grants (rendered as OLM renders it) and test/release on
+// what OLM's own operators created.
+package rbactest
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	authorizationv1 "k8s.io/api/authorization/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/ec2-operator/ec2-operator/internal/credentials"
+	"github.com/ec2-operator/ec2-operator/internal/monitoring"
+)
+
+// ManagerSA is the operator's ServiceAccount, as the bundle and config/ name it.
+const ManagerSA = "ec2-operator-controller-manager"
+
+// Access is one request the manager might make.
+type Access struct {
+	Verb, Group, Resource, Subresource, Namespace, Name string
+}
+
+func (a Access) String() string {
+	where := "cluster-wide"
+	if a.Namespace != "" {
+		where = "in " + a.Namespace
+	}
+	res := a.Resource
+	if a.Subresource != "" {
+		res += "/" + a.Subresource
+	}
+	return strings.Join(strings.Fields(fmt.Sprintf("%s %s %s %s", a.Verb, res, a.Name, where)), " ")
+}
+
+// May asks whether the manager of opNS may make the request.
+func May(t testing.TB, c client.Client, opNS string, a Access) bool {
+	t.Helper()
+	sar := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
+		User:   "system:serviceaccount:" + opNS + ":" + ManagerSA,
+		Groups: []string{"system:serviceaccounts", "system:serviceaccounts:" + opNS, "system:authenticated"},
+		ResourceAttributes: &authorizationv1.ResourceAttributes{
+			Verb: a.Verb, Group: a.Group, Resource: a.Resource, Subresource: a.Subresource, Namespace: a.Namespace, Name: a.Name,
+		},
+	}}
+	if err := c.Create(context.Background(), sar); err != nil {
+		t.Fatal(err)
+	}
+	return sar.Status.Allowed
+}
+
+// CheckManager fails the test when the manager of opNS, watching target, may create
+// Secrets or tokens, list or watch Secrets or ConfigMaps, read Secrets outside its
+// namespace (other is a namespace that granted nothing), or touch objects of its own
+// kind that are not its own; and when it may not do what it needs.
+func CheckManager(t testing.TB, c client.Client, mode, opNS, target, other string) {
+	t.Helper()
+	objects := monitoring.DefaultObjects(opNS)
+	const lease = "ec2-operator.ec2-operator.dev"
+	denied := []Access{
+		{Verb: "create", Resource: "secrets", Namespace: opNS},
+		{Verb: "create", Resource: "secrets", Namespace: target},
+		{Verb: "create", Resource: "secrets", Namespace: "kube-system"},
+		{Verb: "create", Resource: "secrets"},
+		{Verb: "create", Resource: "serviceaccounts", Subresource: "token", Namespace: opNS, Name: "default"},
+		{Verb: "create", Resource: "serviceaccounts", Subresource: "token", Namespace: "kube-system", Name: "default"},
+		{Verb: "get", Resource: "secrets", Namespace: opNS, Name: "some-other-secret"},
+		{Verb: "get", Resource: "secrets", Namespace: other, Name: credentials.DefaultSecretName},
+		{Verb: "get", Resource: "secrets", Namespace: other, Name: objects.TokenSecret},
+		{Verb: "get", Resource: "secrets", Namespace: target, Name: "tenant-secret"},
+		{Verb: "update", Resource: "secrets", Namespace: other, Name: objects.TokenSecret},
+		{Verb: "update", Group: "monitoring.coreos.com", Resource: "servicemonitors", Namespace: other, Name: objects.ServiceMonitor},
+		{Verb: "get", Group: "cloudcredential.openshift.io", Resource: "credentialsrequests", Namespace: credentials.DefaultRequestNamespace, Name: "another-operator"},
+		{Verb: "update", Group: "cloudcredential.openshift.io", Resource: "credentialsrequests", Namespace: credentials.DefaultRequestNamespace, Name: "another-operator"},
+		{Verb: "update", Group: "coordination.k8s.io", Resource: "leases", Namespace: other, Name: lease},
+		{Verb: "update", Group: "coordination.k8s.io", Resource: "leases", Namespace: opNS, Name: "another-lease"},
+	}
+	for _, verb := range []string{"list", "watch"} {
+		for _, ns := range []string{"", opNS, target, other} {
+			denied = append(denied, Access{Verb: verb, Resource: "secrets", Namespace: ns}, Access{Verb: verb, Resource: "configmaps", Namespace: ns})
+		}
+	}
+	allowed := []Access{
+		{Verb: "get", Resource: "secrets", Namespace: opNS, Name: credentials.DefaultSecretName},
+		{Verb: "update", Resource: "secrets", Namespace: opNS, Name: objects.TokenSecret},
+		{Verb: "update", Group: "monitoring.coreos.com", Resource: "servicemonitors", Namespace: opNS, Name: objects.ServiceMonitor},
+		{Verb: "update", Group: "cloudcredential.openshift.io", Resource: "credentialsrequests", Namespace: credentials.DefaultRequestNamespace, Name: credentials.DefaultRequestName},
+		{Verb: "update", Group: "coordination.k8s.io", Resource: "leases", Namespace: opNS, Name: lease},
+		{Verb: "watch", Group: "compute.ec2-operator.dev", Resource: "ec2instances", Namespace: target},
+		{Verb: "patch", Group: "compute.ec2-operator.dev", Resource: "ec2instances", Subresource: "status", Namespace: target},
+	}
+	for _, a := range denied {
+		if May(t, c, opNS, a) {
+			t.Errorf("%s install: the manager may %s", mode, a)
+		}
+	}
+	for _, a := range allowed {
+		if !May(t, c, opNS, a) {
+			t.Errorf("%s install: the manager may not %s, which it needs", mode, a)
+		}
+	}
+}
