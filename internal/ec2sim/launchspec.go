@@ -108,7 +108,10 @@ func (s *Sim) parseLaunch(p params) (*launchSpec, *apiError) {
 	if spec.spot && spec.disableAPITerm {
 		return nil, clientErr("InvalidParameterCombination", "You can't enable termination protection for Spot Instances.")
 	}
-	return spec, s.parseTagSpecs(p, spec)
+	if err := s.parseTagSpecs(p, spec); err != nil {
+		return nil, err
+	}
+	return spec, checkIMDSTags(spec.metadata, spec.instanceTags)
 }
 
 // parseMisc validates key pair, instance profile, user data, monitoring,

@@ -197,6 +197,9 @@ func (s *Sim) modifyInstanceMetadataOptions(p params, x *xmlBuilder) *apiError {
 	if err != nil {
 		return err
 	}
+	if err := checkIMDSTags(md, in.Tags); err != nil {
+		return err
+	}
 	in.MetadataOptions = md
 	x.leaf("instanceId", in.ID)
 	writeMetadataOptionsState(x, "instanceMetadataOptions", md, "pending")

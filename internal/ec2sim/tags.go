@@ -145,6 +145,11 @@ func (s *Sim) createTags(p params, x *xmlBuilder) *apiError {
 		if err != nil {
 			return err
 		}
+		if in, ok := s.instances[id]; ok {
+			if err := checkIMDSTagPairs(in, tags); err != nil {
+				return err
+			}
+		}
 		merged, err := mergeTags(*t, tags)
 		if err != nil {
 			return err
