@@ -56,6 +56,8 @@ import (
 // +kubebuilder:validation:XValidation:rule="(has(self.placement) && has(self.placement.tenancy) ? self.placement.tenancy : 'default') == (has(oldSelf.placement) && has(oldSelf.placement.tenancy) ? oldSelf.placement.tenancy : 'default') || ((has(self.placement) && has(self.placement.tenancy) ? self.placement.tenancy : 'default') != 'default' && (has(oldSelf.placement) && has(oldSelf.placement.tenancy) ? oldSelf.placement.tenancy : 'default') != 'default')",message="placement.tenancy can only change between dedicated and host: EC2 cannot move an instance to or from shared hardware",fieldPath=".placement"
 // +kubebuilder:validation:XValidation:rule="!has(self.placement) || !has(self.placement.tenancy) || self.placement.tenancy != 'host' || !has(self.spot)",message="Spot Instances cannot run on Dedicated Hosts",fieldPath=".placement.tenancy"
 // +kubebuilder:validation:XValidation:rule="has(self.rootVolume) == has(oldSelf.rootVolume)",message="rootVolume cannot be added or removed after creation"
+// +kubebuilder:validation:XValidation:rule="!has(self.metadataOptions) || !has(self.metadataOptions.instanceMetadataTags) || self.metadataOptions.instanceMetadataTags != 'enabled' || !has(self.tags) || self.tags.all(k, k.matches('^[a-zA-Z0-9+=.,_:@-]+$') && !(k in ['.', '..', '_index', '_links']))",message="with metadataOptions.instanceMetadataTags enabled, EC2 refuses instance tag keys with a slash, a space or characters other than letters, digits and + - = . , _ : @, and the keys '.', '..', '_index' and '_links': rename the tag or disable instanceMetadataTags",fieldPath=".tags"
+// +kubebuilder:validation:XValidation:rule="!has(self.metadataOptions) || !has(self.metadataOptions.instanceMetadataTags) || self.metadataOptions.instanceMetadataTags != 'enabled' || !has(self.tags) || size(self.tags) <= 43",message="with metadataOptions.instanceMetadataTags enabled, at most 43 tags: the operator keeps room to move its ownership tags to the form instance metadata allows",fieldPath=".tags"
 // +kubebuilder:validation:XValidation:rule="!has(self.spot) || !has(self.spot.interruptionBehavior) || self.spot.interruptionBehavior != 'terminate' || !has(self.desiredState) || self.desiredState != 'stopped'",message="a Spot Instance with interruptionBehavior terminate cannot be stopped (EC2 only stops persistent Spot requests): use interruptionBehavior stop, or desiredState running"
 type EC2InstanceSpec struct {
 	// imageId is the AMI to launch: either an AMI ID (ami-0123456789abcdef0) or an AWS
@@ -186,13 +188,16 @@ type EC2InstanceSpec struct {
 	// tags are added to the instance and its volumes at launch and kept in place
 	// afterwards. The operator also sets Name (to the EC2Instance's name, unless you set
 	// it) and its own ownership tags under ec2-operator.dev/. Tags added to the instance
-	// outside Kubernetes are left alone. Keys may not start with aws: or ec2-operator.dev/;
+	// outside Kubernetes are left alone. Keys may not start with aws:, ec2-operator.dev/
+	// or ec2-operator.dev: (the ownership tags' form on an instance with
+	// metadataOptions.instanceMetadataTags enabled, where EC2 refuses keys with a slash
+	// or a space, and so does the API for your keys; that mode allows 43 tags);
 	// EC2 allows 50 tags a resource and the operator uses up to 6 of them (Name, the
 	// owner's UID, namespace and name, the cluster, and on data volumes the device).
 	// +optional
 	// +kubebuilder:validation:MaxProperties=44
 	// +kubebuilder:validation:XValidation:rule="self.all(k, !k.lowerAscii().startsWith('aws:'))",message="tag keys may not start with aws: in any case (reserved by AWS)"
-	// +kubebuilder:validation:XValidation:rule="self.all(k, !k.startsWith('ec2-operator.dev/'))",message="tag keys may not start with ec2-operator.dev/ (reserved for the operator's ownership tags)"
+	// +kubebuilder:validation:XValidation:rule="self.all(k, !k.startsWith('ec2-operator.dev/') && !k.startsWith('ec2-operator.dev:'))",message="tag keys may not start with ec2-operator.dev/ or ec2-operator.dev: (reserved for the operator's ownership tags)"
 	// +kubebuilder:validation:XValidation:rule="self.all(k, size(k) >= 1 && size(k) <= 128)",message="tag keys must be 1 to 128 characters long"
 	// +kubebuilder:validation:XValidation:rule="self.all(k, size(self[k]) <= 256)",message="tag values must be at most 256 characters long"
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Tags"
@@ -437,7 +442,10 @@ type MetadataOptions struct {
 	HTTPEndpoint EndpointState `json:"httpEndpoint,omitempty"`
 
 	// instanceMetadataTags makes the instance's tags readable through IMDS (enabled)
-	// or not (disabled, the default).
+	// or not (disabled, the default). EC2 then allows only instance tag keys made of
+	// letters, digits and + - = . , _ : @, so the operator writes its ownership tags on
+	// the instance as ec2-operator.dev:owner-uid and so on (rewriting them in place
+	// when an existing instance turns this on), and spec.tags must follow the rule.
 	// +optional
 	// +kubebuilder:default=disabled
 	// +kubebuilder:validation:Enum=enabled;disabled

@@ -37,13 +37,13 @@ const (
 
 // claimOf classifies tags for the object with uid in cluster.
 func claimOf(tags map[string]string, uid, cluster string) claim {
-	c, tagged := tags[ec2.TagCluster]
+	c, tagged := ec2.LookupOwnerTag(tags, ec2.TagCluster)
 	switch {
 	case tagged && c != cluster:
 		return claimOtherCluster
-	case tags[ec2.TagOwnerUID] == "":
+	case ec2.OwnerTag(tags, ec2.TagOwnerUID) == "":
 		return claimNone
-	case tags[ec2.TagOwnerUID] == uid:
+	case ec2.OwnerTag(tags, ec2.TagOwnerUID) == uid:
 		return claimOurs
 	case tagged:
 		return claimSibling
@@ -73,7 +73,7 @@ func (r *EC2InstanceReconciler) resolveClusterID(reader client.Reader) error {
 func otherClusterMessage(inst *ec2.Instance, cluster, doing string) string {
 	return fmt.Sprintf("instance %s carries %s=%s: it belongs to another cluster (this one is %s) that shares the AWS account; %s. "+
 		"Use another name or namespace here, or, if that cluster is gone for good, remove its ec2-operator.dev/ tags and adopt "+
-		"it with spec.instanceId", inst.ID, ec2.TagCluster, inst.Tags[ec2.TagCluster], cluster, doing)
+		"it with spec.instanceId", inst.ID, ec2.TagCluster, ec2.OwnerTag(inst.Tags, ec2.TagCluster), cluster, doing)
 }
 
 // instanceExists reports an instance in the way (InstanceExists): Ready is False, an
@@ -93,10 +93,22 @@ func (r *EC2InstanceReconciler) instanceExists(s *instanceScope, msg string) ctr
 // allocated for it. It is its own CreateTags call, carrying only the cluster tag, so
 // that the IAM policy can allow exactly this on untagged resources (TagLegacyOwned).
 func (r *EC2InstanceReconciler) tagWithCluster(ctx context.Context, s *instanceScope, inst *ec2.Instance) error {
-	if _, tagged := inst.Tags[ec2.TagCluster]; tagged {
+	if _, tagged := ec2.LookupOwnerTag(inst.Tags, ec2.TagCluster); tagged {
 		return nil
 	}
-	ids := append([]string{inst.ID}, launchVolumes(s, inst)...)
+	key := ec2.TagCluster
+	ids := launchVolumes(s, inst)
+	if _, safe := inst.Tags[ec2.TagOwnerUIDSafe]; safe || exposesTags(inst) {
+		// The instance takes the key in the form of its other ownership tags (a
+		// migration moves them all later); what was created with it keeps the slash
+		// form, which EC2's instance-metadata rule does not cover.
+		key = ec2.TagClusterSafe
+		if err := s.ec2.CreateTags(ctx, []string{inst.ID}, map[string]string{key: r.ClusterID}); err != nil {
+			return fmt.Errorf("adding the cluster tag to instance %s: %w", inst.ID, err)
+		}
+	} else {
+		ids = append([]string{inst.ID}, ids...)
+	}
 	if nic := primaryInterface(inst); nic != nil && nic.ID != "" {
 		ids = append(ids, nic.ID)
 	}
@@ -109,7 +121,7 @@ func (r *EC2InstanceReconciler) tagWithCluster(ctx context.Context, s *instanceS
 	if inst.Tags == nil {
 		inst.Tags = map[string]string{}
 	}
-	inst.Tags[ec2.TagCluster] = r.ClusterID
+	inst.Tags[key] = r.ClusterID
 	r.event(s, corev1.EventTypeNormal, "ClusterTagged", fmt.Sprintf("tagged instance %s, launched before the operator tagged its cluster, "+
 		"and its volumes, interface and Elastic IP with %s=%s", inst.ID, ec2.TagCluster, r.ClusterID))
 	return nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -46,9 +47,9 @@ func (r *EC2InstanceReconciler) converge(ctx context.Context, s *instanceScope, 
 
 	// Another object's ownership tag means two objects claim this instance (two
 	// adoptions raced). Changing anything would make them fight, so this one stops.
-	if owner := inst.Tags[ec2.TagOwnerUID]; owner != "" && owner != string(s.obj.UID) {
+	if owner := ec2.OwnerTag(inst.Tags, ec2.TagOwnerUID); owner != "" && owner != string(s.obj.UID) {
 		msg := fmt.Sprintf("instance %s is managed by EC2Instance %s/%s; not changing it", inst.ID,
-			inst.Tags[ec2.TagOwnerNamespace], inst.Tags[ec2.TagOwnerName])
+			ec2.OwnerTag(inst.Tags, ec2.TagOwnerNamespace), ec2.OwnerTag(inst.Tags, ec2.TagOwnerName))
 		if c := s.condition(computev1alpha1.ConditionReady); c == nil || c.Reason != computev1alpha1.ReasonOwnedByAnother {
 			r.event(s, corev1.EventTypeWarning, computev1alpha1.ReasonOwnedByAnother, msg)
 		}
@@ -62,7 +63,11 @@ func (r *EC2InstanceReconciler) converge(ctx context.Context, s *instanceScope, 
 	}
 
 	var failed aspectFailures
+	// The ownership tags take the form the metadata options need before the options
+	// change: EC2 refuses to expose tags in instance metadata while a key has a slash.
 	if err := r.tagWithCluster(ctx, s, inst); err != nil {
+		failed.add("tags", err)
+	} else if err := r.migrateOwnershipTags(ctx, s, inst); err != nil {
 		failed.add("tags", err)
 	} else if err := r.syncTags(ctx, s, inst); err != nil {
 		failed.add("tags", err)
@@ -284,8 +289,19 @@ func (r *EC2InstanceReconciler) settle(s *instanceScope, inst *ec2.Instance, whi
 // the tags the operator applied before that have left the spec.
 func (r *EC2InstanceReconciler) syncTags(ctx context.Context, s *instanceScope, inst *ec2.Instance) error {
 	desired := desiredTags(s.obj, r.ClusterID)
-	toSet, toDelete := ec2.TagDiff(desired, inst.Tags, s.obj.Status.ManagedTagKeys)
+	safe := wantsSafeOwnership(&s.obj.Spec, inst)
+	toSet, toDelete := ec2.TagDiff(ownershipForm(desired, safe), inst.Tags, s.obj.Status.ManagedTagKeys)
+	toDelete = slices.DeleteFunc(toDelete, ec2.IsOwnershipKey) // moved by migrateOwnershipTags only
 	resources := append([]string{inst.ID}, launchVolumes(s, inst)...)
+	if ownSet := ownershipOnly(toSet); safe && len(ownSet) > 0 {
+		// The safe form is the instance's alone: its volumes keep the slash form.
+		if err := s.ec2.CreateTags(ctx, []string{inst.ID}, ownSet); err != nil {
+			return err
+		}
+		for k := range ownSet {
+			delete(toSet, k)
+		}
+	}
 	// One event for the pass, naming what was set and what was removed: two events
 	// with the same reason on an unchanged object would be folded into one series by
 	// the events recorder, and the second note would never be shown.

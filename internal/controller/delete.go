@@ -27,11 +27,11 @@ func (r *EC2InstanceReconciler) reconcileDelete(ctx context.Context, s *instance
 	if inst == nil || inst.State == ec2.StateShuttingDown || inst.State == ec2.StateTerminated {
 		return ctrl.Result{}, r.release(ctx, s)
 	}
-	if owner := inst.Tags[ec2.TagOwnerUID]; owner != "" && owner != string(s.obj.UID) {
+	if owner := ec2.OwnerTag(inst.Tags, ec2.TagOwnerUID); owner != "" && owner != string(s.obj.UID) {
 		// Another object manages this instance (two adoptions raced and the other
 		// won): deleting this object must not terminate or release it.
 		r.event(s, corev1.EventTypeNormal, "Released", fmt.Sprintf("instance %s is managed by EC2Instance %s/%s; left untouched",
-			inst.ID, inst.Tags[ec2.TagOwnerNamespace], inst.Tags[ec2.TagOwnerName]))
+			inst.ID, ec2.OwnerTag(inst.Tags, ec2.TagOwnerNamespace), ec2.OwnerTag(inst.Tags, ec2.TagOwnerName)))
 		return ctrl.Result{}, r.release(ctx, s)
 	}
 	if r.claimOf(s, inst.Tags) == claimOtherCluster {

@@ -418,9 +418,9 @@ func (r *EC2InstanceReconciler) adopt(ctx context.Context, s *instanceScope) (*e
 	if r.claimOf(s, inst.Tags) == claimOtherCluster {
 		return nil, r.instanceExists(s, otherClusterMessage(inst, r.ClusterID, "refusing to adopt it")), nil
 	}
-	if owner := inst.Tags[ec2.TagOwnerUID]; owner != "" && owner != string(s.obj.UID) {
+	if owner := ec2.OwnerTag(inst.Tags, ec2.TagOwnerUID); owner != "" && owner != string(s.obj.UID) {
 		msg := fmt.Sprintf("instance %s is managed by EC2Instance %s/%s; refusing to adopt it", id,
-			inst.Tags[ec2.TagOwnerNamespace], inst.Tags[ec2.TagOwnerName])
+			ec2.OwnerTag(inst.Tags, ec2.TagOwnerNamespace), ec2.OwnerTag(inst.Tags, ec2.TagOwnerName))
 		if c := s.condition(computev1alpha1.ConditionReady); c == nil || c.Reason != computev1alpha1.ReasonOwnedByAnother {
 			r.event(s, corev1.EventTypeWarning, computev1alpha1.ReasonOwnedByAnother, msg)
 		}
@@ -436,15 +436,9 @@ func (r *EC2InstanceReconciler) adopt(ctx context.Context, s *instanceScope) (*e
 	}
 	ownership := ec2.OwnershipTags(s.obj.Namespace, s.obj.Name, string(s.obj.UID), r.ClusterID)
 	rememberRootVolume(s, inst)
-	if err := s.ec2.CreateTags(ctx, append([]string{id}, launchVolumes(s, inst)...), ownership); err != nil {
+	if err := r.writeOwnership(ctx, s, inst, ownership); err != nil {
 		res, err := r.fail(s, "tagging adopted instance "+id, err)
 		return nil, res, err
-	}
-	for k, v := range ownership {
-		if inst.Tags == nil {
-			inst.Tags = map[string]string{}
-		}
-		inst.Tags[k] = v
 	}
 	r.event(s, corev1.EventTypeNormal, "Adopted", "adopted existing instance "+id)
 	return inst, ctrl.Result{}, r.recordInstance(ctx, s, inst)

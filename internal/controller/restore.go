@@ -45,7 +45,7 @@ func (r *EC2InstanceReconciler) restoreCheck(ctx context.Context, s *instanceSco
 	}
 	var earlier, foreign, unproven []ec2.Instance
 	for _, inst := range owned {
-		if inst.Tags[ec2.TagOwnerName] != s.obj.Name {
+		if ec2.OwnerTag(inst.Tags, ec2.TagOwnerName) != s.obj.Name {
 			continue
 		}
 		switch r.claimOf(s, inst.Tags) {
@@ -83,13 +83,13 @@ func (r *EC2InstanceReconciler) restoreRefusal(s *instanceScope, earlier, foreig
 		parts = append(parts, fmt.Sprintf("instance %s (object UID %s) is tagged for an EC2Instance %s/%s but carries no %s tag "+
 			"(launched before the operator tagged clusters), so it may be another cluster's and is not taken over. "+
 			"If it is this cluster's, tag it %s=%s and it is taken over; or adopt it with spec.instanceId after removing its "+
-			"ec2-operator.dev/owner-* tags; or terminate it", i.ID, i.Tags[ec2.TagOwnerUID], s.obj.Namespace, s.obj.Name,
+			"ec2-operator.dev/owner-* tags; or terminate it", i.ID, ec2.OwnerTag(i.Tags, ec2.TagOwnerUID), s.obj.Namespace, s.obj.Name,
 			ec2.TagCluster, ec2.TagCluster, r.ClusterID))
 	}
 	if len(earlier) > 0 && (r.RestorePolicy == RestoreRefuse || len(earlier) > 1 || len(parts) > 0) {
 		var ids []string
 		for _, i := range earlier {
-			ids = append(ids, fmt.Sprintf("%s (object UID %s)", i.ID, i.Tags[ec2.TagOwnerUID]))
+			ids = append(ids, fmt.Sprintf("%s (object UID %s)", i.ID, ec2.OwnerTag(i.Tags, ec2.TagOwnerUID)))
 		}
 		why := "the operator is set not to take such instances over (--restore-policy=refuse)"
 		if len(earlier)+len(foreign)+len(unproven) > 1 {
@@ -118,22 +118,19 @@ func (r *EC2InstanceReconciler) takeOver(ctx context.Context, s *instanceScope, 
 		return nil, res, true, err
 	}
 	if inst.State == ec2.StateShuttingDown || inst.State == ec2.StateTerminated ||
-		inst.Tags[ec2.TagOwnerNamespace] != s.obj.Namespace || inst.Tags[ec2.TagOwnerName] != s.obj.Name {
+		ec2.OwnerTag(inst.Tags, ec2.TagOwnerNamespace) != s.obj.Namespace || ec2.OwnerTag(inst.Tags, ec2.TagOwnerName) != s.obj.Name {
 		return nil, ctrl.Result{}, false, nil // gone or no longer that object's: launch
 	}
 	if r.claimOf(s, inst.Tags) != claimSibling {
 		// Its cluster tag changed since the listing: look again with a fresh one.
 		return nil, ctrl.Result{RequeueAfter: r.PollInterval}, true, nil
 	}
-	previous := inst.Tags[ec2.TagOwnerUID]
+	previous := ec2.OwnerTag(inst.Tags, ec2.TagOwnerUID)
 	rememberRootVolume(s, inst)
 	ownership := ec2.OwnershipTags(s.obj.Namespace, s.obj.Name, string(s.obj.UID), r.ClusterID)
-	if err := s.ec2.CreateTags(ctx, append([]string{inst.ID}, launchVolumes(s, inst)...), ownership); err != nil {
+	if err := r.writeOwnership(ctx, s, inst, ownership); err != nil {
 		res, err := r.fail(s, "taking over instance "+inst.ID, err)
 		return nil, res, true, err
-	}
-	for k, v := range ownership {
-		inst.Tags[k] = v
 	}
 	msg := fmt.Sprintf("took over instance %s, launched for an earlier EC2Instance %s/%s (UID %s) that was deleted without "+
 		"its finalizer; this object was re-created (restored), so it manages that instance instead of launching another",

@@ -254,7 +254,7 @@ func TestPrometheusRuleAlertsHaveRunbooks(t *testing.T) {
 		}
 	}
 	sort.Strings(alerts)
-	want := []string{"EC2InstanceNotReady", "EC2OperatorAWSAccessDenied", "EC2OperatorAWSAccountNotReady", "EC2OperatorAWSThrottled", "EC2OperatorDown", "EC2OperatorReconcileErrors"}
+	want := []string{"EC2InstanceNotReady", "EC2OperatorAWSAccessDenied", "EC2OperatorAWSAccountNotReady", "EC2OperatorAWSThrottled", "EC2OperatorDown", "EC2OperatorReconcileErrors", "EC2OperatorReplacementsPaused"}
 	if strings.Join(alerts, ",") != strings.Join(want, ",") {
 		t.Errorf("alerts = %v, want %v", alerts, want)
 	}
@@ -318,7 +318,7 @@ func TestMonitoringObjectsAreAcceptedByTheAPIServer(t *testing.T) {
 		}
 		applied[o.GetKind()] = true
 	}
-	for _, kind := range []string{"ServiceMonitor", "PrometheusRule", "ConfigMap", "Secret", "ServiceAccount", "ClusterRoleBinding"} {
+	for _, kind := range []string{"ServiceMonitor", "PrometheusRule", "ConfigMap", "Secret", "ClusterRoleBinding"} {
 		if !applied[kind] {
 			t.Errorf("no %s was applied", kind)
 		}

@@ -324,6 +324,30 @@ func TestOLMResolvesTheOperatorFromTheCatalogImageAndUnpacksTheDigestPinnedBundl
 		t.Fatal(err)
 	}
 	rbactest.CheckManager(t, k8s, "OwnNamespace (as OLM created it)", target.Name, target.Name, other.Name)
+
+	// 9. The same install turned AllNamespaces (the OperatorGroup targets every
+	// namespace): OLM lifts the CSV's permissions to a ClusterRole, and still the
+	// manager may create no Secret or token, and list, watch or read none elsewhere.
+	if err := k8s.Get(ctx, client.ObjectKeyFromObject(og), og); err != nil {
+		t.Fatal(err)
+	}
+	og.Spec.TargetNamespaces = nil
+	if err := k8s.Update(ctx, og); err != nil {
+		t.Fatal(err)
+	}
+	elsewhere := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "olm-tenant-"}}
+	if err := k8s.Create(ctx, elsewhere); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 120*time.Second, func() string {
+		if !rbactest.May(t, k8s, target.Name, rbactest.Access{Verb: "watch", Group: "compute.ec2-operator.dev", Resource: "ec2instances", Namespace: elsewhere.Name}) {
+			got := &operatorsv1alpha1.ClusterServiceVersion{}
+			_ = k8s.Get(ctx, client.ObjectKeyFromObject(&csv), got)
+			return fmt.Sprintf("OLM has not granted the AllNamespaces install in %s yet: CSV phase %s (%s)", elsewhere.Name, got.Status.Phase, got.Status.Message)
+		}
+		return ""
+	})
+	rbactest.CheckManager(t, k8s, "AllNamespaces (as OLM created it)", target.Name, elsewhere.Name, other.Name)
 }
 
 // serviceAccountKubeconfig returns a kubeconfig for the test control plane that

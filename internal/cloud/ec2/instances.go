@@ -37,9 +37,9 @@ func (c *AWSClient) RunInstance(ctx context.Context, req LaunchRequest) (*Instan
 	listed := inst
 	if len(listed.Tags) == 0 {
 		// The tags were applied at launch (TagSpecifications); EC2's answer may omit them.
-		listed.Tags = req.Tags
+		listed.Tags = instanceLaunchTags(req)
 	}
-	c.owned.launched(req.Tags[TagOwnerNamespace], &listed)
+	c.owned.launched(OwnerTag(req.Tags, TagOwnerNamespace), &listed)
 	return &inst, nil
 }
 
@@ -82,9 +82,7 @@ func (c *AWSClient) FindInstances(ctx context.Context, filter InstanceFilter) ([
 	if filter.ClientToken != "" {
 		filters = append(filters, types.Filter{Name: aws.String("client-token"), Values: []string{filter.ClientToken}})
 	}
-	for _, k := range sortedKeys(filter.Tags) {
-		filters = append(filters, types.Filter{Name: aws.String("tag:" + k), Values: []string{filter.Tags[k]}})
-	}
+	filters = append(filters, ownerTagFilters(filter.Tags)...)
 	found := map[string]*Instance{}
 	var order []string
 	p := awsec2.NewDescribeInstancesPaginator(c.api, &awsec2.DescribeInstancesInput{
@@ -99,6 +97,9 @@ func (c *AWSClient) FindInstances(ctx context.Context, filter InstanceFilter) ([
 		for _, r := range page.Reservations {
 			for _, i := range r.Instances {
 				inst := fromSDKInstance(i)
+				if !carriesTags(inst.Tags, filter.Tags) {
+					continue // the filters find a superset; see ownerTagFilters
+				}
 				// An instance could move between pages while they are read; keep one.
 				if _, dup := found[inst.ID]; !dup {
 					order = append(order, inst.ID)

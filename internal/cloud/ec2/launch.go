@@ -58,7 +58,7 @@ func buildRunInstancesInput(req LaunchRequest, rootDevice string) *awsec2.RunIns
 	if len(req.Tags) > 0 {
 		tags := toSDKTags(req.Tags)
 		in.TagSpecifications = []types.TagSpecification{
-			{ResourceType: types.ResourceTypeInstance, Tags: tags},
+			{ResourceType: types.ResourceTypeInstance, Tags: toSDKTags(instanceLaunchTags(req))},
 			{ResourceType: types.ResourceTypeVolume, Tags: tags},
 			{ResourceType: types.ResourceTypeNetworkInterface, Tags: tags},
 		}
@@ -122,6 +122,17 @@ func buildRunInstancesInput(req LaunchRequest, rootDevice string) *awsec2.RunIns
 	}
 	addComputeOptions(in, req)
 	return in
+}
+
+// instanceLaunchTags are the tags the instance itself is launched with: req.Tags,
+// with the ownership keys in the IMDS-safe form when the instance exposes its tags in
+// instance metadata, where EC2 refuses keys with a slash. Its volumes and interface
+// keep req.Tags, since the rule covers instance tags only.
+func instanceLaunchTags(req LaunchRequest) map[string]string {
+	if req.MetadataOptions.InstanceMetadataTags == "enabled" {
+		return IMDSSafeTags(req.Tags)
+	}
+	return req.Tags
 }
 
 // metadataOptionsRequest returns nil when no option is set, so that EC2's account

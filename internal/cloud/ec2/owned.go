@@ -135,10 +135,8 @@ func (l *ownedLister) fetch(namespace string, e *ownedListing) {
 	defer cancel()
 	found := map[string]*Instance{}
 	in := &awsec2.DescribeInstancesInput{
-		Filters: []types.Filter{
-			{Name: aws.String("tag:" + TagOwnerNamespace), Values: []string{namespace}},
-			{Name: aws.String("instance-state-name"), Values: []string{StatePending, StateRunning, StateStopping, StateStopped}},
-		},
+		Filters: append(ownerTagFilters(map[string]string{TagOwnerNamespace: namespace}),
+			types.Filter{Name: aws.String("instance-state-name"), Values: []string{StatePending, StateRunning, StateStopping, StateStopped}}),
 		MaxResults: aws.Int32(l.pageSize),
 	}
 	if err := describeInto(ctx, l.api, in, found); err != nil {
@@ -147,7 +145,10 @@ func (l *ownedLister) fetch(namespace string, e *ownedListing) {
 	}
 	e.fetchedAt = time.Now()
 	for _, id := range sortedKeys(instanceIDs(found)) {
-		e.instances = append(e.instances, *found[id])
+		// The filters find a superset (see ownerTagFilters): keep the namespace's own.
+		if OwnerTag(found[id].Tags, TagOwnerNamespace) == namespace {
+			e.instances = append(e.instances, *found[id])
+		}
 	}
 }
 

@@ -16,7 +16,7 @@ func (c *AWSClient) CreateTags(ctx context.Context, resourceIDs []string, tags m
 		return nil
 	}
 	_, err := c.api.CreateTags(ctx, &awsec2.CreateTagsInput{Resources: resourceIDs, Tags: toSDKTags(tags)})
-	c.owned.forget(tags[TagOwnerNamespace]) // an instance taken over shows in the next listing
+	c.owned.forget(OwnerTag(tags, TagOwnerNamespace)) // an instance taken over shows in the next listing
 	return classify("CreateTags", err)
 }
 

@@ -30,6 +30,87 @@ const (
 	TagName = "Name"
 )
 
+// IMDSSafePrefix replaces TagPrefix in the ownership tag keys of an instance that
+// exposes its tags in instance metadata (spec.metadataOptions.instanceMetadataTags
+// enabled). EC2 then refuses instance tag keys with a slash or a space ("Work with
+// instance tags in instance metadata" in the EC2 User Guide), and every key under
+// TagPrefix has one. The rule covers instance tags only, so volumes, interfaces and
+// addresses keep the TagPrefix form.
+const IMDSSafePrefix = "ec2-operator.dev:"
+
+// The IMDS-safe forms of the ownership tag keys. Everything that reads an ownership
+// tag reads both forms (OwnerTag), because an instance carries one or the other
+// depending on its metadata options, and a migration between them is under way for a
+// moment on every instance whose spec changes.
+const (
+	// TagOwnerUIDSafe is TagOwnerUID on an instance with tags in instance metadata.
+	TagOwnerUIDSafe = IMDSSafePrefix + "owner-uid"
+	// TagOwnerNamespaceSafe is TagOwnerNamespace in the IMDS-safe form.
+	TagOwnerNamespaceSafe = IMDSSafePrefix + "owner-namespace"
+	// TagOwnerNameSafe is TagOwnerName in the IMDS-safe form.
+	TagOwnerNameSafe = IMDSSafePrefix + "owner-name"
+	// TagClusterSafe is TagCluster in the IMDS-safe form.
+	TagClusterSafe = IMDSSafePrefix + "cluster"
+)
+
+// safeOwnershipKeys maps each ownership key to its IMDS-safe form.
+var safeOwnershipKeys = map[string]string{
+	TagOwnerUID:       TagOwnerUIDSafe,
+	TagOwnerNamespace: TagOwnerNamespaceSafe,
+	TagOwnerName:      TagOwnerNameSafe,
+	TagCluster:        TagClusterSafe,
+}
+
+// SafeOwnershipKey returns the IMDS-safe form of an ownership key, and any other key
+// unchanged.
+func SafeOwnershipKey(key string) string {
+	if safe, ok := safeOwnershipKeys[key]; ok {
+		return safe
+	}
+	return key
+}
+
+// IsOwnershipKey reports whether key is an ownership key in either form.
+func IsOwnershipKey(key string) bool {
+	if _, ok := safeOwnershipKeys[key]; ok {
+		return true
+	}
+	for _, safe := range safeOwnershipKeys {
+		if key == safe {
+			return true
+		}
+	}
+	return false
+}
+
+// LookupOwnerTag returns the value of the ownership tag key (given in the TagPrefix
+// form) in either form, and whether the resource carries it. The TagPrefix form wins
+// when both are present, which only happens for a moment during a migration, when
+// both hold the same value.
+func LookupOwnerTag(tags map[string]string, key string) (string, bool) {
+	if v, ok := tags[key]; ok {
+		return v, true
+	}
+	v, ok := tags[SafeOwnershipKey(key)]
+	return v, ok
+}
+
+// OwnerTag returns the value of the ownership tag key in either form, or "".
+func OwnerTag(tags map[string]string, key string) string {
+	v, _ := LookupOwnerTag(tags, key)
+	return v
+}
+
+// IMDSSafeTags returns tags with the ownership keys in the IMDS-safe form: the tags
+// of an instance that exposes them in instance metadata.
+func IMDSSafeTags(tags map[string]string) map[string]string {
+	out := make(map[string]string, len(tags))
+	for k, v := range tags {
+		out[SafeOwnershipKey(k)] = v
+	}
+	return out
+}
+
 // maxClientTokenLength is EC2's limit on idempotency tokens.
 const maxClientTokenLength = 64
 
@@ -49,20 +130,22 @@ func OwnershipTags(namespace, name, uid, cluster string) map[string]string {
 	return tags
 }
 
-// OwnershipTagKeys are the keys of OwnershipTags, which a resource the operator lets
-// go of loses, so that it is nobody's and may be adopted again.
+// OwnershipTagKeys are the keys of OwnershipTags in both forms, which a resource the
+// operator lets go of loses, so that it is nobody's and may be adopted again. EC2's
+// DeleteTags ignores keys a resource does not carry.
 func OwnershipTagKeys() []string {
-	return []string{TagOwnerUID, TagOwnerNamespace, TagOwnerName, TagCluster}
+	return []string{TagOwnerUID, TagOwnerNamespace, TagOwnerName, TagCluster,
+		TagOwnerUIDSafe, TagOwnerNamespaceSafe, TagOwnerNameSafe, TagClusterSafe}
 }
 
 // DesiredTags returns the full set of tags an instance should carry: the user's tags,
 // Name set to the object's name unless the user chose a Name, and the ownership tags.
 // Ownership tags always win so that a user cannot break instance recovery; user tags
-// under TagPrefix are dropped for the same reason.
+// under TagPrefix or IMDSSafePrefix are dropped for the same reason.
 func DesiredTags(userTags map[string]string, namespace, name, uid, cluster string) map[string]string {
 	out := make(map[string]string, len(userTags)+5)
 	for k, v := range userTags {
-		if strings.HasPrefix(k, TagPrefix) {
+		if strings.HasPrefix(k, TagPrefix) || strings.HasPrefix(k, IMDSSafePrefix) {
 			continue
 		}
 		out[k] = v

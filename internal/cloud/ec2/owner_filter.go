@@ -1,0 +1,46 @@
+package ec2
+
+import (
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/ec2/types"
+)
+
+// ownerTagFilters turns wanted tags into DescribeInstances filters that find instances
+// carrying the ownership tags in either form (see IMDSSafePrefix) in one call. EC2
+// ANDs filters and ORs the values of one, so "tag-key" in {key, safe key} with
+// "tag-value" = value finds every instance with either key and some tag with that
+// value: a superset, which matches narrows to the instances that really carry the
+// tags. Only one ownership key can use that pair (a second "tag-value" would match
+// any tag's value again), so the other ownership keys are checked client-side only;
+// tags that are not ownership keys keep the exact "tag:KEY" filter.
+func ownerTagFilters(want map[string]string) []types.Filter {
+	var filters []types.Filter
+	paired := false
+	for _, k := range sortedKeys(want) {
+		switch {
+		case !IsOwnershipKey(k):
+			filters = append(filters, types.Filter{Name: aws.String("tag:" + k), Values: []string{want[k]}})
+		case !paired:
+			paired = true
+			filters = append(filters,
+				types.Filter{Name: aws.String("tag-key"), Values: []string{k, SafeOwnershipKey(k)}},
+				types.Filter{Name: aws.String("tag-value"), Values: []string{want[k]}})
+		}
+	}
+	return filters
+}
+
+// carriesTags reports whether tags hold every wanted tag, ownership keys (named in
+// the TagPrefix form) in either form.
+func carriesTags(tags, want map[string]string) bool {
+	for k, v := range want {
+		got, ok := tags[k]
+		if IsOwnershipKey(k) {
+			got, ok = LookupOwnerTag(tags, k)
+		}
+		if !ok || got != v {
+			return false
+		}
+	}
+	return true
+}
