@@ -65,7 +65,7 @@ func Policy(clusterID string) []Statement {
 		"Null":         {"aws:RequestTag/" + OwnerTagKey: "false"},
 		"StringEquals": {"aws:RequestTag/" + ClusterTagKey: clusterID},
 	}
-	return append(append(launchStatements(created), tagStatements(owned, clusterID)...), manageStatements(owned)...)
+	return withIMDSSafeTwins(append(append(launchStatements(created), tagStatements(owned, clusterID)...), manageStatements(owned)...))
 }
 
 // launchStatements allow creating instances, volumes and addresses that carry the

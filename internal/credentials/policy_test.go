@@ -99,15 +99,21 @@ func TestDestructiveCallsRequireTheOwnerTag(t *testing.T) {
 		"ec2:ModifyInstanceCpuOptions": true, "ec2:AssignPrivateIpAddresses": true, "ec2:UnassignPrivateIpAddresses": true,
 	}
 	for _, st := range Policy(testCluster) {
+		// A twin for instances with the IMDS-safe keys holds it to the same rules
+		// in that form.
+		ownerKey, clusterKey := OwnerTagKey, ClusterTagKey
+		if strings.HasSuffix(st.Sid, "IMDSSafe") {
+			ownerKey, clusterKey = SafeOwnerTagKey, SafeClusterTagKey
+		}
 		for _, a := range st.Action {
 			onInstances := containsARN(st.Resource, ":instance/")
 			if !destructive[a] && !((a == "ec2:ModifyInstanceAttribute" || a == "ec2:ModifyInstanceCapacityReservationAttributes" || a == "ec2:ModifyInstancePlacement") && onInstances) {
 				continue
 			}
-			if st.Condition["Null"]["aws:ResourceTag/"+OwnerTagKey] != "false" {
-				t.Errorf("statement %s allows %s without requiring the %s tag", st.Sid, a, OwnerTagKey)
+			if st.Condition["Null"]["aws:ResourceTag/"+ownerKey] != "false" {
+				t.Errorf("statement %s allows %s without requiring the %s tag", st.Sid, a, ownerKey)
 			}
-			if st.Condition["StringEquals"]["aws:ResourceTag/"+ClusterTagKey] != testCluster {
+			if st.Condition["StringEquals"]["aws:ResourceTag/"+clusterKey] != testCluster {
 				t.Errorf("statement %s allows %s on resources of any cluster: %v", st.Sid, a, st.Condition)
 			}
 		}
@@ -115,23 +121,23 @@ func TestDestructiveCallsRequireTheOwnerTag(t *testing.T) {
 			t.Errorf("statement %s allows CreateTags unconditionally", st.Sid)
 		}
 		if containsAction(st.Action, "ec2:RunInstances") && containsARN(st.Resource, ":instance/") &&
-			(st.Condition["Null"]["aws:RequestTag/"+OwnerTagKey] != "false" || st.Condition["StringEquals"]["aws:RequestTag/"+ClusterTagKey] != testCluster) {
+			(st.Condition["Null"]["aws:RequestTag/"+ownerKey] != "false" || st.Condition["StringEquals"]["aws:RequestTag/"+clusterKey] != testCluster) {
 			t.Errorf("statement %s launches instances without the owner tag and this cluster's tag in the request", st.Sid)
 		}
 		// Creating volumes and allocating addresses must tag them as the operator's.
 		for _, a := range []string{"ec2:CreateVolume", "ec2:AllocateAddress"} {
 			if containsAction(st.Action, a) && (containsARN(st.Resource, ":volume/") || containsARN(st.Resource, ":elastic-ip/")) &&
-				(st.Condition["Null"]["aws:RequestTag/"+OwnerTagKey] != "false" || st.Condition["StringEquals"]["aws:RequestTag/"+ClusterTagKey] != testCluster) {
+				(st.Condition["Null"]["aws:RequestTag/"+ownerKey] != "false" || st.Condition["StringEquals"]["aws:RequestTag/"+clusterKey] != testCluster) {
 				t.Errorf("statement %s allows %s without the owner tag and this cluster's tag in the request", st.Sid, a)
 			}
 		}
 		// Associating an address is only allowed with the operator's own instances and
 		// interfaces.
 		if containsAction(st.Action, "ec2:AssociateAddress") && (containsARN(st.Resource, ":instance/") || containsARN(st.Resource, ":network-interface/")) &&
-			(st.Condition["Null"]["aws:ResourceTag/"+OwnerTagKey] != "false" || st.Condition["StringEquals"]["aws:ResourceTag/"+ClusterTagKey] != testCluster) {
+			(st.Condition["Null"]["aws:ResourceTag/"+ownerKey] != "false" || st.Condition["StringEquals"]["aws:ResourceTag/"+clusterKey] != testCluster) {
 			t.Errorf("statement %s associates addresses with instances or interfaces the operator does not own", st.Sid)
 		}
-		if containsAction(st.Action, "ec2:CreateTags") && !tagsOnlyThisCluster(st) {
+		if containsAction(st.Action, "ec2:CreateTags") && !tagsOnlyThisCluster(st, clusterKey) {
 			t.Errorf("statement %s lets CreateTags set another cluster's tag: %v", st.Sid, st.Condition)
 		}
 	}
@@ -140,11 +146,11 @@ func TestDestructiveCallsRequireTheOwnerTag(t *testing.T) {
 // tagsOnlyThisCluster reports whether a CreateTags statement can only ever write this
 // cluster's ID into the cluster tag: tagging at creation (the creating call's own
 // statement checks the request), or a condition on the requested cluster tag.
-func tagsOnlyThisCluster(st Statement) bool {
+func tagsOnlyThisCluster(st Statement, clusterKey string) bool {
 	if _, atCreation := st.Condition["StringEquals"]["ec2:CreateAction"]; atCreation {
 		return true
 	}
-	key := "aws:RequestTag/" + ClusterTagKey
+	key := "aws:RequestTag/" + clusterKey
 	return st.Condition["StringEquals"][key] == testCluster || st.Condition["StringEqualsIfExists"][key] == testCluster
 }
 
