@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	authorizationv1 "k8s.io/api/authorization/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -93,14 +94,33 @@ func CheckManager(t testing.TB, c client.Client, mode, opNS, target, other strin
 		{Verb: "watch", Group: "compute.ec2-operator.dev", Resource: "ec2instances", Namespace: target},
 		{Verb: "patch", Group: "compute.ec2-operator.dev", Resource: "ec2instances", Subresource: "status", Namespace: target},
 	}
+	// What it needs first, waiting for the API server's RBAC caches to see the grants
+	// just made: a denial read from a stale cache would prove nothing.
+	for _, a := range allowed {
+		if !Eventually(t, c, opNS, a) {
+			t.Errorf("%s install: the manager may not %s, which it needs", mode, a)
+		}
+	}
 	for _, a := range denied {
 		if May(t, c, opNS, a) {
 			t.Errorf("%s install: the manager may %s", mode, a)
 		}
 	}
-	for _, a := range allowed {
-		if !May(t, c, opNS, a) {
-			t.Errorf("%s install: the manager may not %s, which it needs", mode, a)
+}
+
+// Eventually reports whether the request is allowed within ten seconds: RBAC objects
+// reach the API server's authorizer through its informers, a moment after they are
+// written.
+func Eventually(t testing.TB, c client.Client, opNS string, a Access) bool {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if May(t, c, opNS, a) {
+			return true
 		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }
