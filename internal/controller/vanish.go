@@ -50,9 +50,7 @@ type vanishTracker struct {
 func (v *vanishTracker) note(key string, uid types.UID, now time.Time) (first time.Time, isNew bool, count int) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	if v.seen == nil {
-		v.seen, v.paused = map[string]map[types.UID]time.Time{}, map[string]map[types.UID]bool{}
-	}
+	v.initLocked()
 	m := v.seen[key]
 	if m == nil {
 		m = map[types.UID]time.Time{}
@@ -71,13 +69,18 @@ func (v *vanishTracker) note(key string, uid types.UID, now time.Time) (first ti
 	return first, isNew, len(m)
 }
 
+// initLocked makes the maps; the caller holds v.mu.
+func (v *vanishTracker) initLocked() {
+	if v.seen == nil {
+		v.seen, v.paused = map[string]map[types.UID]time.Time{}, map[string]map[types.UID]bool{}
+	}
+}
+
 // setPaused records whether uid is paused in key and returns how many are.
 func (v *vanishTracker) setPaused(key string, uid types.UID, paused bool) int {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	if v.paused == nil {
-		v.seen, v.paused = map[string]map[types.UID]time.Time{}, map[string]map[types.UID]bool{}
-	}
+	v.initLocked()
 	m := v.paused[key]
 	if m == nil {
 		m = map[types.UID]bool{}
