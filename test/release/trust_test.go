@@ -103,9 +103,15 @@ func runImageManager(t *testing.T, img v1.Image, cf *v1.ConfigFile, r imageRun, 
 	for p, data := range r.files {
 		writeInto(t, rootfs, p, data)
 	}
-	// The control plane's emulators (STS included: the manager reads its own account
-	// before it launches); r.env comes later and wins, e.g. for another EC2 endpoint.
-	environ := append(append(cf.Config.Env, "KUBECONFIG="+kubeconfigPath), env.AWSEnv()...)
+	// The control plane's STS emulator and credentials (the manager reads its own
+	// account before it launches); the EC2 endpoint is the run's (r.env), or EC2's real
+	// name when it gives none (the proxy test).
+	environ := append(cf.Config.Env, "KUBECONFIG="+kubeconfigPath)
+	for _, kv := range env.AWSEnv() {
+		if !strings.HasPrefix(kv, "AWS_ENDPOINT_URL_EC2=") {
+			environ = append(environ, kv)
+		}
+	}
 	manager := startContainer(t, r.name, rootfs, cf.Config.User,
 		append(cf.Config.Entrypoint, "--health-probe-bind-address="+freeAddr(t), "--metrics-bind-address=0",
 			"--watch-namespaces="+ns.Name, "--resync-period=5s", "--poll-interval=1s"),
