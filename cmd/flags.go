@@ -69,8 +69,10 @@ type options struct {
 	resyncPeriodSet bool
 }
 
-// maxTagValue is EC2's limit on a tag value's length.
-const maxTagValue = 256
+// maxClusterID is the longest --cluster-id: a Kubernetes UID's length. The IAM policy
+// names the cluster ID in most of its statements and must stay within IAM's 6,144
+// characters for a managed policy (credentials.TestThePolicyFitsAManagedPolicy).
+const maxClusterID = 36
 
 // DefaultEventsResyncPeriod is the resync period when EC2 events report changes
 // outside Kubernetes: the resync only catches events that were lost.
@@ -135,7 +137,7 @@ func (o *options) bindFlags(fs *flag.FlagSet) {
 			`(a backup restore or GitOps re-sync): "adopt" takes it over, "refuse" reports it (InstanceExists) and launches nothing. `+
 			`Use "refuse" when several clusters share an AWS account and may reuse namespace/name pairs (env RESTORE_POLICY).`)
 	fs.StringVar(&o.clusterID, "cluster-id", envOr(clusterid.Env, ""),
-		`This cluster's identity in the ec2-operator.dev/cluster tag of every resource the operator creates; only `+
+		`This cluster's identity (at most 36 characters) in the ec2-operator.dev:cluster tag of every resource the operator creates; only `+
 			`resources with it (or, launched before the tag existed, with an object's own UID) are ever changed or `+
 			`deleted. Empty uses the kube-system Namespace's UID. Set it to the old cluster's ID when a cluster is `+
 			`rebuilt on purpose and must manage the instances of the one it replaces (env CLUSTER_ID).`)
@@ -185,8 +187,8 @@ func (o *options) validate() error {
 		return fmt.Errorf("--type-change-timeout must be at least 1s")
 	case o.restorePolicy != string(controller.RestoreAdopt) && o.restorePolicy != string(controller.RestoreRefuse):
 		return fmt.Errorf("--restore-policy must be %q or %q, not %q", controller.RestoreAdopt, controller.RestoreRefuse, o.restorePolicy)
-	case len(o.clusterID) > maxTagValue || strings.TrimSpace(o.clusterID) != o.clusterID:
-		return fmt.Errorf("--cluster-id must be at most %d characters, without leading or trailing spaces (it is a tag value)", maxTagValue)
+	case len(o.clusterID) > maxClusterID || strings.TrimSpace(o.clusterID) != o.clusterID:
+		return fmt.Errorf("--cluster-id must be at most %d characters (a Kubernetes UID's length, so that the IAM policy that names it fits IAM's limit), without leading or trailing spaces", maxClusterID)
 	case o.renewDeadline >= o.leaseDuration:
 		return fmt.Errorf("--leader-elect-renew-deadline must be shorter than --leader-elect-lease-duration")
 	}

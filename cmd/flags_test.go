@@ -142,7 +142,7 @@ func TestInvalidSettingsAreRejectedNamingTheFlag(t *testing.T) {
 		{"--type-change-timeout=0s"},
 		{"--restore-policy=ignore"},
 		{"--cluster-id= padded "},
-		{"--cluster-id=" + strings.Repeat("x", 257)},
+		{"--cluster-id=" + strings.Repeat("x", 37)},
 	}
 	for _, args := range testCases {
 		opts, err := parse(t, args)

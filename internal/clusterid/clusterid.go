@@ -1,5 +1,5 @@
 // Package clusterid finds the identity of the cluster the operator runs in. Every
-// resource the operator creates in AWS is tagged with it (ec2-operator.dev/cluster),
+// resource the operator creates in AWS is tagged with it (ec2-operator.dev:cluster),
 // so that two clusters sharing an AWS account, with the same namespaces and names,
 // never take each other's instances for their own; the IAM policy checks its value.
 package clusterid

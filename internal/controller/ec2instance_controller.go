@@ -104,7 +104,7 @@ type EC2InstanceReconciler struct {
 	// RestorePolicy says what a new object does about a live instance of an earlier
 	// object with its namespace and name; empty means RestoreAdopt.
 	RestorePolicy RestorePolicy
-	// ClusterID is this cluster's identity in the ec2-operator.dev/cluster tag
+	// ClusterID is this cluster's identity in the ec2-operator.dev:cluster tag
 	// (--cluster-id); empty means the kube-system Namespace's UID, read by
 	// SetupWithManager.
 	ClusterID string

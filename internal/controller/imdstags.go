@@ -49,6 +49,10 @@ func ownershipMoves(tags map[string]string, safe bool) (add map[string]string, r
 		if safe {
 			from, to = slash, ec2.SafeOwnershipKey(slash)
 		}
+		if from == to {
+			// The cluster tag has one form, valid in both.
+			continue
+		}
 		v, has := tags[from]
 		if !has {
 			continue

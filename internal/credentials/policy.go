@@ -13,15 +13,19 @@ const OwnerTagKey = "ec2-operator.dev/owner-uid"
 // ClusterTagKey is the tag that names the cluster whose operator created a resource
 // (the kube-system Namespace's UID, or --cluster-id). The policy's conditions check its
 // value, so that an operator can touch only its own cluster's resources even where
-// several clusters share an account and their namespaces and names repeat.
-const ClusterTagKey = "ec2-operator.dev/cluster"
+// several clusters share an account and their namespaces and names repeat. Only the
+// operator writes it (at creation, or on its own resources of an earlier version, or
+// on instances an administrator marked adoptable), so its value is proof of ownership
+// without the owner tag. Its key is valid on instances that expose their tags in
+// instance metadata, so one condition serves every resource.
+const ClusterTagKey = "ec2-operator.dev:cluster"
 
 // ClusterIDPlaceholder stands for the cluster ID in docs/aws-iam-policy.json: replace
 // it with the cluster's ID before attaching the policy (docs/aws-iam.md says how).
 const ClusterIDPlaceholder = "EC2_OPERATOR_CLUSTER_ID"
 
 // InstanceRolePath is the IAM path of the roles the operator may pass to instances
-// (iam:PassRole through an instance profile). Widen PassInstanceRoles in your copy of
+// (iam:PassRole through an instance profile). Widen PassRoles in your copy of
 // the policy to pass roles elsewhere.
 const InstanceRolePath = "/ec2-operator/"
 
@@ -50,22 +54,20 @@ type Statement struct {
 // equal); the CredentialsRequest asks for it with the cluster's ID.
 //
 // Describe calls do not support resource-level permissions. Every call that changes
-// or destroys an instance, volume, interface or address requires the owner tag on it
-// and this cluster's ID as its cluster tag; launching, creating a volume and
-// allocating an address require both in the request itself (tag-on-create). CreateTags
-// is only allowed during those creations, on this cluster's resources (never changing
-// their cluster), on the resources of an earlier version that lack the cluster tag
-// (adding only that tag), or on instances an administrator marked adoptable.
+// or destroys an instance, volume, interface or address requires this cluster's ID as
+// its cluster tag; launching, creating a volume and allocating an address require it
+// in the request itself (tag-on-create). CreateTags is only allowed during those
+// creations, on this cluster's resources (never changing their cluster), on the
+// resources of an earlier version that carry the owner tag but no cluster tag (adding
+// only that tag), or on instances an administrator marked adoptable.
 func Policy(clusterID string) []Statement {
 	owned := map[string]map[string]any{
-		"Null":         {"aws:ResourceTag/" + OwnerTagKey: "false"},
 		"StringEquals": {"aws:ResourceTag/" + ClusterTagKey: clusterID},
 	}
 	created := map[string]map[string]any{
-		"Null":         {"aws:RequestTag/" + OwnerTagKey: "false"},
 		"StringEquals": {"aws:RequestTag/" + ClusterTagKey: clusterID},
 	}
-	return withIMDSSafeTwins(append(append(launchStatements(created), tagStatements(owned, clusterID)...), manageStatements(owned)...))
+	return append(append(launchStatements(created), tagStatements(owned, clusterID)...), manageStatements(owned)...)
 }
 
 // launchStatements allow creating instances, volumes and addresses that carry the
@@ -90,14 +92,14 @@ func launchStatements(created map[string]map[string]any) []Statement {
 			Resource: []string{"*"},
 		},
 		{
-			Sid:       "LaunchOwnedInstancesAndVolumes",
+			Sid:       "LaunchOwned",
 			Effect:    "Allow",
 			Action:    []string{"ec2:RunInstances"},
 			Resource:  []string{"arn:aws:ec2:*:*:instance/*", "arn:aws:ec2:*:*:volume/*"},
 			Condition: created,
 		},
 		{
-			Sid:    "LaunchUsingNetworkImageAndKey",
+			Sid:    "LaunchWith",
 			Effect: "Allow",
 			Action: []string{"ec2:RunInstances"},
 			Resource: []string{
@@ -116,7 +118,7 @@ func launchStatements(created map[string]map[string]any) []Statement {
 		{
 			// Volumes added after launch and Elastic IPs the operator allocates carry the
 			// owner tag from their creation, like instances.
-			Sid:       "CreateOwnedVolumesAndAddresses",
+			Sid:       "CreateOwned",
 			Effect:    "Allow",
 			Action:    []string{"ec2:AllocateAddress", "ec2:CreateVolume"},
 			Resource:  []string{"arn:aws:ec2:*:*:volume/*", "arn:aws:ec2:*:*:elastic-ip/*"},
@@ -137,7 +139,6 @@ func launchStatements(created map[string]map[string]any) []Statement {
 // resources, adding the cluster tag to an earlier version's, and adoption.
 func tagStatements(owned map[string]map[string]any, clusterID string) []Statement {
 	ownedKeepingCluster := map[string]map[string]any{
-		"Null":                 owned["Null"],
 		"StringEquals":         owned["StringEquals"],
 		"StringEqualsIfExists": {"aws:RequestTag/" + ClusterTagKey: clusterID},
 	}
@@ -178,7 +179,7 @@ func tagStatements(owned map[string]map[string]any, clusterID string) []Statemen
 			// tag: the operator adds this cluster's tag, and only that, to those of its
 			// objects' UIDs. Remove this statement once every resource has the tag
 			// (docs/aws-iam.md).
-			Sid:    "TagLegacyOwnedWithCluster",
+			Sid:    "TagLegacy",
 			Effect: "Allow",
 			Action: []string{"ec2:CreateTags"},
 			Resource: []string{
@@ -208,7 +209,7 @@ func tagStatements(owned map[string]map[string]any, clusterID string) []Statemen
 func manageStatements(owned map[string]map[string]any) []Statement {
 	return []Statement{
 		{
-			Sid:    "ManageOwnedInstances",
+			Sid:    "ManageInstances",
 			Effect: "Allow",
 			Action: []string{
 				"ec2:AssociateIamInstanceProfile",
@@ -233,7 +234,7 @@ func manageStatements(owned map[string]map[string]any) []Statement {
 		},
 		{
 			// Changing an instance's security groups also authorizes on the groups.
-			Sid:      "ChangeSecurityGroupsOfOwnedInstances",
+			Sid:      "ChangeGroups",
 			Effect:   "Allow",
 			Action:   []string{"ec2:ModifyInstanceAttribute"},
 			Resource: []string{"arn:aws:ec2:*:*:security-group/*"},
@@ -242,7 +243,7 @@ func manageStatements(owned map[string]map[string]any) []Statement {
 			// Moving an instance to a Capacity Reservation also authorizes on the
 			// reservation, which the user names,
 			// and moving it to a placement group or a Dedicated Host on those.
-			Sid:    "UseCapacityReservationsGroupsAndHosts",
+			Sid:    "UsePlacement",
 			Effect: "Allow",
 			Action: []string{"ec2:ModifyInstanceCapacityReservationAttributes", "ec2:ModifyInstancePlacement"},
 			Resource: []string{
@@ -256,7 +257,7 @@ func manageStatements(owned map[string]map[string]any) []Statement {
 			// at launch); cancelling a request never touches an instance, and the
 			// operator cancels only the request of an instance it owns, before
 			// terminating or replacing it, so that EC2 does not relaunch it.
-			Sid:      "CancelSpotRequests",
+			Sid:      "CancelSpot",
 			Effect:   "Allow",
 			Action:   []string{"ec2:CancelSpotInstanceRequests"},
 			Resource: []string{"arn:aws:ec2:*:*:spot-instances-request/*"},
@@ -264,7 +265,7 @@ func manageStatements(owned map[string]map[string]any) []Statement {
 		{
 			// Attaching and detaching authorize on the volume and on the instance; both
 			// must be the operator's.
-			Sid:       "ManageOwnedVolumes",
+			Sid:       "ManageVolumes",
 			Effect:    "Allow",
 			Action:    []string{"ec2:AttachVolume", "ec2:DeleteVolume", "ec2:DetachVolume", "ec2:ModifyVolume"},
 			Resource:  []string{"arn:aws:ec2:*:*:instance/*", "arn:aws:ec2:*:*:volume/*"},
@@ -276,13 +277,13 @@ func manageStatements(owned map[string]map[string]any) []Statement {
 			// operator's own instances and interfaces (next statement). The operator
 			// never takes an address from another association (AllowReassociation
 			// false).
-			Sid:      "AssociateNamedAddresses",
+			Sid:      "AssociateAddresses",
 			Effect:   "Allow",
 			Action:   []string{"ec2:AssociateAddress", "ec2:DisassociateAddress"},
 			Resource: []string{"arn:aws:ec2:*:*:elastic-ip/*"},
 		},
 		{
-			Sid:       "AssociateAddressesWithOwnedInterfaces",
+			Sid:       "AssociateWithOwned",
 			Effect:    "Allow",
 			Action:    []string{"ec2:AssociateAddress", "ec2:DisassociateAddress"},
 			Resource:  []string{"arn:aws:ec2:*:*:instance/*", "arn:aws:ec2:*:*:network-interface/*"},
@@ -291,21 +292,21 @@ func manageStatements(owned map[string]map[string]any) []Statement {
 		{
 			// Secondary private addresses of an instance's primary interface, which
 			// is tagged at launch with the instance's owner tag.
-			Sid:       "ManageAddressesOfOwnedInterfaces",
+			Sid:       "ManageInterfaceAddresses",
 			Effect:    "Allow",
 			Action:    []string{"ec2:AssignPrivateIpAddresses", "ec2:UnassignPrivateIpAddresses"},
 			Resource:  []string{"arn:aws:ec2:*:*:network-interface/*"},
 			Condition: owned,
 		},
 		{
-			Sid:       "ReleaseOwnedAddresses",
+			Sid:       "ReleaseAddresses",
 			Effect:    "Allow",
 			Action:    []string{"ec2:ReleaseAddress"},
 			Resource:  []string{"arn:aws:ec2:*:*:elastic-ip/*"},
 			Condition: owned,
 		},
 		{
-			Sid:      "PassInstanceRoles",
+			Sid:      "PassRoles",
 			Effect:   "Allow",
 			Action:   []string{"iam:PassRole"},
 			Resource: []string{"arn:aws:iam::*:role" + InstanceRolePath + "*"},
@@ -316,7 +317,7 @@ func manageStatements(owned map[string]map[string]any) []Statement {
 		{
 			// EC2 reads a resolve:ssm: image's parameter with the caller's permission:
 			// AWS's public AMI parameters; widen it for parameters of your own.
-			Sid:      "ResolveSSMImageParameters",
+			Sid:      "ResolveSSM",
 			Effect:   "Allow",
 			Action:   []string{"ssm:GetParameters"},
 			Resource: []string{"arn:aws:ssm:*::parameter/aws/service/*"},

@@ -24,8 +24,12 @@ const (
 	// TagCluster holds the identity of the cluster whose operator created the
 	// resource (the kube-system Namespace's UID, or --cluster-id). Namespace and name
 	// repeat across clusters that share an AWS account; this tag tells their
-	// resources apart, and the IAM policy checks its value.
-	TagCluster = TagPrefix + "cluster"
+	// resources apart, and the IAM policy checks its value. Its key has one form on
+	// every resource, valid also on an instance that exposes its tags in instance
+	// metadata (IMDSSafePrefix), so that each of the policy's statements needs one
+	// condition on it: two forms would double the policy past IAM's 6,144-character
+	// limit for a managed policy.
+	TagCluster = IMDSSafePrefix + "cluster"
 	// TagName is the tag the EC2 console shows as the instance name.
 	TagName = "Name"
 )
@@ -49,8 +53,8 @@ const (
 	TagOwnerNamespaceSafe = IMDSSafePrefix + "owner-namespace"
 	// TagOwnerNameSafe is TagOwnerName in the IMDS-safe form.
 	TagOwnerNameSafe = IMDSSafePrefix + "owner-name"
-	// TagClusterSafe is TagCluster in the IMDS-safe form.
-	TagClusterSafe = IMDSSafePrefix + "cluster"
+	// TagClusterSafe is TagCluster, whose one form is IMDS-safe already.
+	TagClusterSafe = TagCluster
 )
 
 // safeOwnershipKeys maps each ownership key to its IMDS-safe form.
@@ -135,7 +139,7 @@ func OwnershipTags(namespace, name, uid, cluster string) map[string]string {
 // DeleteTags ignores keys a resource does not carry.
 func OwnershipTagKeys() []string {
 	return []string{TagOwnerUID, TagOwnerNamespace, TagOwnerName, TagCluster,
-		TagOwnerUIDSafe, TagOwnerNamespaceSafe, TagOwnerNameSafe, TagClusterSafe}
+		TagOwnerUIDSafe, TagOwnerNamespaceSafe, TagOwnerNameSafe}
 }
 
 // DesiredTags returns the full set of tags an instance should carry: the user's tags,
