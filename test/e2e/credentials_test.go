@@ -63,7 +63,12 @@ func TestOnOpenShiftInMintModeTheManagerWaitsReadyForTheCCOsKeyThenUsesIt(t *tes
 	// It asks CCO for an access key, and stays up but not ready while none comes.
 	req := &unstructured.Unstructured{}
 	req.SetGroupVersionKind(credentials.CredentialsRequestGVK)
-	reqKey := client.ObjectKey{Namespace: credentials.DefaultRequestNamespace, Name: "ec2-operator-" + ns}
+	reqKey := client.ObjectKey{Namespace: credentials.DefaultRequestNamespace, Name: credentials.DefaultRequestName}
+	t.Cleanup(func() {
+		// The request has the one name the manager may read; the next test's manager
+		// makes its own.
+		_ = k8s.Delete(context.Background(), req)
+	})
 	eventually(t, 60*time.Second, func() string {
 		if m.hasExited() {
 			t.Fatalf("the manager exited while waiting for credentials:\n%s", m.log())
@@ -111,6 +116,9 @@ func TestOnOpenShiftInMintModeTheManagerWaitsReadyForTheCCOsKeyThenUsesIt(t *tes
 			credentials.SecretAccessKeyKey: []byte("minted-secret"),
 		},
 	}
+	// The key is one AWS knows: STS answers who it is (the manager reads its own
+	// account before it launches), in the emulator's account.
+	env.STS.AddUser(ec2sim.DefaultAccountID, "AKIAMINTEDBYCCO", "minted-secret")
 	if err := k8s.Create(ctx, secret); err != nil && !apierrors.IsAlreadyExists(err) {
 		t.Fatal(err)
 	}
