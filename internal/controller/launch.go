@@ -317,9 +317,11 @@ func (r *EC2InstanceReconciler) launchFailed(ctx context.Context, s *instanceSco
 		return nil, ctrl.Result{Requeue: true}, s.patchStatus(ctx, r.Client)
 	case ec2.CodeOf(err) == "IdempotentParameterMismatch":
 		return r.idempotencyConflict(s, err)
-	case definitiveRejection(err):
-		// EC2 refused the launch outright: nothing was launched, so nothing needs to be
-		// looked for before the next attempt, or waited for when the object is deleted.
+	case ec2.RefusedOutright(err):
+		// EC2 refused the launch outright, at every attempt the SDK made (a lost answer
+		// followed by a refused retry launched an instance, so it is not this case):
+		// nothing was launched, so nothing needs to be looked for before the next
+		// attempt, or waited for when the object is deleted.
 		// Memory says so too: the status write that clears the launch time can lose a
 		// race with the object's deletion (a conflict), and the deletion must not then
 		// wait for an instance that cannot exist.
@@ -328,17 +330,6 @@ func (r *EC2InstanceReconciler) launchFailed(ctx context.Context, s *instanceSco
 	}
 	res, err := r.fail(s, launchAction, err)
 	return nil, res, err
-}
-
-// definitiveRejection tells EC2's answers that mean no instance was launched (a bad
-// parameter, a missing permission, no capacity) from those that leave it open (a
-// server error, a lost connection).
-func definitiveRejection(err error) bool {
-	switch ec2.KindOf(err) {
-	case ec2.KindInvalidInput, ec2.KindAuth, ec2.KindCapacity:
-		return ec2.CodeOf(err) != ec2.CodeClientRateLimited
-	}
-	return false
 }
 
 // maxIdempotencyConflicts is how many launches in a row EC2 may answer with

@@ -54,7 +54,8 @@ type firedFault struct {
 
 // InjectFault arms f and returns a function that disarms it. Faults are
 // checked in the order they were injected; the first that fires decides the
-// error, and latencies of all firing faults add up.
+// error, and only it counts against its Times (a later error fault waits for a later
+// call), while the latencies of all firing faults add up.
 func (s *Sim) InjectFault(f Fault) (remove func()) {
 	e := &faultEntry{Fault: f}
 	s.mu.Lock()
@@ -84,6 +85,13 @@ func (s *Sim) matchFault(op string) firedFault {
 		if f.Times > 0 && f.fired >= f.Times {
 			continue
 		}
+		apiErr := f.apiError()
+		if apiErr != nil && out.err != nil {
+			// An earlier fault decided this call's error: this one waits for a later
+			// call, so that faults limited to a number of calls apply one call after
+			// another, in the order they were injected.
+			continue
+		}
 		if f.Probability > 0 && f.Probability < 1 && s.faultRand.Float64() >= f.Probability {
 			continue
 		}
@@ -92,8 +100,8 @@ func (s *Sim) matchFault(op string) firedFault {
 		if f.Jitter > 0 {
 			out.latency += time.Duration(s.faultRand.Int64N(int64(f.Jitter)))
 		}
-		if out.err == nil {
-			out.err = f.apiError()
+		if apiErr != nil {
+			out.err = apiErr
 			out.afterEffect = f.AfterEffect
 		}
 	}

@@ -158,3 +158,23 @@ func TestJitterAddsARandomDelayBoundedByIt(t *testing.T) {
 		}
 	}
 }
+
+// TestFaultsApplyInOrderOneCallAfterAnother: a fault limited to one call decides that
+// call, and the next fault decides the next one, so a test can build the sequence a
+// client sees when a launch's answer is lost and its retry is refused.
+func TestFaultsApplyInOrderOneCallAfterAnother(t *testing.T) {
+	sim, c := newEnv(t, Config{})
+	sim.InjectFault(Fault{Operation: "RunInstances", Code: "InternalError", HTTPStatus: 500, AfterEffect: true, Times: 1})
+	sim.InjectFault(Fault{Operation: "RunInstances", Code: "AuthFailure", HTTPStatus: 401, Times: 1})
+	client := ec2.New(c.Options(), func(o *ec2.Options) { o.RetryMaxAttempts = 1 })
+	in := basicRun()
+	in.ClientToken = aws.String("in-order")
+	_, err := client.RunInstances(ctx(t), in)
+	wantCode(t, err, "InternalError")
+	_, err = client.RunInstances(ctx(t), in)
+	wantCode(t, err, "AuthFailure")
+	out, err := client.RunInstances(ctx(t), in)
+	if err != nil || len(sim.Instances()) != 1 || *out.Instances[0].InstanceId != sim.Instances()[0].ID {
+		t.Fatalf("the third call, with both faults spent: %v, %d instances", err, len(sim.Instances()))
+	}
+}

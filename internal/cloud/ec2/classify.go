@@ -191,7 +191,9 @@ func classify(operation string, err error) error {
 		}
 	}
 	code, message := errorCode(err)
-	return &Error{Kind: kindOfCode(code), Operation: operation, Code: code, Message: message, Err: err}
+	var unanswered *unansweredAttemptError
+	return &Error{Kind: kindOfCode(code), Operation: operation, Code: code, Message: message, Err: err,
+		EarlierAttemptUnanswered: errors.As(err, &unanswered)}
 }
 
 // kindOfCode maps an AWS (or synthetic) error code to a Kind.

@@ -55,6 +55,11 @@ type Error struct {
 	// RetryAfter, when set, is when the call may succeed: the client's own pacing
 	// (CodeClientRateLimited) knows exactly.
 	RetryAfter time.Duration
+	// EarlierAttemptUnanswered is set when the SDK retried the call and an earlier
+	// attempt ended without an answer that proves EC2 did nothing (a server error, a
+	// lost connection, a timeout): the call may have taken effect, whatever the last
+	// attempt was told.
+	EarlierAttemptUnanswered bool
 }
 
 // Error implements error.
@@ -64,6 +69,25 @@ func (e *Error) Error() string {
 
 // Unwrap returns the underlying error.
 func (e *Error) Unwrap() error { return e.Err }
+
+// RefusedOutright reports whether err proves that EC2 carried out nothing: every
+// attempt of the call was answered, and the answer was a refusal (a bad parameter, a
+// missing permission, no capacity), not the client's own pacing. A launch refused so
+// launched nothing, and nothing needs to be looked for; any other failure leaves that
+// open. An error is definitive only when its last attempt is and no earlier attempt
+// went unanswered: a RunInstances whose answer was lost (HTTP 500 after the launch)
+// and whose retry was refused (AuthFailure, after a key rotation) did launch.
+func RefusedOutright(err error) bool {
+	var e *Error
+	if !errors.As(err, &e) || e.EarlierAttemptUnanswered || e.Code == CodeClientRateLimited {
+		return false
+	}
+	switch e.Kind {
+	case KindInvalidInput, KindAuth, KindCapacity:
+		return true
+	}
+	return false
+}
 
 // KindOf returns the kind of err, or KindUnknown when err is not a classified EC2 error.
 func KindOf(err error) Kind {

@@ -2,9 +2,12 @@ package ec2
 
 import (
 	"context"
+	"errors"
 	"time"
 
+	"github.com/aws/smithy-go"
 	"github.com/aws/smithy-go/middleware"
+	smithyhttp "github.com/aws/smithy-go/transport/http"
 )
 
 // CallRecorder receives one record per HTTP attempt the SDK makes to EC2. The metrics
@@ -46,6 +49,31 @@ func IsThrottleCode(code string) bool {
 type attemptCounter struct {
 	attempts int
 	lastCode string
+	// unanswered is set once an attempt ended without an answer that proves EC2 did
+	// nothing (see answeredRefusal).
+	unanswered bool
+}
+
+// unansweredAttemptError marks the error of a call one of whose attempts went
+// unanswered; classify turns it into Error.EarlierAttemptUnanswered.
+type unansweredAttemptError struct{ err error }
+
+func (e *unansweredAttemptError) Error() string { return e.err.Error() }
+func (e *unansweredAttemptError) Unwrap() error { return e.err }
+
+// answeredRefusal reports whether an attempt's error is EC2's answer that it did
+// nothing: an error response below HTTP 500, or throttling (EC2 throttles before it
+// acts). A server error, a lost connection or a timeout does not say.
+func answeredRefusal(err error) bool {
+	var apiErr smithy.APIError
+	if !errors.As(err, &apiErr) || apiErr.ErrorCode() == "" {
+		return false
+	}
+	if IsThrottleCode(apiErr.ErrorCode()) {
+		return true
+	}
+	var respErr *smithyhttp.ResponseError
+	return errors.As(err, &respErr) && respErr.HTTPStatusCode() < 500
 }
 
 type attemptCounterKey struct{}
@@ -59,7 +87,12 @@ func (callStartMiddleware) ID() string { return "ec2-operator/CallStart" }
 func (callStartMiddleware) HandleFinalize(ctx context.Context, in middleware.FinalizeInput, next middleware.FinalizeHandler) (
 	middleware.FinalizeOutput, middleware.Metadata, error,
 ) {
-	return next.HandleFinalize(context.WithValue(ctx, attemptCounterKey{}, &attemptCounter{}), in)
+	counter := &attemptCounter{}
+	out, md, err := next.HandleFinalize(context.WithValue(ctx, attemptCounterKey{}, counter), in)
+	if err != nil && counter.unanswered {
+		err = &unansweredAttemptError{err: err}
+	}
+	return out, md, err
 }
 
 // attemptMiddleware sits after the SDK's retry middleware: it runs once per HTTP
@@ -104,6 +137,9 @@ func (m *attemptMiddleware) HandleFinalize(ctx context.Context, in middleware.Fi
 		m.pacer.throttled(cost, code)
 	}
 	counter.lastCode = code
+	if err != nil && !answeredRefusal(err) {
+		counter.unanswered = true
+	}
 	m.recorder.RecordCall(op, code, time.Since(start))
 	return out, md, err
 }
