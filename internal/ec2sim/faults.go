@@ -3,6 +3,9 @@ package ec2sim
 import (
 	"context"
 	"net/http"
+	"net/url"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 )
@@ -31,6 +34,11 @@ type Fault struct {
 	Latency time.Duration
 	// Jitter adds a random extra delay of up to this much, from the seeded generator.
 	Jitter time.Duration
+	// InstanceID, when set, makes the fault apply only to calls whose parameters name
+	// this instance (InstanceId, InstanceId.N): IAM refuses a whole call when it
+	// denies any one resource of it, so an instance IAM denies (its owner tag removed)
+	// fails every batch it is in.
+	InstanceID string
 	// AfterEffect lets the call take effect and then answers with the error, as a
 	// request that EC2 carried out but whose answer was lost looks to a client (an
 	// HTTP 500 after the instance was launched). Without it the error comes first and
@@ -73,8 +81,20 @@ func (s *Sim) InjectFault(f Fault) (remove func()) {
 	}
 }
 
-// matchFault consumes the faults that apply to one call of op.
-func (s *Sim) matchFault(op string) firedFault {
+// namesInstance reports whether the call's parameters name the instance.
+func namesInstance(form url.Values, id string) bool {
+	for k, vs := range form {
+		if k == "InstanceId" || strings.HasPrefix(k, "InstanceId.") {
+			if slices.Contains(vs, id) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// matchFault consumes the faults that apply to one call of op with form.
+func (s *Sim) matchFault(op string, form url.Values) firedFault {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var out firedFault
@@ -83,6 +103,9 @@ func (s *Sim) matchFault(op string) firedFault {
 			continue
 		}
 		if f.Times > 0 && f.fired >= f.Times {
+			continue
+		}
+		if f.InstanceID != "" && !namesInstance(form, f.InstanceID) {
 			continue
 		}
 		apiErr := f.apiError()

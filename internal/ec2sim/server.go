@@ -91,7 +91,7 @@ func (s *Sim) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	f := s.matchFault(op)
+	f := s.matchFault(op, r.Form)
 	if f.latency > 0 && !sleepCtx(r.Context(), f.latency) {
 		s.logRequest(op, r.Form, "RequestCanceled", 0)
 		return

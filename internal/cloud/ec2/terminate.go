@@ -140,12 +140,18 @@ func (b *terminateBatcher) send(ctx context.Context, ids []string) map[string]te
 }
 
 // isPerInstance tells the errors that one instance of a batch can cause (a missing or
-// malformed ID, termination protection, a state that forbids it) from those that
-// concern the whole call (throttling, credentials).
+// malformed ID, termination protection, a state that forbids it, IAM denying that
+// instance) from those that concern the whole call (throttling, credentials that do
+// not work). IAM's UnauthorizedOperation may be about one resource: the policy allows
+// terminating only instances with this cluster's tag, and IAM refuses the whole call
+// for one instance whose tag was removed, so it is split like the others;
+// AuthFailure (the credentials themselves) is not.
 func isPerInstance(err error) bool {
 	switch KindOf(err) {
 	case KindNotFound, KindIncorrectState, KindTerminal, KindInvalidInput:
 		return true
+	case KindAuth:
+		return CodeOf(err) == "UnauthorizedOperation"
 	}
 	return false
 }

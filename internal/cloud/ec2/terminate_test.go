@@ -62,3 +62,29 @@ func TestABatchRefusedForOneInstanceStillTerminatesTheOthers(t *testing.T) {
 		t.Errorf("the other instance of the batch: %q %v, want it terminated", freeState, freeErr)
 	}
 }
+
+// TestABatchIAMRefusesForOneInstanceStillTerminatesTheOthers: IAM refuses a whole
+// TerminateInstances call (UnauthorizedOperation) when it denies one of its instances;
+// that instance alone gets the refusal, the others of the batch are terminated.
+func TestABatchIAMRefusesForOneInstanceStillTerminatesTheOthers(t *testing.T) {
+	e := newSimEnv(t, ec2sim.Config{Seed: 5}, Options{})
+	denied, free := e.launch(t, "untagged"), e.launch(t, "owned")
+	e.sim.InjectFault(ec2sim.Fault{Operation: "TerminateInstances", Code: "UnauthorizedOperation", HTTPStatus: 403,
+		InstanceID: denied.ID, Message: "You are not authorized to perform this operation."})
+	var wg sync.WaitGroup
+	var deniedErr, freeErr error
+	var freeState string
+	wg.Add(2)
+	go func() { defer wg.Done(); _, deniedErr = e.client.TerminateInstance(context.Background(), denied.ID) }()
+	go func() {
+		defer wg.Done()
+		freeState, freeErr = e.client.TerminateInstance(context.Background(), free.ID)
+	}()
+	wg.Wait()
+	if KindOf(deniedErr) != KindAuth || CodeOf(deniedErr) != "UnauthorizedOperation" {
+		t.Errorf("the denied instance: %v, want UnauthorizedOperation", deniedErr)
+	}
+	if freeErr != nil || freeState != StateShuttingDown {
+		t.Errorf("the other instance of the batch: %q %v, want it terminated", freeState, freeErr)
+	}
+}

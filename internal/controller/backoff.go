@@ -1,0 +1,26 @@
+package controller
+
+import (
+	"time"
+
+	"k8s.io/client-go/util/workqueue"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+)
+
+// failureBackoff is the workqueue's exponential per-object backoff after a failed
+// reconcile, with up to a fifth of each delay added at random. Objects that failed
+// together (one TerminateInstances batch, one throttled burst) would otherwise come
+// back together, batch together and fail together again, in lockstep for ever.
+type failureBackoff struct {
+	workqueue.TypedRateLimiter[reconcile.Request]
+}
+
+func newFailureBackoff(minDelay, maxDelay time.Duration) failureBackoff {
+	return failureBackoff{workqueue.NewTypedItemExponentialFailureRateLimiter[reconcile.Request](minDelay, maxDelay)}
+}
+
+// When is the exponential delay for item, spread.
+func (b failureBackoff) When(item reconcile.Request) time.Duration {
+	d := b.TypedRateLimiter.When(item)
+	return d + jitter(d/5)
+}
