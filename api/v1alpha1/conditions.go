@@ -143,6 +143,10 @@ const (
 	// and ConfigMaps (a RoleBinding to the ec2-operator-userdata-reader ClusterRole);
 	// the message names the command that grants it.
 	ReasonUserDataNotGranted = "UserDataNotGranted"
+	// ReasonTagLimitExceeded: the tags the spec asks for would take the instance past
+	// EC2's 50 tags per resource (tags added outside Kubernetes count too); nothing
+	// is tagged until some are removed.
+	ReasonTagLimitExceeded = "TagLimitExceeded"
 	// ReasonReplacementPaused: the instance is not found in EC2, and so are many other
 	// instances of its account and region; it is not replaced until a person sets the
 	// retry annotation to a new value.

@@ -302,6 +302,9 @@ func (r *EC2InstanceReconciler) syncTags(ctx context.Context, s *instanceScope, 
 			delete(toSet, k)
 		}
 	}
+	if err := checkTagBudget(inst, toSet, toDelete); err != nil {
+		return err
+	}
 	// One event for the pass, naming what was set and what was removed: two events
 	// with the same reason on an unchanged object would be folded into one series by
 	// the events recorder, and the second note would never be shown.
@@ -313,6 +316,12 @@ func (r *EC2InstanceReconciler) syncTags(ctx context.Context, s *instanceScope, 
 	}()
 	if len(toSet) > 0 {
 		if err := s.ec2.CreateTags(ctx, resources, toSet); err != nil {
+			if ec2.IsTagLimitExceeded(err) {
+				// What this pass knew of the instance's tags was older than EC2's
+				// (tags added outside Kubernetes): the next pass reads them afresh and
+				// refuses without calling (checkTagBudget).
+				s.ec2.Invalidate(inst.ID)
+			}
 			return err
 		}
 		done = append(done, "set "+strings.Join(sortedKeys(toSet), ","))
@@ -326,6 +335,33 @@ func (r *EC2InstanceReconciler) syncTags(ctx context.Context, s *instanceScope, 
 	s.obj.Status.ManagedTagKeys = sortedKeys(desired)
 	return nil
 }
+
+// checkTagBudget refuses, without calling EC2, tags that would take the instance past
+// EC2's 50 tags: tags added outside Kubernetes count too, and a CreateTags that cannot
+// succeed would be retried for ever. The refusal names the counts; removing tags (in
+// the spec or outside) lets the next pass through.
+func checkTagBudget(inst *ec2.Instance, toSet map[string]string, toDelete []string) error {
+	after := len(inst.Tags)
+	for k := range toSet {
+		if _, has := inst.Tags[k]; !has {
+			after++
+		}
+	}
+	for _, k := range toDelete {
+		if _, has := inst.Tags[k]; has {
+			after--
+		}
+	}
+	if after <= maxInstanceTags {
+		return nil
+	}
+	return &ec2.Error{Kind: ec2.KindInvalidInput, Operation: "CreateTags", Code: codeTagBudget,
+		Message: fmt.Sprintf("instance %s has %d tags, and setting %s would make %d; EC2 allows %d per resource (tags added outside Kubernetes count too): remove tags from the spec or from the instance",
+			inst.ID, len(inst.Tags), strings.Join(sortedKeys(toSet), ","), after, maxInstanceTags)}
+}
+
+// codeTagBudget marks tags refused before CreateTags for EC2's per-resource limit.
+const codeTagBudget = "TagLimitExceeded"
 
 // driftCorrected reports one applied correction as an event and a metric.
 func (r *EC2InstanceReconciler) driftCorrected(s *instanceScope, d drift) {

@@ -62,6 +62,7 @@ var reasonsByCode = map[string]string{
 	"InvalidIPAddress.InUse":         computev1alpha1.ReasonIPAddressInUse,
 	"InvalidPublicIpv4Pool.NotFound": computev1alpha1.ReasonAddressNotFound,
 	codeUserDataNotFound:             computev1alpha1.ReasonUserDataNotFound,
+	codeTagBudget:                    computev1alpha1.ReasonTagLimitExceeded,
 	codeUserDataNotGranted:           computev1alpha1.ReasonUserDataNotGranted,
 	codeUserDataSourceRefused:        computev1alpha1.ReasonUserDataSourceRefused,
 	codeArchitectureMismatch:         computev1alpha1.ReasonArchitectureMismatch,

@@ -90,6 +90,7 @@ var reasonsNeedingTheUser = map[string]bool{
 	computev1alpha1.ReasonUserDataSourceRefused:   true,
 	computev1alpha1.ReasonGuardrailViolation:      true,
 	computev1alpha1.ReasonReplacementPaused:       true,
+	computev1alpha1.ReasonTagLimitExceeded:        true,
 	computev1alpha1.ReasonArchitectureMismatch:    true,
 	computev1alpha1.ReasonAccountNotFound:         true,
 	computev1alpha1.ReasonAccountNotAllowed:       true,

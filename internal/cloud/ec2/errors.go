@@ -89,6 +89,10 @@ func RefusedOutright(err error) bool {
 	return false
 }
 
+// IsTagLimitExceeded reports whether EC2 refused tags because the resource would carry
+// more than 50.
+func IsTagLimitExceeded(err error) bool { return CodeOf(err) == "TagLimitExceeded" }
+
 // KindOf returns the kind of err, or KindUnknown when err is not a classified EC2 error.
 func KindOf(err error) Kind {
 	var e *Error
