@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -155,7 +156,7 @@ func twoClusters(t *testing.T, policy RestorePolicy, second *testenv.Environment
 	b.deleteObject("web")
 	b.waitGone("web")
 	after := a.simInstance(first)
-	if after.State != "running" || !equalTags(before.Tags, after.Tags) {
+	if after.State != "running" || !maps.Equal(before.Tags, after.Tags) {
 		t.Fatalf("deleting B's object touched A's instance: %s %v (was %v)", after.State, after.Tags, before.Tags)
 	}
 
@@ -226,18 +227,6 @@ func (h *harness) waitListed(instanceID string) {
 	})
 }
 
-func equalTags(a, b map[string]string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if b[k] != v {
-			return false
-		}
-	}
-	return true
-}
-
 // TestAnInstanceOfThisObjectWithoutTheClusterTagGetsItWithoutARelaunch: an instance
 // launched by an earlier version (ownership tags, no cluster tag) for this object's
 // UID is this object's; its next pass tags it, its root volume and its interface,
@@ -296,7 +285,7 @@ func TestAnInstanceOfAnEarlierObjectWithoutTheClusterTagIsReportedNotTaken(t *te
 	if n := h.sim.Calls("RunInstances"); n != 1 {
 		t.Errorf("RunInstances called %d times, want only the earlier version's launch", n)
 	}
-	if after := h.simInstance(legacy).Tags; !equalTags(before, after) {
+	if after := h.simInstance(legacy).Tags; !maps.Equal(before, after) {
 		t.Errorf("the instance's tags changed: %v, were %v", after, before)
 	}
 

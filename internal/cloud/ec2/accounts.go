@@ -110,7 +110,7 @@ func (r *RegionalClients) ForAccount(ctx context.Context, role AssumedRole, regi
 // the account has no STS client yet.
 func (r *RegionalClients) VerifyAccount(ctx context.Context, role AssumedRole, region string) (Identity, error) {
 	if role.RoleARN == "" {
-		return r.verifyOwnIdentity(ctx, region)
+		return r.OwnIdentity(ctx, region, 0)
 	}
 	r.mu.Lock()
 	a := r.accountLocked(role, region)

@@ -70,17 +70,3 @@ func (r *RegionalClients) readOwnIdentity(ctx context.Context, region string) (I
 	}
 	return Identity{Account: aws.ToString(out.Account), ARN: aws.ToString(out.Arn)}, nil
 }
-
-// verifyOwnIdentity reads the operator's own identity afresh, for an AWSAccount that
-// stands for the operator's own credentials (no roleArn), and keeps it.
-func (r *RegionalClients) verifyOwnIdentity(ctx context.Context, region string) (Identity, error) {
-	o := &r.own
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	id, err := r.readOwnIdentity(ctx, region)
-	if err != nil {
-		return Identity{}, err
-	}
-	o.value, o.readAt = id, time.Now()
-	return id, nil
-}
