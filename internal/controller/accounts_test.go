@@ -325,9 +325,12 @@ func TestAnAccountInUseIsDeletedOnlyOnceNoInstanceUsesIt(t *testing.T) {
 	})
 }
 
+// TestAnAccountWhoseRoleCannotBeAssumedHoldsItsInstancesBack runs with the shipped
+// periods: the object launches after the fix because the AWSAccount's change brought
+// it back, not because a resync came.
 func TestAnAccountWhoseRoleCannotBeAssumedHoldsItsInstancesBack(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, harnessOptions{accounts: true})
+	h := newHarness(t, harnessOptions{tweak: shippedTimings, accounts: true})
 	a := h.account("a", roleA, "the-wrong-external-id", computev1alpha1.AllowedNamespaces{Names: []string{h.ns}})
 	failed := h.waitAccount(a.Name, computev1alpha1.ReasonAssumeRoleFailed)
 	if c := meta.FindStatusCondition(failed.Status.Conditions, computev1alpha1.ConditionReady); !strings.Contains(c.Message, "AccessDenied") {
@@ -358,9 +361,11 @@ func TestAnAccountWhoseRoleCannotBeAssumedHoldsItsInstancesBack(t *testing.T) {
 	}
 }
 
+// TestANamespaceAnnotationChoosesTheAccountAndALabelCanAllowIt runs with the shipped
+// periods: the label's effect follows the Namespace watch, not a resync.
 func TestANamespaceAnnotationChoosesTheAccountAndALabelCanAllowIt(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, harnessOptions{accounts: true, extraNamespaces: 1})
+	h := newHarness(t, harnessOptions{tweak: shippedTimings, accounts: true, extraNamespaces: 1})
 	team := h.extraNS[0]
 	b := h.account("b", roleB, externalIDB, computev1alpha1.AllowedNamespaces{
 		Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"team": "b"}}})

@@ -8,6 +8,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/types"
 
+	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
 )
 
@@ -27,26 +28,37 @@ type attributeEntry struct {
 	generation int64
 	readAt     time.Time
 	seen       observedAttributes
+	// source is the version of the userDataFrom source when they were read (see
+	// sourceVersion); an edit of the source makes them due at once.
+	source string
 }
 
-// get returns the cached attributes if they are still fresh for this generation.
-func (c *attributeCache) get(uid types.UID, generation int64, now time.Time, maxAge time.Duration) (observedAttributes, bool) {
+// get returns the cached attributes if they are still fresh for this generation and
+// this version of the user data source.
+func (c *attributeCache) get(uid types.UID, generation int64, now time.Time, maxAge time.Duration, source string) (observedAttributes, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e, ok := c.entries[uid]
-	if !ok || e.generation != generation || now.Sub(e.readAt) > maxAge {
+	if !ok || e.generation != generation || now.Sub(e.readAt) > maxAge || (source != "" && e.source != source) {
 		return observedAttributes{}, false
 	}
 	return e.seen, true
 }
 
-func (c *attributeCache) put(uid types.UID, generation int64, now time.Time, seen observedAttributes) {
+func (c *attributeCache) put(uid types.UID, generation int64, now time.Time, seen observedAttributes, source string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.entries == nil {
 		c.entries = map[types.UID]attributeEntry{}
 	}
-	c.entries[uid] = attributeEntry{generation: generation, readAt: now, seen: seen}
+	c.entries[uid] = attributeEntry{generation: generation, readAt: now, seen: seen, source: source}
+}
+
+// size is the number of objects with an entry.
+func (c *attributeCache) size() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.entries)
 }
 
 // known reports whether the cache has any entry for the object, fresh or not.
@@ -76,19 +88,20 @@ func (r *EC2InstanceReconciler) forgetAttributes(uid types.UID) { r.attributes.f
 // these attributes may go unnoticed anyway; until then they are not compared.
 func (r *EC2InstanceReconciler) observeAttributes(ctx context.Context, s *instanceScope, inst *ec2.Instance) (observedAttributes, bool, error) {
 	now := r.now()
-	if seen, ok := r.attributes.get(s.obj.UID, s.obj.Generation, now, r.AttributeResyncPeriod); ok {
+	source := r.sourceVersion(s.obj)
+	if seen, ok := r.attributes.get(s.obj.UID, s.obj.Generation, now, r.AttributeResyncPeriod, source); ok {
 		return seen, false, nil
 	}
 	if !r.attributes.known(s.obj.UID) && s.before.Status.ObservedGeneration == s.obj.Generation {
 		readAt := now.Add(-time.Duration(rand.Int64N(int64(r.AttributeResyncPeriod))))
-		r.attributes.put(s.obj.UID, s.obj.Generation, readAt, observedAttributes{})
+		r.attributes.put(s.obj.UID, s.obj.Generation, readAt, observedAttributes{}, source)
 		return observedAttributes{}, false, nil
 	}
 	attrs, err := s.ec2.GetInstanceAttributes(ctx, inst.ID)
 	if err != nil {
 		return observedAttributes{}, false, err
 	}
-	seen := observedAttributes{attrs: attrs}
+	seen := observedFrom(attrs)
 	if spec := &s.obj.Spec; spec.DisableAPIStop != nil || spec.InstanceInitiatedShutdownBehavior != "" {
 		if seen.lifecycle, err = s.ec2.GetLifecycleAttributes(ctx, inst.ID); err != nil {
 			return observedAttributes{}, false, err
@@ -106,6 +119,20 @@ func (r *EC2InstanceReconciler) observeAttributes(ctx context.Context, s *instan
 		}
 		seen.rootSizeGiB = size
 	}
-	r.attributes.put(s.obj.UID, s.obj.Generation, now, seen)
+	r.attributes.put(s.obj.UID, s.obj.Generation, now, seen, source)
 	return seen, true, nil
+}
+
+// sourceVersion is the version of the object's userDataFrom source as its
+// namespace's watch (sourcewatch.go) last saw it: "" when the object has none, or no
+// watch knows it (then the attribute resync is what finds an edit).
+func (r *EC2InstanceReconciler) sourceVersion(obj *computev1alpha1.EC2Instance) string {
+	ref, ok := userDataRefOf(obj)
+	if !ok {
+		return ""
+	}
+	if v, known := r.sources.version(ref); known {
+		return ref.name + "@" + v
+	}
+	return ""
 }

@@ -2,6 +2,7 @@ package controller
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"slices"
 	"strconv"
@@ -26,12 +27,28 @@ type drift struct {
 // observedAttributes are the values that cost extra calls to read; nil fields were not
 // read in this pass and are not compared.
 type observedAttributes struct {
+	// attrs are EC2's answer without the user data, which is kept only as its digest:
+	// what is remembered of every instance for an hour must not be a copy of what
+	// may be a tenant's Secret.
 	attrs       *ec2.InstanceAttributes
+	userData    userDataDigest
 	rootSizeGiB int32
 	// lifecycle is read only when the spec sets stop protection or the shutdown
 	// behaviour, credits only when it sets a credit specification.
 	lifecycle *ec2.LifecycleAttributes
 	credits   string
+}
+
+// userDataDigest is the SHA-256 of an instance's user data.
+type userDataDigest [sha256.Size]byte
+
+func digestOf(userData string) userDataDigest { return sha256.Sum256([]byte(userData)) }
+
+// observedFrom keeps EC2's answer with the user data replaced by its digest.
+func observedFrom(attrs *ec2.InstanceAttributes) observedAttributes {
+	kept := *attrs
+	kept.UserData = ""
+	return observedAttributes{attrs: &kept, userData: digestOf(attrs.UserData)}
 }
 
 // findDrift compares every mutable field of the spec with the instance. It is pure, so
@@ -115,7 +132,7 @@ func findDrift(obj *computev1alpha1.EC2Instance, inst *ec2.Instance, seen observ
 	}
 
 	// Omitted user data is left alone: an adopted instance keeps its own.
-	if a := seen.attrs; a != nil && userData != "" && a.UserData != userData {
+	if seen.attrs != nil && userData != "" && seen.userData != digestOf(userData) {
 		want := userData
 		// The values are not shown: user data may hold material users consider private.
 		out = append(out, drift{field: "userData", desired: "(spec)", actual: "(instance)", needsStopped: true,

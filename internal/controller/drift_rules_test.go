@@ -25,7 +25,8 @@ func TestFindDriftComparesOnlyWhatTheSpecManages(t *testing.T) {
 		}
 		return obj, inst
 	}
-	seenMatching := observedAttributes{attrs: &ec2.InstanceAttributes{UserData: "v1"}, rootSizeGiB: 20}
+	seenMatching := observedFrom(&ec2.InstanceAttributes{UserData: "v1"})
+	seenMatching.rootSizeGiB = 20
 
 	testCases := []struct {
 		name   string
@@ -75,17 +76,19 @@ func TestFindDriftComparesOnlyWhatTheSpecManages(t *testing.T) {
 			i.InstanceType = "t3.large"
 		},
 			[]string{"instanceType"}},
-		{"other user data", func(_ *computev1alpha1.EC2Instance, _ *ec2.Instance, a *observedAttributes) { a.attrs.UserData = "v0" },
+		{"other user data", func(_ *computev1alpha1.EC2Instance, _ *ec2.Instance, a *observedAttributes) {
+			a.userData = digestOf("v0")
+		},
 			[]string{"userData"}},
 		{"omitted user data is left alone", func(o *computev1alpha1.EC2Instance, _ *ec2.Instance, a *observedAttributes) {
 			o.Spec.UserData = ""
-			a.attrs.UserData = "#!/bin/sh"
+			a.userData = digestOf("#!/bin/sh")
 		}, nil},
 	}
 	for _, tc := range testCases {
 		t.Run(tc.name, func(t *testing.T) {
 			obj, inst := matching()
-			seen := observedAttributes{attrs: ptr.To(*seenMatching.attrs), rootSizeGiB: seenMatching.rootSizeGiB}
+			seen := observedAttributes{attrs: ptr.To(*seenMatching.attrs), userData: seenMatching.userData, rootSizeGiB: seenMatching.rootSizeGiB}
 			tc.mutate(obj, inst, &seen)
 			var got []string
 			for _, d := range findDrift(obj, inst, seen, obj.Spec.UserData) {

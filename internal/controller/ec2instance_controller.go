@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/metadata"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -109,8 +110,11 @@ type EC2InstanceReconciler struct {
 	// Now is the clock; tests may replace it.
 	Now func() time.Time
 	// APIReader reads the Secrets and ConfigMaps of userDataFrom from the API server
-	// (the manager neither caches nor watches them); nil reads through Client.
+	// (the manager never caches their values); nil reads through Client.
 	APIReader client.Reader
+	// SourceWatcher lists and watches, metadata only, the Secrets and ConfigMaps that
+	// userDataFrom names (sourcewatch.go); nil builds one from the manager's config.
+	SourceWatcher metadata.Interface
 	// Identity is who the operator is, for the refusals of userDataFrom.
 	Identity Identity
 
@@ -118,7 +122,9 @@ type EC2InstanceReconciler struct {
 	launched   launchMemory
 	events     eventState
 	vanished   vanishTracker
-	once       sync.Once
+	// sources watches the Secrets and ConfigMaps userDataFrom names (sourcewatch.go).
+	sources sourceWatches
+	once    sync.Once
 	// expected holds the regions whose clients were told about the managed fleet.
 	expected sync.Map
 	// uids maps each object's name to its UID, so that what is remembered per UID can
@@ -151,6 +157,11 @@ func (r *EC2InstanceReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	r.uids.Store(req.NamespacedName, obj.UID)
+	if ref, ok := userDataRefOf(obj); ok && obj.DeletionTimestamp.IsZero() {
+		r.sources.use(req.NamespacedName, obj.UID, ref)
+	} else {
+		r.sources.release(obj.UID)
+	}
 	if r.CredentialsReady != nil {
 		if err := r.CredentialsReady(); err != nil {
 			logf.FromContext(ctx).V(1).Info("waiting for AWS credentials", "reason", err.Error())
@@ -281,6 +292,7 @@ func (r *EC2InstanceReconciler) forgetObject(name types.NamespacedName) {
 	uid := v.(types.UID)
 	r.forgetAttributes(uid)
 	r.launched.forget(uid)
+	r.sources.release(uid)
 	for key, n := range r.vanished.forget(uid) {
 		account, region, _ := strings.Cut(key, "/")
 		r.Metrics.ReplacementsPaused(account, region, n)
@@ -335,11 +347,11 @@ const conflictRetry = 100 * time.Millisecond
 // SetupWithManager registers the reconciler. A reconcile follows a spec change (and
 // deletion, which bumps the generation of a custom resource with finalizers), an
 // annotation change, a change of an AWSAccount the object uses or of its namespace's
-// labels and annotations, and an EC2 event about its instance: the operator's own
-// status writes do not trigger one, so it cannot feed itself a hot loop. Drift made
-// outside Kubernetes is found by the periodic resync. Secrets and ConfigMaps are not
-// watched (that needs list and watch on all of them): userDataFrom is read again when
-// the attributes are checked.
+// labels and annotations, an edit of the Secret or ConfigMap its userDataFrom names
+// (watched only in namespaces that granted it, sourcewatch.go), and an EC2 event
+// about its instance: the operator's own status writes do not trigger one, so it
+// cannot feed itself a hot loop. Drift made outside Kubernetes is found by the
+// periodic resync.
 func (r *EC2InstanceReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	r.defaults()
 	if err := r.resolveClusterID(mgr.GetAPIReader()); err != nil {
@@ -351,6 +363,14 @@ func (r *EC2InstanceReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if err := indexAccounts(context.Background(), mgr.GetFieldIndexer()); err != nil {
 		return err
 	}
+	if r.SourceWatcher == nil {
+		watcher, err := metadata.NewForConfigAndClient(mgr.GetConfig(), mgr.GetHTTPClient())
+		if err != nil {
+			return err
+		}
+		r.SourceWatcher = watcher
+	}
+	r.sources.client = r.SourceWatcher
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&computev1alpha1.EC2Instance{}, builder.WithPredicates(predicate.Or(
 			predicate.GenerationChangedPredicate{},
@@ -364,6 +384,8 @@ func (r *EC2InstanceReconciler) SetupWithManager(mgr ctrl.Manager) error {
 			builder.WithPredicates(predicate.Or(predicate.LabelChangedPredicate{}, predicate.AnnotationChangedPredicate{}))).
 		// Objects whose instances EC2 events are about (HandleEvent).
 		WatchesRawSource(source.Channel(r.events.requests, &handler.EnqueueRequestForObject{})).
+		// Objects whose userDataFrom source changed.
+		WatchesRawSource(source.Channel(r.sources.requests, &handler.EnqueueRequestForObject{})).
 		Named("ec2instance").
 		WithOptions(controller.Options{
 			MaxConcurrentReconciles: r.MaxConcurrentReconciles,
@@ -411,6 +433,9 @@ func (r *EC2InstanceReconciler) defaults() {
 			r.Now = time.Now
 		}
 		r.events.init()
+		// A namespace that refused the watch of its sources is asked again as often as
+		// a settled instance is checked.
+		r.sources.init(r.ResyncPeriod, r.Now, ctrl.Log.WithName("userdata-watches"))
 	})
 }
 

@@ -14,12 +14,13 @@ import (
 	"github.com/ec2-operator/ec2-operator/internal/events"
 )
 
-// eventsHarness is a manager with EC2 events on and a resync far longer than any
-// test: whatever it sees of changes outside Kubernetes, it saw through the events.
+// eventsHarness is a manager with EC2 events on, the shipped poll interval and
+// backoff, and a resync longer than the shipped one: whatever it sees of changes
+// outside Kubernetes, it saw through the events.
 func eventsHarness(t testing.TB) *harness {
 	return newHarness(t, harnessOptions{events: true, tweak: func(r *EC2InstanceReconciler) {
+		shippedTimings(r)
 		r.ResyncPeriod = time.Hour
-		r.AttributeResyncPeriod = time.Hour
 	}})
 }
 

@@ -152,9 +152,17 @@ func TestAnObjectThatNeverLaunchedIsReleasedAtOnceEvenWithoutAWS(t *testing.T) {
 	}
 }
 
+// TestIdempotencyConflictsStopAfterAFewAttemptsAndResumeOnRequest runs with the
+// shipped resync periods, so the retry annotation is what brings the stalled object
+// back. The failure backoff is short, so that the five conflicts take a second rather
+// than half a minute: a stalled object is not retried at all, so no backoff can bring
+// it back in its place.
 func TestIdempotencyConflictsStopAfterAFewAttemptsAndResumeOnRequest(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, harnessOptions{})
+	h := newHarness(t, harnessOptions{tweak: func(r *EC2InstanceReconciler) {
+		shippedTimings(r)
+		r.MinBackoff, r.MaxBackoff = 100*time.Millisecond, 5*time.Second
+	}})
 	remove := h.sim.InjectFault(ec2sim.Fault{Operation: "RunInstances", Code: "IdempotentParameterMismatch",
 		Message: "Arguments on this idempotent request are inconsistent with arguments used in previous request(s)."})
 	h.create(h.instance("conflicted"))

@@ -100,7 +100,9 @@ func (r *EC2InstanceReconciler) launch(ctx context.Context, s *instanceScope) (*
 	}
 
 	// User data from a Secret or ConfigMap must be readable before anything is
-	// launched: a missing one is the user's to fix, not EC2's to refuse.
+	// launched: a missing one is the user's to fix, not EC2's to refuse. Its version is
+	// taken first, so that an edit after the read makes the attributes due.
+	source := r.sourceVersion(s.obj)
 	userData, err := r.desiredUserData(ctx, s.obj)
 	if err != nil {
 		res, err := r.fail(s, "reading the user data", err)
@@ -160,7 +162,7 @@ func (r *EC2InstanceReconciler) launch(ctx context.Context, s *instanceScope) (*
 	r.launched.put(s.obj.UID, token, inst.ID)
 	// What was set at launch is known: the next passes compare it without reading it
 	// back (DescribeInstances does not return these attributes).
-	r.attributes.put(s.obj.UID, s.obj.Generation, r.now(), launchedAttributes(s.obj, userData))
+	r.attributes.put(s.obj.UID, s.obj.Generation, r.now(), launchedAttributes(s.obj, userData), source)
 	// A new instance is pending; the next pass looks at it with the other new ones.
 	return nil, ctrl.Result{RequeueAfter: r.firstLook(s.ec2)}, nil
 }
@@ -229,10 +231,10 @@ func (r *EC2InstanceReconciler) launchedEarlier(ctx context.Context, s *instance
 // launchedAttributes are the attributes an instance launched from the object's spec
 // has, as observeAttributes would read them.
 func launchedAttributes(obj *computev1alpha1.EC2Instance, userData string) observedAttributes {
-	seen := observedAttributes{attrs: &ec2.InstanceAttributes{
+	seen := observedFrom(&ec2.InstanceAttributes{
 		TerminationProtection: obj.Spec.DisableAPITermination,
 		UserData:              userData,
-	}}
+	})
 	if rv := obj.Spec.RootVolume; rv != nil && rv.SizeGiB != nil {
 		seen.rootSizeGiB = *rv.SizeGiB
 	}

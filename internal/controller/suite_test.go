@@ -89,6 +89,21 @@ type harnessOptions struct {
 	middleware func(http.Handler) http.Handler
 }
 
+// shippedTimings gives the reconciler the periods the manager ships with (resync,
+// attribute resync, poll interval, failure backoff), for tests of reactions that must
+// follow an event: with the harness's one-second periods, the next periodic pass
+// would hide a missed event.
+func shippedTimings(r *EC2InstanceReconciler) {
+	r.ResyncPeriod, r.AttributeResyncPeriod = DefaultResyncPeriod, DefaultAttributeResyncPeriod
+	r.PollInterval = DefaultPollInterval
+	r.MinBackoff, r.MaxBackoff = DefaultMinBackoff, DefaultMaxBackoff
+}
+
+// both applies two tweaks in order.
+func both(a, b func(*EC2InstanceReconciler)) func(*EC2InstanceReconciler) {
+	return func(r *EC2InstanceReconciler) { a(r); b(r) }
+}
+
 // config is the API server the test's operator and client talk to.
 func (o harnessOptions) config() *rest.Config {
 	if o.cluster != nil {

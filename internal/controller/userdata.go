@@ -99,9 +99,9 @@ var refusedSecretTypes = map[corev1.SecretType]bool{
 }
 
 // desiredUserData returns the user data the spec asks for: userData, or the value
-// userDataFrom names, read from the API server on every call (nothing about Secrets is
-// cached or watched: that would need list and watch on every Secret the operator can
-// see). It is called at launch and when the attributes are checked, not on every pass.
+// userDataFrom names, read from the API server on every call (no value is cached; the
+// watch of sourcewatch.go keeps only versions). It is called at launch and on each
+// pass that has the instance's user data to compare with.
 // It never logs the value; errors name the source, not the content.
 func (r *EC2InstanceReconciler) desiredUserData(ctx context.Context, obj *computev1alpha1.EC2Instance) (string, error) {
 	ref, ok := userDataRefOf(obj)

@@ -11,6 +11,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
@@ -37,8 +38,13 @@ func asOperator(t testing.TB, opNS string, ownSecrets ...string) func(*EC2Instan
 	if err != nil {
 		t.Fatal(err)
 	}
+	watcher, err := metadata.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
 	return func(r *EC2InstanceReconciler) {
 		r.APIReader = reader
+		r.SourceWatcher = watcher
 		r.Identity = Identity{Namespace: opNS, ServiceAccount: operatorSA, OwnSecrets: ownSecrets}
 	}
 }

@@ -80,7 +80,7 @@ func checkManagerAccess(t *testing.T, c client.Client, m *installMode, other str
 
 // checkUserDataGrant binds the shipped userdata-reader ClusterRole in a tenant
 // namespace, as the README tells its admin to: then, and only there, the manager may
-// get (not list) its Secrets.
+// get, list and watch its Secrets (the watch that sees user data edits at once).
 func checkUserDataGrant(t *testing.T, c client.Client, m *installMode) {
 	t.Helper()
 	tenant := newNamespace(t, c, "rbac-"+m.name+"-tenant-")
@@ -96,8 +96,14 @@ func checkUserDataGrant(t *testing.T, c client.Client, m *installMode) {
 	if !rbactest.Eventually(t, c, m.opNS, secret) {
 		t.Errorf("%s install: the tenant's grant does not let the manager read its Secret", m.name)
 	}
-	if rbactest.May(t, c, m.opNS, rbactest.Access{Verb: "list", Resource: "secrets", Namespace: tenant}) {
-		t.Errorf("%s install: the tenant's grant lets the manager list its Secrets", m.name)
+	elsewhere := newNamespace(t, c, "rbac-"+m.name+"-other-")
+	for _, verb := range []string{"list", "watch"} {
+		if !rbactest.May(t, c, m.opNS, rbactest.Access{Verb: verb, Resource: "secrets", Namespace: tenant}) {
+			t.Errorf("%s install: the tenant's grant does not let the manager %s its Secrets", m.name, verb)
+		}
+		if rbactest.May(t, c, m.opNS, rbactest.Access{Verb: verb, Resource: "secrets", Namespace: elsewhere}) {
+			t.Errorf("%s install: one tenant's grant lets the manager %s Secrets of another namespace", m.name, verb)
+		}
 	}
 }
 
