@@ -81,8 +81,9 @@ func launchManager(t *testing.T, name, ns string, attempt int, environ []string,
 	args := append([]string{
 		"--metrics-bind-address=" + m.metricsAddr,
 		"--health-probe-bind-address=" + m.probeAddr,
-		"--resync-period=2s",
-		"--poll-interval=1s",
+		// No period is set here: the manager runs with the periods it ships with, so
+		// a reaction that should follow an event is not hidden by a short resync. A
+		// test that needs a shorter one passes it and says why.
 		// Scoping each manager to its test's namespace is what lets tests share the
 		// control plane and run in parallel.
 		"--watch-namespaces=" + ns,
