@@ -62,7 +62,17 @@ const (
 	// interruption warning for the instance (with --events-queue-url): the message
 	// says what EC2 will do and when, about two minutes after the warning.
 	ConditionSpotInterruption = "SpotInterruption"
+
+	// ConditionSecondWriter is present and True while something other than this
+	// operator keeps writing the object's status and the operator's own writes keep
+	// conflicting with it: most often a second install of the operator watching the
+	// same namespace. The message names the other field manager and when it wrote.
+	// The operator backs off meanwhile; the condition goes once the writes stop.
+	ConditionSecondWriter = "SecondWriter"
 )
+
+// ReasonAnotherWriter is the reason of ConditionSecondWriter.
+const ReasonAnotherWriter = "AnotherWriter"
 
 // RetryAnnotation asks the operator to try again a launch it gave up on (Stalled with
 // IdempotencyConflict): set it to a new value, for example a timestamp.

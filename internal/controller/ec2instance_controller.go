@@ -124,7 +124,13 @@ type EC2InstanceReconciler struct {
 	vanished   vanishTracker
 	// sources watches the Secrets and ConfigMaps userDataFrom names (sourcewatch.go).
 	sources sourceWatches
-	once    sync.Once
+	// conflicts follows conflicting writes, for their backoff and the report of a
+	// second writer (conflicts.go); secondWriterQuiet is how long that report stays
+	// after the last conflict. objectReader reads EC2Instances past the cache.
+	conflicts         conflictTracker
+	secondWriterQuiet time.Duration
+	objectReader      client.Reader
+	once              sync.Once
 	// expected holds the regions whose clients were told about the managed fleet.
 	expected sync.Map
 	// uids maps each object's name to its UID, so that what is remembered per UID can
@@ -170,8 +176,16 @@ func (r *EC2InstanceReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 	}
 	s := newInstanceScope(obj, logf.FromContext(ctx))
 	res, err := r.reconcile(ctx, s)
-	if perr := s.patchStatus(ctx, r.Client); perr != nil && err == nil {
-		err = perr
+	r.settleSecondWriter(s)
+	// After a conflict the pass's copy is stale: writing it again would only meet
+	// the same conflict.
+	if !apierrors.IsConflict(err) {
+		if perr := s.patchStatus(ctx, r.Client); perr != nil && err == nil {
+			err = perr
+		}
+	}
+	if s.written {
+		r.conflicts.wrote(obj.UID, &s.before.Status)
 	}
 	if s.released {
 		r.Metrics.ForgetInstance(obj.Namespace, obj.Name)
@@ -181,8 +195,8 @@ func (r *EC2InstanceReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 	if apierrors.IsConflict(err) {
 		// The object changed since it was read: the cache has not seen the newest
 		// write yet (usually the operator's own, a few milliseconds ago). Come back
-		// as soon as it has, without the error backoff.
-		return ctrl.Result{RequeueAfter: conflictRetry}, nil
+		// soon, and later and later should the conflicts go on (conflicts.go).
+		return r.afterConflict(ctx, req.NamespacedName, obj.UID), nil
 	}
 	return res, err
 }
@@ -293,6 +307,7 @@ func (r *EC2InstanceReconciler) forgetObject(name types.NamespacedName) {
 	r.forgetAttributes(uid)
 	r.launched.forget(uid)
 	r.sources.release(uid)
+	r.conflicts.forget(uid)
 	for key, n := range r.vanished.forget(uid) {
 		account, region, _ := strings.Cut(key, "/")
 		r.Metrics.ReplacementsPaused(account, region, n)
@@ -341,7 +356,7 @@ func (r *EC2InstanceReconciler) expectFleet(ctx context.Context, account, region
 }
 
 // conflictRetry is how soon an object whose status write met a newer version is
-// reconciled again.
+// reconciled again the first time; conflictBackoff doubles it for each further one.
 const conflictRetry = 100 * time.Millisecond
 
 // SetupWithManager registers the reconciler. A reconcile follows a spec change (and
@@ -371,6 +386,7 @@ func (r *EC2InstanceReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		r.SourceWatcher = watcher
 	}
 	r.sources.client = r.SourceWatcher
+	r.objectReader = mgr.GetAPIReader()
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&computev1alpha1.EC2Instance{}, builder.WithPredicates(predicate.Or(
 			predicate.GenerationChangedPredicate{},
@@ -425,6 +441,9 @@ func (r *EC2InstanceReconciler) defaults() {
 		}
 		if r.MaxConcurrentReconciles <= 0 {
 			r.MaxConcurrentReconciles = 1
+		}
+		if r.secondWriterQuiet <= 0 {
+			r.secondWriterQuiet = defaultSecondWriterQuiet
 		}
 		if r.Metrics == nil {
 			r.Metrics = nopObserver{}

@@ -36,6 +36,8 @@ type instanceScope struct {
 	account *computev1alpha1.AWSAccount
 	// image is the image the launch described, when it did (not for resolve:ssm:).
 	image *ec2.Image
+	// written is set once the pass wrote the status; before then holds what it wrote.
+	written bool
 }
 
 func newInstanceScope(obj *computev1alpha1.EC2Instance, log logr.Logger) *instanceScope {
@@ -76,6 +78,7 @@ func (s *instanceScope) patchStatus(ctx context.Context, c client.Client) error 
 		return fmt.Errorf("writing status: %w", err)
 	}
 	s.before = s.obj.DeepCopy()
+	s.written = true
 	return nil
 }
 

@@ -87,6 +87,8 @@ type harnessOptions struct {
 	// in the same AWS account. middleware, when set, wraps this operator's endpoint.
 	sharedSim  *ec2sim.Sim
 	middleware func(http.Handler) http.Handler
+	// apiMiddleware, when set, wraps the manager's transport to the API server.
+	apiMiddleware func(http.RoundTripper) http.RoundTripper
 }
 
 // shippedTimings gives the reconciler the periods the manager ships with (resync,
@@ -257,6 +259,9 @@ func (h *harness) startManager() {
 	h.t.Helper()
 	cfg := rest.CopyConfig(h.opts.config())
 	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return &writeCounter{next: rt, writes: &h.apiWrites} })
+	if h.opts.apiMiddleware != nil {
+		cfg.Wrap(h.opts.apiMiddleware)
+	}
 	namespaces := map[string]cache.Config{h.ns: {}}
 	for _, n := range h.extraNS {
 		namespaces[n] = cache.Config{}

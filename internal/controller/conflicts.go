@@ -1,0 +1,203 @@
+package controller
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+
+	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
+)
+
+// A write that meets a newer version of the object (Conflict) is nearly always the
+// cache lagging a few milliseconds behind the operator's own last write, and is
+// retried almost at once. When the conflicts go on, something else is writing the
+// object: often a second install of the operator watching the same namespace. Then a
+// fixed quick retry would have the two fight at ten writes a second for ever, so the
+// retries back off exponentially, and once the object's status is seen written by
+// someone else secondWriterAfter times in a row, that is reported on the object.
+const (
+	// secondWriterAfter is how many conflicts in a row, each with a status the
+	// operator did not write, make a second writer.
+	secondWriterAfter = 3
+	// defaultSecondWriterQuiet is how long after the last conflict the report goes.
+	defaultSecondWriterQuiet = 2 * time.Minute
+)
+
+// conflictTracker remembers, per object, the status the operator last wrote (as a
+// digest) and the conflicts since its last write that went through.
+type conflictTracker struct {
+	mu      sync.Mutex
+	entries map[types.UID]*conflictEntry
+}
+
+type conflictEntry struct {
+	written  [sha256.Size]byte
+	streak   int
+	foreign  int
+	last     time.Time
+	reported bool
+}
+
+func (c *conflictTracker) entry(uid types.UID) *conflictEntry {
+	if c.entries == nil {
+		c.entries = map[types.UID]*conflictEntry{}
+	}
+	e := c.entries[uid]
+	if e == nil {
+		e = &conflictEntry{}
+		c.entries[uid] = e
+	}
+	return e
+}
+
+// wrote records a status the operator wrote; the conflict streak ends.
+func (c *conflictTracker) wrote(uid types.UID, status *computev1alpha1.EC2InstanceStatus) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e := c.entry(uid)
+	e.written, e.streak, e.foreign = statusDigest(status), 0, 0
+}
+
+// conflicted records a conflict, and whether the object's current status is one the
+// operator did not write; it returns the streak, and true when a second writer is
+// due to be reported.
+func (c *conflictTracker) conflicted(uid types.UID, current *computev1alpha1.EC2InstanceStatus, now time.Time) (int, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e := c.entry(uid)
+	e.streak++
+	e.last = now
+	if current != nil && statusDigest(current) != e.written {
+		e.foreign++
+	} else {
+		e.foreign = 0
+	}
+	report := e.foreign >= secondWriterAfter && !e.reported
+	if report {
+		e.reported = true
+	}
+	return e.streak, report
+}
+
+// quiet reports whether the object had no conflict for the given time; the report of
+// a second writer may then go, and is made again should the conflicts come back.
+func (c *conflictTracker) quiet(uid types.UID, now time.Time, period time.Duration) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e := c.entries[uid]
+	if e == nil {
+		return true
+	}
+	if e.streak == 0 && now.Sub(e.last) >= period {
+		e.reported = false
+		return true
+	}
+	return false
+}
+
+func (c *conflictTracker) forget(uid types.UID) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.entries, uid)
+}
+
+func (c *conflictTracker) size() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.entries)
+}
+
+func statusDigest(status *computev1alpha1.EC2InstanceStatus) [sha256.Size]byte {
+	data, _ := json.Marshal(status)
+	return sha256.Sum256(data)
+}
+
+// conflictBackoff is the wait after the streak's nth conflict: conflictRetry, doubled
+// for each further one, at most max, spread by a tenth.
+func conflictBackoff(n int, max time.Duration) time.Duration {
+	d := conflictRetry
+	for i := 1; i < n && d < max; i++ {
+		d *= 2
+	}
+	d = min(d, max)
+	return d + jitter(d/10)
+}
+
+// afterConflict decides when an object whose write conflicted comes back, and reports
+// a second writer when the streak shows one. The current status is read from the API
+// server, not the cache, so that a cache lagging behind the operator's own write is
+// not taken for someone else's.
+func (r *EC2InstanceReconciler) afterConflict(ctx context.Context, key types.NamespacedName, uid types.UID) ctrl.Result {
+	var current *computev1alpha1.EC2Instance
+	if r.objectReader != nil {
+		current = &computev1alpha1.EC2Instance{}
+		if err := r.objectReader.Get(ctx, key, current); err != nil {
+			current = nil
+		}
+	}
+	var status *computev1alpha1.EC2InstanceStatus
+	if current != nil && current.UID == uid {
+		status = &current.Status
+	}
+	n, report := r.conflicts.conflicted(uid, status, r.now())
+	wait := conflictBackoff(n, r.MaxBackoff)
+	if report {
+		r.reportSecondWriter(ctx, current, n, wait)
+	}
+	return ctrl.Result{RequeueAfter: wait}
+}
+
+// reportSecondWriter sets ConditionSecondWriter and emits a Warning event naming the
+// field manager that last wrote the status. It is a merge patch of that one
+// condition, without optimistic locking, so that it goes through while the other
+// writer keeps writing.
+func (r *EC2InstanceReconciler) reportSecondWriter(ctx context.Context, obj *computev1alpha1.EC2Instance, n int, wait time.Duration) {
+	manager, at := lastStatusWriter(obj)
+	msg := fmt.Sprintf("%d writes in a row met a status this operator did not write, last written by field manager %q at %s: is a second ec2-operator watching namespace %s? Writes back off meanwhile (next in %s)",
+		n, manager, at, obj.Namespace, wait.Round(time.Millisecond))
+	base := obj.DeepCopy()
+	meta.SetStatusCondition(&obj.Status.Conditions, metav1.Condition{Type: computev1alpha1.ConditionSecondWriter,
+		Status: metav1.ConditionTrue, Reason: computev1alpha1.ReasonAnotherWriter, Message: msg, ObservedGeneration: obj.Generation})
+	if err := r.Status().Patch(ctx, obj, client.MergeFrom(base)); err != nil {
+		logf.FromContext(ctx).Info("could not report the second writer on the object", "error", err.Error())
+	}
+	logf.FromContext(ctx).Info(msg, "reason", computev1alpha1.ReasonAnotherWriter)
+	if r.Recorder != nil {
+		r.Recorder.Eventf(obj, nil, corev1.EventTypeWarning, computev1alpha1.ReasonAnotherWriter, computev1alpha1.ReasonAnotherWriter, "%s", msg)
+	}
+}
+
+// lastStatusWriter names the field manager whose write of the status subresource is
+// the newest, and when it was.
+func lastStatusWriter(obj *computev1alpha1.EC2Instance) (string, string) {
+	manager, at := "unknown", "an unknown time"
+	var newest time.Time
+	for _, f := range obj.ManagedFields {
+		if f.Subresource == "status" && f.Time != nil && !f.Time.Time.Before(newest) {
+			newest, manager, at = f.Time.Time, f.Manager, f.Time.UTC().Format(time.RFC3339)
+		}
+	}
+	return manager, at
+}
+
+// settleSecondWriter drops the report once the conflicts have stopped for a while;
+// it is part of the pass's status write.
+func (r *EC2InstanceReconciler) settleSecondWriter(s *instanceScope) {
+	if s.condition(computev1alpha1.ConditionSecondWriter) == nil {
+		return
+	}
+	if r.conflicts.quiet(s.obj.UID, r.now(), r.secondWriterQuiet) {
+		meta.RemoveStatusCondition(&s.obj.Status.Conditions, computev1alpha1.ConditionSecondWriter)
+	}
+}
