@@ -162,32 +162,6 @@ func (r *EC2InstanceReconciler) convergeVolume(ctx context.Context, p *volumePas
 	return nil
 }
 
-// createVolume creates a volume added to the spec after launch, in the instance's
-// zone. The client token is written to status before CreateVolume and its answer right
-// after, so that a crash anywhere between them finds the same volume again by its
-// token instead of creating a second one.
-func (r *EC2InstanceReconciler) createVolume(ctx context.Context, p *volumePass, v computev1alpha1.DataVolume, e *computev1alpha1.VolumeStatus) error {
-	s, inst := p.s, p.inst
-	if e.ClientToken == "" {
-		e.ClientToken = ec2.VolumeClientToken(string(s.obj.UID), inst.ID, v.DeviceName, s.obj.Status.VolumeRemovals)
-		p.writeStatus()
-		if err := s.patchStatus(ctx, r.Client); err != nil {
-			return err
-		}
-	}
-	tags := desiredTags(s.obj, r.ClusterID)
-	tags[ec2.TagDevice] = v.DeviceName
-	vol, err := s.ec2.CreateVolume(ctx, inst.AvailabilityZone, e.ClientToken, volumeRequest(v), tags)
-	if err != nil {
-		return err
-	}
-	e.VolumeID, e.State, e.SizeGiB, e.Type, e.IOPS, e.Throughput = vol.ID, vol.State, vol.SizeGiB, vol.Type, vol.IOPS, vol.Throughput
-	r.event(s, corev1.EventTypeNormal, "VolumeCreated", fmt.Sprintf("created volume %s for %s in %s", vol.ID, v.DeviceName, inst.AvailabilityZone))
-	p.writeStatus()
-	p.busy = true
-	return s.patchStatus(ctx, r.Client)
-}
-
 // adjustVolume applies in place what the spec changes on an attached volume.
 func (r *EC2InstanceReconciler) adjustVolume(ctx context.Context, p *volumePass, v computev1alpha1.DataVolume, e *computev1alpha1.VolumeStatus, bd ec2.BlockDevice) error {
 	s := p.s

@@ -1,0 +1,104 @@
+package controller
+
+import (
+	"fmt"
+	"testing"
+
+	"k8s.io/utils/ptr"
+
+	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
+	"github.com/ec2-operator/ec2-operator/internal/ec2sim"
+)
+
+// loseCreateVolumeAnswers makes every CreateVolume take effect in EC2 and then fail
+// with an InternalError, as a call whose answer was lost looks to the operator, and
+// returns the function that ends it.
+func (h *harness) loseCreateVolumeAnswers() (restore func()) {
+	return h.sim.InjectFault(ec2sim.Fault{Operation: "CreateVolume", Code: "InternalError", AfterEffect: true})
+}
+
+// waitUnrecordedVolumes waits until EC2 holds n data volumes while the object's status
+// names none of them: each device of devices has its client token recorded, and no
+// volume ID.
+func (h *harness) waitUnrecordedVolumes(name string, n int, devices ...string) {
+	h.t.Helper()
+	h.eventually(h.timeout, func() string {
+		if got := len(h.dataVolumes()); got != n {
+			return fmt.Sprintf("%d data volumes in EC2, want %d", got, n)
+		}
+		obj := h.get(name)
+		for _, dev := range devices {
+			if e := volumeStatus(obj, dev); e == nil || e.ClientToken == "" || e.VolumeID != "" {
+				return fmt.Sprintf("status of %s = %+v, want a client token and no volume ID", dev, e)
+			}
+		}
+		return ""
+	})
+}
+
+// createVolumeTokens lists the client tokens of the CreateVolume calls EC2 received,
+// in order, once each.
+func (h *harness) createVolumeTokens() []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, r := range h.sim.Requests() {
+		if tok := r.Params.Get("ClientToken"); r.Operation == "CreateVolume" && !seen[tok] {
+			seen[tok] = true
+			out = append(out, tok)
+		}
+	}
+	return out
+}
+
+func TestASpecEditAfterALostCreateVolumeAnswerIsNotRefusedForEver(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, harnessOptions{})
+	h.create(h.instance("lostedit"))
+	h.waitReady("lostedit")
+
+	restore := h.loseCreateVolumeAnswers()
+	h.update("lostedit", func(o *computev1alpha1.EC2Instance) {
+		o.Spec.Volumes = []computev1alpha1.DataVolume{{DeviceName: "/dev/sdf", SizeGiB: ptr.To[int32](10)}}
+	})
+	h.waitUnrecordedVolumes("lostedit", 1, "/dev/sdf")
+	// The user grows the volume before the operator tries again: the request it would
+	// repeat is not the one EC2 carried out.
+	h.stopManager()
+	h.update("lostedit", func(o *computev1alpha1.EC2Instance) { o.Spec.Volumes[0].SizeGiB = ptr.To[int32](20) })
+	restore()
+	h.startManager()
+
+	e := h.waitVolumeAttached("lostedit", "/dev/sdf")
+	h.eventually(h.timeout, func() string {
+		if v, _ := h.sim.Volume(e.VolumeID); v.SizeGiB != 20 {
+			return fmt.Sprintf("volume %s has %d GiB, want the spec's 20", e.VolumeID, v.SizeGiB)
+		}
+		return ""
+	})
+	if n := len(h.dataVolumes()); n != 1 {
+		t.Errorf("%d data volumes, want 1: the volume of the lost answer leaked", n)
+	}
+	for _, r := range h.sim.Requests() {
+		if r.Operation == "CreateVolume" && r.ErrorCode == "IdempotentParameterMismatch" {
+			t.Errorf("CreateVolume reused a client token with other parameters: %v", r.Params)
+		}
+	}
+}
+
+func TestAClientTokenEC2RefusedIsNotSentAgain(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, harnessOptions{})
+	h.create(h.instance("spent"))
+	h.waitReady("spent")
+
+	defer h.sim.InjectFault(ec2sim.Fault{Operation: "CreateVolume", Code: "IdempotentParameterMismatch", Times: 1})()
+	m := h.mark("spent")
+	h.update("spent", func(o *computev1alpha1.EC2Instance) {
+		o.Spec.Volumes = []computev1alpha1.DataVolume{{DeviceName: "/dev/sdf", SizeGiB: ptr.To[int32](10)}}
+	})
+	h.waitEventSince(m, computev1alpha1.ReasonIdempotencyConflict)
+	h.waitVolumeAttached("spent", "/dev/sdf")
+	if tokens := h.createVolumeTokens(); len(tokens) != 2 {
+		t.Errorf("CreateVolume was sent with the client tokens %v, want a new one after the refused one", tokens)
+	}
+}
