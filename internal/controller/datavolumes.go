@@ -128,19 +128,10 @@ func (r *EC2InstanceReconciler) convergeVolume(ctx context.Context, p *volumePas
 		return r.createVolume(ctx, p, v, e)
 	}
 	vol, ok := p.described[e.VolumeID]
-	switch {
-	case !ok && e.State == "creating":
-		// CreateVolume's answer can come before DescribeVolumes shows the volume.
-		p.busy = true
-		return nil
-	case !ok:
-		msg := fmt.Sprintf("volume %s at %s is gone; creating a new one", e.VolumeID, v.DeviceName)
-		r.event(s, corev1.EventTypeWarning, computev1alpha1.ReasonVolumeNotFound, msg)
-		s.obj.Status.VolumeRemovals++
-		*e = computev1alpha1.VolumeStatus{DeviceName: v.DeviceName, DeleteOnTermination: e.DeleteOnTermination}
-		p.busy = true
-		return nil
+	if !ok || vol.State == volumeStateError {
+		return r.volumeMissing(ctx, p, v, e, ok)
 	}
+	r.creating.seen(s.obj.UID, e.VolumeID)
 	e.State = vol.State
 	switch {
 	case vol.State == "creating" || vol.AttachedTo == inst.ID:
@@ -232,7 +223,7 @@ func (r *EC2InstanceReconciler) removeVolume(ctx context.Context, p *volumePass,
 		p.forget(e) // gone already
 		return nil
 	}
-	if vol.State != "available" {
+	if vol.State != "available" && vol.State != volumeStateError {
 		p.busy = true
 		return nil
 	}

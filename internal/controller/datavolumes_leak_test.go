@@ -3,7 +3,9 @@ package controller
 import (
 	"fmt"
 	"testing"
+	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
@@ -101,4 +103,47 @@ func TestAClientTokenEC2RefusedIsNotSentAgain(t *testing.T) {
 	if tokens := h.createVolumeTokens(); len(tokens) != 2 {
 		t.Errorf("CreateVolume was sent with the client tokens %v, want a new one after the refused one", tokens)
 	}
+}
+
+// checkFailedCreationIsReplaced adds a volume whose creation EC2 fails as how says,
+// and checks that the operator reports it (Ready False with VolumeNotFound, and an
+// event) and creates a new volume under a new client token, without a loop of calls.
+func checkFailedCreationIsReplaced(t *testing.T, how ec2sim.VolumeFailure) {
+	h := newHarness(t, harnessOptions{
+		sim:   ec2sim.Config{VolumeCreateDuration: 300 * time.Millisecond},
+		tweak: func(r *EC2InstanceReconciler) { r.VisibilityGracePeriod = time.Second },
+	})
+	h.create(h.instance("failvol"))
+	h.waitReady("failvol")
+
+	h.sim.FailNextVolumeCreation(how)
+	m := h.mark("failvol")
+	h.update("failvol", func(o *computev1alpha1.EC2Instance) {
+		o.Spec.Volumes = []computev1alpha1.DataVolume{{DeviceName: "/dev/sdf", SizeGiB: ptr.To[int32](10)}}
+	})
+	h.waitConditionSince(m, computev1alpha1.ConditionReady, metav1.ConditionFalse, computev1alpha1.ReasonVolumeNotFound)
+	note := h.waitEventSince(m, computev1alpha1.ReasonVolumeNotFound)
+	e := h.waitVolumeAttached("failvol", "/dev/sdf")
+
+	tokens := h.createVolumeTokens()
+	if len(tokens) != 2 || e.ClientToken != tokens[1] {
+		t.Errorf("CreateVolume client tokens %v, status %q: want a second volume under a new token", tokens, e.ClientToken)
+	}
+	if n := h.sim.Calls("CreateVolume"); n != 2 {
+		t.Errorf("CreateVolume called %d times, want 2", n)
+	}
+	if vols := h.dataVolumes(); len(vols) != 1 {
+		t.Errorf("%d data volumes, want only the new one: %+v", len(vols), vols)
+	}
+	t.Logf("reported: %s", note)
+}
+
+func TestAVolumeThatVanishesWhileCreatingIsReportedAndCreatedAgain(t *testing.T) {
+	t.Parallel()
+	checkFailedCreationIsReplaced(t, ec2sim.VolumeVanishes)
+}
+
+func TestAVolumeWhoseCreationEndsInErrorIsReportedDeletedAndCreatedAgain(t *testing.T) {
+	t.Parallel()
+	checkFailedCreationIsReplaced(t, ec2sim.VolumeErrors)
 }

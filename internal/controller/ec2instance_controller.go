@@ -116,6 +116,7 @@ type EC2InstanceReconciler struct {
 
 	attributes attributeCache
 	launched   launchMemory
+	creating   creatingVolumes
 	events     eventState
 	vanished   vanishTracker
 	once       sync.Once
@@ -281,6 +282,7 @@ func (r *EC2InstanceReconciler) forgetObject(name types.NamespacedName) {
 	uid := v.(types.UID)
 	r.forgetAttributes(uid)
 	r.launched.forget(uid)
+	r.creating.forget(uid)
 	for key, n := range r.vanished.forget(uid) {
 		account, region, _ := strings.Cut(key, "/")
 		r.Metrics.ReplacementsPaused(account, region, n)

@@ -3,12 +3,24 @@ package controller
 import (
 	"context"
 	"fmt"
+	"sync"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
 )
+
+// volumeStateError is the EBS state of a volume whose creation failed; such a volume
+// can only be deleted.
+const volumeStateError = "error"
+
+// codeVolumeCreationFailed marks a volume whose creation EBS gave up after CreateVolume
+// answered (it vanished, or ended in the error state); reasonsByCode maps it to
+// VolumeNotFound.
+const codeVolumeCreationFailed = "VolumeCreationFailed"
 
 // createVolume creates a volume added to the spec after launch, in the instance's
 // zone. Its client token is derived from everything the call sends, so that a retry of
@@ -79,4 +91,94 @@ func (r *EC2InstanceReconciler) adoptUnrecordedVolume(ctx context.Context, p *vo
 		return true, s.patchStatus(ctx, r.Client)
 	}
 	return false, nil
+}
+
+// volumeMissing handles a volume status names that DescribeVolumes did not show, or
+// showed in the error state. One recorded as being created may not be visible yet
+// (CreateVolume's answer can come before DescribeVolumes shows the volume), and is
+// waited for as long as a new instance is; after that, or in the error state, EBS gave
+// up creating it. That is reported like a failed call (Ready False with
+// VolumeNotFound, a Warning event, the workqueue's backoff) and the volume is created
+// again under a new client token: EC2 would answer the old one with the failed
+// volume. A volume gone after it was created (deleted outside Kubernetes) is created
+// again at once, with an event.
+func (r *EC2InstanceReconciler) volumeMissing(ctx context.Context, p *volumePass, v computev1alpha1.DataVolume, e *computev1alpha1.VolumeStatus, inError bool) error {
+	s := p.s
+	p.busy = true
+	var msg string
+	switch {
+	case inError:
+		if err := s.ec2.DeleteVolume(ctx, e.VolumeID); err != nil {
+			return err
+		}
+		msg = fmt.Sprintf("EBS could not create volume %s for %s (it is in the error state) and it was deleted", e.VolumeID, v.DeviceName)
+	case e.State == "creating":
+		if first := r.creating.missing(s.obj.UID, e.VolumeID, r.now()); r.now().Sub(first) < r.VisibilityGracePeriod {
+			return nil
+		}
+		msg = fmt.Sprintf("volume %s for %s vanished while EBS was creating it", e.VolumeID, v.DeviceName)
+	default:
+		r.event(s, corev1.EventTypeWarning, computev1alpha1.ReasonVolumeNotFound,
+			fmt.Sprintf("volume %s at %s is gone; creating a new one", e.VolumeID, v.DeviceName))
+		r.renewVolume(s, e)
+		return nil
+	}
+	r.renewVolume(s, e)
+	return &ec2.Error{Kind: ec2.KindNotFound, Operation: "CreateVolume", Code: codeVolumeCreationFailed,
+		Message: msg + "; creating a new one under a new client token (a KMS key EBS cannot use fails every one)"}
+}
+
+// renewVolume empties the entry of a volume that is gone, so that the next pass
+// creates a new one; counting it as removed gives that one a new client token.
+func (r *EC2InstanceReconciler) renewVolume(s *instanceScope, e *computev1alpha1.VolumeStatus) {
+	r.creating.seen(s.obj.UID, e.VolumeID)
+	s.obj.Status.VolumeRemovals++
+	*e = computev1alpha1.VolumeStatus{DeviceName: e.DeviceName, DeleteOnTermination: e.DeleteOnTermination}
+}
+
+// creatingVolumes remembers, per object, since when each volume recorded as being
+// created has been missing from DescribeVolumes, to tell a volume not visible yet from
+// one that vanished. Losing it (a restart) only restarts the wait.
+type creatingVolumes struct {
+	mu    sync.Mutex
+	since map[types.UID]map[string]time.Time
+}
+
+// missing records that the volume is missing now, unless it already was, and returns
+// since when it has been.
+func (c *creatingVolumes) missing(uid types.UID, volumeID string, now time.Time) time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.since == nil {
+		c.since = map[types.UID]map[string]time.Time{}
+	}
+	m := c.since[uid]
+	if m == nil {
+		m = map[string]time.Time{}
+		c.since[uid] = m
+	}
+	if first, ok := m[volumeID]; ok {
+		return first
+	}
+	m[volumeID] = now
+	return now
+}
+
+// seen drops the volume: it was found, or is given up on.
+func (c *creatingVolumes) seen(uid types.UID, volumeID string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if m := c.since[uid]; m != nil {
+		delete(m, volumeID)
+		if len(m) == 0 {
+			delete(c.since, uid)
+		}
+	}
+}
+
+// forget drops everything remembered about the object.
+func (c *creatingVolumes) forget(uid types.UID) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.since, uid)
 }
