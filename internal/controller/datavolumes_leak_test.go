@@ -9,6 +9,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
 	"github.com/ec2-operator/ec2-operator/internal/ec2sim"
 )
 
@@ -50,6 +51,64 @@ func (h *harness) createVolumeTokens() []string {
 		}
 	}
 	return out
+}
+
+// A volume whose CreateVolume answer was lost goes with its object as one status
+// recorded would: deleted with the instance, or released (its ownership tags
+// replaced by the released-from tag) when the spec keeps it (deleteOnTermination
+// false) or the object is deleted with deletionPolicy Retain.
+func TestAVolumeWhoseCreationAnswerWasLostDoesNotOutliveItsObject(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name   string
+		policy computev1alpha1.DeletionPolicy
+		keep   bool
+	}{
+		{name: "Delete", policy: computev1alpha1.DeletionPolicyDelete},
+		{name: "DeleteKeepingTheVolume", policy: computev1alpha1.DeletionPolicyDelete, keep: true},
+		{name: "Retain", policy: computev1alpha1.DeletionPolicyRetain},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			checkLostVolumeGoesWithTheObject(t, tc.policy, tc.keep)
+		})
+	}
+}
+
+func checkLostVolumeGoesWithTheObject(t *testing.T, policy computev1alpha1.DeletionPolicy, keep bool) {
+	h := newHarness(t, harnessOptions{})
+	obj := h.instance("lost")
+	obj.Spec.DeletionPolicy = policy
+	h.create(obj)
+	id := h.waitReady("lost").Status.InstanceID
+
+	// EC2 creates the volume, and the operator never hears of it.
+	defer h.loseCreateVolumeAnswers()()
+	h.update("lost", func(o *computev1alpha1.EC2Instance) {
+		o.Spec.Volumes = []computev1alpha1.DataVolume{{DeviceName: "/dev/sdf", SizeGiB: ptr.To[int32](10), DeleteOnTermination: ptr.To(!keep)}}
+	})
+	h.waitUnrecordedVolumes("lost", 1, "/dev/sdf")
+
+	h.deleteObject("lost")
+	h.waitGone("lost")
+	// The finalizer goes only once the volume is dealt with: no waiting here.
+	vols := h.dataVolumes()
+	released := keep || policy == computev1alpha1.DeletionPolicyRetain
+	switch {
+	case !released && len(vols) != 0:
+		t.Errorf("the volume outlived the object: %+v", vols)
+	case released && len(vols) != 1:
+		t.Errorf("%d data volumes after the deletion, want the one created", len(vols))
+	}
+	for vid, v := range vols {
+		if released && (v.Tags[ec2.TagOwnerUID] != "" || v.Tags[ec2.TagCluster] != "" || v.Tags[ec2.TagReleased] != id) {
+			t.Errorf("volume %s keeps tags %v, want its ownership tags removed and released-from %s", vid, v.Tags, id)
+		}
+	}
+	state := h.simInstance(id).State
+	if terminated := state == ec2sim.StateShuttingDown || state == ec2sim.StateTerminated; terminated != (policy == computev1alpha1.DeletionPolicyDelete) {
+		t.Errorf("instance %s is %s after a deletion with policy %s", id, state, policy)
+	}
 }
 
 func TestASpecEditAfterALostCreateVolumeAnswerIsNotRefusedForEver(t *testing.T) {
