@@ -128,19 +128,10 @@ func (r *EC2InstanceReconciler) convergeVolume(ctx context.Context, p *volumePas
 		return r.createVolume(ctx, p, v, e)
 	}
 	vol, ok := p.described[e.VolumeID]
-	switch {
-	case !ok && e.State == "creating":
-		// CreateVolume's answer can come before DescribeVolumes shows the volume.
-		p.busy = true
-		return nil
-	case !ok:
-		msg := fmt.Sprintf("volume %s at %s is gone; creating a new one", e.VolumeID, v.DeviceName)
-		r.event(s, corev1.EventTypeWarning, computev1alpha1.ReasonVolumeNotFound, msg)
-		s.obj.Status.VolumeRemovals++
-		*e = computev1alpha1.VolumeStatus{DeviceName: v.DeviceName, DeleteOnTermination: e.DeleteOnTermination}
-		p.busy = true
-		return nil
+	if !ok || vol.State == volumeStateError {
+		return r.volumeMissing(ctx, p, v, e, ok)
 	}
+	r.creating.seen(s.obj.UID, e.VolumeID)
 	e.State = vol.State
 	switch {
 	case vol.State == "creating" || vol.AttachedTo == inst.ID:
@@ -160,32 +151,6 @@ func (r *EC2InstanceReconciler) convergeVolume(ctx context.Context, p *volumePas
 	r.event(s, corev1.EventTypeNormal, "VolumeAttached", fmt.Sprintf("attaching volume %s at %s", vol.ID, v.DeviceName))
 	p.busy = true
 	return nil
-}
-
-// createVolume creates a volume added to the spec after launch, in the instance's
-// zone. The client token is written to status before CreateVolume and its answer right
-// after, so that a crash anywhere between them finds the same volume again by its
-// token instead of creating a second one.
-func (r *EC2InstanceReconciler) createVolume(ctx context.Context, p *volumePass, v computev1alpha1.DataVolume, e *computev1alpha1.VolumeStatus) error {
-	s, inst := p.s, p.inst
-	if e.ClientToken == "" {
-		e.ClientToken = ec2.VolumeClientToken(string(s.obj.UID), inst.ID, v.DeviceName, s.obj.Status.VolumeRemovals)
-		p.writeStatus()
-		if err := s.patchStatus(ctx, r.Client); err != nil {
-			return err
-		}
-	}
-	tags := desiredTags(s.obj, r.ClusterID)
-	tags[ec2.TagDevice] = v.DeviceName
-	vol, err := s.ec2.CreateVolume(ctx, inst.AvailabilityZone, e.ClientToken, volumeRequest(v), tags)
-	if err != nil {
-		return err
-	}
-	e.VolumeID, e.State, e.SizeGiB, e.Type, e.IOPS, e.Throughput = vol.ID, vol.State, vol.SizeGiB, vol.Type, vol.IOPS, vol.Throughput
-	r.event(s, corev1.EventTypeNormal, "VolumeCreated", fmt.Sprintf("created volume %s for %s in %s", vol.ID, v.DeviceName, inst.AvailabilityZone))
-	p.writeStatus()
-	p.busy = true
-	return s.patchStatus(ctx, r.Client)
 }
 
 // adjustVolume applies in place what the spec changes on an attached volume.
@@ -258,7 +223,7 @@ func (r *EC2InstanceReconciler) removeVolume(ctx context.Context, p *volumePass,
 		p.forget(e) // gone already
 		return nil
 	}
-	if vol.State != "available" {
+	if vol.State != "available" && vol.State != volumeStateError {
 		p.busy = true
 		return nil
 	}
@@ -330,128 +295,4 @@ func sortedDevices(m map[string]*computev1alpha1.VolumeStatus) []string {
 	}
 	slices.Sort(out)
 	return out
-}
-
-// specVolume returns the spec's volume at device, or nil.
-func specVolume(obj *computev1alpha1.EC2Instance, device string) *computev1alpha1.DataVolume {
-	for i := range obj.Spec.Volumes {
-		if obj.Spec.Volumes[i].DeviceName == device {
-			return &obj.Spec.Volumes[i]
-		}
-	}
-	return nil
-}
-
-// deleteOnTermination applies the API's default (true) to a volume.
-func deleteOnTermination(v computev1alpha1.DataVolume) bool {
-	return v.DeleteOnTermination == nil || *v.DeleteOnTermination
-}
-
-// volumeType applies the API's default (gp3) to a volume.
-func volumeType(v computev1alpha1.DataVolume) string {
-	if v.Type == "" {
-		return "gp3"
-	}
-	return string(v.Type)
-}
-
-// volumeRequest translates a spec volume for RunInstances or CreateVolume.
-func volumeRequest(v computev1alpha1.DataVolume) ec2.VolumeRequest {
-	return ec2.VolumeRequest{
-		Device: v.DeviceName, SizeGiB: deref(v.SizeGiB), Type: volumeType(v), IOPS: deref(v.IOPS), Throughput: deref(v.Throughput),
-		Encrypted: v.Encrypted, KMSKeyID: v.KMSKeyID, SnapshotID: v.SnapshotID, DeleteOnTermination: deleteOnTermination(v),
-	}
-}
-
-// volumeChange is what ModifyVolume must change for the volume to match the spec,
-// judged from what status last recorded. Fields the spec leaves unset are left alone,
-// and a size is only ever grown.
-func volumeChange(v *computev1alpha1.DataVolume, e *computev1alpha1.VolumeStatus) ec2.VolumeChange {
-	if v == nil || e.Type == "" {
-		return ec2.VolumeChange{}
-	}
-	var c ec2.VolumeChange
-	if v.SizeGiB != nil && *v.SizeGiB > e.SizeGiB {
-		c.SizeGiB = *v.SizeGiB
-	}
-	if t := volumeType(*v); t != e.Type {
-		c.Type = t
-	}
-	if v.IOPS != nil && *v.IOPS != e.IOPS {
-		c.IOPS = *v.IOPS
-	}
-	if v.Throughput != nil && *v.Throughput != e.Throughput {
-		c.Throughput = *v.Throughput
-	}
-	return c
-}
-
-func applyChange(e *computev1alpha1.VolumeStatus, c ec2.VolumeChange) {
-	if c.SizeGiB > 0 {
-		e.SizeGiB = c.SizeGiB
-	}
-	if c.Type != "" {
-		e.Type = c.Type
-	}
-	if c.IOPS > 0 {
-		e.IOPS = c.IOPS
-	}
-	if c.Throughput > 0 {
-		e.Throughput = c.Throughput
-	}
-}
-
-func describeVolume(e computev1alpha1.VolumeStatus) string {
-	return fmt.Sprintf("%s %dGiB iops=%d throughput=%d", e.Type, e.SizeGiB, e.IOPS, e.Throughput)
-}
-
-func describeChange(c ec2.VolumeChange) string {
-	out := ""
-	if c.Type != "" {
-		out += " type=" + c.Type
-	}
-	if c.SizeGiB > 0 {
-		out += fmt.Sprintf(" size=%dGiB", c.SizeGiB)
-	}
-	if c.IOPS > 0 {
-		out += fmt.Sprintf(" iops=%d", c.IOPS)
-	}
-	if c.Throughput > 0 {
-		out += fmt.Sprintf(" throughput=%d", c.Throughput)
-	}
-	return out[1:]
-}
-
-func deref(p *int32) int32 {
-	if p == nil {
-		return 0
-	}
-	return *p
-}
-
-// knownFromSpec reports whether a volume attached at launch is known without
-// describing it: the operator launched the instance from the spec as it is now (not
-// adopted, no spec change since the status write of the launch), and the spec gives
-// the size (a snapshot's size is only known to EC2).
-func knownFromSpec(s *instanceScope, v *computev1alpha1.DataVolume) bool {
-	return s.obj.Spec.InstanceID == "" && s.before.Status.ObservedGeneration == s.obj.Generation && v.SizeGiB != nil
-}
-
-// fromSpec records a volume launched from v as EBS creates it: the spec's values, and
-// EBS's documented defaults for what the spec leaves out (gp3: 3,000 IOPS and 125
-// MiB/s; gp2: 3 IOPS per GiB, at least 100 and at most 16,000).
-func fromSpec(e *computev1alpha1.VolumeStatus, v computev1alpha1.DataVolume) {
-	e.Type, e.SizeGiB, e.IOPS, e.Throughput = volumeType(v), deref(v.SizeGiB), deref(v.IOPS), deref(v.Throughput)
-	switch e.Type {
-	case "gp3":
-		if e.IOPS == 0 {
-			e.IOPS = 3000
-		}
-		if e.Throughput == 0 {
-			e.Throughput = 125
-		}
-	case "gp2":
-		e.IOPS = min(max(100, 3*e.SizeGiB), 16000)
-	}
-	e.State = "in-use"
 }

@@ -25,7 +25,7 @@ func (r *EC2InstanceReconciler) reconcileDelete(ctx context.Context, s *instance
 		return r.fail(s, "finding the instance to delete", err)
 	}
 	if inst == nil || inst.State == ec2.StateShuttingDown || inst.State == ec2.StateTerminated {
-		return ctrl.Result{}, r.release(ctx, s)
+		return r.releaseAfterInstance(ctx, s, inst)
 	}
 	if owner := ec2.OwnerTag(inst.Tags, ec2.TagOwnerUID); owner != "" && owner != string(s.obj.UID) {
 		// Another object manages this instance (two adoptions raced and the other
@@ -132,6 +132,21 @@ func (r *EC2InstanceReconciler) retain(ctx context.Context, s *instanceScope, in
 		return r.fail(s, "releasing the extra instances", err)
 	}
 	r.event(s, corev1.EventTypeNormal, "Retained", "left instance "+inst.ID+" running and removed its ownership tags (deletionPolicy Retain)")
+	return ctrl.Result{}, r.release(ctx, s)
+}
+
+// releaseAfterInstance releases an object whose instance is gone or going (nil when
+// there never was one). A data volume whose CreateVolume answer was lost was never
+// attached, so it does not go with the instance: it is dealt with first, as the
+// deletion policy says.
+func (r *EC2InstanceReconciler) releaseAfterInstance(ctx context.Context, s *instanceScope, inst *ec2.Instance) (ctrl.Result, error) {
+	id := s.obj.Status.InstanceID
+	if inst != nil {
+		id = inst.ID
+	}
+	if err := r.settleUnrecordedVolumes(ctx, s, id); err != nil {
+		return r.fail(s, "settling the data volumes of instance "+id, err)
+	}
 	return ctrl.Result{}, r.release(ctx, s)
 }
 

@@ -120,6 +120,7 @@ type EC2InstanceReconciler struct {
 
 	attributes attributeCache
 	launched   launchMemory
+	creating   creatingVolumes
 	events     eventState
 	vanished   vanishTracker
 	// sources watches the Secrets and ConfigMaps userDataFrom names (sourcewatch.go).
@@ -308,6 +309,7 @@ func (r *EC2InstanceReconciler) forgetObject(name types.NamespacedName) {
 	r.launched.forget(uid)
 	r.sources.release(uid)
 	r.conflicts.forget(uid)
+	r.creating.forget(uid)
 	for key, n := range r.vanished.forget(uid) {
 		account, region, _ := strings.Cut(key, "/")
 		r.Metrics.ReplacementsPaused(account, region, n)

@@ -56,6 +56,7 @@ var reasonsByCode = map[string]string{
 	"InvalidSnapshot.NotFound":       computev1alpha1.ReasonSnapshotNotFound,
 	"InvalidVolume.NotFound":         computev1alpha1.ReasonVolumeNotFound,
 	"InvalidVolume.ZoneMismatch":     computev1alpha1.ReasonVolumeZoneMismatch,
+	codeVolumeCreationFailed:         computev1alpha1.ReasonVolumeNotFound,
 	"InvalidAllocationID.NotFound":   computev1alpha1.ReasonAddressNotFound,
 	"Resource.AlreadyAssociated":     computev1alpha1.ReasonAddressInUse,
 	"AddressLimitExceeded":           computev1alpha1.ReasonAddressLimitExceeded,

@@ -6,6 +6,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
 )
 
@@ -17,7 +18,8 @@ import (
 //   - each data volume's deleteOnTermination is set as the spec says, so that EC2
 //     deletes the volumes at termination; volumes to keep are released (their
 //     ownership tags replaced by the released-from tag); a volume not attached (just
-//     created, or being removed) is deleted or released here.
+//     created, or being removed) is deleted or released here, and so is one whose
+//     CreateVolume answer was lost, found by its tags.
 //
 // Every step is safe to repeat after a crash: a second disassociation or release of
 // something already gone succeeds.
@@ -50,7 +52,7 @@ func (r *EC2InstanceReconciler) prepareTermination(ctx context.Context, s *insta
 			}
 		}
 	}
-	return nil
+	return r.settleUnrecordedVolumes(ctx, s, inst.ID)
 }
 
 // disposeDetachedVolume deletes or releases a volume that is not attached to the
@@ -60,19 +62,87 @@ func (r *EC2InstanceReconciler) disposeDetachedVolume(ctx context.Context, s *in
 	if err != nil {
 		return err
 	}
-	vol, ok := found[volumeID]
+	if vol, ok := found[volumeID]; ok {
+		return r.disposeFoundVolume(ctx, s, instanceID, vol, del)
+	}
+	return nil
+}
+
+// disposeFoundVolume deletes or releases a volume as DescribeVolumes described it,
+// unless it is attached; one still detaching or creating is waited for (an error
+// says so, and the deletion is retried with backoff). A volume whose creation failed
+// (state error) will never be available, and is dealt with as it is.
+func (r *EC2InstanceReconciler) disposeFoundVolume(ctx context.Context, s *instanceScope, instanceID string, vol ec2.Volume, del bool) error {
 	switch {
-	case !ok:
-		return nil
 	case vol.AttachedTo != "" && vol.AttachedTo != instanceID:
 		return nil // someone else's now
-	case vol.State != "available" && vol.AttachedTo == "":
-		return &ec2.Error{Kind: ec2.KindIncorrectState, Operation: "DeleteVolume", Code: "IncorrectState",
-			Message: fmt.Sprintf("volume %s is %s; waiting before deleting it", volumeID, vol.State)}
 	case vol.AttachedTo == instanceID:
 		return nil // attached after all: goes with the instance
+	case vol.State != "available" && vol.State != volumeStateError:
+		return &ec2.Error{Kind: ec2.KindIncorrectState, Operation: "DeleteVolume", Code: "IncorrectState",
+			Message: fmt.Sprintf("volume %s is %s; waiting before deleting it", vol.ID, vol.State)}
 	}
-	return r.disposeVolume(ctx, s, instanceID, volumeID, del)
+	return r.disposeVolume(ctx, s, instanceID, vol.ID, del)
+}
+
+// settleUnrecordedVolumes deals with the data volumes created for the object that
+// status does not name (their CreateVolume answer was lost) as it would had status
+// recorded them: with deletionPolicy Retain they are released where they are;
+// otherwise each is deleted or, when the spec keeps it (deleteOnTermination false),
+// released, once it is done being created. One attached to the instance goes with it
+// under Delete, as the deleteOnTermination set for its device says.
+func (r *EC2InstanceReconciler) settleUnrecordedVolumes(ctx context.Context, s *instanceScope, instanceID string) error {
+	lost, err := r.unrecordedVolumes(ctx, s, instanceID)
+	if err != nil {
+		return fmt.Errorf("finding the volumes whose creation was not recorded: %w", err)
+	}
+	var release []string
+	for _, vol := range lost {
+		if s.obj.Spec.DeletionPolicy == computev1alpha1.DeletionPolicyRetain {
+			release = append(release, vol.ID)
+			continue
+		}
+		del, _ := volumeFate(s, vol.Tags[ec2.TagDevice])
+		if err := r.disposeFoundVolume(ctx, s, instanceID, vol, del); err != nil {
+			return fmt.Errorf("volume %s: %w", vol.ID, err)
+		}
+	}
+	if len(release) == 0 {
+		return nil
+	}
+	return releaseResources(ctx, s, instanceID, release...)
+}
+
+// unrecordedVolumes finds the data volumes the operator created for the object that
+// status does not name. A CreateVolume whose answer was lost (a crash, a timeout)
+// leaves only its client token in status; the volume carries the object's owner tag
+// and the device tag, which only volumes created after launch have. Volumes attached
+// to another instance are someone else's now and left out. Only an object that sent
+// CreateVolume (a client token in status) is looked up, in one DescribeVolumes call.
+func (r *EC2InstanceReconciler) unrecordedVolumes(ctx context.Context, s *instanceScope, instanceID string) ([]ec2.Volume, error) {
+	known := map[string]bool{}
+	sent := false
+	for _, v := range s.obj.Status.Volumes {
+		known[v.VolumeID] = true
+		sent = sent || v.ClientToken != ""
+	}
+	if !sent {
+		return nil, nil
+	}
+	found, err := s.ec2.FindVolumes(ctx, map[string]string{ec2.TagOwnerUID: string(s.obj.UID)})
+	if err != nil {
+		return nil, err
+	}
+	var out []ec2.Volume
+	for _, vol := range found {
+		switch {
+		case vol.Tags[ec2.TagDevice] == "", known[vol.ID], r.claimOf(s, vol.Tags) != claimOurs:
+		case vol.AttachedTo != "" && vol.AttachedTo != instanceID:
+		default:
+			out = append(out, vol)
+		}
+	}
+	return out, nil
 }
 
 // releaseAddresses lets go of the object's Elastic IP before termination.
@@ -114,7 +184,8 @@ func (r *EC2InstanceReconciler) releaseAddresses(ctx context.Context, s *instanc
 
 // retainResources releases (rather than deletes) what the operator created besides the
 // instance, for deletionPolicy Retain: an Elastic IP it allocated stays associated and
-// data volumes not attached stay where they are, all without ownership tags.
+// data volumes not attached stay where they are, all without ownership tags; so do
+// volumes whose CreateVolume answer was lost, found by their tags.
 func (r *EC2InstanceReconciler) retainResources(ctx context.Context, s *instanceScope, inst *ec2.Instance) error {
 	var ids []string
 	if eip := s.obj.Status.ElasticIP; eip != nil && eip.AllocatedByOperator {
@@ -129,10 +200,12 @@ func (r *EC2InstanceReconciler) retainResources(ctx context.Context, s *instance
 			ids = append(ids, v.VolumeID)
 		}
 	}
-	if len(ids) == 0 {
-		return nil
+	if len(ids) > 0 {
+		if err := releaseResources(ctx, s, inst.ID, ids...); err != nil {
+			return err
+		}
 	}
-	return releaseResources(ctx, s, inst.ID, ids...)
+	return r.settleUnrecordedVolumes(ctx, s, inst.ID)
 }
 
 // volumeDevices lists the devices of the spec's volumes and of the volumes in status.

@@ -133,6 +133,9 @@ type Sim struct {
 	snapshots map[string]int
 	// volumeTokens remembers what each CreateVolume ClientToken created.
 	volumeTokens map[string]*volumeToken
+	// volumeFailures are the failures armed by FailNextVolumeCreation, taken in order
+	// by the volumes CreateVolume creates next.
+	volumeFailures []VolumeFailure
 
 	images        map[string]*Image
 	imageOrder    []string

@@ -97,7 +97,9 @@ func (s *Sim) advanceVolumes(now time.Time) {
 	for _, id := range slices.Clone(s.volumeOrder) {
 		v := s.volumes[id]
 		if v.State == VolumeCreating && !now.Before(v.since.Add(s.cfg.VolumeCreateDuration)) {
-			v.State, v.since = VolumeAvailable, v.since.Add(s.cfg.VolumeCreateDuration)
+			if s.finishCreation(v, v.since.Add(s.cfg.VolumeCreateDuration)) {
+				continue // the creation failed and EBS forgot the volume
+			}
 		}
 		a := v.Attachment
 		if a == nil {

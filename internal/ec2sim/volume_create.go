@@ -42,6 +42,7 @@ func (s *Sim) createVolumeOp(p params, x *xmlBuilder) *apiError {
 		return err
 	}
 	v.ID = s.newID("vol")
+	s.armCreationFailure(v)
 	s.putVolume(v)
 	if token != "" {
 		if s.volumeTokens == nil {

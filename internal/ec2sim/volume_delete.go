@@ -2,7 +2,8 @@ package ec2sim
 
 // deleteVolumeOp implements DeleteVolume. The API reference requires the volume
 // to be available: an attached volume is VolumeInUse (the EC2 error codes page),
-// one still being created IncorrectState. A deleted volume is forgotten at once,
+// one still being created IncorrectState. A volume whose creation failed (state
+// error) can only be deleted, so it may be. A deleted volume is forgotten at once,
 // so DescribeVolumes by id then reports InvalidVolume.NotFound.
 func (s *Sim) deleteVolumeOp(p params, x *xmlBuilder) *apiError {
 	id := p.str("VolumeId")
@@ -16,7 +17,7 @@ func (s *Sim) deleteVolumeOp(p params, x *xmlBuilder) *apiError {
 	if v.Attachment != nil {
 		return clientErr("VolumeInUse", "Volume %s is currently attached to %s", v.ID, v.Attachment.InstanceID)
 	}
-	if v.State != VolumeAvailable {
+	if v.State != VolumeAvailable && v.State != VolumeError {
 		return clientErr("IncorrectState", "Volume '%s' is in the '%s' state.", v.ID, v.State)
 	}
 	s.deleteVolume(id)

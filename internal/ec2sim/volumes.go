@@ -16,6 +16,9 @@ const (
 	VolumeCreating  = "creating"
 	VolumeAvailable = "available"
 	VolumeInUse     = "in-use"
+	// VolumeError is the state of a volume whose creation failed and that EBS kept
+	// (see FailNextVolumeCreation); it can only be deleted.
+	VolumeError = "error"
 
 	AttachmentAttaching = "attaching"
 	AttachmentAttached  = "attached"
@@ -43,8 +46,8 @@ type VolumeRecord struct {
 	Throughput int
 	SnapshotID string
 	AZ         string
-	// State is VolumeCreating, VolumeAvailable or VolumeInUse; deleted volumes are
-	// forgotten at once.
+	// State is VolumeCreating, VolumeAvailable, VolumeInUse or VolumeError; deleted
+	// volumes are forgotten at once.
 	State      string
 	Encrypted  bool
 	KmsKeyID   string
@@ -63,6 +66,8 @@ type VolumeRecord struct {
 	seq int
 	// since is when State was entered; the creation timer runs from it.
 	since time.Time
+	// fails, when set, is how the volume's creation ends instead of available.
+	fails *VolumeFailure
 }
 
 // clone deep-copies the record.

@@ -2,6 +2,7 @@ package ec2
 
 import (
 	"context"
+	"maps"
 	"sync"
 	"testing"
 
@@ -82,12 +83,15 @@ func TestConcurrentVolumeLookupsShareOneDescribeVolumes(t *testing.T) {
 func TestCreateVolumeWithTheSameTokenReturnsTheSameVolume(t *testing.T) {
 	e := newSimEnv(t, ec2sim.Config{Seed: 1}, Options{})
 	ctx := context.Background()
-	token := VolumeClientToken("uid", "i-0123456789abcdef0", "/dev/sdf", 0)
+	req := VolumeRequest{Device: "/dev/sdf", SizeGiB: 10, Type: "gp3"}
+	tags := OwnershipTags("ns", "web", "uid", "cluster-1")
+	token := VolumeClientToken("uid", "i-0123456789abcdef0", 0, "us-east-1a", req, tags)
 	if len(token) > 64 {
 		t.Fatalf("token %q is longer than EC2's 64 characters", token)
 	}
-	req := VolumeRequest{Device: "/dev/sdf", SizeGiB: 10, Type: "gp3"}
-	tags := OwnershipTags("ns", "web", "uid", "cluster-1")
+	if again := VolumeClientToken("uid", "i-0123456789abcdef0", 0, "us-east-1a", req, maps.Clone(tags)); again != token {
+		t.Errorf("the same request got the tokens %q and %q", token, again)
+	}
 	a, err := e.client.CreateVolume(ctx, "us-east-1a", token, req, tags)
 	if err != nil {
 		t.Fatal(err)
@@ -99,8 +103,26 @@ func TestCreateVolumeWithTheSameTokenReturnsTheSameVolume(t *testing.T) {
 	if a.ID != b.ID || len(e.sim.Volumes()) != 1 {
 		t.Errorf("a repeated CreateVolume made %s and %s (%d volumes)", a.ID, b.ID, len(e.sim.Volumes()))
 	}
-	if other := VolumeClientToken("uid", "i-0123456789abcdef0", "/dev/sdf", 1); other == token {
+	if other := VolumeClientToken("uid", "i-0123456789abcdef0", 1, "us-east-1a", req, tags); other == token {
 		t.Error("a volume re-added after a removal must get a new token")
+	}
+	// EC2 refuses a token reused with other parameters for ever: a request changed in
+	// any of them needs a token of its own.
+	bigger, encrypted, tagged := req, req, maps.Clone(tags)
+	bigger.SizeGiB = 20
+	encrypted.Encrypted = aws.Bool(false)
+	tagged["team"] = "web"
+	for name, other := range map[string]string{
+		"size":       VolumeClientToken("uid", "i-0123456789abcdef0", 0, "us-east-1a", bigger, tags),
+		"encryption": VolumeClientToken("uid", "i-0123456789abcdef0", 0, "us-east-1a", encrypted, tags),
+		"tags":       VolumeClientToken("uid", "i-0123456789abcdef0", 0, "us-east-1a", req, tagged),
+	} {
+		if other == token {
+			t.Errorf("a request with another %s got the same token", name)
+		}
+	}
+	if _, err := e.client.CreateVolume(ctx, "us-east-1a", token, bigger, tags); KindOf(err) != KindIdempotencyConflict {
+		t.Errorf("CreateVolume with the token of other parameters: %v, want an idempotency conflict", err)
 	}
 	if err := e.client.DeleteVolume(ctx, a.ID); err != nil {
 		t.Fatal(err)

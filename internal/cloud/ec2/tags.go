@@ -3,6 +3,7 @@ package ec2
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"sort"
 	"strconv"
 	"strings"
@@ -229,11 +230,25 @@ const TagDevice = TagPrefix + "device"
 const TagReleased = TagPrefix + "released-from"
 
 // VolumeClientToken is the CreateVolume idempotency token of a data volume added after
-// launch: the object's UID, the instance, the device and the number of volumes
-// removed from the object before, hashed to EC2's 64 characters. The same volume asked
-// for again (after a crash, a lost answer) gets the same token; a volume re-added
-// under the same device after a removal, or for a replacement instance, gets a new one.
-func VolumeClientToken(uid, instanceID, device string, removals int32) string {
-	sum := sha256.Sum256([]byte(uid + "/" + instanceID + "/" + device + "/" + strconv.FormatInt(int64(removals), 10)))
-	return "vol-" + hex.EncodeToString(sum[:])[:56]
+// launch: the object's UID, the instance, the number of volumes removed from the
+// object before, and everything the call sends (zone, device, size, type, IOPS,
+// throughput, encryption, key, snapshot and tags), hashed to EC2's 64 characters. The
+// same request asked for again (after a crash, a lost answer) gets the same token. A
+// request with other parameters (the spec was edited meanwhile) gets another, because
+// EC2 answers a token reused with other parameters with IdempotentParameterMismatch,
+// however often it is asked; so does a volume re-added under the same device after a
+// removal, or for a replacement instance.
+func VolumeClientToken(uid, instanceID string, removals int32, zone string, req VolumeRequest, tags map[string]string) string {
+	h := sha256.New()
+	encrypted := "unset"
+	if req.Encrypted != nil {
+		encrypted = strconv.FormatBool(*req.Encrypted)
+	}
+	// Quoted strings keep the fields apart whatever characters they hold.
+	fmt.Fprintf(h, "%q %q %d %q %q %d %q %d %d %s %q %q", uid, instanceID, removals, zone,
+		req.Device, req.SizeGiB, req.Type, req.IOPS, req.Throughput, encrypted, req.KMSKeyID, req.SnapshotID)
+	for _, k := range sortedKeys(tags) {
+		fmt.Fprintf(h, " %q=%q", k, tags[k])
+	}
+	return "vol-" + hex.EncodeToString(h.Sum(nil))[:56]
 }

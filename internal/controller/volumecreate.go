@@ -1,0 +1,184 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+)
+
+// volumeStateError is the EBS state of a volume whose creation failed; such a volume
+// can only be deleted.
+const volumeStateError = "error"
+
+// codeVolumeCreationFailed marks a volume whose creation EBS gave up after CreateVolume
+// answered (it vanished, or ended in the error state); reasonsByCode maps it to
+// VolumeNotFound.
+const codeVolumeCreationFailed = "VolumeCreationFailed"
+
+// createVolume creates a volume added to the spec after launch, in the instance's
+// zone. Its client token is derived from everything the call sends, so that a retry of
+// the same request finds the volume of the first, and a request the spec changed
+// since gets a token of its own (EC2 refuses a token reused with other parameters for
+// ever). The token is written to status before CreateVolume and its answer right
+// after, so that a crash anywhere between them finds the same volume again instead of
+// creating a second one.
+func (r *EC2InstanceReconciler) createVolume(ctx context.Context, p *volumePass, v computev1alpha1.DataVolume, e *computev1alpha1.VolumeStatus) error {
+	s, inst := p.s, p.inst
+	tags := desiredTags(s.obj, r.ClusterID)
+	tags[ec2.TagDevice] = v.DeviceName
+	req := volumeRequest(v)
+	token := ec2.VolumeClientToken(string(s.obj.UID), inst.ID, s.obj.Status.VolumeRemovals, inst.AvailabilityZone, req, tags)
+	if e.ClientToken != token {
+		if e.ClientToken != "" {
+			// An earlier request, with other parameters, may have created a volume whose
+			// answer was lost: that one is taken instead of a second.
+			if found, err := r.adoptUnrecordedVolume(ctx, p, e); found || err != nil {
+				return err
+			}
+		}
+		e.ClientToken = token
+		p.writeStatus()
+		if err := s.patchStatus(ctx, r.Client); err != nil {
+			return err
+		}
+	}
+	vol, err := s.ec2.CreateVolume(ctx, inst.AvailabilityZone, token, req, tags)
+	if ec2.KindOf(err) == ec2.KindIdempotencyConflict {
+		// EC2 will refuse this token whatever is asked again. Counting it as a removal
+		// gives the next pass a new token, which first looks for a volume the refused
+		// one may have created; the refusal is reported and backed off from meanwhile.
+		s.obj.Status.VolumeRemovals++
+		return err
+	}
+	if err != nil {
+		return err
+	}
+	e.VolumeID, e.State, e.SizeGiB, e.Type, e.IOPS, e.Throughput = vol.ID, vol.State, vol.SizeGiB, vol.Type, vol.IOPS, vol.Throughput
+	r.event(s, corev1.EventTypeNormal, "VolumeCreated", fmt.Sprintf("created volume %s for %s in %s", vol.ID, v.DeviceName, inst.AvailabilityZone))
+	p.writeStatus()
+	p.busy = true
+	return s.patchStatus(ctx, r.Client)
+}
+
+// adoptUnrecordedVolume looks for a volume created for the entry's device by a
+// CreateVolume whose answer was lost, by the object's owner and device tags, and
+// records it in the entry: it is then attached and changed in place to match the spec
+// like a volume whose answer came. It reports whether it found one.
+func (r *EC2InstanceReconciler) adoptUnrecordedVolume(ctx context.Context, p *volumePass, e *computev1alpha1.VolumeStatus) (bool, error) {
+	s, inst := p.s, p.inst
+	found, err := s.ec2.FindVolumes(ctx, map[string]string{ec2.TagOwnerUID: string(s.obj.UID), ec2.TagDevice: e.DeviceName})
+	if err != nil {
+		return false, err
+	}
+	for _, vol := range found {
+		usable := vol.State == "creating" || vol.State == "available"
+		if r.claimOf(s, vol.Tags) != claimOurs || vol.AttachedTo != "" || vol.AvailabilityZone != inst.AvailabilityZone || !usable {
+			continue
+		}
+		e.VolumeID, e.State, e.SizeGiB, e.Type, e.IOPS, e.Throughput = vol.ID, vol.State, vol.SizeGiB, vol.Type, vol.IOPS, vol.Throughput
+		p.described[vol.ID] = vol
+		r.event(s, corev1.EventTypeNormal, "VolumeCreated", fmt.Sprintf(
+			"found volume %s for %s, created by an earlier CreateVolume whose answer was lost; it is changed to match the spec", vol.ID, e.DeviceName))
+		p.writeStatus()
+		p.busy = true
+		return true, s.patchStatus(ctx, r.Client)
+	}
+	return false, nil
+}
+
+// volumeMissing handles a volume status names that DescribeVolumes did not show, or
+// showed in the error state. One recorded as being created may not be visible yet
+// (CreateVolume's answer can come before DescribeVolumes shows the volume), and is
+// waited for as long as a new instance is; after that, or in the error state, EBS gave
+// up creating it. That is reported like a failed call (Ready False with
+// VolumeNotFound, a Warning event, the workqueue's backoff) and the volume is created
+// again under a new client token: EC2 would answer the old one with the failed
+// volume. A volume gone after it was created (deleted outside Kubernetes) is created
+// again at once, with an event.
+func (r *EC2InstanceReconciler) volumeMissing(ctx context.Context, p *volumePass, v computev1alpha1.DataVolume, e *computev1alpha1.VolumeStatus, inError bool) error {
+	s := p.s
+	p.busy = true
+	var msg string
+	switch {
+	case inError:
+		if err := s.ec2.DeleteVolume(ctx, e.VolumeID); err != nil {
+			return err
+		}
+		msg = fmt.Sprintf("EBS could not create volume %s for %s (it is in the error state) and it was deleted", e.VolumeID, v.DeviceName)
+	case e.State == "creating":
+		if first := r.creating.missing(s.obj.UID, e.VolumeID, r.now()); r.now().Sub(first) < r.VisibilityGracePeriod {
+			return nil
+		}
+		msg = fmt.Sprintf("volume %s for %s vanished while EBS was creating it", e.VolumeID, v.DeviceName)
+	default:
+		r.event(s, corev1.EventTypeWarning, computev1alpha1.ReasonVolumeNotFound,
+			fmt.Sprintf("volume %s at %s is gone; creating a new one", e.VolumeID, v.DeviceName))
+		r.renewVolume(s, e)
+		return nil
+	}
+	r.renewVolume(s, e)
+	return &ec2.Error{Kind: ec2.KindNotFound, Operation: "CreateVolume", Code: codeVolumeCreationFailed,
+		Message: msg + "; creating a new one under a new client token (a KMS key EBS cannot use fails every one)"}
+}
+
+// renewVolume empties the entry of a volume that is gone, so that the next pass
+// creates a new one; counting it as removed gives that one a new client token.
+func (r *EC2InstanceReconciler) renewVolume(s *instanceScope, e *computev1alpha1.VolumeStatus) {
+	r.creating.seen(s.obj.UID, e.VolumeID)
+	s.obj.Status.VolumeRemovals++
+	*e = computev1alpha1.VolumeStatus{DeviceName: e.DeviceName, DeleteOnTermination: e.DeleteOnTermination}
+}
+
+// creatingVolumes remembers, per object, since when each volume recorded as being
+// created has been missing from DescribeVolumes, to tell a volume not visible yet from
+// one that vanished. Losing it (a restart) only restarts the wait.
+type creatingVolumes struct {
+	mu    sync.Mutex
+	since map[types.UID]map[string]time.Time
+}
+
+// missing records that the volume is missing now, unless it already was, and returns
+// since when it has been.
+func (c *creatingVolumes) missing(uid types.UID, volumeID string, now time.Time) time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.since == nil {
+		c.since = map[types.UID]map[string]time.Time{}
+	}
+	m := c.since[uid]
+	if m == nil {
+		m = map[string]time.Time{}
+		c.since[uid] = m
+	}
+	if first, ok := m[volumeID]; ok {
+		return first
+	}
+	m[volumeID] = now
+	return now
+}
+
+// seen drops the volume: it was found, or is given up on.
+func (c *creatingVolumes) seen(uid types.UID, volumeID string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if m := c.since[uid]; m != nil {
+		delete(m, volumeID)
+		if len(m) == 0 {
+			delete(c.since, uid)
+		}
+	}
+}
+
+// forget drops everything remembered about the object.
+func (c *creatingVolumes) forget(uid types.UID) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.since, uid)
+}

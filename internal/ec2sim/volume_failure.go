@@ -1,0 +1,54 @@
+package ec2sim
+
+import "time"
+
+// VolumeFailure is how EBS ends a volume whose creation fails after CreateVolume
+// answered. The API reference says of CreateVolume's KmsKeyId that EBS checks the key
+// asynchronously, so that with a key it cannot use "the action can appear to
+// complete, but eventually fails": the volume is reported creating, then is gone.
+type VolumeFailure int
+
+const (
+	// VolumeVanishes: EBS forgets the volume; DescribeVolumes no longer lists it, and
+	// by id it is InvalidVolume.NotFound.
+	VolumeVanishes VolumeFailure = iota
+	// VolumeErrors: the volume stays, in the error state, until it is deleted.
+	VolumeErrors
+)
+
+// FailNextVolumeCreation makes the creation of the next volume CreateVolume creates
+// fail as how says: it is answered creating like any other, stays creating for
+// VolumeCreateDuration and then vanishes or goes to the error state instead of
+// becoming available. Each call arms one failure; the armed failures are taken in
+// order. A CreateVolume retried with the ClientToken of a volume already created
+// creates nothing and takes none.
+func (s *Sim) FailNextVolumeCreation(how VolumeFailure) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.volumeFailures = append(s.volumeFailures, how)
+}
+
+// armCreationFailure gives a new volume the next armed failure, if any.
+func (s *Sim) armCreationFailure(v *VolumeRecord) {
+	if len(s.volumeFailures) == 0 {
+		return
+	}
+	how := s.volumeFailures[0]
+	s.volumeFailures = s.volumeFailures[1:]
+	v.fails = &how
+}
+
+// finishCreation ends a volume's creation at the time at: it becomes available, or
+// fails as it was armed to. It reports whether the volume is gone.
+func (s *Sim) finishCreation(v *VolumeRecord, at time.Time) bool {
+	switch {
+	case v.fails == nil:
+		v.State, v.since = VolumeAvailable, at
+	case *v.fails == VolumeErrors:
+		v.State, v.since = VolumeError, at
+	default:
+		s.deleteVolume(v.ID)
+		return true
+	}
+	return false
+}
