@@ -64,6 +64,7 @@ type options struct {
 	eventsQueueURL          string
 	sqsEndpoint             string
 	stsEndpoint             string
+	extraRegions            string
 	// resyncPeriodSet says whether --resync-period or RESYNC_PERIOD was given: with
 	// events on, the default resync period is longer.
 	resyncPeriodSet bool
@@ -108,6 +109,9 @@ func (o *options) bindFlags(fs *flag.FlagSet) {
 
 	fs.StringVar(&o.awsRegion, "aws-region", envOr("AWS_REGION", envOr("AWS_DEFAULT_REGION", "")),
 		"The AWS region of EC2Instances that do not name one (env AWS_REGION).")
+	fs.StringVar(&o.extraRegions, "extra-regions", envOr("EXTRA_REGIONS", ""),
+		"Comma-separated AWS regions accepted besides those of the partitions this build knows (regions newer than it); "+
+			"any other region an EC2Instance or AWSAccount names is refused with RegionUnknown before any call (env EXTRA_REGIONS).")
 	fs.StringVar(&o.ec2Endpoint, "ec2-endpoint", envOr("AWS_ENDPOINT_URL_EC2", ""),
 		"Override the EC2 endpoint URL, for example a local emulator (env AWS_ENDPOINT_URL_EC2).")
 	fs.IntVar(&o.awsMaxAttempts, "aws-max-attempts", envInt("AWS_MAX_ATTEMPTS", 5),

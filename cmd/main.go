@@ -25,6 +25,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -111,11 +112,13 @@ func run(ctx context.Context, opts options) error {
 		Credentials: awsCreds,
 		Endpoint:    opts.ec2Endpoint,
 		STSEndpoint: opts.stsEndpoint,
-		MaxAttempts: opts.awsMaxAttempts,
-		Limits:      limits,
-		NoPacing:    limits == nil,
-		RateLimit:   opts.awsRateLimit,
-		Recorder:    m,
+		// An empty flag is no region, not one empty region.
+		ExtraRegions: strings.FieldsFunc(opts.extraRegions, func(c rune) bool { return c == ',' || c == ' ' }),
+		MaxAttempts:  opts.awsMaxAttempts,
+		Limits:       limits,
+		NoPacing:     limits == nil,
+		RateLimit:    opts.awsRateLimit,
+		Recorder:     m,
 		// Settled instances are answered from fleet-wide reads at most a resync old, so
 		// a fleet at rest costs about one DescribeInstances call per resync period (of
 		// up to 1,000 instances), and drift made outside Kubernetes is seen within two.

@@ -165,6 +165,10 @@ const (
 	// guardrails do not allow (an instance profile, key pair, subnet, VPC, security
 	// group, image owner or instance type); the message names the field and the rule.
 	ReasonGuardrailViolation = "GuardrailViolation"
+
+	// ReasonRegionUnknown: the object's region (spec.region, or its account's default
+	// region) is in no AWS partition the operator knows; nothing is called.
+	ReasonRegionUnknown = "RegionUnknown"
 	// ReasonUserDataSourceRefused: userDataFrom names a Secret the operator never
 	// reads, whatever RBAC allows: a ServiceAccount or bootstrap token, or one of the
 	// operator's own credentials.

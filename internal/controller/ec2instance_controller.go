@@ -134,8 +134,9 @@ type EC2InstanceReconciler struct {
 	once              sync.Once
 	// expected holds the regions whose clients were told about the managed fleet.
 	expected sync.Map
-	// uids maps each object's name to its UID, so that what is remembered per UID can
-	// be dropped when the object is gone (also when it went without the finalizer).
+	// uids maps each object's name to its objectMemory, so that what is remembered per
+	// UID can be dropped when the object is gone (also when it went without the
+	// finalizer).
 	uids sync.Map
 }
 
@@ -163,7 +164,7 @@ func (r *EC2InstanceReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	r.uids.Store(req.NamespacedName, obj.UID)
+	r.remember(req.NamespacedName, obj)
 	if ref, ok := userDataRefOf(obj); ok && obj.DeletionTimestamp.IsZero() {
 		r.sources.use(req.NamespacedName, obj.UID, ref)
 	} else {
@@ -241,8 +242,8 @@ func (r *EC2InstanceReconciler) reconcile(ctx context.Context, s *instanceScope)
 	s.region = r.regionOf(s.obj, acct)
 	c, err := r.clientFor(ctx, acct, s.region)
 	if err != nil {
-		s.notReady(computev1alpha1.ReasonAWSError, fmt.Sprintf("configuring the EC2 client for region %q: %v", s.region, err))
-		return ctrl.Result{}, err
+		// An unknown region is refused here, before any call: RegionUnknown, Stalled.
+		return r.fail(s, fmt.Sprintf("configuring the EC2 client for region %q", s.region), err)
 	}
 	s.ec2 = c
 	r.expectFleet(ctx, s.obj.Status.Account, s.region, c)
@@ -298,24 +299,57 @@ func (r *EC2InstanceReconciler) noInstanceRecorded(s *instanceScope) bool {
 // there yet.
 const credentialsWait = 10 * time.Second
 
+// objectMemory is what the reconciler knows of an object by its name: its UID, and
+// the instance its status recorded, which is what EC2 events are remembered by.
+type objectMemory struct {
+	uid        types.UID
+	instanceID string
+}
+
+// remember records the object's UID and instance under its name. An object of the
+// same name with another UID (deleted and created again between two passes) had its
+// memory dropped here, since its own NotFound pass may never come; so had what the
+// events said of an instance the object no longer records.
+func (r *EC2InstanceReconciler) remember(name types.NamespacedName, obj *computev1alpha1.EC2Instance) {
+	prev, loaded := r.uids.Swap(name, objectMemory{uid: obj.UID, instanceID: obj.Status.InstanceID})
+	if !loaded {
+		return
+	}
+	switch p := prev.(objectMemory); {
+	case p.uid != obj.UID:
+		r.forgetUID(p)
+	case p.instanceID != "" && p.instanceID != obj.Status.InstanceID:
+		r.events.forget(p.instanceID)
+	}
+}
+
 // forgetObject drops everything remembered about an object that no longer exists.
 func (r *EC2InstanceReconciler) forgetObject(name types.NamespacedName) {
 	v, ok := r.uids.LoadAndDelete(name)
 	if !ok {
 		return
 	}
-	uid := v.(types.UID)
+	r.forgetUID(v.(objectMemory))
+	r.Metrics.ForgetInstance(name.Namespace, name.Name)
+}
+
+// forgetUID drops what is remembered per UID and about the object's instance: every
+// map the reconciler keeps per object is bounded by the objects that exist.
+func (r *EC2InstanceReconciler) forgetUID(m objectMemory) {
+	uid := m.uid
 	r.forgetAttributes(uid)
 	r.launched.forget(uid)
 	r.sources.release(uid)
 	r.conflicts.forget(uid)
 	r.creating.forget(uid)
+	if m.instanceID != "" {
+		r.events.forget(m.instanceID)
+	}
 	for key, n := range r.vanished.forget(uid) {
 		account, region, _ := strings.Cut(key, "/")
 		r.Metrics.ReplacementsPaused(account, region, n)
 	}
 	r.Metrics.InstanceState(uid, "")
-	r.Metrics.ForgetInstance(name.Namespace, name.Name)
 }
 
 // regionOf is the region an object's instance lives in: the one pinned in status,

@@ -53,6 +53,7 @@ func reasonFor(err error) string {
 
 // reasonsByCode names causes that the error's kind alone does not tell apart.
 var reasonsByCode = map[string]string{
+	ec2.CodeUnknownRegion:            computev1alpha1.ReasonRegionUnknown,
 	"InvalidSnapshot.NotFound":       computev1alpha1.ReasonSnapshotNotFound,
 	"InvalidVolume.NotFound":         computev1alpha1.ReasonVolumeNotFound,
 	"InvalidVolume.ZoneMismatch":     computev1alpha1.ReasonVolumeZoneMismatch,

@@ -54,6 +54,21 @@ func (e *eventState) takeStale(id string) bool {
 	return false
 }
 
+// forget drops what the events said of an instance no object records any more.
+func (e *eventState) forget(id string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	delete(e.stale, id)
+	delete(e.spot, id)
+}
+
+// sizes says how many instances have a stale mark and a Spot warning remembered.
+func (e *eventState) sizes() (stale, spot int) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return len(e.stale), len(e.spot)
+}
+
 // spotWarning returns the interruption warning for the instance, if a recent one came.
 func (e *eventState) spotWarning(id string, now time.Time) (events.Event, bool) {
 	e.mu.Lock()

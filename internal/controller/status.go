@@ -89,6 +89,7 @@ var reasonsNeedingTheUser = map[string]bool{
 	computev1alpha1.ReasonUserDataNotGranted:      true,
 	computev1alpha1.ReasonUserDataSourceRefused:   true,
 	computev1alpha1.ReasonGuardrailViolation:      true,
+	computev1alpha1.ReasonRegionUnknown:           true,
 	computev1alpha1.ReasonReplacementPaused:       true,
 	computev1alpha1.ReasonTagLimitExceeded:        true,
 	computev1alpha1.ReasonArchitectureMismatch:    true,

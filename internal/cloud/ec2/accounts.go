@@ -84,6 +84,9 @@ func (r *RegionalClients) ForAccount(ctx context.Context, role AssumedRole, regi
 	if region == "" {
 		return nil, fmt.Errorf("no AWS region: set spec.region, the AWSAccount's defaultRegion, the --aws-region flag or AWS_REGION")
 	}
+	if err := r.checkRegion(region); err != nil {
+		return nil, err
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	a := r.accountLocked(role, region)
@@ -111,6 +114,9 @@ func (r *RegionalClients) ForAccount(ctx context.Context, role AssumedRole, regi
 func (r *RegionalClients) VerifyAccount(ctx context.Context, role AssumedRole, region string) (Identity, error) {
 	if role.RoleARN == "" {
 		return r.OwnIdentity(ctx, region, 0)
+	}
+	if err := r.checkRegion(region); err != nil {
+		return Identity{}, err
 	}
 	r.mu.Lock()
 	a := r.accountLocked(role, region)

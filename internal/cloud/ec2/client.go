@@ -38,6 +38,9 @@ const (
 type Options struct {
 	// Region is the AWS region; empty uses the default chain (AWS_REGION, profile).
 	Region string
+	// ExtraRegions are regions accepted besides those of the known partitions
+	// (regions.go): regions newer than this build (--extra-regions).
+	ExtraRegions []string
 	// Endpoint overrides the EC2 endpoint URL. Empty keeps the SDK default, which also
 	// honours AWS_ENDPOINT_URL_EC2 and AWS_ENDPOINT_URL.
 	Endpoint string

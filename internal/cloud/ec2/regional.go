@@ -51,8 +51,8 @@ func NewRegionalClientsFromConfig(cfg aws.Config, opts Options) *RegionalClients
 
 // ForRegion returns the client of a region, creating it on first use.
 func (r *RegionalClients) ForRegion(_ context.Context, region string) (Client, error) {
-	if region == "" {
-		return nil, fmt.Errorf("no AWS region: set spec.region, the --aws-region flag or AWS_REGION")
+	if err := r.checkRegion(region); err != nil {
+		return nil, err
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()

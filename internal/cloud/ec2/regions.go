@@ -1,0 +1,58 @@
+package ec2
+
+import (
+	"fmt"
+	"slices"
+)
+
+// CodeUnknownRegion marks a region that is in no AWS partition the operator knows,
+// refused before any call (and before a client is made for it).
+const CodeUnknownRegion = "UnknownRegion"
+
+// partitionRegions are the regions of each AWS partition, as the AWS SDK's endpoint
+// rules list them (aws-sdk-go-v2 internal/endpoints/awsrulesfn/partitions.json);
+// TestTheRegionListIsTheSDKs fails when a new SDK lists others. A region string is
+// something a tenant types: without this list every typo or invented name would get
+// a long-lived client (and a rate limiter and caches) of its own, and calls to an
+// endpoint that does not exist.
+var partitionRegions = map[string][]string{
+	"aws": {
+		"af-south-1", "ap-east-1", "ap-east-2", "ap-northeast-1", "ap-northeast-2", "ap-northeast-3",
+		"ap-south-1", "ap-south-2", "ap-southeast-1", "ap-southeast-2", "ap-southeast-3", "ap-southeast-4",
+		"ap-southeast-5", "ap-southeast-6", "ap-southeast-7", "ca-central-1", "ca-west-1",
+		"eu-central-1", "eu-central-2", "eu-north-1", "eu-south-1", "eu-south-2", "eu-west-1", "eu-west-2", "eu-west-3",
+		"il-central-1", "me-central-1", "me-south-1", "me-west-1", "mx-central-1", "sa-east-1", "sa-west-1",
+		"us-east-1", "us-east-2", "us-west-1", "us-west-2",
+	},
+	"aws-cn":     {"cn-north-1", "cn-northwest-1"},
+	"aws-eusc":   {"eusc-de-east-1"},
+	"aws-iso":    {"us-iso-east-1", "us-iso-west-1"},
+	"aws-iso-b":  {"us-isob-east-1", "us-isob-west-1"},
+	"aws-iso-e":  {"eu-isoe-west-1"},
+	"aws-iso-f":  {"us-isof-east-1", "us-isof-south-1"},
+	"aws-us-gov": {"us-gov-east-1", "us-gov-west-1"},
+}
+
+// knownRegion reports whether the region is in one of the partitions.
+func knownRegion(region string) bool {
+	for _, regions := range partitionRegions {
+		if slices.Contains(regions, region) {
+			return true
+		}
+	}
+	return false
+}
+
+// checkRegion refuses a region that is neither known nor one the operator was told
+// to accept (its own default region, and Options.ExtraRegions for a region newer
+// than this build).
+func (r *RegionalClients) checkRegion(region string) error {
+	if region == "" {
+		return fmt.Errorf("no AWS region: set spec.region, the --aws-region flag or AWS_REGION")
+	}
+	if knownRegion(region) || region == r.cfg.Region || slices.Contains(r.opts.ExtraRegions, region) {
+		return nil
+	}
+	return &Error{Kind: KindInvalidInput, Code: CodeUnknownRegion,
+		Message: fmt.Sprintf("%q is not a region of any AWS partition this operator knows; fix spec.region (or the account's defaultRegion), or, for a region newer than this operator, start it with --extra-regions=%s", region, region)}
+}

@@ -1,0 +1,91 @@
+package ec2
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+)
+
+// TestTheRegionListIsTheSDKs compares partitionRegions with the partition list of the
+// AWS SDK this module builds with, so that an SDK update that knows new regions makes
+// this test fail until the list has them too.
+func TestTheRegionListIsTheSDKs(t *testing.T) {
+	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/aws/aws-sdk-go-v2").Output()
+	if err != nil {
+		t.Fatalf("locating the AWS SDK module: %v", err)
+	}
+	data, err := os.ReadFile(filepath.Join(strings.TrimSpace(string(out)), "internal/endpoints/awsrulesfn/partitions.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var file struct {
+		Partitions []struct {
+			ID      string                     `json:"id"`
+			Regions map[string]json.RawMessage `json:"regions"`
+		} `json:"partitions"`
+	}
+	if err := json.Unmarshal(data, &file); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][]string{}
+	for _, p := range file.Partitions {
+		for region := range p.Regions {
+			// aws-global and the like name the partition's global endpoint, not a region.
+			if !strings.HasSuffix(region, "-global") {
+				want[p.ID] = append(want[p.ID], region)
+			}
+		}
+		slices.Sort(want[p.ID])
+	}
+	if len(want) == 0 {
+		t.Fatal("no partition read from the SDK: the comparison would prove nothing")
+	}
+	for id, regions := range want {
+		got := slices.Sorted(slices.Values(partitionRegions[id]))
+		if !slices.Equal(got, regions) {
+			t.Errorf("partition %s: the SDK lists %v, regions.go %v", id, regions, got)
+		}
+	}
+	for id := range partitionRegions {
+		if _, ok := want[id]; !ok {
+			t.Errorf("regions.go lists partition %s, which the SDK does not know", id)
+		}
+	}
+}
+
+// TestAnUnknownRegionGetsNoClient: a region in no partition is refused with a typed
+// error and no client is kept for it; the operator's own region and --extra-regions
+// are accepted.
+func TestAnUnknownRegionGetsNoClient(t *testing.T) {
+	r := NewRegionalClientsFromConfig(aws.Config{Region: "us-east-1"}, Options{ExtraRegions: []string{"xx-newplace-1"}})
+	for _, region := range []string{"us-west-2", "cn-north-1", "us-gov-west-1", "xx-newplace-1"} {
+		if _, err := r.ForRegion(context.Background(), region); err != nil {
+			t.Errorf("%s refused: %v", region, err)
+		}
+	}
+	for range 1000 {
+		for _, region := range []string{"us-mars-1", "eu-westt-1", "us-east-10"} {
+			_, err := r.ForRegion(context.Background(), region)
+			var e *Error
+			if !errors.As(err, &e) || e.Kind != KindInvalidInput || e.Code != CodeUnknownRegion || !strings.Contains(e.Message, region) {
+				t.Fatalf("%s: %v, want an UnknownRegion error naming it", region, err)
+			}
+			if _, err := r.ForAccount(context.Background(), AssumedRole{Name: "a", RoleARN: "arn:aws:iam::111122223333:role/x"}, region); CodeOf(err) != CodeUnknownRegion {
+				t.Fatalf("%s in an account: %v, want UnknownRegion", region, err)
+			}
+		}
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.clients) != 4 || len(r.accounts) != 0 {
+		t.Errorf("%d regional clients and %d accounts kept, want 4 and 0", len(r.clients), len(r.accounts))
+	}
+}

@@ -1,0 +1,140 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
+	"github.com/ec2-operator/ec2-operator/internal/events"
+)
+
+// remembered counts the entries of every map the reconciler keeps per object or per
+// instance.
+func remembered(r *EC2InstanceReconciler) map[string]int {
+	out := map[string]int{}
+	r.uids.Range(func(any, any) bool { out["uids"]++; return true })
+	out["attributes"] = r.attributes.size()
+	r.launched.mu.Lock()
+	out["launched"] = len(r.launched.entries)
+	r.launched.mu.Unlock()
+	out["events.stale"], out["events.spot"] = r.events.sizes()
+	r.vanished.mu.Lock()
+	out["vanished"] = len(r.vanished.seen) + len(r.vanished.paused)
+	r.vanished.mu.Unlock()
+	out["sources.watches"], out["sources.users"] = r.sources.counts()
+	out["conflicts"] = r.conflicts.size()
+	r.creating.mu.Lock()
+	out["creating"] = len(r.creating.since)
+	r.creating.mu.Unlock()
+	return out
+}
+
+// TestWhatTheReconcilerKeepsPerObjectGoesWithTheObjects creates 1,000 objects (EC2
+// events on, a tenth of them with user data from a Secret), lets them launch, deletes
+// them all, and checks that every map the reconciler keeps per object or instance is
+// back to its size before: nothing a tenant creates and deletes stays in memory.
+//
+// It is not parallel: its 1,000 launches and deletions load the API server for about
+// a minute and a half, which would stretch the bounded waits of the tests beside it.
+func TestWhatTheReconcilerKeepsPerObjectGoesWithTheObjects(t *testing.T) {
+	const objects = 1000
+	h := newHarness(t, harnessOptions{events: true, tweak: func(r *EC2InstanceReconciler) { r.MaxConcurrentReconciles = 16 }})
+	h.timeout = 5 * time.Minute
+	before := remembered(h.reconciler)
+	h.createSecret("boot", "user-data", secretUserData)
+	start := time.Now()
+	for i := range objects {
+		obj := h.instance(fmt.Sprintf("m-%04d", i))
+		if i%10 == 0 {
+			obj.Spec.UserDataFrom = &computev1alpha1.UserDataSource{SecretKeyRef: &computev1alpha1.KeySelector{Name: "boot", Key: "user-data"}}
+		}
+		h.create(obj)
+	}
+	h.eventually(h.timeout, func() string {
+		return unless(h.countReady() == objects, "%d of %d objects Ready", h.countReady(), objects)
+	})
+	t.Logf("%d objects Ready in %s", objects, time.Since(start).Round(time.Second))
+	full := remembered(h.reconciler)
+	if full["uids"] != objects || full["sources.users"] != objects/10 {
+		t.Fatalf("with %d objects the reconciler remembers %v: the check below would prove nothing", objects, full)
+	}
+
+	start = time.Now()
+	if err := h.k8s.DeleteAllOf(context.Background(), &computev1alpha1.EC2Instance{}, client.InNamespace(h.ns)); err != nil {
+		t.Fatal(err)
+	}
+	h.eventually(h.timeout, func() string {
+		list := &computev1alpha1.EC2InstanceList{}
+		if err := h.k8s.List(context.Background(), list, client.InNamespace(h.ns)); err != nil {
+			return err.Error()
+		}
+		return unless(len(list.Items) == 0, "%d objects left", len(list.Items))
+	})
+	t.Logf("deleted in %s; remembered with all objects: %v", time.Since(start).Round(time.Second), full)
+	h.eventually(h.timeout, func() string {
+		now := remembered(h.reconciler)
+		return unless(fmt.Sprint(now) == fmt.Sprint(before), "remembered %v after every object went, %v before", now, before)
+	})
+}
+
+// countReady counts the test namespace's objects that are Ready.
+func (h *harness) countReady() int {
+	list := &computev1alpha1.EC2InstanceList{}
+	if err := h.k8s.List(context.Background(), list, client.InNamespace(h.ns)); err != nil {
+		return -1
+	}
+	n := 0
+	for _, o := range list.Items {
+		if meta.IsStatusConditionTrue(o.Status.Conditions, computev1alpha1.ConditionReady) {
+			n++
+		}
+	}
+	return n
+}
+
+// TestAnObjectsMemoryGoesWhenItIsDeletedOrReplacedUnderItsName checks the rule behind
+// the test above for what it cannot provoke on purpose: an EC2 event remembered for
+// an instance whose object went before the next pass, and an object deleted and
+// created again under its name between two passes (its NotFound pass never comes).
+func TestAnObjectsMemoryGoesWhenItIsDeletedOrReplacedUnderItsName(t *testing.T) {
+	r := &EC2InstanceReconciler{}
+	r.defaults()
+	name := types.NamespacedName{Namespace: "team", Name: "web"}
+	obj := &computev1alpha1.EC2Instance{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "web", UID: "uid-1"}}
+	obj.Status.InstanceID = "i-1"
+
+	r.remember(name, obj)
+	r.events.stale["i-1"], r.events.spot["i-1"] = true, events.Event{InstanceID: "i-1"}
+	r.attributes.put("uid-1", 1, time.Now(), observedAttributes{}, "")
+	r.forgetObject(name)
+	if stale, spot := r.events.sizes(); stale+spot != 0 || r.attributes.size() != 0 {
+		t.Errorf("after the object went: %d stale marks, %d Spot warnings, %d attribute entries", stale, spot, r.attributes.size())
+	}
+
+	r.remember(name, obj)
+	r.events.stale["i-1"] = true
+	r.attributes.put("uid-1", 1, time.Now(), observedAttributes{}, "")
+	again := obj.DeepCopy()
+	again.UID, again.Status.InstanceID = "uid-2", ""
+	r.remember(name, again)
+	if stale, _ := r.events.sizes(); stale != 0 || r.attributes.known("uid-1") {
+		t.Errorf("after the object was created again under its name: %d stale marks, the old UID's attributes kept: %v", stale, r.attributes.known("uid-1"))
+	}
+
+	// A replacement instance: what the events said of the old one goes.
+	r.remember(name, obj)
+	r.events.stale["i-1"] = true
+	replaced := obj.DeepCopy()
+	replaced.Status.InstanceID = "i-2"
+	r.remember(name, replaced)
+	if stale, _ := r.events.sizes(); stale != 0 {
+		t.Errorf("after the instance was replaced: %d stale marks", stale)
+	}
+}
