@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"strings"
 	"sync"
 	"time"
 
@@ -16,17 +15,11 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/metadata"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
-	"sigs.k8s.io/controller-runtime/pkg/handler"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
-	"sigs.k8s.io/controller-runtime/pkg/predicate"
-	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
@@ -299,59 +292,6 @@ func (r *EC2InstanceReconciler) noInstanceRecorded(s *instanceScope) bool {
 // there yet.
 const credentialsWait = 10 * time.Second
 
-// objectMemory is what the reconciler knows of an object by its name: its UID, and
-// the instance its status recorded, which is what EC2 events are remembered by.
-type objectMemory struct {
-	uid        types.UID
-	instanceID string
-}
-
-// remember records the object's UID and instance under its name. An object of the
-// same name with another UID (deleted and created again between two passes) had its
-// memory dropped here, since its own NotFound pass may never come; so had what the
-// events said of an instance the object no longer records.
-func (r *EC2InstanceReconciler) remember(name types.NamespacedName, obj *computev1alpha1.EC2Instance) {
-	prev, loaded := r.uids.Swap(name, objectMemory{uid: obj.UID, instanceID: obj.Status.InstanceID})
-	if !loaded {
-		return
-	}
-	switch p := prev.(objectMemory); {
-	case p.uid != obj.UID:
-		r.forgetUID(p)
-	case p.instanceID != "" && p.instanceID != obj.Status.InstanceID:
-		r.events.forget(p.instanceID)
-	}
-}
-
-// forgetObject drops everything remembered about an object that no longer exists.
-func (r *EC2InstanceReconciler) forgetObject(name types.NamespacedName) {
-	v, ok := r.uids.LoadAndDelete(name)
-	if !ok {
-		return
-	}
-	r.forgetUID(v.(objectMemory))
-	r.Metrics.ForgetInstance(name.Namespace, name.Name)
-}
-
-// forgetUID drops what is remembered per UID and about the object's instance: every
-// map the reconciler keeps per object is bounded by the objects that exist.
-func (r *EC2InstanceReconciler) forgetUID(m objectMemory) {
-	uid := m.uid
-	r.forgetAttributes(uid)
-	r.launched.forget(uid)
-	r.sources.release(uid)
-	r.conflicts.forget(uid)
-	r.creating.forget(uid)
-	if m.instanceID != "" {
-		r.events.forget(m.instanceID)
-	}
-	for key, n := range r.vanished.forget(uid) {
-		account, region, _ := strings.Cut(key, "/")
-		r.Metrics.ReplacementsPaused(account, region, n)
-	}
-	r.Metrics.InstanceState(uid, "")
-}
-
 // regionOf is the region an object's instance lives in: the one pinned in status,
 // else the spec's, else the account's default, else the operator's.
 func (r *EC2InstanceReconciler) regionOf(o *computev1alpha1.EC2Instance, acct *computev1alpha1.AWSAccount) string {
@@ -394,105 +334,6 @@ func (r *EC2InstanceReconciler) expectFleet(ctx context.Context, account, region
 // conflictRetry is how soon an object whose status write met a newer version is
 // reconciled again the first time; conflictBackoff doubles it for each further one.
 const conflictRetry = 100 * time.Millisecond
-
-// SetupWithManager registers the reconciler. A reconcile follows a spec change (and
-// deletion, which bumps the generation of a custom resource with finalizers), an
-// annotation change, a change of an AWSAccount the object uses or of its namespace's
-// labels and annotations, an edit of the Secret or ConfigMap its userDataFrom names
-// (watched only in namespaces that granted it, sourcewatch.go), and an EC2 event
-// about its instance: the operator's own status writes do not trigger one, so it
-// cannot feed itself a hot loop. Drift made outside Kubernetes is found by the
-// periodic resync.
-func (r *EC2InstanceReconciler) SetupWithManager(mgr ctrl.Manager) error {
-	r.defaults()
-	if err := r.resolveClusterID(mgr.GetAPIReader()); err != nil {
-		return err
-	}
-	if err := indexInstanceIDs(context.Background(), mgr.GetFieldIndexer()); err != nil {
-		return err
-	}
-	if err := indexAccounts(context.Background(), mgr.GetFieldIndexer()); err != nil {
-		return err
-	}
-	if r.SourceWatcher == nil {
-		watcher, err := metadata.NewForConfigAndClient(mgr.GetConfig(), mgr.GetHTTPClient())
-		if err != nil {
-			return err
-		}
-		r.SourceWatcher = watcher
-	}
-	r.sources.client = r.SourceWatcher
-	r.objectReader = mgr.GetAPIReader()
-	return ctrl.NewControllerManagedBy(mgr).
-		For(&computev1alpha1.EC2Instance{}, builder.WithPredicates(predicate.Or(
-			predicate.GenerationChangedPredicate{},
-			// The retry annotation asks for another try of a launch that stalled.
-			predicate.AnnotationChangedPredicate{}))).
-		// Objects that use an AWSAccount that changed (verified, allowed namespaces),
-		// and those of a namespace whose labels or default-account annotation changed.
-		Watches(&computev1alpha1.AWSAccount{}, handler.EnqueueRequestsFromMapFunc(r.objectsUsingAccount),
-			builder.WithPredicates(accountChangedForUsers())).
-		Watches(&corev1.Namespace{}, handler.EnqueueRequestsFromMapFunc(r.objectsInNamespace), builder.OnlyMetadata,
-			builder.WithPredicates(predicate.Or(predicate.LabelChangedPredicate{}, predicate.AnnotationChangedPredicate{}))).
-		// Objects whose instances EC2 events are about (HandleEvent).
-		WatchesRawSource(source.Channel(r.events.requests, &handler.EnqueueRequestForObject{})).
-		// Objects whose userDataFrom source changed.
-		WatchesRawSource(source.Channel(r.sources.requests, &handler.EnqueueRequestForObject{})).
-		Named("ec2instance").
-		WithOptions(controller.Options{
-			MaxConcurrentReconciles: r.MaxConcurrentReconciles,
-			RateLimiter:             newFailureBackoff(r.MinBackoff, r.MaxBackoff),
-		}).
-		Complete(r)
-}
-
-func (r *EC2InstanceReconciler) defaults() {
-	r.once.Do(func() {
-		if r.ResyncPeriod <= 0 {
-			r.ResyncPeriod = DefaultResyncPeriod
-		}
-		if r.PollInterval <= 0 {
-			r.PollInterval = DefaultPollInterval
-		}
-		if r.AttributeResyncPeriod <= 0 {
-			r.AttributeResyncPeriod = DefaultAttributeResyncPeriod
-		}
-		if r.VisibilityGracePeriod <= 0 {
-			r.VisibilityGracePeriod = DefaultVisibilityGracePeriod
-		}
-		if r.VanishHold <= 0 {
-			r.VanishHold = DefaultVanishHold
-		}
-		if r.MinBackoff <= 0 {
-			r.MinBackoff = DefaultMinBackoff
-		}
-		if r.MaxBackoff <= 0 {
-			r.MaxBackoff = DefaultMaxBackoff
-		}
-		if r.TypeChangeTimeout <= 0 {
-			r.TypeChangeTimeout = DefaultTypeChangeTimeout
-		}
-		if r.RestorePolicy == "" {
-			r.RestorePolicy = RestoreAdopt
-		}
-		if r.MaxConcurrentReconciles <= 0 {
-			r.MaxConcurrentReconciles = 1
-		}
-		if r.secondWriterQuiet <= 0 {
-			r.secondWriterQuiet = defaultSecondWriterQuiet
-		}
-		if r.Metrics == nil {
-			r.Metrics = nopObserver{}
-		}
-		if r.Now == nil {
-			r.Now = time.Now
-		}
-		r.events.init()
-		// A namespace that refused the watch of its sources is asked again as often as
-		// a settled instance is checked.
-		r.sources.init(r.ResyncPeriod, r.Now, ctrl.Log.WithName("userdata-watches"))
-	})
-}
 
 func (r *EC2InstanceReconciler) now() time.Time { return r.Now() }
 

@@ -1,0 +1,62 @@
+package controller
+
+import (
+	"strings"
+
+	"k8s.io/apimachinery/pkg/types"
+
+	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
+)
+
+// objectMemory is what the reconciler knows of an object by its name: its UID, and
+// the instance its status recorded, which is what EC2 events are remembered by.
+type objectMemory struct {
+	uid        types.UID
+	instanceID string
+}
+
+// remember records the object's UID and instance under its name. An object of the
+// same name with another UID (deleted and created again between two passes) had its
+// memory dropped here, since its own NotFound pass may never come; so had what the
+// events said of an instance the object no longer records.
+func (r *EC2InstanceReconciler) remember(name types.NamespacedName, obj *computev1alpha1.EC2Instance) {
+	prev, loaded := r.uids.Swap(name, objectMemory{uid: obj.UID, instanceID: obj.Status.InstanceID})
+	if !loaded {
+		return
+	}
+	switch p := prev.(objectMemory); {
+	case p.uid != obj.UID:
+		r.forgetUID(p)
+	case p.instanceID != "" && p.instanceID != obj.Status.InstanceID:
+		r.events.forget(p.instanceID)
+	}
+}
+
+// forgetObject drops everything remembered about an object that no longer exists.
+func (r *EC2InstanceReconciler) forgetObject(name types.NamespacedName) {
+	v, ok := r.uids.LoadAndDelete(name)
+	if !ok {
+		return
+	}
+	r.forgetUID(v.(objectMemory))
+	r.Metrics.ForgetInstance(name.Namespace, name.Name)
+}
+
+// forgetUID drops what is remembered per UID and about the object's instance: every
+// map the reconciler keeps per object is bounded by the objects that exist.
+func (r *EC2InstanceReconciler) forgetUID(m objectMemory) {
+	uid := m.uid
+	r.forgetAttributes(uid)
+	r.launched.forget(uid)
+	r.sources.release(uid)
+	r.conflicts.forget(uid)
+	r.creating.forget(uid)
+	if m.instanceID != "" {
+		r.events.forget(m.instanceID)
+	}
+	for key, n := range r.vanished.forget(uid) {
+		account, region, _ := strings.Cut(key, "/")
+		r.Metrics.ReplacementsPaused(account, region, n)
+	}
+	r.Metrics.InstanceState(uid, "")
+}
