@@ -310,14 +310,14 @@ func (r *EC2InstanceReconciler) ourLiveInstances(s *instanceScope, in []ec2.Inst
 func (r *EC2InstanceReconciler) launchFailed(ctx context.Context, s *instanceScope, err error) (*ec2.Instance, ctrl.Result, error) {
 	st := &s.obj.Status
 	switch {
-	case ec2.CodeOf(err) == "IdempotentInstanceTerminated":
+	case ec2.TokenOfTerminatedInstance(err):
 		// The instance launched with this token is gone: the next token launches anew.
 		r.event(s, corev1.EventTypeWarning, computev1alpha1.ReasonRecreating,
 			"the instance launched with client token "+st.ClientToken+" was terminated; launching a replacement with a new token")
 		st.Recreations++
 		st.LastLaunchAttempt, st.LaunchAttempts = nil, 0
 		return nil, ctrl.Result{Requeue: true}, s.patchStatus(ctx, r.Client)
-	case ec2.CodeOf(err) == "IdempotentParameterMismatch":
+	case ec2.KindOf(err) == ec2.KindIdempotencyConflict:
 		return r.idempotencyConflict(s, err)
 	case ec2.RefusedOutright(err):
 		// EC2 refused the launch outright, at every attempt the SDK made (a lost answer

@@ -294,3 +294,11 @@ func redact(err error, secret string) error {
 	cp.Err = errors.New(cp.Message)
 	return &cp
 }
+
+// TokenOfTerminatedInstance reports whether RunInstances refused the client token
+// because the instance launched with it was terminated (IdempotentInstanceTerminated):
+// a new token launches anew. The other idempotency conflict, the token used with other
+// parameters, needs a look for the earlier instance instead.
+func TokenOfTerminatedInstance(err error) bool {
+	return CodeOf(err) == "IdempotentInstanceTerminated"
+}

@@ -24,7 +24,7 @@ const (
 	KindInvalidInput
 	// KindIdempotencyConflict means the client token was used with other parameters
 	// (IdempotentParameterMismatch) or belongs to a terminated instance
-	// (IdempotentInstanceTerminated).
+	// (IdempotentInstanceTerminated; TokenOfTerminatedInstance tells it apart).
 	KindIdempotencyConflict
 	// KindAuth means the credentials are missing, invalid, expired or not allowed to
 	// make the call.
