@@ -111,19 +111,15 @@ func (r *AWSAccountReconciler) Reconcile(ctx context.Context, req ctrl.Request) 
 		r.setCondition(ctx, acct, computev1alpha1.ConditionDeletionBlocked, metav1.ConditionTrue, computev1alpha1.ReasonAccountInUse, msg)
 	case !acct.DeletionTimestamp.IsZero():
 		if controllerutil.ContainsFinalizer(acct, computev1alpha1.AccountFinalizer) {
-			patch := client.MergeFrom(acct.DeepCopy())
-			controllerutil.RemoveFinalizer(acct, computev1alpha1.AccountFinalizer)
-			if err := r.Patch(ctx, acct, patch); err != nil {
-				return ctrl.Result{}, client.IgnoreNotFound(err)
+			if err := r.patchFinalizers(ctx, acct, func() { controllerutil.RemoveFinalizer(acct, computev1alpha1.AccountFinalizer) }); err != nil {
+				return finalizerPatchResult(client.IgnoreNotFound(err))
 			}
 		}
 		r.forget(acct.Name)
 		return ctrl.Result{}, nil
 	case !controllerutil.ContainsFinalizer(acct, computev1alpha1.AccountFinalizer):
-		patch := client.MergeFrom(acct.DeepCopy())
-		controllerutil.AddFinalizer(acct, computev1alpha1.AccountFinalizer)
-		if err := r.Patch(ctx, acct, patch); err != nil {
-			return ctrl.Result{}, err
+		if err := r.patchFinalizers(ctx, acct, func() { controllerutil.AddFinalizer(acct, computev1alpha1.AccountFinalizer) }); err != nil {
+			return finalizerPatchResult(err)
 		}
 		before.Finalizers = acct.Finalizers
 		before.ResourceVersion = acct.ResourceVersion
@@ -301,4 +297,22 @@ func accountUseChanged() predicate.Funcs {
 		},
 		GenericFunc: func(event.GenericEvent) bool { return false },
 	}
+}
+
+// patchFinalizers applies mutate to the account's finalizers with optimistic locking:
+// a merge patch replaces the whole list, so without the resourceVersion a finalizer
+// another controller added since the cache was read would be dropped.
+func (r *AWSAccountReconciler) patchFinalizers(ctx context.Context, acct *computev1alpha1.AWSAccount, mutate func()) error {
+	patch := client.MergeFromWithOptions(acct.DeepCopy(), client.MergeFromWithOptimisticLock{})
+	mutate()
+	return r.Patch(ctx, acct, patch)
+}
+
+// finalizerPatchResult comes back soon after a conflict (the cache has not seen the
+// newer version yet) and returns any other error for the backoff.
+func finalizerPatchResult(err error) (ctrl.Result, error) {
+	if apierrors.IsConflict(err) {
+		return ctrl.Result{RequeueAfter: conflictRetry + jitter(conflictRetry/10)}, nil
+	}
+	return ctrl.Result{}, err
 }
