@@ -58,7 +58,7 @@ func (r *EC2InstanceReconciler) reconcileDelete(ctx context.Context, s *instance
 	// deletion): EC2 refuses a protected instance with OperationNotPermitted, and only
 	// then is it lifted.
 	state, err := s.ec2.TerminateInstance(ctx, inst.ID)
-	if ec2.CodeOf(err) == codeOperationNotPermitted {
+	if ec2.TerminationProtected(err) {
 		if err := s.ec2.ModifyTerminationProtection(ctx, inst.ID, false); err != nil {
 			return r.fail(s, "lifting termination protection", err)
 		}
@@ -81,9 +81,6 @@ func (r *EC2InstanceReconciler) reconcileDelete(ctx context.Context, s *instance
 	}
 	return ctrl.Result{RequeueAfter: r.PollInterval}, nil
 }
-
-// codeOperationNotPermitted is EC2's answer to terminating a protected instance.
-const codeOperationNotPermitted = "OperationNotPermitted"
 
 // instanceForDeletion finds the instance to clean up, including one whose launch was
 // never recorded: the client token in status shows a launch may have happened. While

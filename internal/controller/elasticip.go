@@ -65,13 +65,13 @@ func (r *EC2InstanceReconciler) associateAddress(ctx context.Context, s *instanc
 	eip := s.obj.Status.ElasticIP
 	id, err := s.ec2.AssociateAddress(ctx, eip.AllocationID, inst.ID, nic.ID)
 	switch {
-	case ec2.CodeOf(err) == "InvalidAllocationID.NotFound" && eip.AllocatedByOperator:
+	case ec2.AddressNotFound(err) && eip.AllocatedByOperator:
 		// The operator's own address is gone (released outside Kubernetes): forget it;
 		// the next pass allocates another.
 		r.event(s, corev1.EventTypeWarning, computev1alpha1.ReasonAddressNotFound, "Elastic IP "+eip.AllocationID+" no longer exists; allocating another")
 		s.obj.Status.ElasticIP = nil
 		return true, nil
-	case ec2.CodeOf(err) == "Resource.AlreadyAssociated":
+	case ec2.AddressAssociatedElsewhere(err):
 		return false, r.addressRefused(s, &ec2.Error{Kind: ec2.KindTerminal, Operation: "AssociateAddress", Code: ec2.CodeOf(err),
 			Message: fmt.Sprintf("Elastic IP %s is associated with another instance or network interface; the operator does not take it from there (%s)",
 				eip.AllocationID, errorMessage(err))})

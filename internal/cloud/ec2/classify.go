@@ -302,3 +302,15 @@ func redact(err error, secret string) error {
 func TokenOfTerminatedInstance(err error) bool {
 	return CodeOf(err) == "IdempotentInstanceTerminated"
 }
+
+// AddressNotFound reports whether EC2 does not know the Elastic IP allocation
+// (InvalidAllocationID.NotFound): it was released.
+func AddressNotFound(err error) bool { return CodeOf(err) == "InvalidAllocationID.NotFound" }
+
+// AddressAssociatedElsewhere reports whether AssociateAddress refused an address that
+// is associated with another instance or interface (Resource.AlreadyAssociated).
+func AddressAssociatedElsewhere(err error) bool { return CodeOf(err) == "Resource.AlreadyAssociated" }
+
+// TerminationProtected reports whether TerminateInstances refused an instance because
+// its termination protection is on (OperationNotPermitted).
+func TerminationProtected(err error) bool { return CodeOf(err) == "OperationNotPermitted" }
