@@ -125,7 +125,8 @@ type EC2InstanceReconciler struct {
 	secondWriterQuiet time.Duration
 	objectReader      client.Reader
 	once              sync.Once
-	// expected holds the regions whose clients were told about the managed fleet.
+	// expected holds, per account and region, the sync.Once that told the client
+	// about the managed fleet.
 	expected sync.Map
 	// uids maps each object's name to its objectMemory, so that what is remembered per
 	// UID can be dropped when the object is gone (also when it went without the
@@ -311,9 +312,16 @@ func (r *EC2InstanceReconciler) regionOf(o *computev1alpha1.EC2Instance, acct *c
 // a manager starting with a fleet are answered by one batched DescribeInstances call
 // instead of one each.
 func (r *EC2InstanceReconciler) expectFleet(ctx context.Context, account, region string, c ec2.Client) {
-	if _, done := r.expected.LoadOrStore(account+"/"+region, true); done {
-		return
-	}
+	// The first pass of a client tells it the fleet; the passes that come meanwhile
+	// (up to MaxConcurrentReconciles of them) wait for that instead of looking up
+	// their instances before the client knows to batch them.
+	once, _ := r.expected.LoadOrStore(account+"/"+region, &sync.Once{})
+	once.(*sync.Once).Do(func() { r.tellFleet(ctx, account, region, c) })
+}
+
+// tellFleet lists the objects whose instances live in the client's account and
+// region and tells the client their IDs.
+func (r *EC2InstanceReconciler) tellFleet(ctx context.Context, account, region string, c ec2.Client) {
 	list := &computev1alpha1.EC2InstanceList{}
 	if err := r.List(ctx, list); err != nil {
 		logf.FromContext(ctx).Info("could not list EC2Instances to batch their first lookups", "error", err.Error())
