@@ -253,6 +253,8 @@ func (o *options) namespaces() []string {
 	return out
 }
 
+// envOr returns the environment variable key, or fallback when it is unset or empty,
+// so that a variable set to "" keeps the flag's default.
 func envOr(key, fallback string) string {
 	if v, ok := os.LookupEnv(key); ok && v != "" {
 		return v
@@ -260,6 +262,9 @@ func envOr(key, fallback string) string {
 	return fallback
 }
 
+// envInt returns the environment variable key as an integer, or fallback when it is
+// unset or not an integer. The envX helpers give the defaults of flags, so a value
+// they cannot read leaves the flag's own default in place.
 func envInt(key string, fallback int) int {
 	if v, err := strconv.Atoi(os.Getenv(key)); err == nil {
 		return v
@@ -267,6 +272,7 @@ func envInt(key string, fallback int) int {
 	return fallback
 }
 
+// envFloat is envInt for a decimal number.
 func envFloat(key string, fallback float64) float64 {
 	if v, err := strconv.ParseFloat(os.Getenv(key), 64); err == nil {
 		return v
@@ -274,6 +280,7 @@ func envFloat(key string, fallback float64) float64 {
 	return fallback
 }
 
+// envDuration is envInt for a Go duration such as "90s" or "1h".
 func envDuration(key string, fallback time.Duration) time.Duration {
 	if v, err := time.ParseDuration(os.Getenv(key)); err == nil {
 		return v

@@ -61,7 +61,8 @@ const (
 
 var roleARNPattern = regexp.MustCompile(`^arn:aws[a-z-]*:iam::[0-9]{12}:role/[\w+=,.@/-]{1,512}$`)
 
-// Options configures Setup.
+// Options configures Setup and EnsureRequest; Dir, PollInterval and Timeout are
+// Setup's alone.
 type Options struct {
 	// RoleARN is the IAM role to assume with the service account token. Empty asks
 	// for an access key instead (mint or passthrough mode, see EnsureRequest).
