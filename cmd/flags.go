@@ -81,6 +81,16 @@ const DefaultEventsResyncPeriod = time.Hour
 
 // bindFlags registers every flag on fs, with defaults from the environment.
 func (o *options) bindFlags(fs *flag.FlagSet) {
+	o.bindServingFlags(fs)
+	o.bindLeaderElectionFlags(fs)
+	o.bindAWSFlags(fs)
+	o.bindReconcileFlags(fs)
+	o.bindEventsFlags(fs)
+}
+
+// bindServingFlags registers the flags of the metrics and health probe endpoints.
+// They take no environment variables: the Deployment's arguments set them.
+func (o *options) bindServingFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.metricsAddr, "metrics-bind-address", "0", "The address the metrics endpoint binds to. "+
 		"Use :8443 for HTTPS, or :8080 together with --metrics-secure=false for plain HTTP, or leave as 0 to disable the metrics service.")
 	fs.StringVar(&o.metricsCertPath, "metrics-cert-path", "",
@@ -93,7 +103,10 @@ func (o *options) bindFlags(fs *flag.FlagSet) {
 	fs.BoolVar(&o.enableHTTP2, "enable-http2", false,
 		"Enable HTTP/2 for the metrics server (off by default because of the HTTP/2 Stream Cancellation and Rapid Reset CVEs).")
 	fs.StringVar(&o.probeAddr, "health-probe-bind-address", ":8081", "The address the probe endpoint binds to.")
+}
 
+// bindLeaderElectionFlags registers the flags of leader election and shutdown.
+func (o *options) bindLeaderElectionFlags(fs *flag.FlagSet) {
 	fs.BoolVar(&o.leaderElect, "leader-elect", false,
 		"Enable leader election, so that only one of several replicas reconciles at a time.")
 	fs.StringVar(&o.leaderElectionNS, "leader-election-namespace", "",
@@ -106,7 +119,11 @@ func (o *options) bindFlags(fs *flag.FlagSet) {
 		"How often leader election clients retry.")
 	fs.DurationVar(&o.gracefulShutdownTime, "graceful-shutdown-timeout", 30*time.Second,
 		"How long in-flight reconciles may run after a stop signal.")
+}
 
+// bindAWSFlags registers the flags that say how the operator reaches AWS: regions,
+// endpoints, retries and the API budget.
+func (o *options) bindAWSFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.awsRegion, "aws-region", envOr("AWS_REGION", envOr("AWS_DEFAULT_REGION", "")),
 		"The AWS region of EC2Instances that do not name one (env AWS_REGION).")
 	fs.StringVar(&o.extraRegions, "extra-regions", envOr("EXTRA_REGIONS", ""),
@@ -122,6 +139,14 @@ func (o *options) bindFlags(fs *flag.FlagSet) {
 			`such as "RunInstances=50/20,RunInstances.resources=5000/10", or "off" (env AWS_API_LIMITS).`)
 	fs.Float64Var(&o.awsRateLimit, "aws-rate-limit", envFloat("AWS_RATE_LIMIT", 0),
 		"An additional client-side cap on all AWS requests per second per region, retries included; 0 means none (env AWS_RATE_LIMIT).")
+	fs.StringVar(&o.stsEndpoint, "sts-endpoint", envOr("AWS_ENDPOINT_URL_STS", ""),
+		"Overrides the STS endpoint URL used to assume the roles of AWSAccounts, for example an emulator or a "+
+			"VPC endpoint (env AWS_ENDPOINT_URL_STS).")
+}
+
+// bindReconcileFlags registers the flags of how, how often and which EC2Instances are
+// reconciled, and which AWS resources are this cluster's.
+func (o *options) bindReconcileFlags(fs *flag.FlagSet) {
 	fs.IntVar(&o.maxConcurrentReconciles, "max-concurrent-reconciles", envInt("MAX_CONCURRENT_RECONCILES", 16),
 		"How many EC2Instances are reconciled in parallel (env MAX_CONCURRENT_RECONCILES).")
 	fs.DurationVar(&o.resyncPeriod, "resync-period", envDuration("RESYNC_PERIOD", controller.DefaultResyncPeriod),
@@ -147,15 +172,16 @@ func (o *options) bindFlags(fs *flag.FlagSet) {
 			`rebuilt on purpose and must manage the instances of the one it replaces (env CLUSTER_ID).`)
 	fs.StringVar(&o.watchNamespaces, "watch-namespaces", envOr("WATCH_NAMESPACE", ""),
 		"Comma-separated namespaces whose EC2Instances are managed; empty means all (env WATCH_NAMESPACE).")
+}
+
+// bindEventsFlags registers the flags of the SQS queue that EC2's events arrive on.
+func (o *options) bindEventsFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.eventsQueueURL, "events-queue-url", envOr("EVENTS_QUEUE_URL", ""),
 		"The SQS queue an EventBridge rule sends EC2 instance state-change, Spot interruption and rebalance events to "+
 			"(docs/events.md); changes outside Kubernetes are then seen within seconds, and --resync-period defaults to 1h "+
 			"(env EVENTS_QUEUE_URL). Empty relies on the resync alone.")
 	fs.StringVar(&o.sqsEndpoint, "sqs-endpoint", envOr("AWS_ENDPOINT_URL_SQS", ""),
 		"Overrides the SQS endpoint URL of --events-queue-url, for example an emulator (env AWS_ENDPOINT_URL_SQS).")
-	fs.StringVar(&o.stsEndpoint, "sts-endpoint", envOr("AWS_ENDPOINT_URL_STS", ""),
-		"Overrides the STS endpoint URL used to assume the roles of AWSAccounts, for example an emulator or a "+
-			"VPC endpoint (env AWS_ENDPOINT_URL_STS).")
 }
 
 // applyEventDefaults lengthens the default resync period when events are on and no
@@ -227,6 +253,8 @@ func (o *options) namespaces() []string {
 	return out
 }
 
+// envOr returns the environment variable key, or fallback when it is unset or empty,
+// so that a variable set to "" keeps the flag's default.
 func envOr(key, fallback string) string {
 	if v, ok := os.LookupEnv(key); ok && v != "" {
 		return v
@@ -234,6 +262,9 @@ func envOr(key, fallback string) string {
 	return fallback
 }
 
+// envInt returns the environment variable key as an integer, or fallback when it is
+// unset or not an integer. The envX helpers give the defaults of flags, so a value
+// they cannot read leaves the flag's own default in place.
 func envInt(key string, fallback int) int {
 	if v, err := strconv.Atoi(os.Getenv(key)); err == nil {
 		return v
@@ -241,6 +272,7 @@ func envInt(key string, fallback int) int {
 	return fallback
 }
 
+// envFloat is envInt for a decimal number.
 func envFloat(key string, fallback float64) float64 {
 	if v, err := strconv.ParseFloat(os.Getenv(key), 64); err == nil {
 		return v
@@ -248,6 +280,7 @@ func envFloat(key string, fallback float64) float64 {
 	return fallback
 }
 
+// envDuration is envInt for a Go duration such as "90s" or "1h".
 func envDuration(key string, fallback time.Duration) time.Duration {
 	if v, err := time.ParseDuration(os.Getenv(key)); err == nil {
 		return v

@@ -49,21 +49,9 @@ func (s *settings) renderCatalog(ctx context.Context, r catalogRender) error {
 	srv := httptest.NewServer(registry.New(registry.Logger(log.New(io.Discard, "", 0))))
 	defer srv.Close()
 	host := strings.TrimPrefix(srv.URL, "http://")
-	local := map[string]bool{}
-	var first string
-	for _, dir := range r.layouts {
-		idx, _, err := images.ReadLayout(dir)
-		if err != nil {
-			return fmt.Errorf("bundle image layout %s: %w", dir, err)
-		}
-		ref, err := images.Push(ctx, idx, host+"/"+localPath(s.ref(bundleImage)), keychain)
-		if err != nil {
-			return fmt.Errorf("serving %s for opm: %w", dir, err)
-		}
-		local[ref.DigestStr()] = true
-		if first == "" {
-			first = ref.DigestStr()
-		}
+	local, first, err := s.serveLayouts(ctx, host, r.layouts)
+	if err != nil {
+		return err
 	}
 
 	tmpl, err := os.ReadFile(r.template)
@@ -78,7 +66,52 @@ func (s *settings) renderCatalog(ctx context.Context, r catalogRender) error {
 			return err
 		}
 	}
-	// The template as opm reads it: every bundle served locally.
+	rewritten, err := s.localTemplate(tmpl, r.template, host, local)
+	if err != nil {
+		return err
+	}
+	rendered, err := runOPMRender(ctx, r.opm, rewritten)
+	if err != nil {
+		return err
+	}
+	catalog := strings.ReplaceAll(rendered, host+"/"+localPath(s.ref(bundleImage)), s.ref(bundleImage))
+	if strings.Contains(catalog, host) {
+		return fmt.Errorf("the rendered catalog still names the temporary registry %s", host)
+	}
+	if err := os.MkdirAll(filepath.Dir(r.out), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(r.out, []byte(catalog), 0o644)
+}
+
+// serveLayouts pushes every bundle image layout to the registry at host, under the
+// bundle image's repository path, so that opm can pull them by digest. It returns the
+// digests it serves and the first layout's digest, which is the release being built.
+func (s *settings) serveLayouts(ctx context.Context, host string, layouts []string) (map[string]bool, string, error) {
+	local := map[string]bool{}
+	var first string
+	for _, dir := range layouts {
+		idx, _, err := images.ReadLayout(dir)
+		if err != nil {
+			return nil, "", fmt.Errorf("bundle image layout %s: %w", dir, err)
+		}
+		ref, err := images.Push(ctx, idx, host+"/"+localPath(s.ref(bundleImage)), keychain)
+		if err != nil {
+			return nil, "", fmt.Errorf("serving %s for opm: %w", dir, err)
+		}
+		local[ref.DigestStr()] = true
+		if first == "" {
+			first = ref.DigestStr()
+		}
+	}
+	return local, first, nil
+}
+
+// localTemplate is the template as opm reads it: every bundle reference points at the
+// registry at host instead. A bundle that no layout holds is an error rather than a
+// pull from the real registry, because render-catalog has to work offline; name is the
+// template's file, for messages.
+func (s *settings) localTemplate(tmpl []byte, name, host string, local map[string]bool) ([]byte, error) {
 	var rewritten bytes.Buffer
 	for _, line := range strings.SplitAfter(string(tmpl), "\n") {
 		m := bundleRefPattern.FindStringSubmatch(strings.TrimRight(line, "\n"))
@@ -89,51 +122,50 @@ func (s *settings) renderCatalog(ctx context.Context, r catalogRender) error {
 		ref := m[2]
 		digest := ref[strings.LastIndex(ref, "@")+1:]
 		if !strings.HasPrefix(ref, s.ref(bundleImage)+"@") || !local[digest] {
-			return fmt.Errorf("%s names bundle %s, which no given layout holds (render-catalog works offline: give the layouts of every release's bundle)", r.template, ref)
+			return nil, fmt.Errorf("%s names bundle %s, which no given layout holds (render-catalog works offline: give the layouts of every release's bundle)", name, ref)
 		}
 		fmt.Fprintf(&rewritten, "%s%s/%s@%s\n", m[1], host, localPath(s.ref(bundleImage)), digest)
 	}
 	if err := checkTemplate(rewritten.Bytes()); err != nil {
-		return fmt.Errorf("%s: %w", r.template, err)
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
+	return rewritten.Bytes(), nil
+}
+
+// runOPMRender runs `opm alpha render-template basic` on the template in a scratch
+// directory and returns the catalog it prints.
+func runOPMRender(ctx context.Context, opm string, template []byte) (string, error) {
 	work, err := os.MkdirTemp("", "render-catalog-")
 	if err != nil {
-		return err
+		return "", err
 	}
 	defer os.RemoveAll(work)
 	// opm pulls with containers/image, which wants a signature policy. Every bundle is
 	// named by digest, which the pull verifies, and comes from the layouts given.
 	policy := filepath.Join(work, ".config", "containers", "policy.json")
 	if err := os.MkdirAll(filepath.Dir(policy), 0o755); err != nil {
-		return err
+		return "", err
 	}
 	if err := os.WriteFile(policy, []byte(`{"default":[{"type":"insecureAcceptAnything"}]}`), 0o644); err != nil {
-		return err
+		return "", err
 	}
 	localTemplate := filepath.Join(work, "template.yaml")
-	if err := os.WriteFile(localTemplate, rewritten.Bytes(), 0o644); err != nil {
-		return err
+	if err := os.WriteFile(localTemplate, template, 0o644); err != nil {
+		return "", err
 	}
 	var stdout, stderr bytes.Buffer
 	// olm.csv.metadata instead of olm.bundle.object: OLM installs from the bundle image
 	// (its unpack Job), so the catalog needs only what resolution and the console read
 	// before the install, the CSV's metadata; the objects would quadruple its size.
-	cmd := exec.CommandContext(ctx, r.opm, "alpha", "render-template", "basic", localTemplate, "--output", "yaml", "--use-http",
+	cmd := exec.CommandContext(ctx, opm, "alpha", "render-template", "basic", localTemplate, "--output", "yaml", "--use-http",
 		"--migrate-level", "bundle-object-to-csv-metadata")
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	// opm keeps pulled images in a cache under HOME; keep it out of the user's.
 	cmd.Env = append(os.Environ(), "HOME="+work)
 	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("opm alpha render-template basic: %w\n%s", err, stderr.String())
+		return "", fmt.Errorf("opm alpha render-template basic: %w\n%s", err, stderr.String())
 	}
-	catalog := strings.ReplaceAll(stdout.String(), host+"/"+localPath(s.ref(bundleImage)), s.ref(bundleImage))
-	if strings.Contains(catalog, host) {
-		return fmt.Errorf("the rendered catalog still names the temporary registry %s", host)
-	}
-	if err := os.MkdirAll(filepath.Dir(r.out), 0o755); err != nil {
-		return err
-	}
-	return os.WriteFile(r.out, []byte(catalog), 0o644)
+	return stdout.String(), nil
 }
 
 // localPath is a reference's repository path without its registry host.

@@ -2,7 +2,6 @@ package credentials
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,16 +9,13 @@ import (
 	"strings"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/ec2-operator/ec2-operator/internal/clusterid"
-	logf "sigs.k8s.io/controller-runtime/pkg/log"
 )
 
 // The manager creates its CredentialsRequest (a cluster rule, because CCO's requests
@@ -65,7 +61,8 @@ const (
 
 var roleARNPattern = regexp.MustCompile(`^arn:aws[a-z-]*:iam::[0-9]{12}:role/[\w+=,.@/-]{1,512}$`)
 
-// Options configures Setup.
+// Options configures Setup and EnsureRequest; Dir, PollInterval and Timeout are
+// Setup's alone.
 type Options struct {
 	// RoleARN is the IAM role to assume with the service account token. Empty asks
 	// for an access key instead (mint or passthrough mode, see EnsureRequest).
@@ -172,49 +169,9 @@ func Setup(ctx context.Context, c client.Client, opts Options) (string, error) {
 		return "", err
 	}
 	log.Info("waiting for the Cloud Credential Operator to write the AWS credentials Secret")
-
-	var profile []byte
-	waitCtx, cancel := context.WithTimeout(ctx, opts.Timeout)
-	defer cancel()
-	err := wait.PollUntilContextCancel(waitCtx, opts.PollInterval, true, func(ctx context.Context) (bool, error) {
-		var s corev1.Secret
-		err := c.Get(ctx, types.NamespacedName{Namespace: opts.Namespace, Name: opts.SecretName}, &s)
-		switch {
-		case apierrors.IsNotFound(err):
-			return false, nil
-		case apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err):
-			return false, fmt.Errorf("reading Secret %s/%s: %w", opts.Namespace, opts.SecretName, err)
-		case err != nil:
-			// A passing API server or network error: keep waiting until the deadline.
-			log.V(1).Info("reading the credentials Secret failed; retrying", "error", err.Error())
-			return false, nil
-		}
-		profile = s.Data[SecretKey]
-		if len(profile) == 0 {
-			return false, nil
-		}
-		// After the role ARN changes, the old Secret stays until CCO rewrites it:
-		// that is "not ready yet", not a reason to exit and crash-loop.
-		if err := checkProfile(profile, opts.RoleARN); err != nil {
-			log.V(1).Info("the credentials Secret does not match yet; waiting", "reason", err.Error())
-			return false, nil
-		}
-		return true, nil
-	})
+	profile, err := waitForProfile(ctx, c, opts, log)
 	if err != nil {
-		if ctx.Err() == nil && (errors.Is(err, context.DeadlineExceeded) || waitCtx.Err() != nil) {
-			detail := ""
-			if len(profile) > 0 {
-				detail = " matching the role ARN (" + checkProfile(profile, opts.RoleARN).Error() + ")"
-			}
-			return "", fmt.Errorf("the Cloud Credential Operator did not write Secret %s/%s%s within %s; "+
-				"is the cluster in STS mode, and is the role ARN right? (CredentialsRequest %s/%s): %w",
-				opts.Namespace, opts.SecretName, detail, opts.Timeout, opts.RequestNamespace, opts.RequestName, err)
-		}
 		return "", err
-	}
-	if err := checkProfile(profile, opts.RoleARN); err != nil {
-		return "", fmt.Errorf("Secret %s/%s: %w", opts.Namespace, opts.SecretName, err)
 	}
 	path, err := writeProfile(opts.Dir, profile)
 	if err != nil {
@@ -226,8 +183,6 @@ func Setup(ctx context.Context, c client.Client, opts Options) (string, error) {
 
 // desiredRequest builds the CredentialsRequest for opts.
 func desiredRequest(opts Options) *unstructured.Unstructured {
-	// CCO's AWSProviderSpec takes one resource per statement entry.
-	var statements []any
 	policy := Policy(opts.ClusterID)
 	if st, ok := EventsQueueStatement(opts.EventsQueueURL); ok {
 		policy = append(policy, st)
@@ -235,32 +190,7 @@ func desiredRequest(opts Options) *unstructured.Unstructured {
 	if st, ok := AssumeRoleStatement(opts.AccountRoleARNs); ok {
 		policy = append(policy, st)
 	}
-	for _, st := range policy {
-		for _, resource := range st.Resource {
-			entry := map[string]any{
-				"effect":   st.Effect,
-				"action":   toAny(st.Action),
-				"resource": resource,
-			}
-			if len(st.Condition) > 0 {
-				cond := map[string]any{}
-				for op, kv := range st.Condition {
-					m := map[string]any{}
-					for k, v := range kv {
-						// Unstructured objects hold only JSON types: a list of strings
-						// (several ec2:CreateAction values) must be []any to be copied.
-						if list, ok := v.([]string); ok {
-							v = toAny(list)
-						}
-						m[k] = v
-					}
-					cond[op] = m
-				}
-				entry["policyCondition"] = cond
-			}
-			statements = append(statements, entry)
-		}
-	}
+	statements := statementEntries(policy)
 	u := &unstructured.Unstructured{}
 	u.SetGroupVersionKind(CredentialsRequestGVK)
 	u.SetNamespace(opts.RequestNamespace)
@@ -283,6 +213,45 @@ func desiredRequest(opts Options) *unstructured.Unstructured {
 	}
 	u.Object["spec"] = spec
 	return u
+}
+
+// statementEntries turns IAM statements into the statementEntries of CCO's
+// AWSProviderSpec, which take one resource each: a statement with several resources
+// becomes several entries.
+func statementEntries(policy []Statement) []any {
+	var statements []any
+	for _, st := range policy {
+		for _, resource := range st.Resource {
+			entry := map[string]any{
+				"effect":   st.Effect,
+				"action":   toAny(st.Action),
+				"resource": resource,
+			}
+			if len(st.Condition) > 0 {
+				entry["policyCondition"] = policyCondition(st.Condition)
+			}
+			statements = append(statements, entry)
+		}
+	}
+	return statements
+}
+
+// policyCondition copies a statement's condition into the JSON types an unstructured
+// object may hold: a list of strings (several ec2:CreateAction values) must be []any
+// to be copied.
+func policyCondition(condition map[string]map[string]any) map[string]any {
+	cond := map[string]any{}
+	for op, kv := range condition {
+		m := map[string]any{}
+		for k, v := range kv {
+			if list, ok := v.([]string); ok {
+				v = toAny(list)
+			}
+			m[k] = v
+		}
+		cond[op] = m
+	}
+	return cond
 }
 
 // EnsureRequest creates or updates the CredentialsRequest for opts. Without a role
@@ -325,48 +294,4 @@ func ensureRequest(ctx context.Context, c client.Client, opts Options) error {
 		return fmt.Errorf("updating CredentialsRequest %s/%s: %w", want.GetNamespace(), want.GetName(), err)
 	}
 	return nil
-}
-
-// checkProfile verifies that CCO's profile is the web identity profile for roleARN, so
-// that a Secret left from another role or from mint mode is not used silently.
-func checkProfile(profile []byte, roleARN string) error {
-	values := map[string]string{}
-	for _, line := range strings.Split(string(profile), "\n") {
-		k, v, ok := strings.Cut(line, "=")
-		if ok {
-			values[strings.TrimSpace(k)] = strings.TrimSpace(v)
-		}
-	}
-	if values["role_arn"] != roleARN {
-		return fmt.Errorf("its %q profile has role_arn %q, want %q (CCO has not caught up with a changed ROLEARN yet?)",
-			SecretKey, values["role_arn"], roleARN)
-	}
-	if values["web_identity_token_file"] == "" {
-		return fmt.Errorf("its %q profile has no web_identity_token_file", SecretKey)
-	}
-	return nil
-}
-
-// writeProfile writes the profile atomically with owner-only permissions.
-func writeProfile(dir string, profile []byte) (string, error) {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", fmt.Errorf("creating %s: %w", dir, err)
-	}
-	path := filepath.Join(dir, "credentials")
-	tmp, err := os.CreateTemp(dir, ".credentials-*")
-	if err != nil {
-		return "", err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(profile); err != nil {
-		tmp.Close()
-		return "", err
-	}
-	if err := tmp.Close(); err != nil {
-		return "", err
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return "", err
-	}
-	return path, nil
 }

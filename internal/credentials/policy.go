@@ -1,11 +1,5 @@
 package credentials
 
-import (
-	"net/url"
-	"os"
-	"strings"
-)
-
 // OwnerTagKey is the tag the operator puts on every instance (and, at launch, every
 // volume) it owns; the IAM policy uses it to confine destructive calls to those.
 const OwnerTagKey = "ec2-operator.dev/owner-uid"
@@ -67,12 +61,25 @@ func Policy(clusterID string) []Statement {
 	created := map[string]map[string]any{
 		"StringEquals": {"aws:RequestTag/" + ClusterTagKey: clusterID},
 	}
-	return append(append(launchStatements(created), tagStatements(owned, clusterID)...), manageStatements(owned)...)
+	// The order of the statements is part of the policy's text: a change of order
+	// changes docs/aws-iam-policy.json and every cluster's CredentialsRequest.
+	var policy []Statement
+	for _, group := range [][]Statement{
+		describeStatements(),
+		launchStatements(created),
+		tagStatements(owned, clusterID),
+		claimStatements(clusterID),
+		manageInstanceStatements(owned),
+		manageVolumeAndAddressStatements(owned),
+		roleAndParameterStatements(),
+	} {
+		policy = append(policy, group...)
+	}
+	return policy
 }
 
-// launchStatements allow creating instances, volumes and addresses that carry the
-// ownership and cluster tags from the start.
-func launchStatements(created map[string]map[string]any) []Statement {
+// describeStatements allow the read-only calls, which EC2 authorizes on no resource.
+func describeStatements() []Statement {
 	return []Statement{
 		{
 			Sid:    "Describe",
@@ -91,6 +98,13 @@ func launchStatements(created map[string]map[string]any) []Statement {
 			},
 			Resource: []string{"*"},
 		},
+	}
+}
+
+// launchStatements allow creating instances, volumes and addresses that carry the
+// ownership and cluster tags from the start.
+func launchStatements(created map[string]map[string]any) []Statement {
+	return []Statement{
 		{
 			Sid:       "LaunchOwned",
 			Effect:    "Allow",
@@ -135,8 +149,8 @@ func launchStatements(created map[string]map[string]any) []Statement {
 	}
 }
 
-// tagStatements allow tagging at creation, tagging and untagging this cluster's
-// resources, adding the cluster tag to an earlier version's, and adoption.
+// tagStatements allow tagging at creation, and tagging and untagging this cluster's
+// resources.
 func tagStatements(owned map[string]map[string]any, clusterID string) []Statement {
 	ownedKeepingCluster := map[string]map[string]any{
 		"StringEquals":         owned["StringEquals"],
@@ -174,6 +188,13 @@ func tagStatements(owned map[string]map[string]any, clusterID string) []Statemen
 			Resource:  []string{"arn:aws:ec2:*:*:elastic-ip/*", "arn:aws:ec2:*:*:instance/*", "arn:aws:ec2:*:*:volume/*"},
 			Condition: owned,
 		},
+	}
+}
+
+// claimStatements allow giving this cluster's tag to resources that do not carry it
+// yet: an earlier version's, and instances an administrator marked adoptable.
+func claimStatements(clusterID string) []Statement {
+	return []Statement{
 		{
 			// Resources an earlier version created carry the owner tags but no cluster
 			// tag: the operator adds this cluster's tag, and only that, to those of its
@@ -204,9 +225,9 @@ func tagStatements(owned map[string]map[string]any, clusterID string) []Statemen
 	}
 }
 
-// manageStatements allow changing and deleting this cluster's resources, and what
-// those calls also authorize on.
-func manageStatements(owned map[string]map[string]any) []Statement {
+// manageInstanceStatements allow changing, stopping and terminating this cluster's
+// instances, and what those calls also authorize on.
+func manageInstanceStatements(owned map[string]map[string]any) []Statement {
 	return []Statement{
 		{
 			Sid:    "ManageInstances",
@@ -262,6 +283,13 @@ func manageStatements(owned map[string]map[string]any) []Statement {
 			Action:   []string{"ec2:CancelSpotInstanceRequests"},
 			Resource: []string{"arn:aws:ec2:*:*:spot-instances-request/*"},
 		},
+	}
+}
+
+// manageVolumeAndAddressStatements allow attaching, changing and deleting this
+// cluster's volumes, and managing the addresses of its instances.
+func manageVolumeAndAddressStatements(owned map[string]map[string]any) []Statement {
+	return []Statement{
 		{
 			// Attaching and detaching authorize on the volume and on the instance; both
 			// must be the operator's.
@@ -305,6 +333,13 @@ func manageStatements(owned map[string]map[string]any) []Statement {
 			Resource:  []string{"arn:aws:ec2:*:*:elastic-ip/*"},
 			Condition: owned,
 		},
+	}
+}
+
+// roleAndParameterStatements allow what a launch needs beyond EC2: passing an
+// instance role, and reading the SSM parameter an image is named by.
+func roleAndParameterStatements() []Statement {
+	return []Statement{
 		{
 			Sid:      "PassRoles",
 			Effect:   "Allow",
@@ -323,61 +358,4 @@ func manageStatements(owned map[string]map[string]any) []Statement {
 			Resource: []string{"arn:aws:ssm:*::parameter/aws/service/*"},
 		},
 	}
-}
-
-// EventsQueueStatement grants reading and deleting the messages of the EC2 events
-// queue at queueURL (--events-queue-url; DeleteMessageBatch is authorized as
-// sqs:DeleteMessage). The queue's ARN comes from its URL:
-// https://sqs.<region>.amazonaws.com/<account>/<name>, or any region for another host
-// (a VPC endpoint). It reports false for an empty or unreadable URL.
-func EventsQueueStatement(queueURL string) (Statement, bool) {
-	u, err := url.Parse(queueURL)
-	if err != nil || queueURL == "" {
-		return Statement{}, false
-	}
-	path := strings.Split(strings.Trim(u.Path, "/"), "/")
-	if len(path) != 2 || path[0] == "" || path[1] == "" {
-		return Statement{}, false
-	}
-	region := "*"
-	if host := strings.Split(u.Hostname(), "."); len(host) >= 3 && host[0] == "sqs" && strings.HasSuffix(u.Hostname(), ".amazonaws.com") {
-		region = host[1]
-	}
-	return Statement{
-		Sid:      "ReadEC2Events",
-		Effect:   "Allow",
-		Action:   []string{"sqs:DeleteMessage", "sqs:ReceiveMessage"},
-		Resource: []string{"arn:aws:sqs:" + region + ":" + path[0] + ":" + path[1]},
-	}, true
-}
-
-// AccountRoleARNsEnv names the environment variable (comma-separated role ARNs, IAM
-// wildcards allowed) of the AWSAccount roles the operator's identity may assume. When
-// set, the CredentialsRequest asks for sts:AssumeRole on exactly those roles.
-const AccountRoleARNsEnv = "ACCOUNT_ROLE_ARNS"
-
-// AccountRoleARNsFromEnv splits ACCOUNT_ROLE_ARNS into role ARNs.
-func AccountRoleARNsFromEnv() []string {
-	var out []string
-	for _, r := range strings.Split(os.Getenv(AccountRoleARNsEnv), ",") {
-		if r = strings.TrimSpace(r); r != "" {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
-// AssumeRoleStatement grants assuming the roles of AWSAccounts. The roles' trust
-// policies in their own accounts must allow the operator's identity too; this is the
-// identity's side of that handshake. It reports false when no role is given.
-func AssumeRoleStatement(roleARNs []string) (Statement, bool) {
-	if len(roleARNs) == 0 {
-		return Statement{}, false
-	}
-	return Statement{
-		Sid:      "AssumeAccountRoles",
-		Effect:   "Allow",
-		Action:   []string{"sts:AssumeRole"},
-		Resource: append([]string(nil), roleARNs...),
-	}, true
 }

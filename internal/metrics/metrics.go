@@ -45,67 +45,10 @@ type Metrics struct {
 // New creates the collectors and registers them on reg (controller-runtime's
 // metrics.Registry in the manager; a fresh registry in tests).
 func New(reg prometheus.Registerer) *Metrics {
-	m := &Metrics{
-		apiCalls: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "ec2_operator_aws_api_calls_total",
-			Help: "AWS API call attempts by operation, result code (OK on success, else AWS's error code) and AWSAccount (empty for the operator's own credentials).",
-		}, []string{"operation", "code", "account"}),
-		apiDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Name:    "ec2_operator_aws_api_call_duration_seconds",
-			Help:    "Latency of AWS API call attempts by operation and AWSAccount (empty for the operator's own credentials).",
-			Buckets: []float64{0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30},
-		}, []string{"operation", "account"}),
-		apiThrottled: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "ec2_operator_aws_api_throttled_total",
-			Help: "AWS API call attempts that EC2 throttled (RequestLimitExceeded and similar), by operation and AWSAccount (empty for the operator's own credentials).",
-		}, []string{"operation", "account"}),
-		apiRetries: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "ec2_operator_aws_api_retries_total",
-			Help: "AWS API call attempts retried by the SDK, by operation, the error code that caused the retry and AWSAccount (empty for the operator's own credentials).",
-		}, []string{"operation", "code", "account"}),
-		instances: prometheus.NewGaugeVec(prometheus.GaugeOpts{
-			Name: "ec2_operator_instances",
-			Help: "EC2 instances managed by this operator, by their last observed EC2 state.",
-		}, []string{"state"}),
-		timeToRunning: prometheus.NewHistogram(prometheus.HistogramOpts{
-			Name:    "ec2_operator_instance_time_to_running_seconds",
-			Help:    "Time from an EC2Instance's creation to its instance first reaching running.",
-			Buckets: []float64{5, 10, 20, 30, 45, 60, 90, 120, 180, 300, 600},
-		}),
-		driftCorrected: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "ec2_operator_drift_corrections_total",
-			Help: "Corrections of instance fields that differed from the spec, by spec field.",
-		}, []string{"field"}),
-		reconcileErrors: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "ec2_operator_reconcile_errors_total",
-			Help: "Failed reconciles by the Ready condition's reason.",
-		}, []string{"reason"}),
-		instanceReady: prometheus.NewGaugeVec(prometheus.GaugeOpts{
-			Name: "ec2_operator_instance_ready",
-			Help: "1 when the EC2Instance's Ready condition is True, else 0; one series per EC2Instance, removed when it is deleted.",
-		}, []string{"ec2instance_namespace", "ec2instance_name"}),
-		credsReady: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: "ec2_operator_aws_credentials_ready",
-			Help: "1 when the manager has AWS credentials to use: its own, or the Cloud Credential Operator's Secret once written; 0 while it waits for that Secret.",
-		}),
-		eventsReady: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: "ec2_operator_events_queue_ready",
-			Help: "1 while the manager reads EC2 events from --events-queue-url; 0 while it cannot (the resync then finds changes alone) or when no queue is set.",
-		}),
-		eventsReceived: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "ec2_operator_events_received_total",
-			Help: "EC2 events read from the events queue, by detail type and whether an EC2Instance owns the instance.",
-		}, []string{"detail_type", "owned"}),
-		replacementsPaused: prometheus.NewGaugeVec(prometheus.GaugeOpts{
-			Name: "ec2_operator_replacements_paused",
-			Help: "EC2Instances whose vanished instances are not replaced until a person confirms, by AWS account and region: many instances of one account and region turned not found at once.",
-		}, []string{"account", "region"}),
-		accountReady: prometheus.NewGaugeVec(prometheus.GaugeOpts{
-			Name: "ec2_operator_aws_account_ready",
-			Help: "1 when the operator could assume the AWSAccount's role at its last check, else 0; one series per AWSAccount, removed when it is deleted.",
-		}, []string{"account"}),
-		states: map[types.UID]string{},
-	}
+	m := &Metrics{states: map[types.UID]string{}}
+	m.addAWSCallCollectors()
+	m.addInstanceCollectors()
+	m.addReadinessCollectors()
 	// Credentials the manager does not have to wait for are ready from the start.
 	m.credsReady.Set(1)
 	// build_info says which release is running, so dashboards and support can tell
@@ -118,6 +61,79 @@ func New(reg prometheus.Registerer) *Metrics {
 	reg.MustRegister(m.apiCalls, m.apiDuration, m.apiThrottled, m.apiRetries, m.instances,
 		m.timeToRunning, m.driftCorrected, m.reconcileErrors, m.instanceReady, m.credsReady, m.eventsReady, m.eventsReceived, m.accountReady, m.replacementsPaused, buildInfo)
 	return m
+}
+
+// addAWSCallCollectors creates the collectors of AWS API calls. Their account label is
+// empty for calls made with the operator's own credentials.
+func (m *Metrics) addAWSCallCollectors() {
+	m.apiCalls = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "ec2_operator_aws_api_calls_total",
+		Help: "AWS API call attempts by operation, result code (OK on success, else AWS's error code) and AWSAccount (empty for the operator's own credentials).",
+	}, []string{"operation", "code", "account"})
+	m.apiDuration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name:    "ec2_operator_aws_api_call_duration_seconds",
+		Help:    "Latency of AWS API call attempts by operation and AWSAccount (empty for the operator's own credentials).",
+		Buckets: []float64{0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30},
+	}, []string{"operation", "account"})
+	m.apiThrottled = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "ec2_operator_aws_api_throttled_total",
+		Help: "AWS API call attempts that EC2 throttled (RequestLimitExceeded and similar), by operation and AWSAccount (empty for the operator's own credentials).",
+	}, []string{"operation", "account"})
+	m.apiRetries = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "ec2_operator_aws_api_retries_total",
+		Help: "AWS API call attempts retried by the SDK, by operation, the error code that caused the retry and AWSAccount (empty for the operator's own credentials).",
+	}, []string{"operation", "code", "account"})
+}
+
+// addInstanceCollectors creates the collectors of EC2Instances and what the
+// reconciler did to them.
+func (m *Metrics) addInstanceCollectors() {
+	m.instances = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "ec2_operator_instances",
+		Help: "EC2 instances managed by this operator, by their last observed EC2 state.",
+	}, []string{"state"})
+	m.timeToRunning = prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name:    "ec2_operator_instance_time_to_running_seconds",
+		Help:    "Time from an EC2Instance's creation to its instance first reaching running.",
+		Buckets: []float64{5, 10, 20, 30, 45, 60, 90, 120, 180, 300, 600},
+	})
+	m.driftCorrected = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "ec2_operator_drift_corrections_total",
+		Help: "Corrections of instance fields that differed from the spec, by spec field.",
+	}, []string{"field"})
+	m.reconcileErrors = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "ec2_operator_reconcile_errors_total",
+		Help: "Failed reconciles by the Ready condition's reason.",
+	}, []string{"reason"})
+	m.instanceReady = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "ec2_operator_instance_ready",
+		Help: "1 when the EC2Instance's Ready condition is True, else 0; one series per EC2Instance, removed when it is deleted.",
+	}, []string{"ec2instance_namespace", "ec2instance_name"})
+	m.replacementsPaused = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "ec2_operator_replacements_paused",
+		Help: "EC2Instances whose vanished instances are not replaced until a person confirms, by AWS account and region: many instances of one account and region turned not found at once.",
+	}, []string{"account", "region"})
+}
+
+// addReadinessCollectors creates the gauges and counters of what the operator
+// depends on: its AWS credentials, the events queue and the AWSAccounts' roles.
+func (m *Metrics) addReadinessCollectors() {
+	m.credsReady = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "ec2_operator_aws_credentials_ready",
+		Help: "1 when the manager has AWS credentials to use: its own, or the Cloud Credential Operator's Secret once written; 0 while it waits for that Secret.",
+	})
+	m.eventsReady = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "ec2_operator_events_queue_ready",
+		Help: "1 while the manager reads EC2 events from --events-queue-url; 0 while it cannot (the resync then finds changes alone) or when no queue is set.",
+	})
+	m.eventsReceived = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "ec2_operator_events_received_total",
+		Help: "EC2 events read from the events queue, by detail type and whether an EC2Instance owns the instance.",
+	}, []string{"detail_type", "owned"})
+	m.accountReady = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "ec2_operator_aws_account_ready",
+		Help: "1 when the operator could assume the AWSAccount's role at its last check, else 0; one series per AWSAccount, removed when it is deleted.",
+	}, []string{"account"})
 }
 
 // RecordCall records one AWS SDK attempt made with the operator's own credentials.
