@@ -78,13 +78,13 @@ func otherClusterMessage(inst *ec2.Instance, cluster, doing string) string {
 
 // instanceExists reports an instance in the way (InstanceExists): Ready is False, an
 // Event says it once, and the object is looked at again at the resync period.
-func (r *EC2InstanceReconciler) instanceExists(s *instanceScope, msg string) ctrl.Result {
+func (r *EC2InstanceReconciler) instanceExists(s *instanceScope, msg string) step {
 	if c := s.condition(computev1alpha1.ConditionReady); c == nil || c.Reason != computev1alpha1.ReasonInstanceExists || c.Message != msg {
 		r.event(s, corev1.EventTypeWarning, computev1alpha1.ReasonInstanceExists, msg)
 	}
 	s.notReady(computev1alpha1.ReasonInstanceExists, msg)
 	r.Metrics.ReconcileError(computev1alpha1.ReasonInstanceExists)
-	return ctrl.Result{RequeueAfter: r.resyncAfter()}
+	return doneAfter(r.resyncAfter())
 }
 
 // tagWithCluster adds the cluster tag to this object's instance when it lacks it

@@ -35,7 +35,7 @@ func (r *EC2InstanceReconciler) ownAccount(ctx context.Context, s *instanceScope
 		msg := "reading which AWS account the operator's credentials act in (sts:GetCallerIdentity): " + err.Error() +
 			"; nothing is launched or replaced until it is known"
 		s.notReady(computev1alpha1.ReasonAWSError, msg)
-		return "", &reportedError{msg: msg, err: err}
+		return "", &identityError{msg: msg, err: err}
 	}
 	return id.Account, nil
 }
@@ -77,3 +77,13 @@ func (r *EC2InstanceReconciler) pinOwnAccount(ctx context.Context, s *instanceSc
 	s.obj.Status.AccountID = current
 	return nil
 }
+
+// identityError is a failed sts:GetCallerIdentity, already shown on Ready: the pass
+// ends with it, for controller-runtime's backoff.
+type identityError struct {
+	msg string
+	err error
+}
+
+func (e *identityError) Error() string { return e.msg }
+func (e *identityError) Unwrap() error { return e.err }

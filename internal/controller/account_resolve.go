@@ -12,7 +12,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
@@ -72,6 +71,23 @@ const accountPendingRetry = 5 * time.Second
 // been launched: a later namespace annotation does not move it. Before that, the
 // account is looked up afresh every pass, so a fixed annotation is taken into account.
 func (r *EC2InstanceReconciler) resolveAccount(ctx context.Context, s *instanceScope) (*computev1alpha1.AWSAccount, error) {
+	acct, ns, err := r.lookUpAccount(ctx, s)
+	if err != nil || acct == nil {
+		return nil, err
+	}
+	if err := r.checkAccountUsable(s, acct, ns); err != nil {
+		return nil, err
+	}
+	s.obj.Status.AccountID = acct.Status.AccountID
+	return acct, nil
+}
+
+// lookUpAccount finds the AWSAccount the object names (or its namespace's annotation,
+// or the default account) and records its name in status; with no account at all it
+// returns nil, after checking the operator's own credentials still act in the
+// instance's account. ns is the object's namespace, for the account's allowed
+// namespaces.
+func (r *EC2InstanceReconciler) lookUpAccount(ctx context.Context, s *instanceScope) (*computev1alpha1.AWSAccount, *metav1.PartialObjectMetadata, error) {
 	st := &s.obj.Status
 	// The namespace is read once, and only when the annotation or the allowed
 	// namespaces matter: an object launched with the operator's own credentials
@@ -81,7 +97,7 @@ func (r *EC2InstanceReconciler) resolveAccount(ctx context.Context, s *instanceS
 	if s.obj.Spec.AccountRef == nil && r.noInstanceRecorded(s) {
 		var err error
 		if ns, err = r.namespaceMetadata(ctx, s.obj.Namespace); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		name = ns.Annotations[computev1alpha1.DefaultAccountAnnotation]
 	}
@@ -93,10 +109,10 @@ func (r *EC2InstanceReconciler) resolveAccount(ctx context.Context, s *instanceS
 		err := r.Get(ctx, types.NamespacedName{Name: computev1alpha1.DefaultAccountName}, acct)
 		if apierrors.IsNotFound(err) {
 			st.Account = ""
-			return nil, r.checkOwnAccount(ctx, s, ec2.OwnIdentityTTL)
+			return nil, nil, r.checkOwnAccount(ctx, s, ec2.OwnIdentityTTL)
 		}
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		name = computev1alpha1.DefaultAccountName
 	}
@@ -104,26 +120,35 @@ func (r *EC2InstanceReconciler) resolveAccount(ctx context.Context, s *instanceS
 	if acct.Name == "" {
 		err := r.Get(ctx, types.NamespacedName{Name: name}, acct)
 		if apierrors.IsNotFound(err) {
-			return nil, r.refuseAccount(s, computev1alpha1.ReasonAccountNotFound,
+			return nil, nil, r.refuseAccount(s, computev1alpha1.ReasonAccountNotFound,
 				fmt.Sprintf("AWSAccount %q does not exist; nothing is called in AWS until it does", name))
 		}
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	if ns == nil {
 		var err error
 		if ns, err = r.namespaceMetadata(ctx, s.obj.Namespace); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
+	return acct, ns, nil
+}
+
+// checkAccountUsable refuses, before any AWS call, an account that does not allow the
+// object's namespace, has not been verified, is going away before anything was
+// launched with it, or acts in another account than the one the instance was launched
+// in.
+func (r *EC2InstanceReconciler) checkAccountUsable(s *instanceScope, acct *computev1alpha1.AWSAccount, ns *metav1.PartialObjectMetadata) error {
+	st, name := &s.obj.Status, acct.Name
 	allowed, err := namespaceAllowed(acct, ns)
 	if err != nil {
-		return nil, r.refuseAccount(s, computev1alpha1.ReasonAccountNotAllowed,
+		return r.refuseAccount(s, computev1alpha1.ReasonAccountNotAllowed,
 			fmt.Sprintf("AWSAccount %q has an invalid allowedNamespaces.selector: %v", name, err))
 	}
 	if !allowed {
-		return nil, r.refuseAccount(s, computev1alpha1.ReasonAccountNotAllowed,
+		return r.refuseAccount(s, computev1alpha1.ReasonAccountNotAllowed,
 			fmt.Sprintf("AWSAccount %q does not allow namespace %q (spec.allowedNamespaces); nothing is called in AWS", name, s.obj.Namespace))
 	}
 	ready := meta.FindStatusCondition(acct.Status.Conditions, computev1alpha1.ConditionReady)
@@ -132,29 +157,28 @@ func (r *EC2InstanceReconciler) resolveAccount(ctx context.Context, s *instanceS
 		// A verified account whose spec just changed (allowedNamespaces, or the
 		// generation bump of its deletion) is verified again within moments; the
 		// object waits for that quietly instead of reporting a refusal meanwhile.
-		return nil, errAccountPending{}
+		return errAccountPending{}
 	}
 	if !verified {
 		why := "its role has not been assumed yet"
 		if ready != nil && ready.Status == metav1.ConditionFalse {
 			why = ready.Reason + ": " + ready.Message
 		}
-		return nil, r.refuseAccount(s, computev1alpha1.ReasonAccountNotReady, fmt.Sprintf("AWSAccount %q is not ready: %s", name, why))
+		return r.refuseAccount(s, computev1alpha1.ReasonAccountNotReady, fmt.Sprintf("AWSAccount %q is not ready: %s", name, why))
 	}
 	if !acct.DeletionTimestamp.IsZero() && r.nothingLaunched(s) {
-		return nil, r.refuseAccount(s, computev1alpha1.ReasonAccountNotReady,
+		return r.refuseAccount(s, computev1alpha1.ReasonAccountNotReady,
 			fmt.Sprintf("AWSAccount %q is being deleted; it serves only the instances that already use it", name))
 	}
 	// An instance lives in the account it was launched in. If the AWSAccount's role now
 	// acts in another account, the instance would look gone there and be launched
 	// again: refuse instead.
 	if st.AccountID != "" && st.AccountID != acct.Status.AccountID && !r.nothingLaunched(s) {
-		return nil, r.refuseAccount(s, computev1alpha1.ReasonAccountMismatch,
+		return r.refuseAccount(s, computev1alpha1.ReasonAccountMismatch,
 			fmt.Sprintf("the instance lives in AWS account %s, but AWSAccount %q now acts in account %s; point its roleArn back at account %s",
 				st.AccountID, name, acct.Status.AccountID, st.AccountID))
 	}
-	st.AccountID = acct.Status.AccountID
-	return acct, nil
+	return nil
 }
 
 // namespaceMetadata reads a namespace's labels and annotations from the cache, which
@@ -280,9 +304,9 @@ func requestsFor(items []computev1alpha1.EC2Instance) []reconcile.Request {
 // a watch event.
 const accountRecheck = 5 * time.Minute
 
-// accountRefusedResult is how a refused pass ends: no error (the condition says it
+// accountRefused is how a refused pass ends: no error (the condition says it
 // all, and an error would retry in a loop), and a slow look again in case a watch
 // event was missed.
-func accountRefusedResult() ctrl.Result {
-	return ctrl.Result{RequeueAfter: accountRecheck + jitter(accountRecheck/10)}
+func accountRefused() step {
+	return waitSpread(accountRecheck)
 }

@@ -103,37 +103,24 @@ func (r *AWSAccountReconciler) Reconcile(ctx context.Context, req ctrl.Request) 
 	before := acct.DeepCopy()
 	acct.Status.InUseBy = int32(len(users))
 
-	switch {
-	case !acct.DeletionTimestamp.IsZero() && len(users) > 0:
-		// The account still serves the objects that use it, so it is verified as
-		// before (the deletion bumped its generation).
-		msg := fmt.Sprintf("deletion waits until no EC2Instance uses this account; used by %d: %s", len(users), summarize(users))
-		r.setCondition(ctx, acct, computev1alpha1.ConditionDeletionBlocked, metav1.ConditionTrue, computev1alpha1.ReasonAccountInUse, msg)
-	case !acct.DeletionTimestamp.IsZero():
-		if controllerutil.ContainsFinalizer(acct, computev1alpha1.AccountFinalizer) {
-			if err := r.patchFinalizers(ctx, acct, func() { controllerutil.RemoveFinalizer(acct, computev1alpha1.AccountFinalizer) }); err != nil {
-				return finalizerPatchResult(client.IgnoreNotFound(err))
-			}
-		}
-		r.forget(acct.Name)
-		return ctrl.Result{}, nil
-	case !controllerutil.ContainsFinalizer(acct, computev1alpha1.AccountFinalizer):
-		if err := r.patchFinalizers(ctx, acct, func() { controllerutil.AddFinalizer(acct, computev1alpha1.AccountFinalizer) }); err != nil {
-			return finalizerPatchResult(err)
-		}
-		before.Finalizers = acct.Finalizers
-		before.ResourceVersion = acct.ResourceVersion
+	if res, done, err := r.keepFinalizer(ctx, acct, before, users); done {
+		return res, err
 	}
-
 	if due := r.verifyDue(acct); due > 0 {
 		return ctrl.Result{RequeueAfter: due}, r.patchStatus(ctx, before, acct)
 	}
 	if r.CredentialsReady != nil {
 		if err := r.CredentialsReady(); err != nil {
 			log.V(1).Info("waiting for the operator's AWS credentials before assuming the role", "reason", err.Error())
-			return ctrl.Result{RequeueAfter: credentialsWait + jitter(credentialsWait/10)}, r.patchStatus(ctx, before, acct)
+			return requeueAfter(credentialsWait, true), r.patchStatus(ctx, before, acct)
 		}
 	}
+	return r.verify(ctx, acct, before)
+}
+
+// verify assumes the account's role and records which account and principal it acts
+// as, or why it cannot.
+func (r *AWSAccountReconciler) verify(ctx context.Context, acct, before *computev1alpha1.AWSAccount) (ctrl.Result, error) {
 	region := acct.Spec.DefaultRegion
 	if region == "" {
 		region = r.DefaultRegion
@@ -163,6 +150,36 @@ func (r *AWSAccountReconciler) Reconcile(ctx context.Context, req ctrl.Request) 
 		fmt.Sprintf("assumed %s: acting in account %s as %s", acct.Spec.RoleARN, id.Account, id.ARN))
 	r.observe(acct.Name, true)
 	return ctrl.Result{RequeueAfter: r.verifyPeriod()}, r.patchStatus(ctx, before, acct)
+}
+
+// keepFinalizer keeps the account's finalizer while an EC2Instance uses it, and
+// removes it once the account is deleted and unused; done says the pass ends there.
+func (r *AWSAccountReconciler) keepFinalizer(ctx context.Context, acct, before *computev1alpha1.AWSAccount, users []computev1alpha1.EC2Instance) (ctrl.Result, bool, error) {
+	switch {
+	case !acct.DeletionTimestamp.IsZero() && len(users) > 0:
+		// The account still serves the objects that use it, so it is verified as
+		// before (the deletion bumped its generation).
+		msg := fmt.Sprintf("deletion waits until no EC2Instance uses this account; used by %d: %s", len(users), summarize(users))
+		r.setCondition(ctx, acct, computev1alpha1.ConditionDeletionBlocked, metav1.ConditionTrue, computev1alpha1.ReasonAccountInUse, msg)
+	case !acct.DeletionTimestamp.IsZero():
+		if controllerutil.ContainsFinalizer(acct, computev1alpha1.AccountFinalizer) {
+			if err := r.patchFinalizers(ctx, acct, func() { controllerutil.RemoveFinalizer(acct, computev1alpha1.AccountFinalizer) }); err != nil {
+				res, err := finalizerPatchResult(client.IgnoreNotFound(err))
+				return res, true, err
+			}
+		}
+		r.forget(acct.Name)
+		return ctrl.Result{}, true, nil
+	case !controllerutil.ContainsFinalizer(acct, computev1alpha1.AccountFinalizer):
+		if err := r.patchFinalizers(ctx, acct, func() { controllerutil.AddFinalizer(acct, computev1alpha1.AccountFinalizer) }); err != nil {
+			res, err := finalizerPatchResult(err)
+			return res, true, err
+		}
+		before.Finalizers = acct.Finalizers
+		before.ResourceVersion = acct.ResourceVersion
+	}
+
+	return ctrl.Result{}, false, nil
 }
 
 // verifyDue returns 0 when the account must be verified now, or how long until then:
@@ -312,7 +329,7 @@ func (r *AWSAccountReconciler) patchFinalizers(ctx context.Context, acct *comput
 // newer version yet) and returns any other error for the backoff.
 func finalizerPatchResult(err error) (ctrl.Result, error) {
 	if apierrors.IsConflict(err) {
-		return ctrl.Result{RequeueAfter: conflictRetry + jitter(conflictRetry/10)}, nil
+		return requeueAfter(conflictRetry, true), nil
 	}
 	return ctrl.Result{}, err
 }

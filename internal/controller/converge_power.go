@@ -2,6 +2,7 @@ package controller
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -10,7 +11,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	ctrl "sigs.k8s.io/controller-runtime"
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
@@ -25,24 +25,23 @@ const DefaultTypeChangeTimeout = 10 * time.Minute
 const startFailureReset = time.Minute
 
 // convergePower brings the instance to the desired power state, stopping it when a
-// change needs a stopped instance. It reports done when the pass should end here.
-func (r *EC2InstanceReconciler) convergePower(ctx context.Context, s *instanceScope, inst *ec2.Instance, whileStopped []drift) (ctrl.Result, bool, error) {
+// change needs a stopped instance. Its step ends the pass when the power state is
+// being changed (or waits), and lets it go on when the state is as desired.
+func (r *EC2InstanceReconciler) convergePower(ctx context.Context, s *instanceScope, inst *ec2.Instance, whileStopped []drift) step {
 	st := &s.obj.Status
 	wantRunning := s.obj.Spec.DesiredState != computev1alpha1.DesiredStateStopped && s.obj.Spec.DesiredState != computev1alpha1.DesiredStateHibernated
-	typeChange := slices.IndexFunc(whileStopped, func(d drift) bool { return d.field == "instanceType" })
-
 	// A type EC2 would not run the instance with is not tried again while the spec
 	// names it (keyed on the type, not the generation: an unrelated edit must not
 	// take the instance down again for the same refusal).
 	if st.RefusedInstanceType != "" && st.RefusedInstanceType != s.obj.Spec.InstanceType {
 		st.RefusedInstanceType = ""
 	}
+	typeChange := slices.IndexFunc(whileStopped, func(d drift) bool { return d.field == "instanceType" })
 	if typeChange >= 0 && st.RefusedInstanceType == s.obj.Spec.InstanceType {
 		s.typeRefused = true
 		whileStopped = slices.Delete(slices.Clone(whileStopped), typeChange, typeChange+1)
 		typeChange = -1
 	}
-
 	switch inst.State {
 	case ec2.StateRunning:
 		if st.StartFailures > 0 && st.LastStartAttempt != nil && r.now().Sub(st.LastStartAttempt.Time) > startFailureReset {
@@ -58,62 +57,81 @@ func (r *EC2InstanceReconciler) convergePower(ctx context.Context, s *instanceSc
 			return r.stop(ctx, s, inst, fmt.Sprintf("changing instanceType from %s to %s needs a stopped instance; it starts again afterwards", d.actual, d.desired))
 		}
 	case ec2.StateStopped:
-		if wantRunning && inst.Spot && strings.HasPrefix(inst.StateReasonCode, "Server.SpotInstance") {
-			// Only EC2 may restart a Spot Instance it interrupted, when capacity returns.
-			s.notReady(computev1alpha1.ReasonSpotInterrupted, "EC2 interrupted the Spot Instance ("+inst.StateReason+"); EC2 restarts it when capacity returns")
-			return ctrl.Result{RequeueAfter: r.resyncAfter()}, true, nil
-		}
-		if wantRunning && r.startFailed(inst, st) {
-			if res, wait := r.startFailedWait(s, inst); wait {
-				return res, true, nil
-			}
-		}
-		var failed error
-		for _, d := range whileStopped {
-			if err := d.apply(ctx, s.ec2, inst.ID); err != nil {
-				if !isRefusal(err) {
-					// Throttling or a network error: retry with backoff while the
-					// instance is still stopped for this change.
-					return r.failPower(s, "changing "+d.field, err)
-				}
-				failed = err
-				msg := messageFor("changing "+d.field, err)
-				if d.field == "instanceType" {
-					st.RefusedInstanceType, st.TypeChangeStarted = s.obj.Spec.InstanceType, nil
-					s.typeRefused = true
-				}
-				s.setCondition(computev1alpha1.ConditionSynced, metav1.ConditionFalse, computev1alpha1.ReasonUpdateFailed, msg)
-				r.event(s, corev1.EventTypeWarning, computev1alpha1.ReasonUpdateFailed, msg)
-				r.Metrics.ReconcileError(computev1alpha1.ReasonUpdateFailed)
-				break
-			}
-			r.driftCorrected(s, d)
-		}
-		if len(whileStopped) > 0 {
-			r.forgetAttributes(s.obj.UID)
-		}
-		if failed != nil && !wantRunning {
-			s.notReady(computev1alpha1.ReasonUpdateFailed, messageFor("changing the stopped instance", failed))
-			return ctrl.Result{}, true, failed
-		}
-		// When a change failed, the instance still starts again: it was stopped only
-		// for the change, and must not stay down because EC2 refused it.
-		if wantRunning {
-			return r.start(ctx, s, inst, len(whileStopped) == 0)
-		}
-		if len(whileStopped) > 0 {
-			s.notReady(computev1alpha1.ReasonUpdating, "applied changes to the stopped instance")
-			return ctrl.Result{RequeueAfter: r.PollInterval}, true, nil
+		return r.convergeStopped(ctx, s, inst, whileStopped, wantRunning)
+	}
+	return proceed()
+}
+
+// convergeStopped applies to a stopped instance the changes that wait for a stop, then
+// starts it if the spec wants it running.
+func (r *EC2InstanceReconciler) convergeStopped(ctx context.Context, s *instanceScope, inst *ec2.Instance, whileStopped []drift, wantRunning bool) step {
+	st := &s.obj.Status
+	if wantRunning && inst.SpotInterrupted() {
+		// Only EC2 may restart a Spot Instance it interrupted, when capacity returns.
+		s.notReady(computev1alpha1.ReasonSpotInterrupted, "EC2 interrupted the Spot Instance ("+inst.StateReason+"); EC2 restarts it when capacity returns")
+		return doneAfter(r.resyncAfter())
+	}
+	if wantRunning && r.startFailed(inst, st) {
+		if next := r.startFailedWait(s, inst); next.ends() {
+			return next
 		}
 	}
-	return ctrl.Result{}, false, nil
+	next, refused := r.applyWhileStopped(ctx, s, inst, whileStopped)
+	if next.ends() {
+		return next
+	}
+	if len(whileStopped) > 0 {
+		r.forgetAttributes(s.obj.UID)
+	}
+	if refused != nil && !wantRunning {
+		s.notReady(computev1alpha1.ReasonUpdateFailed, messageFor("changing the stopped instance", refused))
+		return failedPower(refused)
+	}
+	// When a change failed, the instance still starts again: it was stopped only
+	// for the change, and must not stay down because EC2 refused it.
+	if wantRunning {
+		return r.start(ctx, s, inst, len(whileStopped) == 0)
+	}
+	if len(whileStopped) > 0 {
+		s.notReady(computev1alpha1.ReasonUpdating, "applied changes to the stopped instance")
+		return doneAfter(r.PollInterval)
+	}
+	return proceed()
+}
+
+// applyWhileStopped applies the changes that need a stopped instance, in order, up to
+// the first that EC2 refuses as asked; that refusal is recorded (Synced, an event) and
+// returned. A failure worth retrying (throttling, a network error) ends the pass, to
+// retry with backoff while the instance is still stopped for the change.
+func (r *EC2InstanceReconciler) applyWhileStopped(ctx context.Context, s *instanceScope, inst *ec2.Instance, whileStopped []drift) (step, error) {
+	st := &s.obj.Status
+	for _, d := range whileStopped {
+		err := d.apply(ctx, s.ec2, inst.ID)
+		if err == nil {
+			r.driftCorrected(s, d)
+			continue
+		}
+		if !refusedAsAsked(err) {
+			return failed("changing "+d.field, err), nil
+		}
+		msg := messageFor("changing "+d.field, err)
+		if d.field == "instanceType" {
+			st.RefusedInstanceType, st.TypeChangeStarted = s.obj.Spec.InstanceType, nil
+			s.typeRefused = true
+		}
+		s.setCondition(computev1alpha1.ConditionSynced, metav1.ConditionFalse, computev1alpha1.ReasonUpdateFailed, msg)
+		r.event(s, corev1.EventTypeWarning, computev1alpha1.ReasonUpdateFailed, msg)
+		r.Metrics.ReconcileError(computev1alpha1.ReasonUpdateFailed)
+		return proceed(), err
+	}
+	return proceed(), nil
 }
 
 // start starts the stopped instance. A start that EC2 refuses while a type change is
 // in progress is retried for capacity until TypeChangeTimeout, then the change is
 // reverted, so that a user who wants the instance running never finds it stopped
 // because of the operator's change.
-func (r *EC2InstanceReconciler) start(ctx context.Context, s *instanceScope, inst *ec2.Instance, nothingChanged bool) (ctrl.Result, bool, error) {
+func (r *EC2InstanceReconciler) start(ctx context.Context, s *instanceScope, inst *ec2.Instance, nothingChanged bool) step {
 	st := &s.obj.Status
 	why := "desiredState is running"
 	if nothingChanged && stoppedOutOfBand(s) && !r.startFailed(inst, st) {
@@ -126,13 +144,13 @@ func (r *EC2InstanceReconciler) start(ctx context.Context, s *instanceScope, ins
 		if st.TypeChangeStarted != nil && st.LastRunningInstanceType != "" && s.obj.Spec.InstanceType != st.LastRunningInstanceType {
 			return r.typeChangeStartFailed(ctx, s, inst, err)
 		}
-		return r.failPower(s, "starting instance", err)
+		return failed("starting instance", err)
 	}
 	now := metav1.NewTime(r.now().UTC().Truncate(time.Second))
 	st.LastStartAttempt = &now
 	r.event(s, corev1.EventTypeNormal, computev1alpha1.ReasonStarting, "starting instance "+inst.ID+": "+why)
 	s.notReady(computev1alpha1.ReasonStarting, "starting instance "+inst.ID)
-	return ctrl.Result{RequeueAfter: r.PollInterval}, true, nil
+	return doneAfter(r.PollInterval)
 }
 
 // typeChangeStartFailed handles a start that EC2 refused after the instance type was
@@ -140,7 +158,7 @@ func (r *EC2InstanceReconciler) start(ctx context.Context, s *instanceScope, ins
 // the zone does not offer (Unsupported). Past the timeout, or for a refusal that will
 // not pass, the instance goes back to the type it last ran with and is started, and
 // the new type is refused until the spec names another.
-func (r *EC2InstanceReconciler) typeChangeStartFailed(ctx context.Context, s *instanceScope, inst *ec2.Instance, startErr error) (ctrl.Result, bool, error) {
+func (r *EC2InstanceReconciler) typeChangeStartFailed(ctx context.Context, s *instanceScope, inst *ec2.Instance, startErr error) step {
 	st := &s.obj.Status
 	deadline := st.TypeChangeStarted.Add(r.TypeChangeTimeout)
 	wanted := s.obj.Spec.InstanceType
@@ -150,14 +168,14 @@ func (r *EC2InstanceReconciler) typeChangeStartFailed(ctx context.Context, s *in
 		s.notReady(computev1alpha1.ReasonInsufficientCapacity, msg)
 		r.event(s, corev1.EventTypeWarning, computev1alpha1.ReasonInsufficientCapacity, msg)
 		r.Metrics.ReconcileError(computev1alpha1.ReasonInsufficientCapacity)
-		return ctrl.Result{}, true, fmt.Errorf("%s", msg)
+		return failedPower(errors.New(msg))
 	}
 	if ec2.KindOf(startErr) == ec2.KindThrottled || ec2.KindOf(startErr) == ec2.KindUnknown {
-		return r.failPower(s, "starting instance", startErr)
+		return failed("starting instance", startErr)
 	}
 	previous, refused := st.LastRunningInstanceType, wanted
 	if err := s.ec2.ModifyInstanceType(ctx, inst.ID, previous); err != nil {
-		return r.failPower(s, "changing instanceType back to "+previous, err)
+		return failed("changing instanceType back to "+previous, err)
 	}
 	r.forgetAttributes(s.obj.UID)
 	// From here the new type is refused: should the start below fail too, the next
@@ -170,24 +188,25 @@ func (r *EC2InstanceReconciler) typeChangeStartFailed(ctx context.Context, s *in
 	r.event(s, corev1.EventTypeWarning, computev1alpha1.ReasonInstanceTypeUnavailable, msg)
 	r.Metrics.ReconcileError(computev1alpha1.ReasonInstanceTypeUnavailable)
 	if err := s.ec2.StartInstance(ctx, inst.ID); err != nil {
-		return r.failPower(s, "starting instance as "+previous, err)
+		return failed("starting instance as "+previous, err)
 	}
 	now := metav1.NewTime(r.now().UTC().Truncate(time.Second))
 	st.LastStartAttempt = &now
 	s.notReady(computev1alpha1.ReasonInstanceTypeUnavailable, msg)
-	return ctrl.Result{RequeueAfter: r.PollInterval}, true, nil
+	return doneAfter(r.PollInterval)
 }
 
 // startFailed reports whether a stopped instance stopped on its own right after the
 // operator started it: EC2 gives a client or server error as the state reason (an
 // unusable KMS key on its encrypted volume: Client.InternalError), not a user's stop.
 func (r *EC2InstanceReconciler) startFailed(inst *ec2.Instance, st *computev1alpha1.EC2InstanceStatus) bool {
-	return st.LastStartAttempt != nil && isLaunchFailure(inst.StateReasonCode)
+	return st.LastStartAttempt != nil && inst.StoppedByFailure()
 }
 
-// startFailedWait counts a start that failed (once per start) and keeps the instance stopped until a backoff that grows with each failure in a
-// row has passed since the last start; it reports whether to wait.
-func (r *EC2InstanceReconciler) startFailedWait(s *instanceScope, inst *ec2.Instance) (ctrl.Result, bool) {
+// startFailedWait counts a start that failed (once per start) and keeps the instance
+// stopped until a backoff that grows with each failure in a row has passed since the
+// last start; its step ends the pass while it waits.
+func (r *EC2InstanceReconciler) startFailedWait(s *instanceScope, inst *ec2.Instance) step {
 	st := &s.obj.Status
 	wait := r.recreationBackoff(st.StartFailures)
 	if !st.LastFailedStart.Equal(st.LastStartAttempt) {
@@ -201,28 +220,16 @@ func (r *EC2InstanceReconciler) startFailedWait(s *instanceScope, inst *ec2.Inst
 	}
 	remaining := st.LastStartAttempt.Add(wait).Sub(r.now())
 	if remaining <= 0 {
-		return ctrl.Result{}, false
+		return proceed()
 	}
 	s.notReady(computev1alpha1.ReasonStartFailed, fmt.Sprintf("instance %s stopped again right after it was started %d time(s) in a row (%s); next start in %s",
 		inst.ID, st.StartFailures, orNone(inst.StateReason), remaining.Round(time.Second)))
-	return ctrl.Result{RequeueAfter: remaining}, true
+	return doneAfter(remaining)
 }
 
-// isRefusal tells EC2 refusing a change as asked (it will refuse it again) from
-// failures worth retrying.
-func isRefusal(err error) bool {
-	switch ec2.KindOf(err) {
-	case ec2.KindInvalidInput, ec2.KindTerminal:
-		return true
-	}
-	return false
-}
-
-// failPower is fail for the power step, which reports whether the pass ends.
-func (r *EC2InstanceReconciler) failPower(s *instanceScope, action string, err error) (ctrl.Result, bool, error) {
-	res, err := r.fail(s, action, err)
-	return res, true, err
-}
+// failedPower is a failure of the power step reported under the power state aspect,
+// for refusals the step already recorded in detail (Synced, an event).
+func failedPower(err error) step { return failed("changing power state", err) }
 
 // stoppedOutOfBand tells a stop the operator did not ask for: the last pass neither
 // stopped the instance nor kept it stopped on purpose.
@@ -246,20 +253,20 @@ func operatorStopped(message string) bool {
 	return strings.HasPrefix(message, "stopping instance ") || strings.HasPrefix(message, "hibernating instance ")
 }
 
-func (r *EC2InstanceReconciler) stop(ctx context.Context, s *instanceScope, inst *ec2.Instance, why string) (ctrl.Result, bool, error) {
+func (r *EC2InstanceReconciler) stop(ctx context.Context, s *instanceScope, inst *ec2.Instance, why string) step {
 	if s.obj.Spec.DesiredState == computev1alpha1.DesiredStateHibernated && inst.HibernationConfigured {
 		// Hibernation saves the memory to the root volume; the next start restores it.
 		if err := s.ec2.HibernateInstance(ctx, inst.ID); err != nil {
-			return r.failPower(s, "hibernating instance", err)
+			return failed("hibernating instance", err)
 		}
 		r.event(s, corev1.EventTypeNormal, computev1alpha1.ReasonStopping, "hibernating instance "+inst.ID+": "+why)
 		s.notReady(computev1alpha1.ReasonStopping, "hibernating instance "+inst.ID+": "+why)
-		return ctrl.Result{RequeueAfter: r.PollInterval}, true, nil
+		return doneAfter(r.PollInterval)
 	}
 	if err := s.ec2.StopInstance(ctx, inst.ID); err != nil {
-		return r.failPower(s, "stopping instance", err)
+		return failed("stopping instance", err)
 	}
 	r.event(s, corev1.EventTypeNormal, computev1alpha1.ReasonStopping, "stopping instance "+inst.ID+": "+why)
 	s.notReady(computev1alpha1.ReasonStopping, "stopping instance "+inst.ID+": "+why)
-	return ctrl.Result{RequeueAfter: r.PollInterval}, true, nil
+	return doneAfter(r.PollInterval)
 }

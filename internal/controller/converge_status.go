@@ -64,41 +64,6 @@ func readyReasonForState(state string) string {
 	}
 }
 
-// reasonsNeedingTheUser are the Ready reasons that no amount of retrying fixes: the
-// spec, the account or the instance must change first. kstatus (Argo CD, Flux,
-// kubectl wait) reads them as failed through Stalled.
-var reasonsNeedingTheUser = map[string]bool{
-	computev1alpha1.ReasonInvalidSpec:             true,
-	computev1alpha1.ReasonImageNotFound:           true,
-	computev1alpha1.ReasonSubnetNotFound:          true,
-	computev1alpha1.ReasonSecurityGroupMissing:    true,
-	computev1alpha1.ReasonAuthFailure:             true,
-	computev1alpha1.ReasonOwnedByAnother:          true,
-	computev1alpha1.ReasonInstanceExists:          true,
-	computev1alpha1.ReasonInstanceTypeUnavailable: true,
-	computev1alpha1.ReasonUpdateFailed:            true,
-	computev1alpha1.ReasonInstanceNotFound:        true,
-	computev1alpha1.ReasonQuotaExceeded:           true,
-	computev1alpha1.ReasonSnapshotNotFound:        true,
-	computev1alpha1.ReasonVolumeZoneMismatch:      true,
-	computev1alpha1.ReasonAddressNotFound:         true,
-	computev1alpha1.ReasonAddressInUse:            true,
-	computev1alpha1.ReasonAddressLimitExceeded:    true,
-	computev1alpha1.ReasonIPAddressInUse:          true,
-	computev1alpha1.ReasonUserDataNotFound:        true,
-	computev1alpha1.ReasonUserDataNotGranted:      true,
-	computev1alpha1.ReasonUserDataSourceRefused:   true,
-	computev1alpha1.ReasonGuardrailViolation:      true,
-	computev1alpha1.ReasonRegionUnknown:           true,
-	computev1alpha1.ReasonReplacementPaused:       true,
-	computev1alpha1.ReasonTagLimitExceeded:        true,
-	computev1alpha1.ReasonArchitectureMismatch:    true,
-	computev1alpha1.ReasonAccountNotFound:         true,
-	computev1alpha1.ReasonAccountNotAllowed:       true,
-	computev1alpha1.ReasonAccountNotReady:         true,
-	computev1alpha1.ReasonAccountMismatch:         true,
-}
-
 // deriveProgress sets Reconciling and Stalled from Ready, in one place, as kstatus
 // reads them: Reconciling while the operator is moving the instance toward the spec
 // or retrying something that may pass (throttling, capacity, an AWS error), Stalled

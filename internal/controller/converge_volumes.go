@@ -131,6 +131,13 @@ func (r *EC2InstanceReconciler) convergeVolume(ctx context.Context, p *volumePas
 	if !ok || vol.State == volumeStateError {
 		return r.volumeMissing(ctx, p, v, e, ok)
 	}
+	return r.attachVolume(ctx, p, v, e, vol)
+}
+
+// attachVolume attaches a created volume once it is available, and waits while it is
+// being created or attached.
+func (r *EC2InstanceReconciler) attachVolume(ctx context.Context, p *volumePass, v computev1alpha1.DataVolume, e *computev1alpha1.VolumeStatus, vol ec2.Volume) error {
+	s, inst := p.s, p.inst
 	r.creating.seen(s.obj.UID, e.VolumeID)
 	e.State = vol.State
 	switch {

@@ -124,8 +124,8 @@ func (r *EC2InstanceReconciler) volumeMissing(ctx context.Context, p *volumePass
 		return nil
 	}
 	r.renewVolume(s, e)
-	return &ec2.Error{Kind: ec2.KindNotFound, Operation: "CreateVolume", Code: codeVolumeCreationFailed,
-		Message: msg + "; creating a new one under a new client token (a KMS key EBS cannot use fails every one)"}
+	return &reasonedError{reason: computev1alpha1.ReasonVolumeNotFound, err: &ec2.Error{Kind: ec2.KindNotFound, Operation: "CreateVolume",
+		Code: codeVolumeCreationFailed, Message: msg + "; creating a new one under a new client token (a KMS key EBS cannot use fails every one)"}}
 }
 
 // renewVolume empties the entry of a volume that is gone, so that the next pass

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
@@ -16,13 +15,13 @@ import (
 // reconcileDelete runs while the object is being deleted. It keeps the finalizer until
 // the instance is terminating (Delete) or released (Retain), so an instance is never
 // leaked; when it cannot proceed, the Ready condition and an event say why.
-func (r *EC2InstanceReconciler) reconcileDelete(ctx context.Context, s *instanceScope) (ctrl.Result, error) {
+func (r *EC2InstanceReconciler) reconcileDelete(ctx context.Context, s *instanceScope) step {
 	if !controllerutil.ContainsFinalizer(s.obj, computev1alpha1.Finalizer) {
-		return ctrl.Result{}, nil
+		return doneAfter(0)
 	}
 	inst, err := r.instanceForDeletion(ctx, s)
 	if err != nil {
-		return r.fail(s, "finding the instance to delete", err)
+		return failed("finding the instance to delete", err)
 	}
 	if inst == nil || inst.State == ec2.StateShuttingDown || inst.State == ec2.StateTerminated {
 		return r.releaseAfterInstance(ctx, s, inst)
@@ -32,26 +31,32 @@ func (r *EC2InstanceReconciler) reconcileDelete(ctx context.Context, s *instance
 		// won): deleting this object must not terminate or release it.
 		r.event(s, corev1.EventTypeNormal, "Released", fmt.Sprintf("instance %s is managed by EC2Instance %s/%s; left untouched",
 			inst.ID, ec2.OwnerTag(inst.Tags, ec2.TagOwnerNamespace), ec2.OwnerTag(inst.Tags, ec2.TagOwnerName)))
-		return ctrl.Result{}, r.release(ctx, s)
+		return r.release(ctx, s)
 	}
 	if r.claimOf(s, inst.Tags) == claimOtherCluster {
 		// That cluster's operator manages it; deleting this object must not touch it.
 		r.event(s, corev1.EventTypeNormal, "Released", otherClusterMessage(inst, r.ClusterID, "left untouched"))
-		return ctrl.Result{}, r.release(ctx, s)
+		return r.release(ctx, s)
 	}
 
 	if s.obj.Spec.DeletionPolicy == computev1alpha1.DeletionPolicyRetain {
 		return r.retain(ctx, s, inst)
 	}
+	return r.terminate(ctx, s, inst)
+}
 
+// terminate terminates the object's instance (deletionPolicy Delete), lifting its
+// termination protection when EC2 refuses for it, and releases the object once the
+// instance is shutting down.
+func (r *EC2InstanceReconciler) terminate(ctx context.Context, s *instanceScope, inst *ec2.Instance) step {
 	s.notReady(computev1alpha1.ReasonDeleting, "terminating instance "+inst.ID)
 	if err := r.prepareTermination(ctx, s, inst); err != nil {
-		return r.fail(s, "preparing instance "+inst.ID+" for termination", err)
+		return failed("preparing instance "+inst.ID+" for termination", err)
 	}
 	// A persistent Spot request would relaunch the instance once it is terminated.
 	if inst.SpotRequestID != "" {
 		if err := s.ec2.CancelSpotRequest(ctx, inst.SpotRequestID); err != nil && !ec2.IsNotFound(err) {
-			return r.fail(s, "cancelling Spot request "+inst.SpotRequestID, err)
+			return failed("cancelling Spot request "+inst.SpotRequestID, err)
 		}
 	}
 	// Termination protection is not read first (DescribeInstanceAttribute for every
@@ -60,14 +65,14 @@ func (r *EC2InstanceReconciler) reconcileDelete(ctx context.Context, s *instance
 	state, err := s.ec2.TerminateInstance(ctx, inst.ID)
 	if ec2.TerminationProtected(err) {
 		if err := s.ec2.ModifyTerminationProtection(ctx, inst.ID, false); err != nil {
-			return r.fail(s, "lifting termination protection", err)
+			return failed("lifting termination protection", err)
 		}
 		r.event(s, corev1.EventTypeNormal, "TerminationProtectionLifted",
 			"lifted termination protection of instance "+inst.ID+" because the EC2Instance is deleted with deletionPolicy Delete")
 		state, err = s.ec2.TerminateInstance(ctx, inst.ID)
 	}
 	if err != nil {
-		return r.fail(s, "terminating instance "+inst.ID, err)
+		return failed("terminating instance "+inst.ID, err)
 	}
 	r.event(s, corev1.EventTypeNormal, "Terminating", "terminating instance "+inst.ID)
 	// TerminateInstances answers with the instance's new state: once it is shutting
@@ -75,11 +80,11 @@ func (r *EC2InstanceReconciler) reconcileDelete(ctx context.Context, s *instance
 	// that carries its tags.
 	if state == ec2.StateShuttingDown || state == ec2.StateTerminated {
 		if err := r.terminateExtras(ctx, s, inst.ID); err != nil {
-			return r.fail(s, "terminating the extra instances", err)
+			return failed("terminating the extra instances", err)
 		}
-		return ctrl.Result{}, r.release(ctx, s)
+		return r.release(ctx, s)
 	}
-	return ctrl.Result{RequeueAfter: r.PollInterval}, nil
+	return doneAfter(r.PollInterval)
 }
 
 // instanceForDeletion finds the instance to clean up, including one whose launch was
@@ -118,45 +123,46 @@ func (r *EC2InstanceReconciler) instanceForDeletion(ctx context.Context, s *inst
 
 // retain releases the instance: the ownership tags go, so another EC2Instance can adopt
 // it, and the instance keeps running.
-func (r *EC2InstanceReconciler) retain(ctx context.Context, s *instanceScope, inst *ec2.Instance) (ctrl.Result, error) {
+func (r *EC2InstanceReconciler) retain(ctx context.Context, s *instanceScope, inst *ec2.Instance) step {
 	if err := s.ec2.DeleteTags(ctx, append([]string{inst.ID}, launchVolumes(s, inst)...), ec2.OwnershipTagKeys()); err != nil {
-		return r.fail(s, "removing ownership tags from instance "+inst.ID, err)
+		return failed("removing ownership tags from instance "+inst.ID, err)
 	}
 	if err := r.retainResources(ctx, s, inst); err != nil {
-		return r.fail(s, "releasing the Elastic IP and volumes of instance "+inst.ID, err)
+		return failed("releasing the Elastic IP and volumes of instance "+inst.ID, err)
 	}
 	if err := r.releaseExtras(ctx, s, inst.ID); err != nil {
-		return r.fail(s, "releasing the extra instances", err)
+		return failed("releasing the extra instances", err)
 	}
 	r.event(s, corev1.EventTypeNormal, "Retained", "left instance "+inst.ID+" running and removed its ownership tags (deletionPolicy Retain)")
-	return ctrl.Result{}, r.release(ctx, s)
+	return r.release(ctx, s)
 }
 
 // releaseAfterInstance releases an object whose instance is gone or going (nil when
 // there never was one). A data volume whose CreateVolume answer was lost was never
 // attached, so it does not go with the instance: it is dealt with first, as the
 // deletion policy says.
-func (r *EC2InstanceReconciler) releaseAfterInstance(ctx context.Context, s *instanceScope, inst *ec2.Instance) (ctrl.Result, error) {
+func (r *EC2InstanceReconciler) releaseAfterInstance(ctx context.Context, s *instanceScope, inst *ec2.Instance) step {
 	id := s.obj.Status.InstanceID
 	if inst != nil {
 		id = inst.ID
 	}
 	if err := r.settleUnrecordedVolumes(ctx, s, id); err != nil {
-		return r.fail(s, "settling the data volumes of instance "+id, err)
+		return failed("settling the data volumes of instance "+id, err)
 	}
-	return ctrl.Result{}, r.release(ctx, s)
+	return r.release(ctx, s)
 }
 
-// release removes the finalizer, letting Kubernetes delete the object.
-func (r *EC2InstanceReconciler) release(ctx context.Context, s *instanceScope) error {
+// release removes the finalizer, letting Kubernetes delete the object; the pass ends
+// there.
+func (r *EC2InstanceReconciler) release(ctx context.Context, s *instanceScope) step {
 	r.Metrics.InstanceState(s.obj.UID, "")
 	r.forgetAttributes(s.obj.UID)
 	r.launched.forget(s.obj.UID)
 	if err := s.patchMetadata(ctx, r.Client, func() {
 		controllerutil.RemoveFinalizer(s.obj, computev1alpha1.Finalizer)
 	}); client.IgnoreNotFound(err) != nil {
-		return err
+		return errored(err)
 	}
 	s.released = true
-	return nil
+	return doneAfter(0)
 }

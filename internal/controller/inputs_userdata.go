@@ -100,7 +100,7 @@ var refusedSecretTypes = map[corev1.SecretType]bool{
 
 // desiredUserData returns the user data the spec asks for: userData, or the value
 // userDataFrom names, read from the API server on every call (no value is cached; the
-// watch of sourcewatch.go keeps only versions). It is called at launch and on each
+// watch of inputs_sourcewatch.go keeps only versions). It is called at launch and on each
 // pass that has the instance's user data to compare with.
 // It never logs the value; errors name the source, not the content.
 func (r *EC2InstanceReconciler) desiredUserData(ctx context.Context, obj *computev1alpha1.EC2Instance) (string, error) {
@@ -109,8 +109,8 @@ func (r *EC2InstanceReconciler) desiredUserData(ctx context.Context, obj *comput
 		return obj.Spec.UserData, nil
 	}
 	if ref.kind == sourceSecret && r.Identity.ownSecret(ref.namespace, ref.name) {
-		return "", &ec2.Error{Kind: ec2.KindInvalidInput, Code: codeUserDataSourceRefused,
-			Message: fmt.Sprintf("Secret %s/%s holds the operator's own credentials; user data is never read from it", ref.namespace, ref.name)}
+		return "", refusal(computev1alpha1.ReasonUserDataSourceRefused, "", codeUserDataSourceRefused,
+			fmt.Sprintf("Secret %s/%s holds the operator's own credentials; user data is never read from it", ref.namespace, ref.name))
 	}
 	raw, err := r.readUserDataSource(ctx, ref)
 	if err != nil {
@@ -133,8 +133,8 @@ func (r *EC2InstanceReconciler) readUserDataSource(ctx context.Context, ref user
 			return nil, r.userDataError(ref, err)
 		}
 		if refusedSecretTypes[secret.Type] {
-			return nil, &ec2.Error{Kind: ec2.KindInvalidInput, Code: codeUserDataSourceRefused,
-				Message: fmt.Sprintf("Secret %s/%s is of type %s; user data is never read from Kubernetes credentials", ref.namespace, ref.name, secret.Type)}
+			return nil, refusal(computev1alpha1.ReasonUserDataSourceRefused, "", codeUserDataSourceRefused,
+				fmt.Sprintf("Secret %s/%s is of type %s; user data is never read from Kubernetes credentials", ref.namespace, ref.name, secret.Type))
 		}
 		v, ok := secret.Data[ref.key]
 		if !ok {
@@ -174,7 +174,7 @@ func decodeUserData(ref userDataRef, raw []byte) (string, error) {
 	return string(data), nil
 }
 
-// Codes of the user data refusals; reasonsByCode maps them to reasons.
+// Codes of the user data refusals, shown with their messages.
 const (
 	// codeUserDataNotFound marks a userDataFrom whose object or key is missing.
 	codeUserDataNotFound = "UserDataNotFound"
@@ -189,15 +189,15 @@ const (
 func (r *EC2InstanceReconciler) userDataError(ref userDataRef, err error) error {
 	switch {
 	case err == nil:
-		return &ec2.Error{Kind: ec2.KindInvalidInput, Code: codeUserDataNotFound,
-			Message: fmt.Sprintf("%s %s/%s has no key %s", ref.kind, ref.namespace, ref.name, ref.key)}
+		return refusal(computev1alpha1.ReasonUserDataNotFound, "", codeUserDataNotFound,
+			fmt.Sprintf("%s %s/%s has no key %s", ref.kind, ref.namespace, ref.name, ref.key))
 	case apierrors.IsNotFound(err):
-		return &ec2.Error{Kind: ec2.KindInvalidInput, Code: codeUserDataNotFound,
-			Message: fmt.Sprintf("%s %s/%s does not exist", ref.kind, ref.namespace, ref.name)}
+		return refusal(computev1alpha1.ReasonUserDataNotFound, "", codeUserDataNotFound,
+			fmt.Sprintf("%s %s/%s does not exist", ref.kind, ref.namespace, ref.name))
 	case apierrors.IsForbidden(err):
-		return &ec2.Error{Kind: ec2.KindInvalidInput, Code: codeUserDataNotGranted,
-			Message: fmt.Sprintf("namespace %s has not granted the operator reading its Secrets and ConfigMaps for userDataFrom (%s %s); a namespace admin grants it with: %s",
-				ref.namespace, ref.kind, ref.name, r.Identity.grantCommand(ref.namespace))}
+		return refusal(computev1alpha1.ReasonUserDataNotGranted, "", codeUserDataNotGranted,
+			fmt.Sprintf("namespace %s has not granted the operator reading its Secrets and ConfigMaps for userDataFrom (%s %s); a namespace admin grants it with: %s",
+				ref.namespace, ref.kind, ref.name, r.Identity.grantCommand(ref.namespace)))
 	default:
 		return fmt.Errorf("reading %s: %w", ref, err)
 	}

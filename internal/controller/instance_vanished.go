@@ -8,7 +8,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
@@ -127,9 +126,9 @@ func vanishKey(s *instanceScope) (key, account, region string) {
 	return account + "/" + s.region, account, s.region
 }
 
-// holdVanished decides whether a vanished instance may be replaced now. It returns
-// done with the result when the pass ends here (held, or paused).
-func (r *EC2InstanceReconciler) holdVanished(ctx context.Context, s *instanceScope) (ctrl.Result, bool) {
+// holdVanished decides whether a vanished instance may be replaced now: the step ends
+// the pass while it is held or replacements are paused.
+func (r *EC2InstanceReconciler) holdVanished(ctx context.Context, s *instanceScope) step {
 	st := &s.obj.Status
 	key, account, region := vanishKey(s)
 	now := r.now()
@@ -139,7 +138,7 @@ func (r *EC2InstanceReconciler) holdVanished(ctx context.Context, s *instanceSco
 	}
 	if wait := r.VanishHold - now.Sub(first); wait > 0 {
 		s.notReady(computev1alpha1.ReasonPending, fmt.Sprintf("instance %s is not found in EC2; checking the other instances of account %s in %s before replacing it", st.InstanceID, account, region))
-		return ctrl.Result{RequeueAfter: wait + jitter(wait/10)}, true
+		return waitSpread(wait)
 	}
 	retry := s.obj.Annotations[computev1alpha1.RetryAnnotation]
 	confirmed := retry != "" && retry != st.ObservedRetry
@@ -148,7 +147,7 @@ func (r *EC2InstanceReconciler) holdVanished(ctx context.Context, s *instanceSco
 			st.ObservedRetry = retry
 		}
 		r.Metrics.ReplacementsPaused(account, region, r.vanished.setPaused(key, s.obj.UID, false))
-		return ctrl.Result{}, false
+		return proceed()
 	}
 	msg := fmt.Sprintf("instance %s is not found in EC2, and so are %d other instances of account %s in %s within %s: "+
 		"replacements there are paused, since credentials, an endpoint or a region that changed would otherwise launch a second fleet. "+
@@ -160,7 +159,7 @@ func (r *EC2InstanceReconciler) holdVanished(ctx context.Context, s *instanceSco
 	}
 	s.notReady(computev1alpha1.ReasonReplacementPaused, msg)
 	r.Metrics.ReplacementsPaused(account, region, r.vanished.setPaused(key, s.obj.UID, true))
-	return ctrl.Result{RequeueAfter: pausedRecheck + jitter(pausedRecheck/10)}, true
+	return waitSpread(pausedRecheck)
 }
 
 // lookAtSiblings queues every other object with an instance recorded in the same

@@ -65,8 +65,8 @@ func checkAgainstType(ctx context.Context, s *instanceScope, image *ec2.Image) e
 		return err
 	}
 	if image != nil && image.Architecture != "" && len(info.Architectures) > 0 && !slices.Contains(info.Architectures, image.Architecture) {
-		return &ec2.Error{Kind: ec2.KindInvalidInput, Operation: "DescribeInstanceTypes", Code: codeArchitectureMismatch,
-			Message: fmt.Sprintf("image %s is %s, but instance type %s runs %s", image.ID, image.Architecture, spec.InstanceType, strings.Join(info.Architectures, ", "))}
+		return refusal(computev1alpha1.ReasonArchitectureMismatch, "DescribeInstanceTypes", codeArchitectureMismatch,
+			fmt.Sprintf("image %s is %s, but instance type %s runs %s", image.ID, image.Architecture, spec.InstanceType, strings.Join(info.Architectures, ", ")))
 	}
 	if o := spec.CPUOptions; o != nil {
 		if len(info.ValidCores) == 0 {

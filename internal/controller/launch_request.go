@@ -47,23 +47,7 @@ func launchRequest(obj *computev1alpha1.EC2Instance, cluster, token, userData st
 		req.ImageID = obj.Status.ImageID
 	}
 	addComputeOptions(&req, spec)
-	if rv := spec.RootVolume; rv != nil {
-		req.RootVolume = &ec2.RootVolume{
-			Type:                string(rv.Type),
-			Encrypted:           rv.Encrypted,
-			KMSKeyID:            rv.KMSKeyID,
-			DeleteOnTermination: rv.DeleteOnTermination,
-		}
-		if rv.SizeGiB != nil {
-			req.RootVolume.SizeGiB = *rv.SizeGiB
-		}
-		if rv.IOPS != nil {
-			req.RootVolume.IOPS = *rv.IOPS
-		}
-		if rv.Throughput != nil {
-			req.RootVolume.Throughput = *rv.Throughput
-		}
-	}
+	req.RootVolume = rootVolumeRequest(spec.RootVolume)
 	if spec.Spot != nil {
 		req.Spot = &ec2.SpotOptions{
 			MaxPrice:             spec.Spot.MaxPrice,
@@ -71,6 +55,22 @@ func launchRequest(obj *computev1alpha1.EC2Instance, cluster, token, userData st
 		}
 	}
 	return req
+}
+
+// rootVolumeRequest is the launch's root volume settings, nil to keep the image's.
+func rootVolumeRequest(rv *computev1alpha1.RootVolume) *ec2.RootVolume {
+	if rv == nil {
+		return nil
+	}
+	return &ec2.RootVolume{
+		Type:                string(rv.Type),
+		Encrypted:           rv.Encrypted,
+		KMSKeyID:            rv.KMSKeyID,
+		DeleteOnTermination: rv.DeleteOnTermination,
+		SizeGiB:             deref(rv.SizeGiB),
+		IOPS:                deref(rv.IOPS),
+		Throughput:          deref(rv.Throughput),
+	}
 }
 
 // desiredTags are the tags the instance must carry: the user's, Name and the ownership

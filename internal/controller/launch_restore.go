@@ -7,7 +7,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	ctrl "sigs.k8s.io/controller-runtime"
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
@@ -31,17 +30,16 @@ const (
 // restoreCheck runs before the first launch of an object. The object has a new UID,
 // but a live instance may carry the ownership tags of an earlier object with the same
 // namespace and name. It returns the instance to manage (taken over, or this object's
-// own found without a launch record), or done with the result when the pass ends
-// here; with neither, nothing is in the way and the launch goes ahead. One listing of
+// own found without a launch record) in s.inst, or a step that ends the pass; with
+// neither, nothing is in the way and the launch goes ahead. One listing of
 // the namespace (shared by the objects created together) answers it. Only an earlier
 // object of this cluster (the cluster tag says so) is ever taken over: an instance of
 // another cluster, or one without the cluster tag (launched before it existed, by
 // whichever cluster), is reported and left alone, under either restore policy.
-func (r *EC2InstanceReconciler) restoreCheck(ctx context.Context, s *instanceScope) (*ec2.Instance, ctrl.Result, bool, error) {
+func (r *EC2InstanceReconciler) restoreCheck(ctx context.Context, s *instanceScope) step {
 	owned, err := s.ec2.OwnedInstances(ctx, s.obj.Namespace)
 	if err != nil {
-		res, err := r.fail(s, "looking for an instance of an earlier object with this name", err)
-		return nil, res, true, err
+		return failed("looking for an instance of an earlier object with this name", err)
 	}
 	var earlier, foreign, unproven []ec2.Instance
 	for _, inst := range owned {
@@ -53,7 +51,7 @@ func (r *EC2InstanceReconciler) restoreCheck(ctx context.Context, s *instanceSco
 			// This object's own instance, although status has no launch record (it was
 			// lost): manage it.
 			rememberLaunchVolumes(s, &inst)
-			return &inst, ctrl.Result{}, false, r.recordInstance(ctx, s, &inst)
+			return r.recordInstance(ctx, s, &inst)
 		case claimSibling:
 			earlier = append(earlier, inst)
 		case claimOtherCluster:
@@ -63,10 +61,10 @@ func (r *EC2InstanceReconciler) restoreCheck(ctx context.Context, s *instanceSco
 		}
 	}
 	if msg := r.restoreRefusal(s, earlier, foreign, unproven); msg != "" {
-		return nil, r.instanceExists(s, msg), true, nil
+		return r.instanceExists(s, msg)
 	}
 	if len(earlier) == 0 {
-		return nil, ctrl.Result{}, false, nil
+		return proceed()
 	}
 	return r.takeOver(ctx, s, earlier[0].ID)
 }
@@ -108,37 +106,35 @@ func (r *EC2InstanceReconciler) restoreRefusal(s *instanceScope, earlier, foreig
 // takeOver makes an instance of an earlier object with this name this object's: it
 // is looked at again first (the listing may be seconds old, and the instance
 // terminated since), then its ownership tags are moved to this object's UID.
-func (r *EC2InstanceReconciler) takeOver(ctx context.Context, s *instanceScope, id string) (*ec2.Instance, ctrl.Result, bool, error) {
+func (r *EC2InstanceReconciler) takeOver(ctx context.Context, s *instanceScope, id string) step {
 	inst, err := s.ec2.GetInstance(ctx, id)
 	if ec2.IsNotFound(err) {
-		return nil, ctrl.Result{}, false, nil
+		return proceed()
 	}
 	if err != nil {
-		res, err := r.fail(s, "looking at instance "+id+" of an earlier object with this name", err)
-		return nil, res, true, err
+		return failed("looking at instance "+id+" of an earlier object with this name", err)
 	}
 	if inst.State == ec2.StateShuttingDown || inst.State == ec2.StateTerminated ||
 		ec2.OwnerTag(inst.Tags, ec2.TagOwnerNamespace) != s.obj.Namespace || ec2.OwnerTag(inst.Tags, ec2.TagOwnerName) != s.obj.Name {
-		return nil, ctrl.Result{}, false, nil // gone or no longer that object's: launch
+		return proceed() // gone or no longer that object's: launch
 	}
 	if r.claimOf(s, inst.Tags) != claimSibling {
 		// Its cluster tag changed since the listing: look again with a fresh one.
-		return nil, ctrl.Result{RequeueAfter: r.PollInterval}, true, nil
+		return doneAfter(r.PollInterval)
 	}
 	previous := ec2.OwnerTag(inst.Tags, ec2.TagOwnerUID)
 	rememberRootVolume(s, inst)
 	ownership := ec2.OwnershipTags(s.obj.Namespace, s.obj.Name, string(s.obj.UID), r.ClusterID)
 	if err := r.writeOwnership(ctx, s, inst, ownership); err != nil {
-		res, err := r.fail(s, "taking over instance "+inst.ID, err)
-		return nil, res, true, err
+		return failed("taking over instance "+inst.ID, err)
 	}
 	msg := fmt.Sprintf("took over instance %s, launched for an earlier EC2Instance %s/%s (UID %s) that was deleted without "+
 		"its finalizer; this object was re-created (restored), so it manages that instance instead of launching another",
 		inst.ID, s.obj.Namespace, s.obj.Name, previous)
 	r.event(s, corev1.EventTypeNormal, computev1alpha1.ReasonRestored, msg)
-	if err := r.recordInstance(ctx, s, inst); err != nil {
-		return nil, ctrl.Result{}, true, err
+	if st := r.recordInstance(ctx, s, inst); st.ends() {
+		return st
 	}
 	s.setCondition(computev1alpha1.ConditionInstanceLaunched, metav1.ConditionTrue, computev1alpha1.ReasonRestored, msg)
-	return inst, ctrl.Result{}, false, nil
+	return proceed()
 }

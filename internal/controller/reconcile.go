@@ -1,6 +1,3 @@
-// Package controller holds the EC2Instance reconciler. It orchestrates: it reads the
-// object and the instance, decides the next step and asks internal/cloud/ec2 to take
-// it. It never talks to the AWS SDK directly.
 package controller
 
 import (
@@ -79,7 +76,7 @@ type EC2InstanceReconciler struct {
 	VisibilityGracePeriod time.Duration
 	// VanishHold is how long an instance that EC2 no longer knows waits before it is
 	// replaced, while the other instances of its account and region are looked at
-	// (vanish.go).
+	// (instance_vanished.go).
 	VanishHold time.Duration
 	// MinBackoff and MaxBackoff bound the exponential backoff after a failed reconcile.
 	MinBackoff, MaxBackoff time.Duration
@@ -106,32 +103,23 @@ type EC2InstanceReconciler struct {
 	// (the manager never caches their values); nil reads through Client.
 	APIReader client.Reader
 	// SourceWatcher lists and watches, metadata only, the Secrets and ConfigMaps that
-	// userDataFrom names (sourcewatch.go); nil builds one from the manager's config.
+	// userDataFrom names (inputs_sourcewatch.go); nil builds one from the manager's config.
 	SourceWatcher metadata.Interface
 	// Identity is who the operator is, for the refusals of userDataFrom.
 	Identity Identity
 
-	attributes attributeCache
-	launched   launchMemory
-	creating   creatingVolumes
-	events     eventState
-	vanished   vanishTracker
-	// sources watches the Secrets and ConfigMaps userDataFrom names (sourcewatch.go).
-	sources sourceWatches
-	// conflicts follows conflicting writes, for their backoff and the report of a
-	// second writer (conflicts.go); secondWriterQuiet is how long that report stays
-	// after the last conflict. objectReader reads EC2Instances past the cache.
-	conflicts         conflictTracker
+	// perObject is everything the reconciler remembers per object between passes
+	// (reconcile_memory.go), forgotten in one place when the object goes.
+	perObject
+	// secondWriterQuiet is how long the report of a second writer stays after the
+	// last conflict (reconcile_conflicts.go). objectReader reads EC2Instances past the
+	// cache.
 	secondWriterQuiet time.Duration
 	objectReader      client.Reader
 	once              sync.Once
 	// expected holds, per account and region, the sync.Once that told the client
 	// about the managed fleet.
 	expected sync.Map
-	// uids maps each object's name to its objectMemory, so that what is remembered per
-	// UID can be dropped when the object is gone (also when it went without the
-	// finalizer).
-	uids sync.Map
 }
 
 // The RBAC the manager needs in the namespaces it watches: EC2Instances, their status
@@ -167,11 +155,11 @@ func (r *EC2InstanceReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 	if r.CredentialsReady != nil {
 		if err := r.CredentialsReady(); err != nil {
 			logf.FromContext(ctx).V(1).Info("waiting for AWS credentials", "reason", err.Error())
-			return ctrl.Result{RequeueAfter: credentialsWait + jitter(credentialsWait/10)}, nil
+			return requeueAfter(credentialsWait, true), nil
 		}
 	}
 	s := newInstanceScope(obj, logf.FromContext(ctx))
-	res, err := r.reconcile(ctx, s)
+	res, err := r.finish(s, r.reconcile(ctx, s))
 	r.settleSecondWriter(s)
 	// After a conflict the pass's copy is stale: writing it again would only meet
 	// the same conflict.
@@ -191,58 +179,30 @@ func (r *EC2InstanceReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 	if apierrors.IsConflict(err) {
 		// The object changed since it was read: the cache has not seen the newest
 		// write yet (usually the operator's own, a few milliseconds ago). Come back
-		// soon, and later and later should the conflicts go on (conflicts.go).
+		// soon, and later and later should the conflicts go on (reconcile_conflicts.go).
 		return r.afterConflict(ctx, req.NamespacedName, obj.UID), nil
 	}
 	return res, err
 }
 
-func (r *EC2InstanceReconciler) reconcile(ctx context.Context, s *instanceScope) (ctrl.Result, error) {
+// reconcile is one pass, as the list of its phases: the account, the client, then
+// either the deletion or the instance (launched or adopted, then converged). Each
+// phase returns a step; the first that ends the pass ends it.
+func (r *EC2InstanceReconciler) reconcile(ctx context.Context, s *instanceScope) step {
+	deleting := !s.obj.DeletionTimestamp.IsZero()
 	// An object for which nothing was ever launched goes at once when deleted, without
 	// asking EC2 anything: a region, an account or credentials that no longer work
 	// must not keep it forever.
-	if !s.obj.DeletionTimestamp.IsZero() && controllerutil.ContainsFinalizer(s.obj, computev1alpha1.Finalizer) && r.nothingLaunched(s) {
-		return ctrl.Result{}, r.release(ctx, s)
+	if deleting && controllerutil.ContainsFinalizer(s.obj, computev1alpha1.Finalizer) && r.nothingLaunched(s) {
+		return r.release(ctx, s)
 	}
-	// The account comes before any AWS call: an object must never act in an account
-	// its namespace may not use.
-	acct, err := r.resolveAccount(ctx, s)
-	if errors.Is(err, errAccountPending{}) {
-		return ctrl.Result{RequeueAfter: accountPendingRetry + jitter(accountPendingRetry/10)}, nil
+	if st := r.useAccount(ctx, s); st.ends() {
+		return st
 	}
-	if errors.Is(err, errAccountRefused{}) {
-		if !s.obj.DeletionTimestamp.IsZero() && s.obj.Spec.DeletionPolicy == computev1alpha1.DeletionPolicyRetain {
-			// Retain asks for nothing in AWS; without the account, the ownership tags
-			// cannot be removed, and that must not keep the object forever.
-			r.event(s, corev1.EventTypeWarning, computev1alpha1.ReasonDeleting,
-				"released without calling AWS (deletionPolicy Retain) because the account cannot be used: the instance keeps the operator's ownership tags")
-			return ctrl.Result{}, r.release(ctx, s)
-		}
-		return accountRefusedResult(), nil
+	if st := r.useClient(ctx, s); st.ends() {
+		return st
 	}
-	if err != nil {
-		return ctrl.Result{}, err
-	}
-	s.account = acct
-	if s.obj.DeletionTimestamp.IsZero() {
-		// Guardrails bound what is asked for, never a deletion.
-		if err := r.checkStaticGuardrails(s); err != nil {
-			return accountRefusedResult(), nil
-		}
-	}
-	// The region is pinned in status once an instance may exist: a later change of
-	// the operator's (or the account's) default region must not make the operator
-	// look for (and launch) the instance elsewhere.
-	s.region = r.regionOf(s.obj, acct)
-	c, err := r.clientFor(ctx, acct, s.region)
-	if err != nil {
-		// An unknown region is refused here, before any call: RegionUnknown, Stalled.
-		return r.fail(s, fmt.Sprintf("configuring the EC2 client for region %q", s.region), err)
-	}
-	s.ec2 = c
-	r.expectFleet(ctx, s.obj.Status.Account, s.region, c)
-
-	if !s.obj.DeletionTimestamp.IsZero() {
+	if deleting {
 		return r.reconcileDelete(ctx, s)
 	}
 	// The finalizer is in place before any AWS call, so no instance can exist without it.
@@ -250,22 +210,65 @@ func (r *EC2InstanceReconciler) reconcile(ctx context.Context, s *instanceScope)
 		if err := s.patchMetadata(ctx, r.Client, func() {
 			controllerutil.AddFinalizer(s.obj, computev1alpha1.Finalizer)
 		}); err != nil {
-			return ctrl.Result{}, err
+			return errored(err)
 		}
 	}
-
-	inst, res, err := r.ensureInstance(ctx, s)
-	if inst == nil || err != nil {
-		// A failed status write after a launch ends the pass: the instance ID must be
-		// recorded before anything else is done to the instance.
-		return res, err
+	// A failed status write after a launch ends the pass: the instance ID must be
+	// recorded before anything else is done to the instance.
+	if st := r.ensureInstance(ctx, s); st.ends() {
+		return st
 	}
 	// An instance launched before accounts were recorded, found with these
 	// credentials, lives in their account.
 	if err := r.pinOwnAccount(ctx, s); err != nil {
-		return ctrl.Result{}, err
+		return errored(err)
 	}
-	return r.converge(ctx, s, inst)
+	return r.converge(ctx, s)
+}
+
+// useAccount resolves the account the pass acts in, before any AWS call: an object
+// must never act in an account its namespace may not use. It also checks the
+// account's guardrails that the spec alone decides.
+func (r *EC2InstanceReconciler) useAccount(ctx context.Context, s *instanceScope) step {
+	acct, err := r.resolveAccount(ctx, s)
+	switch {
+	case errors.Is(err, errAccountPending{}):
+		return waitSpread(accountPendingRetry)
+	case errors.Is(err, errAccountRefused{}):
+		if !s.obj.DeletionTimestamp.IsZero() && s.obj.Spec.DeletionPolicy == computev1alpha1.DeletionPolicyRetain {
+			// Retain asks for nothing in AWS; without the account, the ownership tags
+			// cannot be removed, and that must not keep the object forever.
+			r.event(s, corev1.EventTypeWarning, computev1alpha1.ReasonDeleting,
+				"released without calling AWS (deletionPolicy Retain) because the account cannot be used: the instance keeps the operator's ownership tags")
+			return r.release(ctx, s)
+		}
+		return accountRefused()
+	case err != nil:
+		return errored(err)
+	}
+	s.account = acct
+	if s.obj.DeletionTimestamp.IsZero() {
+		// Guardrails bound what is asked for, never a deletion.
+		if err := r.checkStaticGuardrails(s); err != nil {
+			return accountRefused()
+		}
+	}
+	return proceed()
+}
+
+// useClient picks the region and its EC2 client. The region is pinned in status once
+// an instance may exist: a later change of the operator's (or the account's) default
+// region must not make the operator look for (and launch) the instance elsewhere.
+func (r *EC2InstanceReconciler) useClient(ctx context.Context, s *instanceScope) step {
+	s.region = r.regionOf(s.obj, s.account)
+	c, err := r.clientFor(ctx, s.account, s.region)
+	if err != nil {
+		// An unknown region is refused here, before any call: RegionUnknown, Stalled.
+		return failed(fmt.Sprintf("configuring the EC2 client for region %q", s.region), err)
+	}
+	s.ec2 = c
+	r.expectFleet(ctx, s.obj.Status.Account, s.region, c)
+	return proceed()
 }
 
 // nothingLaunched reports whether no instance can exist for the object: none recorded

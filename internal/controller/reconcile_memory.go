@@ -2,11 +2,40 @@ package controller
 
 import (
 	"strings"
+	"sync"
 
 	"k8s.io/apimachinery/pkg/types"
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 )
+
+// perObject is everything the reconciler remembers about objects between passes. Each
+// store is keyed by the object's UID (the EC2 events by its instance); forgetUID drops
+// an object from all of them at once, so that what is remembered stays bounded by the
+// objects that exist.
+type perObject struct {
+	// attributes are the extra attributes last read (converge_attributes.go).
+	attributes attributeCache
+	// launched are the launches not recorded in status yet (launch_memory.go).
+	launched launchMemory
+	// creating are the data volumes whose CreateVolume answer is awaited
+	// (converge_volumes_create.go).
+	creating creatingVolumes
+	// events are what EC2 events said of instances (inputs_ec2events.go).
+	events eventState
+	// vanished are the instances EC2 no longer knows (instance_vanished.go).
+	vanished vanishTracker
+	// sources watches the Secrets and ConfigMaps userDataFrom names
+	// (inputs_sourcewatch.go).
+	sources sourceWatches
+	// conflicts follows conflicting writes, for their backoff and the report of a
+	// second writer (reconcile_conflicts.go).
+	conflicts conflictTracker
+	// uids maps each object's name to its objectMemory, so that what is remembered per
+	// UID can be dropped when the object is gone (also when it went without the
+	// finalizer).
+	uids sync.Map
+}
 
 // objectMemory is what the reconciler knows of an object by its name: its UID, and
 // the instance its status recorded, which is what EC2 events are remembered by.

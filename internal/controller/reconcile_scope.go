@@ -23,6 +23,8 @@ type instanceScope struct {
 	obj    *computev1alpha1.EC2Instance
 	before *computev1alpha1.EC2Instance
 	ec2    ec2.Client
+	// inst is the instance the pass manages, once found (ensureInstance).
+	inst   *ec2.Instance
 	region string
 	log    logr.Logger
 	// released is set once the finalizer is gone: the object may no longer exist, so

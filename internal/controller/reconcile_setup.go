@@ -20,7 +20,7 @@ import (
 // deletion, which bumps the generation of a custom resource with finalizers), an
 // annotation change, a change of an AWSAccount the object uses or of its namespace's
 // labels and annotations, an edit of the Secret or ConfigMap its userDataFrom names
-// (watched only in namespaces that granted it, sourcewatch.go), and an EC2 event
+// (watched only in namespaces that granted it, inputs_sourcewatch.go), and an EC2 event
 // about its instance: the operator's own status writes do not trigger one, so it
 // cannot feed itself a hot loop. Drift made outside Kubernetes is found by the
 // periodic resync.

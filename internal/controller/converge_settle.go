@@ -1,0 +1,80 @@
+package controller
+
+import (
+	"fmt"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+)
+
+// settle records an instance that matches the spec: Ready, and Synced unless user
+// data waits for a stop or an adopted instance differs in immutable fields.
+func (r *EC2InstanceReconciler) settle(s *instanceScope, inst *ec2.Instance, whileStopped []drift) {
+	if s.typeRefused {
+		// The instance runs (or rests) with the type it had; the spec's type is one EC2
+		// refused, which Synced says, and Ready repeats until the spec changes.
+		if c := s.condition(computev1alpha1.ConditionSynced); c != nil && c.Status == metav1.ConditionFalse {
+			s.notReady(c.Reason, c.Message)
+		} else {
+			s.notReady(computev1alpha1.ReasonUpdateFailed, "EC2 refused instanceType "+s.obj.Spec.InstanceType)
+		}
+		return
+	}
+	immutable := immutableDifferences(s.obj, inst)
+	switch {
+	case len(immutable) > 0:
+		msg := "immutable fields differ from the instance and are not changed: " + strings.Join(immutable, "; ")
+		if c := s.condition(computev1alpha1.ConditionSynced); c == nil || c.Message != msg {
+			r.event(s, corev1.EventTypeWarning, computev1alpha1.ReasonImmutableFieldDiffer, msg)
+		}
+		s.setCondition(computev1alpha1.ConditionSynced, metav1.ConditionFalse, computev1alpha1.ReasonImmutableFieldDiffer, msg)
+	case len(whileStopped) > 0:
+		var fields []string
+		for _, d := range whileStopped {
+			fields = append(fields, d.field)
+		}
+		reason := reasonPendingStop
+		if len(fields) == 1 && fields[0] == "userData" {
+			reason = reasonUserDataPending
+		}
+		s.setCondition(computev1alpha1.ConditionSynced, metav1.ConditionFalse, reason,
+			strings.Join(fields, ", ")+" changed; EC2 applies that only to a stopped instance, so it takes effect at the next stop (or set desiredState: stopped)")
+	default:
+		s.setCondition(computev1alpha1.ConditionSynced, metav1.ConditionTrue, computev1alpha1.ReasonInSync, "every mutable field matches the spec")
+	}
+	msg := fmt.Sprintf("instance %s is %s", inst.ID, inst.State)
+	reason := computev1alpha1.ReasonAvailable
+	if inst.State == ec2.StateStopped {
+		reason = computev1alpha1.ReasonStopped
+		msg += " as desired"
+		if s.obj.Spec.DesiredState == computev1alpha1.DesiredStateHibernated {
+			reason = computev1alpha1.ReasonHibernated
+			if inst.StateReasonCode != "Client.UserInitiatedHibernate" {
+				// It was stopped before the spec asked for hibernation: a stopped
+				// instance cannot be hibernated, and starting it to do so would lose
+				// nothing but cost a boot, so it stays stopped.
+				msg = fmt.Sprintf("instance %s is stopped (it was not running when hibernation was asked for)", inst.ID)
+			} else {
+				msg = fmt.Sprintf("instance %s is hibernated as desired", inst.ID)
+			}
+		}
+	}
+	s.setCondition(computev1alpha1.ConditionReady, metav1.ConditionTrue, reason, msg)
+}
+
+// recordFirstRunning observes the time from the object's creation to its first
+// instance reaching running.
+func (r *EC2InstanceReconciler) recordFirstRunning(s *instanceScope, inst *ec2.Instance) {
+	before := s.before.Status
+	if inst.State != ec2.StateRunning || before.State == ec2.StateRunning || before.Recreations > 0 {
+		return
+	}
+	if before.State != "" && before.State != ec2.StatePending {
+		return
+	}
+	r.Metrics.FirstRunning(r.now().Sub(s.obj.CreationTimestamp.Time))
+}

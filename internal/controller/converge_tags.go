@@ -1,0 +1,120 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+)
+
+// convergeTags is the tags aspect. The ownership tags take the form the metadata
+// options need before the options change: EC2 refuses to expose tags in instance
+// metadata while a key has a slash.
+func (r *EC2InstanceReconciler) convergeTags(ctx context.Context, s *instanceScope, p *convergePass) step {
+	if err := r.tagWithCluster(ctx, s, p.inst); err != nil {
+		p.fail("tags", err)
+	} else if err := r.migrateOwnershipTags(ctx, s, p.inst); err != nil {
+		p.fail("tags", err)
+	} else if err := r.syncTags(ctx, s, p.inst); err != nil {
+		p.fail("tags", err)
+	}
+	return proceed()
+}
+
+// syncTags applies the desired tags to the instance and its volumes, and removes only
+// the tags the operator applied before that have left the spec.
+func (r *EC2InstanceReconciler) syncTags(ctx context.Context, s *instanceScope, inst *ec2.Instance) error {
+	desired := desiredTags(s.obj, r.ClusterID)
+	safe := wantsSafeOwnership(&s.obj.Spec, inst)
+	toSet, toDelete := ec2.TagDiff(ownershipForm(desired, safe), inst.Tags, s.obj.Status.ManagedTagKeys)
+	toDelete = slices.DeleteFunc(toDelete, ec2.IsOwnershipKey) // moved by migrateOwnershipTags only
+	resources := append([]string{inst.ID}, launchVolumes(s, inst)...)
+	if ownSet := ownershipOnly(toSet); safe && len(ownSet) > 0 {
+		// The safe form is the instance's alone: its volumes keep the slash form.
+		if err := s.ec2.CreateTags(ctx, []string{inst.ID}, ownSet); err != nil {
+			return err
+		}
+		for k := range ownSet {
+			delete(toSet, k)
+		}
+	}
+	if err := checkTagBudget(inst, toSet, toDelete); err != nil {
+		return err
+	}
+	// One event for the pass, naming what was set and what was removed: two events
+	// with the same reason on an unchanged object would be folded into one series by
+	// the events recorder, and the second note would never be shown.
+	var done []string
+	defer func() {
+		if len(done) > 0 {
+			r.driftCorrected(s, drift{field: "tags", actual: "differed from the spec", desired: strings.Join(done, "; ")})
+		}
+	}()
+	if len(toSet) > 0 {
+		if err := s.ec2.CreateTags(ctx, resources, toSet); err != nil {
+			if ec2.IsTagLimitExceeded(err) {
+				// What this pass knew of the instance's tags was older than EC2's
+				// (tags added outside Kubernetes): the next pass reads them afresh and
+				// refuses without calling (checkTagBudget).
+				s.ec2.Invalidate(inst.ID)
+			}
+			return err
+		}
+		done = append(done, "set "+strings.Join(sortedKeys(toSet), ","))
+	}
+	if len(toDelete) > 0 {
+		if err := s.ec2.DeleteTags(ctx, resources, toDelete); err != nil {
+			return err
+		}
+		done = append(done, "removed "+strings.Join(toDelete, ","))
+	}
+	s.obj.Status.ManagedTagKeys = sortedKeys(desired)
+	return nil
+}
+
+// checkTagBudget refuses, without calling EC2, tags that would take the instance past
+// EC2's 50 tags: tags added outside Kubernetes count too, and a CreateTags that cannot
+// succeed would be retried for ever. The refusal names the counts; removing tags (in
+// the spec or outside) lets the next pass through.
+func checkTagBudget(inst *ec2.Instance, toSet map[string]string, toDelete []string) error {
+	after := len(inst.Tags)
+	for k := range toSet {
+		if _, has := inst.Tags[k]; !has {
+			after++
+		}
+	}
+	for _, k := range toDelete {
+		if _, has := inst.Tags[k]; has {
+			after--
+		}
+	}
+	if after <= maxInstanceTags {
+		return nil
+	}
+	return &ec2.Error{Kind: ec2.KindInvalidInput, Operation: "CreateTags", Code: codeTagBudget,
+		Message: fmt.Sprintf("instance %s has %d tags, and setting %s would make %d; EC2 allows %d per resource (tags added outside Kubernetes count too): remove tags from the spec or from the instance",
+			inst.ID, len(inst.Tags), strings.Join(sortedKeys(toSet), ","), after, maxInstanceTags)}
+}
+
+// codeTagBudget marks tags refused before CreateTags for EC2's per-resource limit.
+const codeTagBudget = "TagLimitExceeded"
+
+// driftCorrected reports one applied correction as an event and a metric.
+func (r *EC2InstanceReconciler) driftCorrected(s *instanceScope, d drift) {
+	r.Metrics.DriftCorrected(d.field)
+	r.event(s, corev1.EventTypeNormal, "DriftCorrected", fmt.Sprintf("%s: %s -> %s", d.field, d.actual, d.desired))
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

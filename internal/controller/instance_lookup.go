@@ -1,0 +1,105 @@
+package controller
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+)
+
+// ensureInstance finds the instance the object manages, launching or adopting it when
+// there is none yet. The pass goes on with the instance in s.inst; any other step
+// ends it.
+func (r *EC2InstanceReconciler) ensureInstance(ctx context.Context, s *instanceScope) step {
+	st := &s.obj.Status
+	if st.InstanceID == "" {
+		if s.obj.Spec.InstanceID != "" {
+			return r.adopt(ctx, s)
+		}
+		return r.launch(ctx, s)
+	}
+
+	if r.events.takeStale(st.InstanceID) {
+		// An EC2 event said the instance changed: what the client remembers is older.
+		s.ec2.Invalidate(st.InstanceID)
+	}
+	inst, err := s.ec2.GetInstance(ctx, st.InstanceID)
+	switch {
+	case ec2.IsNotFound(err):
+		return r.instanceMissing(ctx, s)
+	case err != nil:
+		return failed("describing instance "+st.InstanceID, err)
+	}
+	if inst.State == ec2.StateShuttingDown || inst.State == ec2.StateTerminated {
+		return r.instanceTerminated(ctx, s, inst)
+	}
+	s.inst = inst
+	return proceed()
+}
+
+// instanceMissing handles an instance ID that DescribeInstances does not know. Right
+// after a launch that is EC2's eventual consistency, so the operator waits; later it
+// means the instance was terminated long enough ago to be forgotten.
+func (r *EC2InstanceReconciler) instanceMissing(ctx context.Context, s *instanceScope) step {
+	st := &s.obj.Status
+	if s.obj.Spec.InstanceID != "" {
+		msg := "adopted instance " + st.InstanceID + " no longer exists; delete this EC2Instance"
+		s.notReady(computev1alpha1.ReasonInstanceNotFound, msg)
+		return doneAfter(r.ResyncPeriod)
+	}
+	if r.withinVisibilityGrace(s) {
+		s.notReady(computev1alpha1.ReasonPending, "instance "+st.InstanceID+" is not visible in EC2 yet")
+		return doneAfter(r.PollInterval)
+	}
+	// Before anything is launched in its place: are these still the credentials of
+	// the account it was launched in? Asked afresh, not from the routine cache.
+	if actsWithOwnCredentials(s) {
+		if err := r.checkOwnAccount(ctx, s, 0); err != nil {
+			if errors.Is(err, errAccountRefused{}) {
+				return accountRefused()
+			}
+			return errored(err)
+		}
+	}
+	if st := r.holdVanished(ctx, s); st.ends() {
+		return st
+	}
+	return r.instanceTerminated(ctx, s, &ec2.Instance{ID: st.InstanceID, State: ec2.StateTerminated})
+}
+
+// withinVisibilityGrace reports whether the last launch (or adoption) began less than
+// VisibilityGracePeriod ago, so that an instance unknown to DescribeInstances may
+// simply not be visible yet. It goes by time, not by state: RunInstances' own answer
+// already says pending.
+func (r *EC2InstanceReconciler) withinVisibilityGrace(s *instanceScope) bool {
+	var since time.Time
+	if t := s.obj.Status.LastLaunchAttempt; t != nil {
+		since = t.Time
+	} else if c := s.condition(computev1alpha1.ConditionInstanceLaunched); c != nil {
+		since = c.LastTransitionTime.Time
+	} else {
+		return false
+	}
+	if r.now().Sub(since) >= r.VisibilityGracePeriod {
+		return false
+	}
+	// A launch EC2 rejected outright created nothing that could become visible.
+	if ready := s.condition(computev1alpha1.ConditionReady); ready != nil && ready.Status == metav1.ConditionFalse &&
+		strings.HasPrefix(ready.Message, launchAction+":") && launchRejectionReasons[ready.Reason] {
+		return s.obj.Status.InstanceID != ""
+	}
+	return true
+}
+
+// launchRejectionReasons are the Ready reasons of a RunInstances that EC2 rejected
+// outright: nothing was launched that could become visible later.
+var launchRejectionReasons = map[string]bool{
+	computev1alpha1.ReasonInvalidSpec: true, computev1alpha1.ReasonImageNotFound: true, computev1alpha1.ReasonSubnetNotFound: true,
+	computev1alpha1.ReasonSecurityGroupMissing: true, computev1alpha1.ReasonAuthFailure: true, computev1alpha1.ReasonInsufficientCapacity: true,
+	computev1alpha1.ReasonSnapshotNotFound: true, computev1alpha1.ReasonIPAddressInUse: true,
+}

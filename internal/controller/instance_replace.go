@@ -1,0 +1,115 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+)
+
+// instanceTerminated handles an instance that was terminated while its object still
+// wants it. A launched instance is replaced under a new client token; an adopted one
+// cannot be, since the spec names that very instance.
+func (r *EC2InstanceReconciler) instanceTerminated(ctx context.Context, s *instanceScope, inst *ec2.Instance) step {
+	st := &s.obj.Status
+	if s.obj.Spec.InstanceID != "" {
+		observeInstance(s, inst)
+		msg := "adopted instance " + inst.ID + " is " + inst.State + "; delete this EC2Instance"
+		s.notReady(computev1alpha1.ReasonInstanceNotFound, msg)
+		return doneAfter(r.ResyncPeriod)
+	}
+	reason, msg, launchFailed := r.terminationCause(s, inst)
+	// A persistent Spot request would launch an instance of its own, next to ours.
+	if inst.SpotRequestID != "" {
+		if err := s.ec2.CancelSpotRequest(ctx, inst.SpotRequestID); err != nil && !ec2.IsNotFound(err) {
+			return failed("cancelling Spot request "+inst.SpotRequestID, err)
+		}
+	}
+	backoff := r.recreationBackoff(st.Recreations)
+	if st.LaunchTime != nil && r.now().Sub(st.LaunchTime.Time) > time.Hour {
+		// The instance served for a long time: this is not a crash loop.
+		backoff = r.MinBackoff
+	}
+	msg += fmt.Sprintf("; launching a replacement in %s", backoff)
+	r.event(s, corev1.EventTypeWarning, reason, msg)
+	if launchFailed {
+		r.Metrics.ReconcileError(reason)
+	} else {
+		r.Metrics.DriftCorrected("instance")
+	}
+	r.Metrics.InstanceState(s.obj.UID, "")
+	r.forgetAttributes(s.obj.UID)
+	resetForReplacement(s)
+	s.setCondition(computev1alpha1.ConditionInstanceLaunched, metav1.ConditionFalse, reason, msg)
+	s.notReady(reason, msg)
+	if err := s.patchStatus(ctx, r.Client); err != nil {
+		return errored(err)
+	}
+	return doneAfter(backoff)
+}
+
+// terminationCause names why the instance is gone. An instance that died before it
+// ever ran failed to launch (for example Client.InternalError for an unusable KMS
+// key); that is not drift, and relaunching it quickly would fail the same way.
+func (r *EC2InstanceReconciler) terminationCause(s *instanceScope, inst *ec2.Instance) (reason, msg string, launchFailed bool) {
+	neverRan := s.before.Status.State == "" || s.before.Status.State == ec2.StatePending
+	launchFailed = neverRan && inst.StoppedByFailure()
+	reason, msg = computev1alpha1.ReasonTerminatedOutOfBand, fmt.Sprintf("instance %s was terminated outside Kubernetes", inst.ID)
+	if launchFailed {
+		reason, msg = computev1alpha1.ReasonLaunchFailed, fmt.Sprintf("instance %s failed to launch", inst.ID)
+	}
+	if inst.StateReason != "" {
+		msg += " (" + inst.StateReason + ")"
+	}
+	return reason, msg, launchFailed
+}
+
+// resetForReplacement clears the status of the terminated instance for its
+// replacement. The replacement keeps the subnet and security groups chosen by the
+// selectors and the Elastic IP (EC2 disassociated it at termination); the data
+// volumes are launched anew with it.
+func resetForReplacement(s *instanceScope) {
+	st := &s.obj.Status
+	eip := st.ElasticIP
+	if eip != nil {
+		eip.AssociationID = ""
+	}
+	var subnetID string
+	var groups []string
+	if s.obj.Spec.SubnetSelector != nil {
+		subnetID = st.SubnetID
+	}
+	if s.obj.Spec.SecurityGroupSelector != nil {
+		groups = st.SecurityGroupIDs
+	}
+	*st = computev1alpha1.EC2InstanceStatus{
+		Region:            st.Region,
+		LastLaunchAttempt: st.LastLaunchAttempt,
+		Recreations:       st.Recreations + 1,
+		ManagedTagKeys:    st.ManagedTagKeys,
+		Conditions:        st.Conditions,
+		ElasticIP:         eip,
+		SubnetID:          subnetID,
+		SecurityGroupIDs:  groups,
+		VolumeRemovals:    st.VolumeRemovals,
+	}
+}
+
+// recreationBackoff spaces replacements out: MinBackoff doubled for each earlier
+// replacement, up to MaxBackoff, so that an instance that keeps dying cannot make the
+// operator launch in a loop.
+func (r *EC2InstanceReconciler) recreationBackoff(recreations int32) time.Duration {
+	d := r.MinBackoff
+	for range min(recreations, 20) {
+		d *= 2
+		if d >= r.MaxBackoff {
+			return r.MaxBackoff
+		}
+	}
+	return d
+}

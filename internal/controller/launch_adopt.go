@@ -1,0 +1,47 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+
+	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+)
+
+// adopt takes over the instance named by spec.instanceId, unless another cluster or
+// another object owns it.
+func (r *EC2InstanceReconciler) adopt(ctx context.Context, s *instanceScope) step {
+	id := s.obj.Spec.InstanceID
+	inst, err := s.ec2.GetInstance(ctx, id)
+	if err != nil {
+		return failed("adopting instance "+id, err)
+	}
+	if r.claimOf(s, inst.Tags) == claimOtherCluster {
+		return r.instanceExists(s, otherClusterMessage(inst, r.ClusterID, "refusing to adopt it"))
+	}
+	if owner := ec2.OwnerTag(inst.Tags, ec2.TagOwnerUID); owner != "" && owner != string(s.obj.UID) {
+		msg := fmt.Sprintf("instance %s is managed by EC2Instance %s/%s; refusing to adopt it", id,
+			ec2.OwnerTag(inst.Tags, ec2.TagOwnerNamespace), ec2.OwnerTag(inst.Tags, ec2.TagOwnerName))
+		if c := s.condition(computev1alpha1.ConditionReady); c == nil || c.Reason != computev1alpha1.ReasonOwnedByAnother {
+			r.event(s, corev1.EventTypeWarning, computev1alpha1.ReasonOwnedByAnother, msg)
+		}
+		s.notReady(computev1alpha1.ReasonOwnedByAnother, msg)
+		r.Metrics.ReconcileError(computev1alpha1.ReasonOwnedByAnother)
+		return doneAfter(r.ResyncPeriod)
+	}
+	if inst.State == ec2.StateShuttingDown || inst.State == ec2.StateTerminated {
+		msg := fmt.Sprintf("instance %s is %s and cannot be adopted", id, inst.State)
+		s.notReady(computev1alpha1.ReasonInstanceNotFound, msg)
+		r.event(s, corev1.EventTypeWarning, computev1alpha1.ReasonInstanceNotFound, msg)
+		return doneAfter(r.ResyncPeriod)
+	}
+	ownership := ec2.OwnershipTags(s.obj.Namespace, s.obj.Name, string(s.obj.UID), r.ClusterID)
+	rememberRootVolume(s, inst)
+	if err := r.writeOwnership(ctx, s, inst, ownership); err != nil {
+		return failed("tagging adopted instance "+id, err)
+	}
+	r.event(s, corev1.EventTypeNormal, "Adopted", "adopted existing instance "+id)
+	return r.recordInstance(ctx, s, inst)
+}

@@ -1,0 +1,98 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+)
+
+// launchFailed handles RunInstances errors. The two idempotency errors are expected
+// after crashes and are resolved here; everything else is reported with backoff.
+func (r *EC2InstanceReconciler) launchFailed(ctx context.Context, s *instanceScope, err error) step {
+	st := &s.obj.Status
+	switch {
+	case ec2.TokenOfTerminatedInstance(err):
+		// The instance launched with this token is gone: the next token launches anew.
+		r.event(s, corev1.EventTypeWarning, computev1alpha1.ReasonRecreating,
+			"the instance launched with client token "+st.ClientToken+" was terminated; launching a replacement with a new token")
+		st.Recreations++
+		st.LastLaunchAttempt, st.LaunchAttempts = nil, 0
+		if err := s.patchStatus(ctx, r.Client); err != nil {
+			return errored(err)
+		}
+		return again()
+	case ec2.KindOf(err) == ec2.KindIdempotencyConflict:
+		return r.idempotencyConflict(s, err)
+	case ec2.RefusedOutright(err):
+		// EC2 refused the launch outright, at every attempt the SDK made (a lost answer
+		// followed by a refused retry launched an instance, so it is not this case):
+		// nothing was launched, so nothing needs to be looked for before the next
+		// attempt, or waited for when the object is deleted.
+		// Memory says so too: the status write that clears the launch time can lose a
+		// race with the object's deletion (a conflict), and the deletion must not then
+		// wait for an instance that cannot exist.
+		st.LastLaunchAttempt = nil
+		r.launched.putNotSent(s.obj.UID, st.ClientToken)
+	}
+	return failed(launchAction, err)
+}
+
+// maxIdempotencyConflicts is how many launches in a row EC2 may answer with
+// IdempotentParameterMismatch before the operator stops launching.
+const maxIdempotencyConflicts = 5
+
+// idempotencyConflict handles IdempotentParameterMismatch: a launch with this token
+// succeeded earlier with other parameters (the spec changed between a lost answer and
+// the retry), so an instance exists that the lookups by token and tag did not find
+// (yet: EC2 is eventually consistent). The launch is retried a few times, further
+// apart each time, while the lookups may find it; then the operator stops, says so,
+// and launches nothing more until the spec or the retry annotation changes. Deleting
+// the object still works.
+func (r *EC2InstanceReconciler) idempotencyConflict(s *instanceScope, err error) step {
+	st := &s.obj.Status
+	st.LaunchAttempts++
+	st.ObservedRetry = s.obj.Annotations[computev1alpha1.RetryAnnotation]
+	if st.LaunchAttempts < maxIdempotencyConflicts {
+		wait := r.recreationBackoff(st.LaunchAttempts)
+		msg := fmt.Sprintf("%s; an instance was launched earlier with client token %s and other parameters but cannot be found yet; "+
+			"trying again in %s (%d of %d)", messageFor(launchAction, err), st.ClientToken, wait, st.LaunchAttempts, maxIdempotencyConflicts)
+		s.notReady(computev1alpha1.ReasonIdempotencyConflict, msg)
+		return doneAfter(wait)
+	}
+	msg := fmt.Sprintf("%s; EC2 says an instance was launched with client token %s and other parameters, and it cannot be found. "+
+		"Launching stopped: find it with `aws ec2 describe-instances --filters Name=client-token,Values=%s`, then adopt it "+
+		"(spec.instanceId) or terminate it, and set the annotation %s to a new value to try again",
+		messageFor(launchAction, err), st.ClientToken, st.ClientToken, computev1alpha1.RetryAnnotation)
+	s.notReady(computev1alpha1.ReasonIdempotencyConflict, msg)
+	s.setCondition(computev1alpha1.ConditionStalled, metav1.ConditionTrue, computev1alpha1.ReasonIdempotencyConflict, msg)
+	r.event(s, corev1.EventTypeWarning, computev1alpha1.ReasonIdempotencyConflict, msg)
+	r.Metrics.ReconcileError(computev1alpha1.ReasonIdempotencyConflict)
+	return doneAfter(0)
+}
+
+// launchStalled reports whether launching stopped after idempotency conflicts and
+// nothing asked for another try since: not the spec (its generation) and not the
+// retry annotation. Either resets the count.
+func (r *EC2InstanceReconciler) launchStalled(s *instanceScope) bool {
+	st := &s.obj.Status
+	if st.LaunchAttempts < maxIdempotencyConflicts {
+		return false
+	}
+	stalled := s.condition(computev1alpha1.ConditionStalled)
+	retry := s.obj.Annotations[computev1alpha1.RetryAnnotation]
+	if stalled != nil && stalled.ObservedGeneration == s.obj.Generation && retry == st.ObservedRetry {
+		return true
+	}
+	st.LaunchAttempts = 0
+	st.ObservedRetry = retry
+	return false
+}
+
+// launchAction names RunInstances in conditions; withinVisibilityGrace recognises
+// EC2's definitive answers to a launch by it.
+const launchAction = "launching an instance"

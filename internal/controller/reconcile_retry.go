@@ -1,0 +1,155 @@
+package controller
+
+import (
+	"errors"
+
+	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+)
+
+// This file is the operator's one retry policy: what a failure is called (its Ready
+// reason), whether trying again without a change can help, and which reasons need the
+// user. It is keyed by the EC2 layer's error kinds and causes; AWS's error codes are
+// read only in internal/cloud/ec2.
+
+// reasonFor maps a classified error to the Ready condition's reason. Users, alerts
+// and scripts match on these reasons, so they name the cause, not the call.
+func reasonFor(err error) string {
+	var own *reasonedError
+	if errors.As(err, &own) {
+		return own.reason
+	}
+	if reason, ok := reasonsByCause[ec2.CauseOf(err)]; ok {
+		return reason
+	}
+	switch ec2.KindOf(err) {
+	case ec2.KindNotFound:
+		return computev1alpha1.ReasonInstanceNotFound
+	case ec2.KindThrottled:
+		return computev1alpha1.ReasonThrottled
+	case ec2.KindAuth:
+		return computev1alpha1.ReasonAuthFailure
+	case ec2.KindCapacity:
+		return computev1alpha1.ReasonInsufficientCapacity
+	case ec2.KindIdempotencyConflict:
+		return computev1alpha1.ReasonIdempotencyConflict
+	case ec2.KindInvalidInput:
+		return computev1alpha1.ReasonInvalidSpec
+	default:
+		return computev1alpha1.ReasonAWSError
+	}
+}
+
+// reasonsByCause names causes that the error's kind alone does not tell apart.
+var reasonsByCause = map[ec2.Cause]string{
+	ec2.CauseRegionUnknown:         computev1alpha1.ReasonRegionUnknown,
+	ec2.CauseImageNotFound:         computev1alpha1.ReasonImageNotFound,
+	ec2.CauseSubnetNotFound:        computev1alpha1.ReasonSubnetNotFound,
+	ec2.CauseSecurityGroupNotFound: computev1alpha1.ReasonSecurityGroupMissing,
+	ec2.CauseSnapshotNotFound:      computev1alpha1.ReasonSnapshotNotFound,
+	ec2.CauseVolumeNotFound:        computev1alpha1.ReasonVolumeNotFound,
+	ec2.CauseVolumeZoneMismatch:    computev1alpha1.ReasonVolumeZoneMismatch,
+	ec2.CauseAddressNotFound:       computev1alpha1.ReasonAddressNotFound,
+	ec2.CauseAddressInUse:          computev1alpha1.ReasonAddressInUse,
+	ec2.CauseAddressLimitExceeded:  computev1alpha1.ReasonAddressLimitExceeded,
+	ec2.CauseIPAddressInUse:        computev1alpha1.ReasonIPAddressInUse,
+	ec2.CauseQuotaExceeded:         computev1alpha1.ReasonQuotaExceeded,
+	ec2.CauseTagLimitExceeded:      computev1alpha1.ReasonTagLimitExceeded,
+	// A stop refused by stop protection (for a type change, say), or another change
+	// EC2 does not permit: the user must change the spec or the protection.
+	ec2.CauseNotPermitted: computev1alpha1.ReasonUpdateFailed,
+}
+
+// reasonedError is a refusal the controller decides itself (a userDataFrom it may not
+// read, an image the instance type cannot run), named by its own Ready reason. It
+// wraps an *ec2.Error so that its kind, and the code shown to the user, read like
+// EC2's own.
+type reasonedError struct {
+	reason string
+	err    *ec2.Error
+}
+
+func (e *reasonedError) Error() string { return e.err.Error() }
+func (e *reasonedError) Unwrap() error { return e.err }
+
+// refusal builds the controller's own refusal: invalid input, with the reason users
+// match on and a code and message shown as EC2's would be.
+func refusal(reason, operation, code, message string) error {
+	return &reasonedError{reason: reason, err: &ec2.Error{Kind: ec2.KindInvalidInput, Operation: operation, Code: code, Message: message}}
+}
+
+// refusedAsAsked tells EC2 refusing a change as asked (it will refuse it again, so a
+// stopped instance is not kept down retrying it) from failures worth retrying.
+func refusedAsAsked(err error) bool {
+	switch ec2.KindOf(err) {
+	case ec2.KindInvalidInput, ec2.KindTerminal:
+		return true
+	}
+	return false
+}
+
+// reasonsNeedingTheUser are the Ready reasons that no amount of retrying fixes: the
+// spec, the account or the instance must change first. kstatus (Argo CD, Flux,
+// kubectl wait) reads them as failed through Stalled.
+var reasonsNeedingTheUser = map[string]bool{
+	computev1alpha1.ReasonInvalidSpec:             true,
+	computev1alpha1.ReasonImageNotFound:           true,
+	computev1alpha1.ReasonSubnetNotFound:          true,
+	computev1alpha1.ReasonSecurityGroupMissing:    true,
+	computev1alpha1.ReasonAuthFailure:             true,
+	computev1alpha1.ReasonOwnedByAnother:          true,
+	computev1alpha1.ReasonInstanceExists:          true,
+	computev1alpha1.ReasonInstanceTypeUnavailable: true,
+	computev1alpha1.ReasonUpdateFailed:            true,
+	computev1alpha1.ReasonInstanceNotFound:        true,
+	computev1alpha1.ReasonQuotaExceeded:           true,
+	computev1alpha1.ReasonSnapshotNotFound:        true,
+	computev1alpha1.ReasonVolumeZoneMismatch:      true,
+	computev1alpha1.ReasonAddressNotFound:         true,
+	computev1alpha1.ReasonAddressInUse:            true,
+	computev1alpha1.ReasonAddressLimitExceeded:    true,
+	computev1alpha1.ReasonIPAddressInUse:          true,
+	computev1alpha1.ReasonUserDataNotFound:        true,
+	computev1alpha1.ReasonUserDataNotGranted:      true,
+	computev1alpha1.ReasonUserDataSourceRefused:   true,
+	computev1alpha1.ReasonGuardrailViolation:      true,
+	computev1alpha1.ReasonRegionUnknown:           true,
+	computev1alpha1.ReasonReplacementPaused:       true,
+	computev1alpha1.ReasonTagLimitExceeded:        true,
+	computev1alpha1.ReasonArchitectureMismatch:    true,
+	computev1alpha1.ReasonAccountNotFound:         true,
+	computev1alpha1.ReasonAccountNotAllowed:       true,
+	computev1alpha1.ReasonAccountNotReady:         true,
+	computev1alpha1.ReasonAccountMismatch:         true,
+}
+
+// isProgressReason tells the Ready reasons of progress (the instance is being
+// launched, started, stopped or changed) from those that report a failure.
+func isProgressReason(reason string) bool {
+	switch reason {
+	case computev1alpha1.ReasonProvisioning, computev1alpha1.ReasonPending, computev1alpha1.ReasonStarting,
+		computev1alpha1.ReasonStopping, computev1alpha1.ReasonStopped, computev1alpha1.ReasonUpdating:
+		return true
+	}
+	return false
+}
+
+// messageFor is the text shown in the condition and the event: what the operator was
+// doing and AWS's own code and message. Request parameters (user data in particular)
+// are never part of it.
+func messageFor(action string, err error) string {
+	var e *ec2.Error
+	if errors.As(err, &e) {
+		return action + ": " + e.Code + ": " + e.Message
+	}
+	return action + ": " + err.Error()
+}
+
+// errorMessage is AWS's message of err, or the error's text.
+func errorMessage(err error) string {
+	var e *ec2.Error
+	if errors.As(err, &e) {
+		return e.Message
+	}
+	return err.Error()
+}
