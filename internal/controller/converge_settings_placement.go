@@ -1,0 +1,71 @@
+package controller
+
+import (
+	"context"
+	"strconv"
+
+	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+)
+
+// placementDrift compares the placement the spec asks for with the instance's: the
+// group (none when the spec names none), the partition, host and affinity when the
+// spec sets them, and the tenancy (default when unset).
+func placementSetting(in inputs) (drift, bool) { return placementDrift(in.spec, in.inst) }
+
+// placementDrift is placementSetting's comparison.
+func placementDrift(spec *computev1alpha1.EC2InstanceSpec, inst *ec2.Instance) (drift, bool) {
+	want := ec2.PlacementSpec{Tenancy: "default"}
+	if p := spec.Placement; p != nil {
+		want = ec2.PlacementSpec{GroupName: p.GroupName, PartitionNumber: deref(p.PartitionNumber), Tenancy: p.Tenancy,
+			HostID: p.HostID, HostResourceGroupARN: p.HostResourceGroupARN, Affinity: p.Affinity}
+		if want.Tenancy == "" {
+			want.Tenancy = "default"
+		}
+	}
+	have := inst.Placement
+	if have.Tenancy == "" {
+		have.Tenancy = "default"
+	}
+	var change ec2.PlacementSpec
+	groupChanges := want.GroupName != have.GroupName
+	moves := groupChanges
+	if want.PartitionNumber > 0 && want.PartitionNumber != have.PartitionNumber {
+		change.PartitionNumber, moves = want.PartitionNumber, true
+	}
+	if want.Tenancy != have.Tenancy {
+		change.Tenancy, moves = want.Tenancy, true
+	}
+	if want.HostID != "" && want.HostID != have.HostID {
+		change.HostID, moves = want.HostID, true
+	}
+	if want.HostResourceGroupARN != "" && want.HostResourceGroupARN != have.HostResourceGroupARN {
+		change.HostResourceGroupARN, moves = want.HostResourceGroupARN, true
+	}
+	affinityChanges := want.Affinity != "" && want.Affinity != have.Affinity
+	if affinityChanges {
+		change.Affinity = want.Affinity
+	}
+	if !moves && !affinityChanges {
+		return drift{}, false
+	}
+	change.GroupName = want.GroupName
+	return drift{field: "placement", desired: formatPlacement(want), actual: formatPlacement(have), needsStopped: moves,
+		apply: func(ctx context.Context, c ec2.Client, id string) error {
+			return c.SetPlacement(ctx, id, change, groupChanges)
+		}}, true
+}
+
+func formatPlacement(p ec2.PlacementSpec) string {
+	out := "tenancy=" + p.Tenancy + ",group=" + orNone(p.GroupName)
+	if p.PartitionNumber > 0 {
+		out += ",partition=" + strconv.Itoa(int(p.PartitionNumber))
+	}
+	if p.HostID != "" {
+		out += ",host=" + p.HostID
+	}
+	if p.Affinity != "" {
+		out += ",affinity=" + p.Affinity
+	}
+	return out
+}
