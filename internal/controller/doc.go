@@ -1,0 +1,43 @@
+// Package controller holds the EC2Instance and AWSAccount reconcilers. They
+// orchestrate: they read the object and the instance, decide the next step and ask
+// internal/cloud/ec2 to take it. They never talk to the AWS SDK directly, and never
+// read AWS's error codes: the EC2 layer classifies errors into kinds and causes.
+//
+// # One pass
+//
+// Reconcile (reconcile.go) reads the object and runs reconcile, a short list of
+// phases. Every phase returns a step (reconcile_outcome.go): go on, done (come back
+// after a duration), again, failed (with the classified errors) or errored. The
+// first step that ends the pass is handed to finish, the pass's one exit, which turns
+// failures into Ready, events and metrics, spreads the requeue and applies the retry
+// policy (reconcile_retry.go). The status is written once at the end of the pass, and
+// before and after the steps that must survive a crash (reconcile_scope.go).
+//
+// # Phases and their files
+//
+//   - account_*: which AWSAccount (or the operator's own credentials) the pass acts
+//     in, whether the namespace may use it, its guardrails, and which cluster's an
+//     instance is (account_claims.go).
+//   - instance_*: finding the recorded instance, waiting for EC2's eventual
+//     consistency, holding replacements when many instances vanish at once, and
+//     replacing a terminated one.
+//   - launch_*: launching (launch.go) with the launch record written first, finding a
+//     launch whose answer was lost (launch_find.go), EC2's idempotency answers
+//     (launch_failed.go), adoption (launch_adopt.go), taking over the instance of an
+//     earlier object with the same name (launch_restore.go), and what the launch
+//     sends: image, placement, request.
+//   - converge*: converge.go runs the aspects in order (tags, the security group
+//     selector, the extra attributes, the user data, the in-place settings, data
+//     volumes, the Elastic IP, the power state) and settles the object when nothing
+//     is left to do (converge_settle.go). The settings are pure plans, one per field
+//     (converge_settings*.go): adding one is a plan and an entry in the settings list.
+//   - delete*: termination or release as the deletion policy says, and the volumes
+//     and addresses the operator created (delete_teardown.go).
+//   - inputs_*: what reaches a pass from outside the object: the user data of
+//     userDataFrom and its watch, and EC2 events.
+//   - reconcile_*: the scope of a pass, the per-object memory (one home, one forget),
+//     conflict handling, backoff, metrics and the manager setup.
+//
+// The AWSAccount reconciler (awsaccount_reconciler.go) verifies accounts and keeps
+// their finalizer while EC2Instances use them.
+package controller

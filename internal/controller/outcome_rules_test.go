@@ -1,0 +1,169 @@
+package controller
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+)
+
+// eventLog records the events the reconciler emits, for pure tests.
+type eventLog struct{ reasons, notes []string }
+
+func (l *eventLog) Eventf(_ runtime.Object, _ runtime.Object, _, reason, _, note string, args ...any) {
+	l.reasons = append(l.reasons, reason)
+	if len(args) > 0 {
+		note = args[0].(string)
+	}
+	l.notes = append(l.notes, note)
+}
+
+// pureReconciler is a reconciler for rules that need neither the API server nor EC2.
+func pureReconciler() (*EC2InstanceReconciler, *eventLog) {
+	events := &eventLog{}
+	r := &EC2InstanceReconciler{Recorder: events}
+	r.defaults()
+	return r, events
+}
+
+func pureScope() *instanceScope {
+	obj := &computev1alpha1.EC2Instance{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "team-a", Generation: 1}}
+	return newInstanceScope(obj, logr.Discard())
+}
+
+func TestFinishTurnsEveryStepIntoOneResult(t *testing.T) {
+	invalid := &ec2.Error{Kind: ec2.KindInvalidInput, Operation: "RunInstances", Code: "InvalidAMIID.NotFound", Message: "The image id '[ami-1]' does not exist"}
+	heldBack := &ec2.Error{Kind: ec2.KindThrottled, Code: ec2.CodeClientRateLimited, Message: "held back", RetryAfter: 2 * time.Second}
+	testCases := []struct {
+		name string
+		step step
+		// wantAfter is the requeue's lower bound; wantSpread allows a tenth more.
+		wantAfter  time.Duration
+		wantSpread bool
+		wantAgain  bool
+		wantErr    string
+		wantReady  string
+		wantEvents []string
+	}{
+		{name: "proceed at the end of a pass comes back only on a change", step: proceed()},
+		{name: "done after a duration", step: doneAfter(5 * time.Second), wantAfter: 5 * time.Second},
+		{name: "a spread wait comes back within a tenth more", step: waitSpread(10 * time.Second), wantAfter: 10 * time.Second, wantSpread: true},
+		{name: "again goes through the per-object backoff", step: again(), wantAgain: true},
+		{name: "an error that is not EC2's goes to controller-runtime as it is", step: errored(errors.New("writing status: boom")), wantErr: "writing status: boom"},
+		{name: "a failure is reported on Ready, as an event, and backs off",
+			step: failed(launchAction, invalid), wantErr: "launching an instance: InvalidAMIID.NotFound: The image id '[ami-1]' does not exist",
+			wantReady: computev1alpha1.ReasonImageNotFound, wantEvents: []string{computev1alpha1.ReasonImageNotFound}},
+		{name: "a call the client's budget held back is no failure, only later",
+			step: failed(launchAction, heldBack), wantAfter: 2 * time.Second, wantSpread: true},
+		{name: "failures while something still moves come back when it does, without an error",
+			step:      step{kind: stepFailed, failures: []failure{{"changing tags", invalid}}, after: 5 * time.Second},
+			wantAfter: 5 * time.Second, wantReady: computev1alpha1.ReasonImageNotFound, wantEvents: []string{computev1alpha1.ReasonImageNotFound}},
+		{name: "the earliest of a held-back call and the moving aspect wins",
+			step:      step{kind: stepFailed, failures: []failure{{"changing tags", heldBack}}, after: 5 * time.Second},
+			wantAfter: 2 * time.Second, wantSpread: true},
+	}
+	for _, tc := range testCases {
+		t.Run(tc.name, func(t *testing.T) {
+			r, events := pureReconciler()
+			s := pureScope()
+			res, err := r.finish(s, tc.step)
+			if tc.wantErr == "" && err != nil || tc.wantErr != "" && (err == nil || err.Error() != tc.wantErr) {
+				t.Fatalf("error %v, want %q", err, tc.wantErr)
+			}
+			if res.Requeue != tc.wantAgain { //nolint:staticcheck // the step "again" is exactly Requeue.
+				t.Errorf("Requeue %v, want %v", res.Requeue, tc.wantAgain) //nolint:staticcheck
+			}
+			limit := tc.wantAfter
+			if tc.wantSpread {
+				limit += tc.wantAfter / 10
+			}
+			if res.RequeueAfter < tc.wantAfter || res.RequeueAfter > limit {
+				t.Errorf("RequeueAfter %s, want %s to %s", res.RequeueAfter, tc.wantAfter, limit)
+			}
+			ready := s.condition(computev1alpha1.ConditionReady)
+			if (ready == nil) != (tc.wantReady == "") || ready != nil && ready.Reason != tc.wantReady {
+				t.Errorf("Ready %+v, want reason %q", ready, tc.wantReady)
+			}
+			if strings.Join(events.reasons, ",") != strings.Join(tc.wantEvents, ",") {
+				t.Errorf("events %v, want %v", events.reasons, tc.wantEvents)
+			}
+		})
+	}
+}
+
+func TestFailuresOfAPassAreReportedTogetherWithWhatStillMoves(t *testing.T) {
+	r, events := pureReconciler()
+	s := pureScope()
+	s.notReady(computev1alpha1.ReasonStopping, "stopping instance i-1: desiredState is stopped")
+	p := &convergePass{}
+	p.fail("tags", &ec2.Error{Kind: ec2.KindAuth, Code: "UnauthorizedOperation", Message: "not allowed"})
+	p.fail("monitoring", &ec2.Error{Kind: ec2.KindThrottled, Code: "RequestLimitExceeded", Message: "slow down"})
+	res, err := r.finish(s, convergeEnds(p, doneAfter(r.PollInterval)))
+	if err != nil || res.RequeueAfter != r.PollInterval {
+		t.Fatalf("result %+v, %v: want back at the poll interval, no error, while the stop goes on", res, err)
+	}
+	ready := s.condition(computev1alpha1.ConditionReady)
+	want := "changing tags: UnauthorizedOperation: not allowed; changing monitoring: RequestLimitExceeded: slow down; meanwhile: stopping instance i-1: desiredState is stopped"
+	if ready.Reason != computev1alpha1.ReasonAuthFailure || ready.Message != want {
+		t.Errorf("Ready %s %q, want %s %q", ready.Reason, ready.Message, computev1alpha1.ReasonAuthFailure, want)
+	}
+	if len(events.reasons) != 2 {
+		t.Errorf("events %v, want one per failure", events.reasons)
+	}
+}
+
+func TestReasonForNamesTheControllersOwnRefusalsAndEC2Causes(t *testing.T) {
+	testCases := []struct {
+		err  error
+		want string
+	}{
+		{refusal(computev1alpha1.ReasonUserDataNotGranted, "", codeUserDataNotGranted, "not granted"), computev1alpha1.ReasonUserDataNotGranted},
+		{refusal(computev1alpha1.ReasonArchitectureMismatch, "DescribeInstanceTypes", codeArchitectureMismatch, "arm64"), computev1alpha1.ReasonArchitectureMismatch},
+		{checkTagBudget(&ec2.Instance{ID: "i-1", Tags: fiftyTags()}, map[string]string{"new": "x"}, nil), computev1alpha1.ReasonTagLimitExceeded},
+		{&ec2.Error{Kind: ec2.KindInvalidInput, Code: ec2.CodeUnknownRegion}, computev1alpha1.ReasonRegionUnknown},
+		{&ec2.Error{Kind: ec2.KindCapacity, Code: "VcpuLimitExceeded"}, computev1alpha1.ReasonQuotaExceeded},
+		// A quota code is only a quota when EC2 classed it as capacity.
+		{&ec2.Error{Kind: ec2.KindUnknown, Code: "MaxSpotInstanceCountExceeded"}, computev1alpha1.ReasonAWSError},
+		{&ec2.Error{Kind: ec2.KindTerminal, Code: "Resource.AlreadyAssociated"}, computev1alpha1.ReasonAddressInUse},
+		{&ec2.Error{Kind: ec2.KindInvalidInput, Code: "InvalidIPAddress.InUse"}, computev1alpha1.ReasonIPAddressInUse},
+	}
+	for _, tc := range testCases {
+		if got := reasonFor(tc.err); got != tc.want {
+			t.Errorf("reasonFor(%v) = %s, want %s", tc.err, got, tc.want)
+		}
+	}
+	// The controller's refusals still read as EC2's errors to the EC2 layer's predicates.
+	if err := refusal(computev1alpha1.ReasonUserDataNotFound, "", codeUserDataNotFound, "gone"); ec2.KindOf(err) != ec2.KindInvalidInput || ec2.CodeOf(err) != codeUserDataNotFound {
+		t.Errorf("refusal kind %v code %s", ec2.KindOf(err), ec2.CodeOf(err))
+	}
+}
+
+func fiftyTags() map[string]string {
+	tags := map[string]string{}
+	for i := range maxInstanceTags {
+		tags[strings.Repeat("k", i+1)] = "v"
+	}
+	return tags
+}
+
+// A settled instance that matches its spec in every setting has no drift: each plan
+// compares only what the spec sets, so that nothing is changed on an instance that
+// already is as asked.
+func TestNoSettingPlansAChangeForAnInstanceAsLaunched(t *testing.T) {
+	obj := &computev1alpha1.EC2Instance{Spec: computev1alpha1.EC2InstanceSpec{InstanceType: "t3.micro", SecurityGroupIDs: []string{"sg-1"}}}
+	inst := &ec2.Instance{ID: "i-1", InstanceType: "t3.micro", SecurityGroupIDs: []string{"sg-1"},
+		MetadataOptions: desiredMetadataOptions(&obj.Spec), Placement: ec2.PlacementSpec{Tenancy: "default"}}
+	in := inputs{obj: obj, spec: &obj.Spec, inst: inst, seen: launchedAttributes(obj, "")}
+	for i, plan := range settings {
+		if d, ok := plan(in); ok {
+			t.Errorf("setting %d plans %s: %s -> %s on an instance that matches the spec", i, d.field, d.actual, d.desired)
+		}
+	}
+}
