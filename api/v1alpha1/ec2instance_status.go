@@ -256,6 +256,13 @@ type EC2InstanceStatus struct {
 	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Last Start Attempt",xDescriptors={"urn:alm:descriptor:timestamp","urn:alm:descriptor:com.tectonic.ui:advanced"}
 	LastStartAttempt *metav1.Time `json:"lastStartAttempt,omitempty"`
 
+	// lastStopRequest is when the operator last stopped (or hibernated) the instance;
+	// it is cleared once the instance is seen running again. A stopped instance without
+	// it was stopped outside Kubernetes.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Last Stop Request",xDescriptors={"urn:alm:descriptor:timestamp","urn:alm:descriptor:com.tectonic.ui:advanced"}
+	LastStopRequest *metav1.Time `json:"lastStopRequest,omitempty"`
+
 	// launchAttempts counts the launches under the current client token that EC2
 	// answered without an instance the operator could find (IdempotentParameterMismatch).
 	// After a few, the operator stops launching (Stalled) until the spec changes or the

@@ -544,6 +544,10 @@ func (in *EC2InstanceStatus) DeepCopyInto(out *EC2InstanceStatus) {
 		in, out := &in.LastStartAttempt, &out.LastStartAttempt
 		*out = (*in).DeepCopy()
 	}
+	if in.LastStopRequest != nil {
+		in, out := &in.LastStopRequest, &out.LastStopRequest
+		*out = (*in).DeepCopy()
+	}
 	if in.Conditions != nil {
 		in, out := &in.Conditions, &out.Conditions
 		*out = make([]v1.Condition, len(*in))

@@ -103,6 +103,8 @@ func (r *EC2InstanceReconciler) observe(s *instanceScope, inst *ec2.Instance) st
 	r.reportSpotInterruption(s, inst.ID)
 	if inst.State == ec2.StateRunning {
 		s.obj.Status.LastRunningInstanceType = inst.InstanceType
+		// A stop from here on is not the operator's unless it makes one.
+		s.obj.Status.LastStopRequest = nil
 	}
 	if owner := ec2.OwnerTag(inst.Tags, ec2.TagOwnerUID); owner != "" && owner != string(s.obj.UID) {
 		msg := fmt.Sprintf("instance %s is managed by EC2Instance %s/%s; not changing it", inst.ID,

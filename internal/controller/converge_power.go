@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -52,8 +51,7 @@ func (r *EC2InstanceReconciler) convergePower(ctx context.Context, s *instanceSc
 			return r.stop(ctx, s, inst, "desiredState is "+string(s.obj.Spec.DesiredState))
 		case typeChange >= 0:
 			d := whileStopped[typeChange]
-			now := metav1.NewTime(r.now().UTC().Truncate(time.Second))
-			st.TypeChangeStarted = &now
+			st.TypeChangeStarted = r.nowInStatus()
 			return r.stop(ctx, s, inst, fmt.Sprintf("changing instanceType from %s to %s needs a stopped instance; it starts again afterwards", d.actual, d.desired))
 		}
 	case ec2.StateStopped:
@@ -146,8 +144,7 @@ func (r *EC2InstanceReconciler) start(ctx context.Context, s *instanceScope, ins
 		}
 		return failed("starting instance", err)
 	}
-	now := metav1.NewTime(r.now().UTC().Truncate(time.Second))
-	st.LastStartAttempt = &now
+	st.LastStartAttempt = r.nowInStatus()
 	r.event(s, corev1.EventTypeNormal, computev1alpha1.ReasonStarting, "starting instance "+inst.ID+": "+why)
 	s.notReady(computev1alpha1.ReasonStarting, "starting instance "+inst.ID)
 	return doneAfter(r.PollInterval)
@@ -190,8 +187,7 @@ func (r *EC2InstanceReconciler) typeChangeStartFailed(ctx context.Context, s *in
 	if err := s.ec2.StartInstance(ctx, inst.ID); err != nil {
 		return failed("starting instance as "+previous, err)
 	}
-	now := metav1.NewTime(r.now().UTC().Truncate(time.Second))
-	st.LastStartAttempt = &now
+	st.LastStartAttempt = r.nowInStatus()
 	s.notReady(computev1alpha1.ReasonInstanceTypeUnavailable, msg)
 	return doneAfter(r.PollInterval)
 }
@@ -231,34 +227,27 @@ func (r *EC2InstanceReconciler) startFailedWait(s *instanceScope, inst *ec2.Inst
 // for refusals the step already recorded in detail (Synced, an event).
 func failedPower(err error) step { return failed("changing power state", err) }
 
-// stoppedOutOfBand tells a stop the operator did not ask for: the last pass neither
-// stopped the instance nor kept it stopped on purpose.
+// stoppedOutOfBand tells a stop the operator did not ask for: the operator has not
+// stopped the instance since it last ran (status.lastStopRequest), and the last pass
+// did not keep it stopped on purpose.
 func stoppedOutOfBand(s *instanceScope) bool {
-	c := s.before.Status.Conditions
-	ready := meta.FindStatusCondition(c, computev1alpha1.ConditionReady)
-	if ready == nil || s.before.Status.State == "" {
+	before := &s.before.Status
+	ready := meta.FindStatusCondition(before.Conditions, computev1alpha1.ConditionReady)
+	if ready == nil || before.State == "" || before.LastStopRequest != nil {
 		return false
-	}
-	if ready.Reason == computev1alpha1.ReasonStopping {
-		// Stopping because the operator stopped it, or seen stopping (an EC2 event
-		// brings the object back while a stop made elsewhere is under way).
-		return !operatorStopped(ready.Message)
 	}
 	return ready.Reason != computev1alpha1.ReasonStopped && ready.Reason != computev1alpha1.ReasonUpdating
 }
 
-// operatorStopped tells the Ready message of a stop the operator made (stop) from
-// that of a stop it only saw (readyReasonForState).
-func operatorStopped(message string) bool {
-	return strings.HasPrefix(message, "stopping instance ") || strings.HasPrefix(message, "hibernating instance ")
-}
-
+// stop stops (or hibernates) the running instance, and records that the operator
+// asked for it.
 func (r *EC2InstanceReconciler) stop(ctx context.Context, s *instanceScope, inst *ec2.Instance, why string) step {
 	if s.obj.Spec.DesiredState == computev1alpha1.DesiredStateHibernated && inst.HibernationConfigured {
 		// Hibernation saves the memory to the root volume; the next start restores it.
 		if err := s.ec2.HibernateInstance(ctx, inst.ID); err != nil {
 			return failed("hibernating instance", err)
 		}
+		s.obj.Status.LastStopRequest = r.nowInStatus()
 		r.event(s, corev1.EventTypeNormal, computev1alpha1.ReasonStopping, "hibernating instance "+inst.ID+": "+why)
 		s.notReady(computev1alpha1.ReasonStopping, "hibernating instance "+inst.ID+": "+why)
 		return doneAfter(r.PollInterval)
@@ -266,6 +255,7 @@ func (r *EC2InstanceReconciler) stop(ctx context.Context, s *instanceScope, inst
 	if err := s.ec2.StopInstance(ctx, inst.ID); err != nil {
 		return failed("stopping instance", err)
 	}
+	s.obj.Status.LastStopRequest = r.nowInStatus()
 	r.event(s, corev1.EventTypeNormal, computev1alpha1.ReasonStopping, "stopping instance "+inst.ID+": "+why)
 	s.notReady(computev1alpha1.ReasonStopping, "stopping instance "+inst.ID+": "+why)
 	return doneAfter(r.PollInterval)

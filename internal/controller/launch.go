@@ -113,10 +113,9 @@ func (r *EC2InstanceReconciler) prepareLaunch(ctx context.Context, s *instanceSc
 		return errored(err)
 	}
 	if newRecord || st.Region != s.region || r.now().Sub(st.LastLaunchAttempt.Time) > launchRecordReuse {
-		now := metav1.NewTime(r.now().UTC().Truncate(time.Second))
 		st.ClientToken = token
 		st.Region = s.region
-		st.LastLaunchAttempt = &now
+		st.LastLaunchAttempt = r.nowInStatus()
 		s.setCondition(computev1alpha1.ConditionInstanceLaunched, metav1.ConditionFalse, computev1alpha1.ReasonProvisioning, "launching an instance")
 		s.notReady(computev1alpha1.ReasonProvisioning, "launching an instance")
 		return errored(s.patchStatus(ctx, r.Client))
