@@ -167,3 +167,33 @@ func TestNoSettingPlansAChangeForAnInstanceAsLaunched(t *testing.T) {
 		}
 	}
 }
+
+// Whether a stopped instance was stopped outside Kubernetes is decided from what the
+// operator recorded (status.lastStopRequest), never from the text of a condition.
+func TestAStopIsOutOfBandUnlessTheOperatorRecordedIt(t *testing.T) {
+	stoppedAt := metav1.NewTime(time.Date(2026, 12, 2, 1, 0, 0, 0, time.UTC))
+	testCases := []struct {
+		name        string
+		readyReason string
+		lastStop    *metav1.Time
+		want        bool
+	}{
+		{name: "running, then found stopped", readyReason: computev1alpha1.ReasonAvailable, want: true},
+		{name: "seen stopping, not stopped by the operator", readyReason: computev1alpha1.ReasonStopping, want: true},
+		{name: "stopped by the operator", readyReason: computev1alpha1.ReasonStopping, lastStop: &stoppedAt, want: false},
+		{name: "kept stopped as desired", readyReason: computev1alpha1.ReasonStopped, want: false},
+		{name: "stopped for a change", readyReason: computev1alpha1.ReasonUpdating, want: false},
+	}
+	for _, tc := range testCases {
+		t.Run(tc.name, func(t *testing.T) {
+			s := pureScope()
+			s.notReady(tc.readyReason, "whatever the message says")
+			s.obj.Status.State = ec2.StateRunning
+			s.obj.Status.LastStopRequest = tc.lastStop
+			s.before = s.obj.DeepCopy()
+			if got := stoppedOutOfBand(s); got != tc.want {
+				t.Errorf("stoppedOutOfBand = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}

@@ -44,19 +44,33 @@ import (
 // gets its own namespace, emulator and manager, so tests run in parallel without
 // seeing each other's objects.
 
-var env *testenv.Environment
+// env is the shared kube-apiserver + etcd, started by the first test that needs it
+// (sharedEnv): the pure table tests of the package run without it, in milliseconds.
+var (
+	env     *testenv.Environment
+	envOnce sync.Once
+)
+
+// sharedEnv returns the shared envtest, starting it on first use. A failure to start
+// it ends the test binary: no scenario here can run without it.
+func sharedEnv() *testenv.Environment {
+	envOnce.Do(func() {
+		var err error
+		if env, err = testenv.Start(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+	})
+	return env
+}
 
 func TestMain(m *testing.M) {
 	ctrl.SetLogger(testLogger())
-	var err error
-	env, err = testenv.Start()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
 	code := m.Run()
-	if err := env.Stop(); err != nil {
-		fmt.Fprintln(os.Stderr, "stopping envtest:", err)
+	if env != nil {
+		if err := env.Stop(); err != nil {
+			fmt.Fprintln(os.Stderr, "stopping envtest:", err)
+		}
 	}
 	os.Exit(code)
 }
@@ -111,7 +125,7 @@ func (o harnessOptions) config() *rest.Config {
 	if o.cluster != nil {
 		return o.cluster
 	}
-	return env.Config
+	return sharedEnv().Config
 }
 
 // harness is one test's operator: a namespace, an emulator, and a manager that can be

@@ -29,7 +29,7 @@ const operatorSA = "ec2-operator-controller-manager"
 func asOperator(t testing.TB, opNS string, ownSecrets ...string) func(*EC2InstanceReconciler) {
 	t.Helper()
 	installUserDataReaderRole(t)
-	cfg := rest.CopyConfig(env.Config)
+	cfg := rest.CopyConfig(sharedEnv().Config)
 	cfg.Impersonate = rest.ImpersonationConfig{
 		UserName: "system:serviceaccount:" + opNS + ":" + operatorSA,
 		Groups:   []string{"system:serviceaccounts", "system:serviceaccounts:" + opNS, "system:authenticated"},
@@ -62,7 +62,7 @@ func installUserDataReaderRole(t testing.TB) {
 		t.Fatal(err)
 	}
 	role.Name = UserDataReaderRole
-	admin, err := client.New(env.Config, client.Options{Scheme: scheme.Scheme})
+	admin, err := client.New(sharedEnv().Config, client.Options{Scheme: scheme.Scheme})
 	if err != nil {
 		t.Fatal(err)
 	}

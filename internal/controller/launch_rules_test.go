@@ -1,0 +1,141 @@
+package controller
+
+import (
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+)
+
+// The launch sends what the launch record chose, not what the selectors would pick
+// now: a retried launch must send the same parameters under the same token.
+func TestLaunchRequestSendsWhatTheLaunchRecordChose(t *testing.T) {
+	obj := &computev1alpha1.EC2Instance{
+		ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "team-a", UID: "uid-1"},
+		Spec: computev1alpha1.EC2InstanceSpec{
+			InstanceType:          "t3.micro",
+			ImageSelector:         &computev1alpha1.ImageSelector{Owners: []string{"self"}},
+			SubnetSelector:        &computev1alpha1.SubnetSelector{Tags: map[string]string{"tier": "web"}},
+			SecurityGroupSelector: &computev1alpha1.SecurityGroupSelector{Tags: map[string]string{"tier": "web"}},
+			RootVolume:            &computev1alpha1.RootVolume{SizeGiB: ptr.To[int32](20), IOPS: ptr.To[int32](3000)},
+			Spot:                  &computev1alpha1.SpotOptions{MaxPrice: "0.01"},
+		},
+		Status: computev1alpha1.EC2InstanceStatus{ImageID: "ami-chosen", SubnetID: "subnet-chosen", SecurityGroupIDs: []string{"sg-chosen"}},
+	}
+	req := launchRequest(obj, "cluster-1", "token-1", "#!/bin/sh")
+	if req.ImageID != "ami-chosen" || req.SubnetID != "subnet-chosen" || len(req.SecurityGroupIDs) != 1 || req.SecurityGroupIDs[0] != "sg-chosen" {
+		t.Errorf("image %s subnet %s groups %v: want what status recorded", req.ImageID, req.SubnetID, req.SecurityGroupIDs)
+	}
+	if req.ClientToken != "token-1" || req.UserData != "#!/bin/sh" {
+		t.Errorf("token %q user data %q", req.ClientToken, req.UserData)
+	}
+	if rv := req.RootVolume; rv == nil || rv.SizeGiB != 20 || rv.IOPS != 3000 || rv.Throughput != 0 {
+		t.Errorf("root volume %+v, want 20 GiB, 3000 IOPS, throughput unset", rv)
+	}
+	if req.Spot == nil || req.Spot.MaxPrice != "0.01" {
+		t.Errorf("spot %+v", req.Spot)
+	}
+	if req.Tags[ec2.TagOwnerUID] != "uid-1" || req.Tags[ec2.TagCluster] != "cluster-1" {
+		t.Errorf("tags at launch %v lack the ownership tags", req.Tags)
+	}
+	if req := launchRequest(&computev1alpha1.EC2Instance{}, "c", "t", ""); req.RootVolume != nil {
+		t.Errorf("a spec without rootVolume overrides the image's: %+v", req.RootVolume)
+	}
+}
+
+// An instance unknown to DescribeInstances right after its launch is waited for, not
+// replaced; a launch EC2 refused outright created nothing to wait for.
+func TestVisibilityGraceFollowsTheLaunchRecordAndEC2sAnswer(t *testing.T) {
+	now := time.Date(2026, 12, 2, 1, 0, 0, 0, time.UTC)
+	at := func(ago time.Duration) *metav1.Time { t := metav1.NewTime(now.Add(-ago)); return &t }
+	testCases := []struct {
+		name        string
+		lastLaunch  *metav1.Time
+		instanceID  string
+		readyReason string
+		readyMsg    string
+		want        bool
+	}{
+		{name: "just launched", lastLaunch: at(time.Minute), instanceID: "i-1", want: true},
+		{name: "launched long ago", lastLaunch: at(time.Hour), instanceID: "i-1", want: false},
+		{name: "never launched, never adopted", want: false},
+		{name: "refused outright before any instance", lastLaunch: at(time.Minute), readyReason: computev1alpha1.ReasonImageNotFound,
+			readyMsg: launchAction + ": InvalidAMIID.NotFound: gone", want: false},
+		{name: "refused after an instance was recorded", lastLaunch: at(time.Minute), instanceID: "i-1", readyReason: computev1alpha1.ReasonImageNotFound,
+			readyMsg: launchAction + ": InvalidAMIID.NotFound: gone", want: true},
+		{name: "throttled launch may still have happened", lastLaunch: at(time.Minute), readyReason: computev1alpha1.ReasonThrottled,
+			readyMsg: launchAction + ": RequestLimitExceeded: slow down", want: true},
+	}
+	for _, tc := range testCases {
+		t.Run(tc.name, func(t *testing.T) {
+			r, _ := pureReconciler()
+			r.Now = func() time.Time { return now }
+			s := pureScope()
+			s.obj.Status.LastLaunchAttempt, s.obj.Status.InstanceID = tc.lastLaunch, tc.instanceID
+			if tc.readyReason != "" {
+				s.notReady(tc.readyReason, tc.readyMsg)
+			}
+			if got := r.withinVisibilityGrace(s); got != tc.want {
+				t.Errorf("withinVisibilityGrace = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// A terminated instance is replaced later and later while replacements keep dying,
+// and the state reason tells a failed launch from drift.
+func TestReplacementsBackOffAndNameWhyTheInstanceWentAway(t *testing.T) {
+	r, _ := pureReconciler()
+	r.MinBackoff, r.MaxBackoff = time.Second, 5*time.Minute
+	for recreations, want := range map[int32]time.Duration{0: time.Second, 1: 2 * time.Second, 3: 8 * time.Second, 9: 5 * time.Minute, 1000: 5 * time.Minute} {
+		if got := r.recreationBackoff(recreations); got != want {
+			t.Errorf("recreationBackoff(%d) = %s, want %s", recreations, got, want)
+		}
+	}
+	testCases := []struct {
+		before, code string
+		wantReason   string
+	}{
+		{before: ec2.StatePending, code: "Client.InternalError", wantReason: computev1alpha1.ReasonLaunchFailed},
+		{before: "", code: "Server.InsufficientInstanceCapacity", wantReason: computev1alpha1.ReasonLaunchFailed},
+		{before: ec2.StateRunning, code: "Client.InternalError", wantReason: computev1alpha1.ReasonTerminatedOutOfBand},
+		{before: ec2.StatePending, code: "Client.UserInitiatedShutdown", wantReason: computev1alpha1.ReasonTerminatedOutOfBand},
+		{before: ec2.StatePending, code: "Server.SpotInstanceTermination", wantReason: computev1alpha1.ReasonTerminatedOutOfBand},
+	}
+	for _, tc := range testCases {
+		s := pureScope()
+		s.before.Status.State = tc.before
+		reason, _, _ := r.terminationCause(s, &ec2.Instance{ID: "i-1", StateReasonCode: tc.code})
+		if reason != tc.wantReason {
+			t.Errorf("was %q, state reason %s: %s, want %s", tc.before, tc.code, reason, tc.wantReason)
+		}
+	}
+}
+
+// Stalled follows Ready's reason in one place: a reason that needs the user stalls the
+// object, progress and retryable failures keep it reconciling.
+func TestProgressConditionsFollowReadyAndTheRetryPolicy(t *testing.T) {
+	for reason := range reasonsNeedingTheUser {
+		if isProgressReason(reason) {
+			t.Errorf("reason %s both needs the user and is progress", reason)
+		}
+		s := pureScope()
+		s.notReady(reason, "why")
+		deriveProgress(s)
+		if c := s.condition(computev1alpha1.ConditionStalled); c == nil || c.Status != metav1.ConditionTrue {
+			t.Errorf("reason %s does not stall the object", reason)
+		}
+	}
+	for _, reason := range []string{computev1alpha1.ReasonThrottled, computev1alpha1.ReasonInsufficientCapacity, computev1alpha1.ReasonPending, computev1alpha1.ReasonAWSError} {
+		s := pureScope()
+		s.notReady(reason, "why")
+		deriveProgress(s)
+		if c := s.condition(computev1alpha1.ConditionReconciling); c == nil || c.Status != metav1.ConditionTrue {
+			t.Errorf("reason %s does not keep the object reconciling", reason)
+		}
+	}
+}
