@@ -157,7 +157,7 @@ func (r *EC2InstanceReconciler) letGoOfAddress(ctx context.Context, s *instanceS
 // addressRefused records on the ElasticIPAssociated condition why the address cannot
 // be associated, and returns err for the pass's report (Ready, an Event, backoff).
 func (r *EC2InstanceReconciler) addressRefused(s *instanceScope, err error) error {
-	if ec2.CodeOf(err) != ec2.CodeClientRateLimited {
+	if !ec2.HeldBack(err) {
 		s.setCondition(computev1alpha1.ConditionElasticIPAssociated, metav1.ConditionFalse, reasonFor(err), errorMessage(err))
 	}
 	return err

@@ -53,7 +53,7 @@ func (r *EC2InstanceReconciler) settle(s *instanceScope, inst *ec2.Instance, whi
 		msg += " as desired"
 		if s.obj.Spec.DesiredState == computev1alpha1.DesiredStateHibernated {
 			reason = computev1alpha1.ReasonHibernated
-			if inst.StateReasonCode != "Client.UserInitiatedHibernate" {
+			if !inst.Hibernated() {
 				// It was stopped before the spec asked for hibernation: a stopped
 				// instance cannot be hibernated, and starting it to do so would lose
 				// nothing but cost a boot, so it stays stopped.
