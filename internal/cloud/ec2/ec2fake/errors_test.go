@@ -43,10 +43,11 @@ var predicates = map[string]func(error) bool{
 }
 
 // TestErrorsAnswerThePredicatesAsTheRealClientDoes drives the fake into each refusal
-// the controller's rules depend on. The kinds and codes are those the real client
-// returns against the emulator (internal/cloud/ec2: errors_sim_test.go,
-// storage_network_test.go, classify_test.go), so a rule tested with the fake sees the
-// error it will see in production, and every predicate answers as it would.
+// the controller's rules depend on. The kinds, codes and operations are those the real
+// client returns against the emulator for the same calls (internal/cloud/ec2's
+// errors_sim_test.go and storage_network_test.go pin most; the others were read off a
+// run of the same calls against the emulator), so a rule tested with the fake sees
+// the error it will see in production, and every predicate answers as it would.
 func TestErrorsAnswerThePredicatesAsTheRealClientDoes(t *testing.T) {
 	ctx := context.Background()
 	tests := []struct {
@@ -114,8 +115,58 @@ func TestErrorsAnswerThePredicatesAsTheRealClientDoes(t *testing.T) {
 				_, err := f.RunInstance(ctx, req)
 				return err
 			},
-			wantKind: ec2.KindInvalidInput, wantOp: "RunInstances",
+			wantKind: ec2.KindInvalidInput, wantCode: "InvalidParameterValue", wantOp: "RunInstances",
 			holds: []string{"RefusedOutright"},
+		},
+		{
+			name: "describing an unknown instance type is invalid input",
+			call: func(_ *testing.T, f *ec2fake.Fake) error {
+				_, err := f.InstanceType(ctx, "t3.gigantic")
+				return err
+			},
+			wantKind: ec2.KindInvalidInput, wantCode: "InvalidInstanceType", wantOp: "DescribeInstanceTypes",
+			holds: []string{"RefusedOutright"},
+		},
+		{
+			name: "describing an unknown image is invalid input",
+			call: func(_ *testing.T, f *ec2fake.Fake) error {
+				_, err := f.DescribeImage(ctx, "ami-0000000000000dead")
+				return err
+			},
+			wantKind: ec2.KindInvalidInput, wantCode: "InvalidAMIID.NotFound", wantOp: "DescribeImages",
+			holds: []string{"RefusedOutright"},
+		},
+		{
+			name: "hibernating an instance not launched for it is terminal",
+			call: func(t *testing.T, f *ec2fake.Fake) error {
+				inst := mustLaunch(t, f, launchReq("hib-0"), ec2.StateRunning)
+				return f.HibernateInstance(ctx, inst.ID)
+			},
+			wantKind: ec2.KindTerminal, wantCode: "UnsupportedHibernationConfiguration", wantOp: "StopInstances",
+		},
+		{
+			name: "changing the CPU options of a running instance is an incorrect state",
+			call: func(t *testing.T, f *ec2fake.Fake) error {
+				inst := mustLaunch(t, f, launchReq("cpu-0"), ec2.StateRunning)
+				return f.SetCPUOptions(ctx, inst.ID, ec2.CPUOptions{CoreCount: 1})
+			},
+			wantKind: ec2.KindIncorrectState, wantCode: "IncorrectInstanceState", wantOp: "ModifyInstanceCpuOptions",
+		},
+		{
+			name: "starting a terminating instance is an incorrect state",
+			call: func(t *testing.T, f *ec2fake.Fake) error {
+				inst := mustLaunch(t, f, launchReq("start-0"), ec2.StateShuttingDown)
+				return f.StartInstance(ctx, inst.ID)
+			},
+			wantKind: ec2.KindIncorrectState, wantCode: "IncorrectInstanceState", wantOp: "StartInstances",
+		},
+		{
+			name: "changing an attribute of a terminating instance is an incorrect state",
+			call: func(t *testing.T, f *ec2fake.Fake) error {
+				inst := mustLaunch(t, f, launchReq("attr-0"), ec2.StateShuttingDown)
+				return f.ModifyTerminationProtection(ctx, inst.ID, true)
+			},
+			wantKind: ec2.KindIncorrectState, wantCode: "IncorrectInstanceState", wantOp: "ModifyInstanceAttribute",
 		},
 		{
 			name: "changing the type of a running instance is an incorrect state",
