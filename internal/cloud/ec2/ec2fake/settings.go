@@ -143,20 +143,9 @@ func (f *Fake) SetCreditSpecification(_ context.Context, id, credits string) err
 	return f.set("SetCreditSpecification", "ModifyInstanceCreditSpecification", id, false, func(in *instance) { in.credits = credits })
 }
 
-// read logs a call of op and hands the instance to get; an unknown instance is
-// InvalidInstanceID.NotFound for apiOp.
+// read logs a call of op and hands the instance to get, whatever its state.
 func (f *Fake) read(op, apiOp, id string, get func(*instance)) error {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if err := f.begin(op, id); err != nil {
-		return err
-	}
-	in, err := f.instance(apiOp, id)
-	if err != nil {
-		return err
-	}
-	get(in)
-	return nil
+	return f.withInstance(op, apiOp, id, func(in *instance) error { get(in); return nil })
 }
 
 // set is modify for a change that cannot fail.
@@ -165,9 +154,22 @@ func (f *Fake) set(op, apiOp, id string, stoppedOnly bool, change func(*instance
 }
 
 // modify logs a call of op and applies change to the instance, refusing, as EC2 does
-// for apiOp, an unknown instance, a terminating one and, when stoppedOnly, one that
-// is not stopped.
+// for apiOp, a terminating instance and, when stoppedOnly, one that is not stopped.
 func (f *Fake) modify(op, apiOp, id string, stoppedOnly bool, change func(*instance) error) error {
+	return f.withInstance(op, apiOp, id, func(in *instance) error {
+		switch {
+		case in.State == ec2.StateShuttingDown || in.State == ec2.StateTerminated:
+			return incorrectState(apiOp, id, "modified")
+		case stoppedOnly && in.State != ec2.StateStopped:
+			return notStopped(apiOp, id)
+		}
+		return change(in)
+	})
+}
+
+// withInstance logs a call of op and runs fn on the instance under the lock; an
+// unknown instance is InvalidInstanceID.NotFound for apiOp.
+func (f *Fake) withInstance(op, apiOp, id string, fn func(*instance) error) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if err := f.begin(op, id); err != nil {
@@ -177,13 +179,7 @@ func (f *Fake) modify(op, apiOp, id string, stoppedOnly bool, change func(*insta
 	if err != nil {
 		return err
 	}
-	switch {
-	case in.State == ec2.StateShuttingDown || in.State == ec2.StateTerminated:
-		return incorrectState(apiOp, id, "modified")
-	case stoppedOnly && in.State != ec2.StateStopped:
-		return notStopped(apiOp, id)
-	}
-	return change(in)
+	return fn(in)
 }
 
 // notStopped is EC2's IncorrectInstanceState for a change allowed only while stopped.
