@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/ec2fake"
@@ -311,4 +312,19 @@ func Example() {
 	got, _ := f.Instance(inst.ID)
 	fmt.Println(ec2.KindOf(err) == ec2.KindThrottled, got.State, f.Count("RunInstance"))
 	// Output: true running 1
+}
+
+func TestFleetHintsAreLoggedAndLaunchDelayIsSet(t *testing.T) {
+	f := ec2fake.New()
+	if d := f.LaunchDelay(); d != 0 {
+		t.Errorf("LaunchDelay = %v by default, want 0", d)
+	}
+	f.SetLaunchDelay(time.Second)
+	if d := f.LaunchDelay(); d != time.Second {
+		t.Errorf("LaunchDelay = %v, want the delay set", d)
+	}
+	f.Expect([]string{"i-1", "i-2"})
+	if f.Count("LaunchDelay") != 2 || f.Count("Expect") != 1 {
+		t.Errorf("calls %v", f.Calls())
+	}
 }

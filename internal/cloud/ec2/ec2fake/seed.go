@@ -39,8 +39,7 @@ type instance struct {
 // volume is an EBS volume and the request it was created with.
 type volume struct {
 	ec2.Volume
-	req                 ec2.VolumeRequest
-	deleteOnTermination bool
+	req ec2.VolumeRequest
 }
 
 // securityGroup and image keep the tags their ec2 types do not carry, which the

@@ -180,7 +180,6 @@ func (f *Fake) SetDeleteOnTermination(_ context.Context, instanceID, device stri
 		return errorf("ModifyInstanceAttribute", "InvalidInstanceAttributeValue", "No device is currently mapped at %s", device)
 	}
 	in.BlockDevices[i].DeleteOnTermination = deleteOnTermination
-	f.volumes[in.BlockDevices[i].VolumeID].deleteOnTermination = deleteOnTermination
 	return nil
 }
 
@@ -227,7 +226,6 @@ func (f *Fake) newVolume(zone string, req ec2.VolumeRequest, tags map[string]str
 // attach records the attachment on both the volume and the instance.
 func (f *Fake) attach(v *volume, in *instance, device string, deleteOnTermination bool) {
 	v.State, v.AttachedTo, v.Device, v.AttachmentState = "in-use", in.ID, device, "attached"
-	v.deleteOnTermination = deleteOnTermination
 	in.VolumeIDs = append(in.VolumeIDs, v.ID)
 	in.BlockDevices = append(in.BlockDevices, ec2.BlockDevice{Device: device, VolumeID: v.ID, Status: "attached",
 		DeleteOnTermination: deleteOnTermination})
