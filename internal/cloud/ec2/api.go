@@ -16,7 +16,8 @@ import (
 // test can fake just what it uses. Every method is safe to repeat: the controller calls
 // them again after a crash or a requeue without knowing whether the previous call took
 // effect. Errors are classified (see errors.go) so that the caller can tell "gone" from
-// "slow down" from "your input is wrong".
+// "slow down" from "your input is wrong". AWSClient implements it with the AWS SDK,
+// and ec2fake.Fake in memory for tests.
 type Client interface {
 	Instances
 	InstanceSettings
