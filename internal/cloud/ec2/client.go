@@ -146,7 +146,6 @@ type AWSClient struct {
 	api *awsec2.Client
 	// pacer keeps calls within EC2's per-API budgets; nil when pacing is off.
 	pacer   *pacer
-	region  string
 	batcher *describeBatcher
 	// terminator shares TerminateInstances calls between terminations due together.
 	terminator *terminateBatcher
@@ -234,7 +233,6 @@ func NewFromConfig(cfg aws.Config, opts Options) *AWSClient {
 	c := &AWSClient{
 		api:      api,
 		pacer:    p,
-		region:   cfg.Region,
 		pageSize: opts.PageSize,
 	}
 	c.batcher = newDescribeBatcher(api, opts.BatchWindow, opts.MaxBatchSize, opts.BatchTimeout, opts.PageSize)
@@ -265,10 +263,3 @@ var noRetryOnCapacity = retry.IsErrorRetryableFunc(func(err error) aws.Ternary {
 // keeps later lookups out of batches sent before the change, so that the next lookup
 // sees the change.
 func (c *AWSClient) changing(ids ...string) { c.batcher.changing(ids) }
-
-// Region returns the AWS region the client talks to.
-func (c *AWSClient) Region() string { return c.region }
-
-// API returns the underlying SDK client for calls the Client interface does not
-// cover. Calls through it are rate limited and recorded like all others.
-func (c *AWSClient) API() *awsec2.Client { return c.api }

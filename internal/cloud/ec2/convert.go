@@ -30,6 +30,32 @@ func fromSDKInstance(in types.Instance) Instance {
 		SecurityGroupIDs: []string{},
 		Tags:             map[string]string{},
 	}
+	fromSDKState(in, &out)
+	if in.Placement != nil {
+		out.AvailabilityZone = aws.ToString(in.Placement.AvailabilityZone)
+	}
+	for _, g := range in.SecurityGroups {
+		out.SecurityGroupIDs = append(out.SecurityGroupIDs, aws.ToString(g.GroupId))
+	}
+	for _, t := range in.Tags {
+		out.Tags[aws.ToString(t.Key)] = aws.ToString(t.Value)
+	}
+	fromSDKMetadataOptions(in.MetadataOptions, &out)
+	out.NetworkInterfaces = fromSDKInterfaces(in.NetworkInterfaces)
+	fromSDKComputeOptions(in, &out)
+	if in.Monitoring != nil {
+		s := in.Monitoring.State
+		out.DetailedMonitoring = s == types.MonitoringStateEnabled || s == types.MonitoringStatePending
+	}
+	if in.IamInstanceProfile != nil {
+		out.IAMInstanceProfileARN = aws.ToString(in.IamInstanceProfile.Arn)
+	}
+	fromSDKBlockDevices(in, &out)
+	return out
+}
+
+// fromSDKState sets the state and the reason for the last change of state.
+func fromSDKState(in types.Instance, out *Instance) {
 	if in.State != nil {
 		out.State = string(in.State.Name)
 	}
@@ -42,34 +68,28 @@ func fromSDKInstance(in types.Instance) Instance {
 	} else {
 		out.StateReason = aws.ToString(in.StateTransitionReason)
 	}
-	if in.Placement != nil {
-		out.AvailabilityZone = aws.ToString(in.Placement.AvailabilityZone)
+}
+
+// fromSDKMetadataOptions sets the metadata service options and whether EC2 has
+// applied them yet; an answer without options leaves them empty.
+func fromSDKMetadataOptions(m *types.InstanceMetadataOptionsResponse, out *Instance) {
+	if m == nil {
+		return
 	}
-	for _, g := range in.SecurityGroups {
-		out.SecurityGroupIDs = append(out.SecurityGroupIDs, aws.ToString(g.GroupId))
+	out.MetadataOptions = MetadataOptions{
+		HTTPTokens:              string(m.HttpTokens),
+		HTTPPutResponseHopLimit: aws.ToInt32(m.HttpPutResponseHopLimit),
+		HTTPEndpoint:            string(m.HttpEndpoint),
+		InstanceMetadataTags:    string(m.InstanceMetadataTags),
+		HTTPProtocolIPv6:        string(m.HttpProtocolIpv6),
 	}
-	for _, t := range in.Tags {
-		out.Tags[aws.ToString(t.Key)] = aws.ToString(t.Value)
-	}
-	if m := in.MetadataOptions; m != nil {
-		out.MetadataOptions = MetadataOptions{
-			HTTPTokens:              string(m.HttpTokens),
-			HTTPPutResponseHopLimit: aws.ToInt32(m.HttpPutResponseHopLimit),
-			HTTPEndpoint:            string(m.HttpEndpoint),
-		}
-		out.MetadataOptionsState = string(m.State)
-		out.MetadataOptions.InstanceMetadataTags = string(m.InstanceMetadataTags)
-		out.MetadataOptions.HTTPProtocolIPv6 = string(m.HttpProtocolIpv6)
-	}
-	out.NetworkInterfaces = fromSDKInterfaces(in.NetworkInterfaces)
-	fromSDKComputeOptions(in, &out)
-	if in.Monitoring != nil {
-		s := in.Monitoring.State
-		out.DetailedMonitoring = s == types.MonitoringStateEnabled || s == types.MonitoringStatePending
-	}
-	if in.IamInstanceProfile != nil {
-		out.IAMInstanceProfileARN = aws.ToString(in.IamInstanceProfile.Arn)
-	}
+	out.MetadataOptionsState = string(m.State)
+}
+
+// fromSDKBlockDevices lists the attached EBS volumes and picks out the root one by the
+// instance's root device name. Mappings that name no EBS volume are skipped, as there
+// is no volume to report.
+func fromSDKBlockDevices(in types.Instance, out *Instance) {
 	root := aws.ToString(in.RootDeviceName)
 	for _, bdm := range in.BlockDeviceMappings {
 		if bdm.Ebs == nil || bdm.Ebs.VolumeId == nil {
@@ -85,7 +105,6 @@ func fromSDKInstance(in types.Instance) Instance {
 			out.RootVolumeID = id
 		}
 	}
-	return out
 }
 
 // toSDKTags turns a tag map into the SDK's tag list.

@@ -70,6 +70,15 @@ func (e *Error) Error() string {
 // Unwrap returns the underlying error.
 func (e *Error) Unwrap() error { return e.Err }
 
+// NewError returns the error the client returns when EC2 answers operation with code
+// and message, classified by the same rules (classify.go). It exists for fakes of
+// Client (ec2fake), whose errors must satisfy the predicates of this package exactly
+// as the real client's do; the client itself classifies the SDK's errors instead.
+func NewError(operation, code, message string) *Error {
+	return &Error{Kind: kindOfCode(code), Operation: operation, Code: code, Message: message,
+		Err: errors.New(code + ": " + message)}
+}
+
 // RefusedOutright reports whether err proves that EC2 carried out nothing: every
 // attempt of the call was answered, and the answer was a refusal (a bad parameter, a
 // missing permission, no capacity), not the client's own pacing. A launch refused so

@@ -97,7 +97,7 @@ func (c *AWSClient) FindInstances(ctx context.Context, filter InstanceFilter) ([
 		for _, r := range page.Reservations {
 			for _, i := range r.Instances {
 				inst := fromSDKInstance(i)
-				if !carriesTags(inst.Tags, filter.Tags) {
+				if !CarriesTags(inst.Tags, filter.Tags) {
 					continue // the filters find a superset; see ownerTagFilters
 				}
 				// An instance could move between pages while they are read; keep one.

@@ -48,80 +48,116 @@ func buildRunInstancesInput(req LaunchRequest, rootDevice string) *awsec2.RunIns
 		// RunInstances takes user data as a base64 string; the SDK does not encode it.
 		in.UserData = aws.String(base64.StdEncoding.EncodeToString([]byte(req.UserData)))
 	}
-	if p := req.IAMInstanceProfile; p != "" {
-		if strings.HasPrefix(p, "arn:") {
-			in.IamInstanceProfile = &types.IamInstanceProfileSpecification{Arn: aws.String(p)}
-		} else {
-			in.IamInstanceProfile = &types.IamInstanceProfileSpecification{Name: aws.String(p)}
-		}
-	}
-	if len(req.Tags) > 0 {
-		tags := toSDKTags(req.Tags)
-		in.TagSpecifications = []types.TagSpecification{
-			{ResourceType: types.ResourceTypeInstance, Tags: toSDKTags(instanceLaunchTags(req))},
-			{ResourceType: types.ResourceTypeVolume, Tags: tags},
-			{ResourceType: types.ResourceTypeNetworkInterface, Tags: tags},
-		}
-	}
+	in.IamInstanceProfile = iamProfileRequest(req.IAMInstanceProfile)
+	in.TagSpecifications = launchTagSpecifications(req)
 	if mo := metadataOptionsRequest(req.MetadataOptions); mo != nil {
 		in.MetadataOptions = mo
 	}
 	if req.AvailabilityZone != "" || req.Placement != nil {
 		in.Placement = placementRequest(req.AvailabilityZone, req.Placement)
 	}
-	if req.AssociatePublicIPAddress != nil || req.SecondaryPrivateIPAddressCount > 0 {
-		// A public-IP choice and secondary addresses can only be expressed on a network
-		// interface, and EC2 rejects top-level SubnetId/SecurityGroupIds (and
-		// addresses) together with NetworkInterfaces (InvalidParameterCombination), so
-		// they all move into the primary interface.
-		nic := types.InstanceNetworkInterfaceSpecification{
-			DeviceIndex:         aws.Int32(0),
-			DeleteOnTermination: aws.Bool(true),
-			SubnetId:            optString(req.SubnetID),
-			Groups:              req.SecurityGroupIDs,
-			PrivateIpAddress:    optString(req.PrivateIPAddress),
-		}
-		if req.AssociatePublicIPAddress != nil {
-			nic.AssociatePublicIpAddress = aws.Bool(*req.AssociatePublicIPAddress)
-		}
-		if n := req.SecondaryPrivateIPAddressCount; n > 0 {
-			nic.SecondaryPrivateIpAddressCount = aws.Int32(n)
-		}
-		if n := req.IPv6AddressCount; n > 0 {
-			nic.Ipv6AddressCount = aws.Int32(n)
-		}
-		for _, a := range req.IPv6Addresses {
-			nic.Ipv6Addresses = append(nic.Ipv6Addresses, types.InstanceIpv6Address{Ipv6Address: aws.String(a)})
-		}
-		in.NetworkInterfaces = []types.InstanceNetworkInterfaceSpecification{nic}
-	} else {
+	addNetworkRequest(in, req)
+	in.BlockDeviceMappings = launchBlockDevices(req, rootDevice)
+	if s := req.Spot; s != nil {
+		in.InstanceMarketOptions = spotMarketOptions(s)
+	}
+	addComputeOptions(in, req)
+	return in
+}
+
+// iamProfileRequest names the instance profile by ARN or by name, as the user wrote
+// it, because EC2 accepts either but in different fields. It returns nil for none.
+func iamProfileRequest(p string) *types.IamInstanceProfileSpecification {
+	switch {
+	case p == "":
+		return nil
+	case strings.HasPrefix(p, "arn:"):
+		return &types.IamInstanceProfileSpecification{Arn: aws.String(p)}
+	default:
+		return &types.IamInstanceProfileSpecification{Name: aws.String(p)}
+	}
+}
+
+// launchTagSpecifications tags the instance, its volumes and its network interface at
+// launch, so that nothing the launch creates is ever untagged (and so unowned). It
+// returns nil when the request has no tags.
+func launchTagSpecifications(req LaunchRequest) []types.TagSpecification {
+	if len(req.Tags) == 0 {
+		return nil
+	}
+	tags := toSDKTags(req.Tags)
+	return []types.TagSpecification{
+		{ResourceType: types.ResourceTypeInstance, Tags: toSDKTags(instanceLaunchTags(req))},
+		{ResourceType: types.ResourceTypeVolume, Tags: tags},
+		{ResourceType: types.ResourceTypeNetworkInterface, Tags: tags},
+	}
+}
+
+// addNetworkRequest sets the subnet, security groups and addresses of the primary
+// network interface, either at the top level of the request or, when they can only be
+// expressed there, on an explicit network interface.
+func addNetworkRequest(in *awsec2.RunInstancesInput, req LaunchRequest) {
+	if req.AssociatePublicIPAddress == nil && req.SecondaryPrivateIPAddressCount == 0 {
 		in.SubnetId = optString(req.SubnetID)
 		in.SecurityGroupIds = req.SecurityGroupIDs
 		in.PrivateIpAddress = optString(req.PrivateIPAddress)
 		if n := req.IPv6AddressCount; n > 0 {
 			in.Ipv6AddressCount = aws.Int32(n)
 		}
-		for _, a := range req.IPv6Addresses {
-			in.Ipv6Addresses = append(in.Ipv6Addresses, types.InstanceIpv6Address{Ipv6Address: aws.String(a)})
-		}
+		in.Ipv6Addresses = ipv6AddressRequests(req.IPv6Addresses)
+		return
 	}
+	// A public-IP choice and secondary addresses can only be expressed on a network
+	// interface, and EC2 rejects top-level SubnetId/SecurityGroupIds (and addresses)
+	// together with NetworkInterfaces (InvalidParameterCombination), so they all move
+	// into the primary interface.
+	nic := types.InstanceNetworkInterfaceSpecification{
+		DeviceIndex:         aws.Int32(0),
+		DeleteOnTermination: aws.Bool(true),
+		SubnetId:            optString(req.SubnetID),
+		Groups:              req.SecurityGroupIDs,
+		PrivateIpAddress:    optString(req.PrivateIPAddress),
+		Ipv6Addresses:       ipv6AddressRequests(req.IPv6Addresses),
+	}
+	if req.AssociatePublicIPAddress != nil {
+		nic.AssociatePublicIpAddress = aws.Bool(*req.AssociatePublicIPAddress)
+	}
+	if n := req.SecondaryPrivateIPAddressCount; n > 0 {
+		nic.SecondaryPrivateIpAddressCount = aws.Int32(n)
+	}
+	if n := req.IPv6AddressCount; n > 0 {
+		nic.Ipv6AddressCount = aws.Int32(n)
+	}
+	in.NetworkInterfaces = []types.InstanceNetworkInterfaceSpecification{nic}
+}
+
+// ipv6AddressRequests lists explicit IPv6 addresses in the SDK's form; it returns nil
+// for none, so that an unset field stays unset in the request.
+func ipv6AddressRequests(addrs []string) []types.InstanceIpv6Address {
+	var out []types.InstanceIpv6Address
+	for _, a := range addrs {
+		out = append(out, types.InstanceIpv6Address{Ipv6Address: aws.String(a)})
+	}
+	return out
+}
+
+// launchBlockDevices maps the root volume override (at the image's root device, so
+// that it resizes the root volume instead of adding one) and the data volumes.
+func launchBlockDevices(req LaunchRequest, rootDevice string) []types.BlockDeviceMapping {
+	var out []types.BlockDeviceMapping
 	if rv := req.RootVolume; rv != nil {
-		in.BlockDeviceMappings = []types.BlockDeviceMapping{{
+		out = append(out, types.BlockDeviceMapping{
 			DeviceName: aws.String(rootDevice),
 			Ebs:        ebsBlockDevice(rv),
-		}}
+		})
 	}
 	for _, v := range req.Volumes {
-		in.BlockDeviceMappings = append(in.BlockDeviceMappings, types.BlockDeviceMapping{
+		out = append(out, types.BlockDeviceMapping{
 			DeviceName: aws.String(v.Device),
 			Ebs:        dataVolumeBlockDevice(v),
 		})
 	}
-	if s := req.Spot; s != nil {
-		in.InstanceMarketOptions = spotMarketOptions(s)
-	}
-	addComputeOptions(in, req)
-	return in
+	return out
 }
 
 // instanceLaunchTags are the tags the instance itself is launched with: req.Tags,

@@ -30,9 +30,10 @@ func ownerTagFilters(want map[string]string) []types.Filter {
 	return filters
 }
 
-// carriesTags reports whether tags hold every wanted tag, ownership keys (named in
-// the TagPrefix form) in either form.
-func carriesTags(tags, want map[string]string) bool {
+// CarriesTags reports whether tags hold every wanted tag, ownership keys (named in
+// the TagPrefix form) in either form. It is exported so that the in-memory fake
+// (ec2fake) matches tags exactly as FindInstances does.
+func CarriesTags(tags, want map[string]string) bool {
 	for k, v := range want {
 		got, ok := tags[k]
 		if IsOwnershipKey(k) {

@@ -45,17 +45,6 @@ func (r *MemoryRecorder) Calls(operation, code string) int {
 	return r.calls[operation][code]
 }
 
-// TotalCalls returns how many attempts of operation were made, whatever their outcome.
-func (r *MemoryRecorder) TotalCalls(operation string) int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	n := 0
-	for _, c := range r.calls[operation] {
-		n += c
-	}
-	return n
-}
-
 // Retries returns how many times operation was retried after code.
 func (r *MemoryRecorder) Retries(operation, code string) int {
 	r.mu.Lock()
