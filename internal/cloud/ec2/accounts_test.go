@@ -134,7 +134,7 @@ func TestExpiredAssumedCredentialsAreRenewedAfterEC2RefusesThem(t *testing.T) {
 	// Past the session's hour on STS's and EC2's clock; the SDK's cache, which uses
 	// the wall clock, still believes the credentials fresh.
 	env.clock.Advance(2 * time.Hour)
-	c.Invalidate(inst.ID)
+	c.ChangedElsewhere(inst.ID)
 	_, err = c.GetInstance(ctx, inst.ID)
 	if CodeOf(err) != "RequestExpired" {
 		t.Fatalf("lookup with expired credentials = %v, want RequestExpired", err)

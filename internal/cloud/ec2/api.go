@@ -240,7 +240,10 @@ type Images interface {
 	InstanceType(ctx context.Context, name string) (*InstanceTypeInfo, error)
 }
 
-// Tags adds and removes tags on any EC2 resource (instances, volumes, addresses).
+// Tags adds and removes tags on any EC2 resource (instances, volumes, addresses). A
+// call, answered or refused, makes the next lookup of the resources describe them
+// afresh: a refusal such as TagLimitExceeded means what the caller knew of their tags
+// was older than EC2's.
 type Tags interface {
 	// CreateTags adds or overwrites tags on the given resources.
 	CreateTags(ctx context.Context, resourceIDs []string, tags map[string]string) error
@@ -260,12 +263,12 @@ type FleetHints interface {
 	// default), so that a caller can come back later instead of blocking.
 	LaunchDelay() time.Duration
 
-	// Invalidate drops what the client remembers of these instances (an EC2 event
-	// said they changed), so that the next lookup describes them.
-	Invalidate(ids ...string)
+	// ChangedElsewhere says these instances changed outside this client (an EC2
+	// event said so), so that the next lookup describes them afresh.
+	ChangedElsewhere(ids ...string)
 
-	// Expect tells the client that these instances will be looked up soon (a manager
+	// ExpectLookups tells the client that these instances will be looked up soon (a manager
 	// starting with a fleet it already manages), so that one batched
 	// DescribeInstances call answers them all rather than one call each.
-	Expect(ids []string)
+	ExpectLookups(ids []string)
 }

@@ -43,12 +43,13 @@ func (c *AWSClient) RunInstance(ctx context.Context, req LaunchRequest) (*Instan
 	return &inst, nil
 }
 
-// Invalidate drops what the client remembers of the instances; see Client.Invalidate.
-func (c *AWSClient) Invalidate(ids ...string) { c.changing(ids...) }
+// ChangedElsewhere drops what the client remembers of the instances; see
+// FleetHints.ChangedElsewhere.
+func (c *AWSClient) ChangedElsewhere(ids ...string) { c.changing(ids...) }
 
-// Expect tells the client which instances are about to be looked up; see
-// Client.Expect.
-func (c *AWSClient) Expect(ids []string) { c.batcher.ahead.expect(ids) }
+// ExpectLookups tells the client which instances are about to be looked up; see
+// FleetHints.ExpectLookups.
+func (c *AWSClient) ExpectLookups(ids []string) { c.batcher.ahead.expect(ids) }
 
 // LaunchDelay says how long a RunInstance call would wait for its budget now; see
 // Client.LaunchDelay.

@@ -23,7 +23,7 @@ import (
 )
 
 // Call is one call made to the fake: Op is the ec2.Client method's name (RunInstance,
-// GetInstance, CreateTags, Expect, ...) and ID the first resource it names (an
+// GetInstance, CreateTags, ExpectLookups, ...) and ID the first resource it names (an
 // instance, volume, allocation or association ID, a token, a namespace), if any.
 type Call struct {
 	Op string
@@ -143,18 +143,18 @@ func (f *Fake) LaunchDelay() time.Duration {
 	return f.delay
 }
 
-// Invalidate is logged and does nothing else: the fake remembers nothing stale.
-func (f *Fake) Invalidate(ids ...string) {
+// ChangedElsewhere is logged and does nothing else: the fake remembers nothing stale.
+func (f *Fake) ChangedElsewhere(ids ...string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	_ = f.begin("Invalidate", first(ids))
+	_ = f.begin("ChangedElsewhere", first(ids))
 }
 
-// Expect is logged and does nothing else: the fake batches nothing.
-func (f *Fake) Expect(ids []string) {
+// ExpectLookups is logged and does nothing else: the fake batches nothing.
+func (f *Fake) ExpectLookups(ids []string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	_ = f.begin("Expect", first(ids))
+	_ = f.begin("ExpectLookups", first(ids))
 }
 
 func first(ids []string) string {

@@ -108,11 +108,11 @@ func TestTheCallLogLetsATestAssertThatNothingWasCalled(t *testing.T) {
 	if len(f.Calls()) != 0 || f.Count("RunInstance") != 0 {
 		t.Fatalf("calls after ResetCalls: %v", f.Calls())
 	}
-	f.Invalidate(inst.ID)
+	f.ChangedElsewhere(inst.ID)
 	if _, err := f.GetInstance(ctx, inst.ID); err != nil {
 		t.Fatal(err)
 	}
-	want := []ec2fake.Call{{Op: "Invalidate", ID: inst.ID}, {Op: "GetInstance", ID: inst.ID}}
+	want := []ec2fake.Call{{Op: "ChangedElsewhere", ID: inst.ID}, {Op: "GetInstance", ID: inst.ID}}
 	if got := f.Calls(); !slices.Equal(got, want) {
 		t.Errorf("calls %v, want %v", got, want)
 	}
@@ -323,8 +323,8 @@ func TestFleetHintsAreLoggedAndLaunchDelayIsSet(t *testing.T) {
 	if d := f.LaunchDelay(); d != time.Second {
 		t.Errorf("LaunchDelay = %v, want the delay set", d)
 	}
-	f.Expect([]string{"i-1", "i-2"})
-	if f.Count("LaunchDelay") != 2 || f.Count("Expect") != 1 {
+	f.ExpectLookups([]string{"i-1", "i-2"})
+	if f.Count("LaunchDelay") != 2 || f.Count("ExpectLookups") != 1 {
 		t.Errorf("calls %v", f.Calls())
 	}
 }
