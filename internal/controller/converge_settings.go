@@ -20,7 +20,7 @@ type drift struct {
 	// needsStopped marks changes EC2 accepts only while the instance is stopped.
 	needsStopped bool
 	// apply makes the change.
-	apply func(ctx context.Context, c ec2.Client, id string) error
+	apply func(ctx context.Context, c settingsClient, id string) error
 }
 
 // observedAttributes are the values that cost extra calls to read; nil fields were not
@@ -48,6 +48,15 @@ func observedFrom(attrs *ec2.InstanceAttributes) observedAttributes {
 	kept := *attrs
 	kept.UserData = ""
 	return observedAttributes{attrs: &kept, userData: digestOf(attrs.UserData)}
+}
+
+// settingsClient is what the settings' changes call: the instance's settings, and the
+// two changes EC2 files under volumes (the root volume's size) and network interfaces
+// (secondary addresses).
+type settingsClient interface {
+	ec2.InstanceSettings
+	ResizeVolume(ctx context.Context, volumeID string, sizeGiB int32) error
+	SetSecondaryPrivateIPCount(ctx context.Context, instanceID, networkInterfaceID string, secondaries []string, count int32) error
 }
 
 // inputs are what the settings compare: the object, the instance as
@@ -101,7 +110,7 @@ func securityGroupsSetting(in inputs) (drift, bool) {
 	}
 	groups := slices.Clone(want)
 	return drift{field: "securityGroupIds", desired: strings.Join(groups, ","), actual: strings.Join(in.inst.SecurityGroupIDs, ","),
-		apply: func(ctx context.Context, c ec2.Client, id string) error {
+		apply: func(ctx context.Context, c settingsClient, id string) error {
 			return c.ModifySecurityGroups(ctx, id, groups)
 		}}, true
 }
@@ -112,7 +121,7 @@ func metadataOptionsSetting(in inputs) (drift, bool) {
 		return drift{}, false
 	}
 	return drift{field: "metadataOptions", desired: formatMetadata(want), actual: formatMetadata(in.inst.MetadataOptions),
-		apply: func(ctx context.Context, c ec2.Client, id string) error {
+		apply: func(ctx context.Context, c settingsClient, id string) error {
 			return c.ModifyMetadataOptions(ctx, id, want)
 		}}, true
 }
@@ -125,7 +134,7 @@ func secondaryAddressesSetting(in inputs) (drift, bool) {
 	}
 	count, eni, secondaries := *want, nic.ID, slices.Clone(nic.PrivateIPs[1:])
 	return drift{field: "secondaryPrivateIpAddressCount", desired: strconv.Itoa(int(count)), actual: strconv.Itoa(len(secondaries)),
-		apply: func(ctx context.Context, c ec2.Client, id string) error {
+		apply: func(ctx context.Context, c settingsClient, id string) error {
 			return c.SetSecondaryPrivateIPCount(ctx, id, eni, secondaries, count)
 		}}, true
 }
@@ -137,7 +146,7 @@ func sourceDestCheckSetting(in inputs) (drift, bool) {
 	}
 	enabled := *want
 	return drift{field: "sourceDestCheck", desired: strconv.FormatBool(enabled), actual: strconv.FormatBool(*have),
-		apply: func(ctx context.Context, c ec2.Client, id string) error {
+		apply: func(ctx context.Context, c settingsClient, id string) error {
 			return c.SetSourceDestCheck(ctx, id, enabled)
 		}}, true
 }
@@ -148,7 +157,7 @@ func monitoringSetting(in inputs) (drift, bool) {
 		return drift{}, false
 	}
 	return drift{field: "monitoring", desired: strconv.FormatBool(want), actual: strconv.FormatBool(in.inst.DetailedMonitoring),
-		apply: func(ctx context.Context, c ec2.Client, id string) error {
+		apply: func(ctx context.Context, c settingsClient, id string) error {
 			return c.SetDetailedMonitoring(ctx, id, want)
 		}}, true
 }
@@ -159,7 +168,9 @@ func instanceProfileSetting(in inputs) (drift, bool) {
 		return drift{}, false
 	}
 	return drift{field: "iamInstanceProfile", desired: p, actual: in.inst.IAMInstanceProfileARN,
-		apply: func(ctx context.Context, c ec2.Client, id string) error { return c.SetIAMInstanceProfile(ctx, id, p) }}, true
+		apply: func(ctx context.Context, c settingsClient, id string) error {
+			return c.SetIAMInstanceProfile(ctx, id, p)
+		}}, true
 }
 
 func instanceTypeSetting(in inputs) (drift, bool) {
@@ -168,7 +179,9 @@ func instanceTypeSetting(in inputs) (drift, bool) {
 		return drift{}, false
 	}
 	return drift{field: "instanceType", desired: want, actual: in.inst.InstanceType, needsStopped: true,
-		apply: func(ctx context.Context, c ec2.Client, id string) error { return c.ModifyInstanceType(ctx, id, want) }}, true
+		apply: func(ctx context.Context, c settingsClient, id string) error {
+			return c.ModifyInstanceType(ctx, id, want)
+		}}, true
 }
 
 // userDataSetting leaves omitted user data alone: an adopted instance keeps its own.
@@ -179,7 +192,7 @@ func userDataSetting(in inputs) (drift, bool) {
 	}
 	// The values are not shown: user data may hold material users consider private.
 	return drift{field: "userData", desired: "(spec)", actual: "(instance)", needsStopped: true,
-		apply: func(ctx context.Context, c ec2.Client, id string) error { return c.ModifyUserData(ctx, id, want) }}, true
+		apply: func(ctx context.Context, c settingsClient, id string) error { return c.ModifyUserData(ctx, id, want) }}, true
 }
 
 // immutableDifferences lists the immutable fields in which an adopted instance differs

@@ -17,7 +17,7 @@ func terminationProtectionSetting(in inputs) (drift, bool) {
 		return drift{}, false
 	}
 	return drift{field: "disableApiTermination", desired: strconv.FormatBool(want), actual: strconv.FormatBool(a.TerminationProtection),
-		apply: func(ctx context.Context, c ec2.Client, id string) error {
+		apply: func(ctx context.Context, c settingsClient, id string) error {
 			return c.ModifyTerminationProtection(ctx, id, want)
 		}}, true
 }
@@ -30,7 +30,7 @@ func rootVolumeSizeSetting(in inputs) (drift, bool) {
 	}
 	size, volume := *rv.SizeGiB, in.inst.RootVolumeID
 	return drift{field: "rootVolume.sizeGiB", desired: strconv.Itoa(int(size)), actual: strconv.Itoa(int(have)),
-		apply: func(ctx context.Context, c ec2.Client, _ string) error { return c.ResizeVolume(ctx, volume, size) }}, true
+		apply: func(ctx context.Context, c settingsClient, _ string) error { return c.ResizeVolume(ctx, volume, size) }}, true
 }
 
 func stopProtectionSetting(in inputs) (drift, bool) {
@@ -40,7 +40,9 @@ func stopProtectionSetting(in inputs) (drift, bool) {
 	}
 	enabled := *want
 	return drift{field: "disableApiStop", desired: strconv.FormatBool(enabled), actual: strconv.FormatBool(l.StopProtection),
-		apply: func(ctx context.Context, c ec2.Client, id string) error { return c.SetStopProtection(ctx, id, enabled) }}, true
+		apply: func(ctx context.Context, c settingsClient, id string) error {
+			return c.SetStopProtection(ctx, id, enabled)
+		}}, true
 }
 
 func shutdownBehaviorSetting(in inputs) (drift, bool) {
@@ -49,7 +51,9 @@ func shutdownBehaviorSetting(in inputs) (drift, bool) {
 		return drift{}, false
 	}
 	return drift{field: "instanceInitiatedShutdownBehavior", desired: want, actual: l.ShutdownBehavior,
-		apply: func(ctx context.Context, c ec2.Client, id string) error { return c.SetShutdownBehavior(ctx, id, want) }}, true
+		apply: func(ctx context.Context, c settingsClient, id string) error {
+			return c.SetShutdownBehavior(ctx, id, want)
+		}}, true
 }
 
 func autoRecoverySetting(in inputs) (drift, bool) {
@@ -59,7 +63,7 @@ func autoRecoverySetting(in inputs) (drift, bool) {
 	}
 	want := m.AutoRecovery
 	return drift{field: "maintenanceOptions.autoRecovery", desired: want, actual: in.inst.AutoRecovery,
-		apply: func(ctx context.Context, c ec2.Client, id string) error { return c.SetAutoRecovery(ctx, id, want) }}, true
+		apply: func(ctx context.Context, c settingsClient, id string) error { return c.SetAutoRecovery(ctx, id, want) }}, true
 }
 
 // privateDNSNameSetting: EC2 changes the hostname type only while the instance is
@@ -75,7 +79,7 @@ func privateDNSNameSetting(in inputs) (drift, bool) {
 	}
 	return drift{field: "privateDnsNameOptions", desired: formatDNS(want), actual: formatDNS(have),
 		needsStopped: want.HostnameType != have.HostnameType,
-		apply: func(ctx context.Context, c ec2.Client, id string) error {
+		apply: func(ctx context.Context, c settingsClient, id string) error {
 			return c.SetPrivateDNSNameOptions(ctx, id, want)
 		}}, true
 }
@@ -87,7 +91,7 @@ func creditsSetting(in inputs) (drift, bool) {
 	}
 	want := cs.CPUCredits
 	return drift{field: "creditSpecification.cpuCredits", desired: want, actual: have,
-		apply: func(ctx context.Context, c ec2.Client, id string) error {
+		apply: func(ctx context.Context, c settingsClient, id string) error {
 			return c.SetCreditSpecification(ctx, id, want)
 		}}, true
 }
@@ -112,7 +116,7 @@ func cpuOptionsSetting(in inputs) (drift, bool) {
 	return drift{field: "cpuOptions", needsStopped: true,
 		desired: fmt.Sprintf("%d cores x %d threads", want.CoreCount, want.ThreadsPerCore),
 		actual:  fmt.Sprintf("%d cores x %d threads", have.CoreCount, have.ThreadsPerCore),
-		apply:   func(ctx context.Context, c ec2.Client, id string) error { return c.SetCPUOptions(ctx, id, want) }}, true
+		apply:   func(ctx context.Context, c settingsClient, id string) error { return c.SetCPUOptions(ctx, id, want) }}, true
 }
 
 func capacityReservationSetting(in inputs) (drift, bool) {
@@ -126,7 +130,7 @@ func capacityReservationSetting(in inputs) (drift, bool) {
 	}
 	return drift{field: "capacityReservation", desired: formatReservation(want), actual: formatReservation(in.inst.CapacityReservation),
 		needsStopped: true,
-		apply: func(ctx context.Context, c ec2.Client, id string) error {
+		apply: func(ctx context.Context, c settingsClient, id string) error {
 			return c.SetCapacityReservation(ctx, id, want)
 		}}, true
 }

@@ -51,7 +51,7 @@ func placementDrift(spec *computev1alpha1.EC2InstanceSpec, inst *ec2.Instance) (
 	}
 	change.GroupName = want.GroupName
 	return drift{field: "placement", desired: formatPlacement(want), actual: formatPlacement(have), needsStopped: moves,
-		apply: func(ctx context.Context, c ec2.Client, id string) error {
+		apply: func(ctx context.Context, c settingsClient, id string) error {
 			return c.SetPlacement(ctx, id, change, groupChanges)
 		}}, true
 }

@@ -56,13 +56,10 @@ func (r *EC2InstanceReconciler) syncTags(ctx context.Context, s *instanceScope, 
 		}
 	}()
 	if len(toSet) > 0 {
+		// A refusal for the tag limit means this pass knew the instance's tags older
+		// than EC2 (tags added outside Kubernetes): the next pass reads them afresh
+		// (ec2.Tags says so) and refuses without calling (checkTagBudget).
 		if err := s.ec2.CreateTags(ctx, resources, toSet); err != nil {
-			if ec2.IsTagLimitExceeded(err) {
-				// What this pass knew of the instance's tags was older than EC2's
-				// (tags added outside Kubernetes): the next pass reads them afresh and
-				// refuses without calling (checkTagBudget).
-				s.ec2.Invalidate(inst.ID)
-			}
 			return err
 		}
 		done = append(done, "set "+strings.Join(sortedKeys(toSet), ","))

@@ -26,7 +26,7 @@ func (r *EC2InstanceReconciler) ensureInstance(ctx context.Context, s *instanceS
 
 	if r.events.takeStale(st.InstanceID) {
 		// An EC2 event said the instance changed: what the client remembers is older.
-		s.ec2.Invalidate(st.InstanceID)
+		s.ec2.ChangedElsewhere(st.InstanceID)
 	}
 	inst, err := s.ec2.GetInstance(ctx, st.InstanceID)
 	switch {

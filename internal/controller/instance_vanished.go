@@ -176,7 +176,7 @@ func (r *EC2InstanceReconciler) lookAtSiblings(ctx context.Context, s *instanceS
 			o.Status.AccountID != s.obj.Status.AccountID || accountNameOf(o) != accountNameOf(s.obj) {
 			continue
 		}
-		s.ec2.Invalidate(o.Status.InstanceID)
+		s.ec2.ChangedElsewhere(o.Status.InstanceID)
 		select {
 		case r.events.requests <- event.GenericEvent{Object: o}:
 		default:

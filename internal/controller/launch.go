@@ -156,7 +156,7 @@ const firstLookAfterLaunch = 500 * time.Millisecond
 // create, one launch every half second), a look one poll interval later lets one
 // DescribeInstances answer all the instances launched in between, instead of one call
 // per launch.
-func (r *EC2InstanceReconciler) firstLook(c ec2.Client) time.Duration {
+func (r *EC2InstanceReconciler) firstLook(c ec2.FleetHints) time.Duration {
 	if c.LaunchDelay() > 0 {
 		return r.PollInterval
 	}

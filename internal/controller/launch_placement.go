@@ -37,7 +37,7 @@ func (r *EC2InstanceReconciler) choosePlacement(ctx context.Context, s *instance
 
 // chooseSubnet applies the documented rule: among the subnets matching the selector,
 // the one with the most free IPv4 addresses, the lowest ID among equals.
-func chooseSubnet(ctx context.Context, c ec2.Client, sel *computev1alpha1.SubnetSelector) (*ec2.Subnet, error) {
+func chooseSubnet(ctx context.Context, c ec2.Network, sel *computev1alpha1.SubnetSelector) (*ec2.Subnet, error) {
 	subnets, err := c.FindSubnets(ctx, ec2.SubnetQuery{Tags: sel.Tags, AvailabilityZone: sel.AvailabilityZone})
 	if err != nil {
 		return nil, err

@@ -315,7 +315,7 @@ func (r *EC2InstanceReconciler) regionOf(o *computev1alpha1.EC2Instance, acct *c
 // operator manages through it (the same account and region), so that the lookups of
 // a manager starting with a fleet are answered by one batched DescribeInstances call
 // instead of one each.
-func (r *EC2InstanceReconciler) expectFleet(ctx context.Context, account, region string, c ec2.Client) {
+func (r *EC2InstanceReconciler) expectFleet(ctx context.Context, account, region string, c ec2.FleetHints) {
 	// The first pass of a client tells it the fleet; the passes that come meanwhile
 	// (up to MaxConcurrentReconciles of them) wait for that instead of looking up
 	// their instances before the client knows to batch them.
@@ -325,7 +325,7 @@ func (r *EC2InstanceReconciler) expectFleet(ctx context.Context, account, region
 
 // tellFleet lists the objects whose instances live in the client's account and
 // region and tells the client their IDs.
-func (r *EC2InstanceReconciler) tellFleet(ctx context.Context, account, region string, c ec2.Client) {
+func (r *EC2InstanceReconciler) tellFleet(ctx context.Context, account, region string, c ec2.FleetHints) {
 	list := &computev1alpha1.EC2InstanceList{}
 	if err := r.List(ctx, list); err != nil {
 		logf.FromContext(ctx).Info("could not list EC2Instances to batch their first lookups", "error", err.Error())
@@ -340,7 +340,7 @@ func (r *EC2InstanceReconciler) tellFleet(ctx context.Context, account, region s
 			ids = append(ids, o.Status.InstanceID)
 		}
 	}
-	c.Expect(ids)
+	c.ExpectLookups(ids)
 }
 
 // conflictRetry is how soon an object whose status write met a newer version is

@@ -1,0 +1,183 @@
+package controller
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/ec2fake"
+)
+
+// fakeInstance launches an instance in the fake with the spec's type and brings it to
+// state, and returns the scope of a pass over it.
+func fakeInstance(t *testing.T, f *ec2fake.Fake, spec computev1alpha1.EC2InstanceSpec, state string) *instanceScope {
+	t.Helper()
+	inst, err := f.RunInstance(context.Background(), ec2.LaunchRequest{ClientToken: "token-" + t.Name(), ImageID: ec2fake.DefaultImageID,
+		InstanceType: spec.InstanceType, SubnetID: ec2fake.DefaultSubnetID, SecurityGroupIDs: []string{ec2fake.DefaultSecurityGroupID},
+		MetadataOptions: desiredMetadataOptions(&spec)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Advance()
+	if state != ec2.StateRunning {
+		f.SetState(inst.ID, state)
+	}
+	s := pureScope()
+	s.obj.Spec = spec
+	s.ec2 = f
+	found, _ := f.Instance(inst.ID)
+	s.inst = &found
+	s.obj.Status.InstanceID, s.obj.Status.State = inst.ID, s.inst.State
+	s.before = s.obj.DeepCopy()
+	f.ResetCalls()
+	return s
+}
+
+func TestPowerStepCallsOnlyWhatTheDesiredStateNeeds(t *testing.T) {
+	typeChange := drift{field: "instanceType", desired: "t3.large", actual: "t3.micro", needsStopped: true,
+		apply: func(ctx context.Context, c settingsClient, id string) error {
+			return c.ModifyInstanceType(ctx, id, "t3.large")
+		}}
+	testCases := []struct {
+		name         string
+		state        string
+		desired      computev1alpha1.DesiredState
+		whileStopped []drift
+		wantCalls    string
+		wantEnds     bool
+		wantReady    string
+	}{
+		{name: "running as desired: nothing", state: ec2.StateRunning, desired: computev1alpha1.DesiredStateRunning},
+		{name: "running, stopped wanted", state: ec2.StateRunning, desired: computev1alpha1.DesiredStateStopped,
+			wantCalls: "StopInstance", wantEnds: true, wantReady: computev1alpha1.ReasonStopping},
+		{name: "running, a type change stops it", state: ec2.StateRunning, desired: computev1alpha1.DesiredStateRunning,
+			whileStopped: []drift{typeChange}, wantCalls: "StopInstance", wantEnds: true, wantReady: computev1alpha1.ReasonStopping},
+		{name: "stopped for a type change: change, then start", state: ec2.StateStopped, desired: computev1alpha1.DesiredStateRunning,
+			whileStopped: []drift{typeChange}, wantCalls: "ModifyInstanceType,StartInstance", wantEnds: true, wantReady: computev1alpha1.ReasonStarting},
+		{name: "stopped as desired: nothing", state: ec2.StateStopped, desired: computev1alpha1.DesiredStateStopped},
+		{name: "stopped, running wanted: start", state: ec2.StateStopped, desired: computev1alpha1.DesiredStateRunning,
+			wantCalls: "StartInstance", wantEnds: true, wantReady: computev1alpha1.ReasonStarting},
+		{name: "stopped with a change and stopped wanted: change only", state: ec2.StateStopped, desired: computev1alpha1.DesiredStateStopped,
+			whileStopped: []drift{typeChange}, wantCalls: "ModifyInstanceType", wantEnds: true, wantReady: computev1alpha1.ReasonUpdating},
+	}
+	for _, tc := range testCases {
+		t.Run(tc.name, func(t *testing.T) {
+			r, _ := pureReconciler()
+			f := ec2fake.New()
+			s := fakeInstance(t, f, computev1alpha1.EC2InstanceSpec{InstanceType: "t3.micro", DesiredState: tc.desired}, tc.state)
+			next := r.convergePower(context.Background(), s, s.inst, tc.whileStopped)
+			if got := callOps(f); got != tc.wantCalls {
+				t.Errorf("calls %q, want %q", got, tc.wantCalls)
+			}
+			if next.ends() != tc.wantEnds || next.kind == stepFailed {
+				t.Errorf("step %+v, want ends=%v without failure", next, tc.wantEnds)
+			}
+			if ready := s.condition(computev1alpha1.ConditionReady); tc.wantReady != "" && (ready == nil || ready.Reason != tc.wantReady) {
+				t.Errorf("Ready %+v, want %s", ready, tc.wantReady)
+			}
+			if tc.wantReady == computev1alpha1.ReasonStopping && s.obj.Status.LastStopRequest == nil {
+				t.Error("the operator's stop is not recorded in status.lastStopRequest")
+			}
+		})
+	}
+}
+
+// A change EC2 refuses on the stopped instance does not keep it down: the refusal is
+// recorded (Synced, an event) and the instance is started as it was.
+func TestARefusedChangeWhileStoppedStillStartsTheInstance(t *testing.T) {
+	r, events := pureReconciler()
+	f := ec2fake.New()
+	s := fakeInstance(t, f, computev1alpha1.EC2InstanceSpec{InstanceType: "t3.micro"}, ec2.StateStopped)
+	refused := drift{field: "instanceType", desired: "t3.huge", actual: "t3.micro", needsStopped: true,
+		apply: func(ctx context.Context, c settingsClient, id string) error {
+			return c.ModifyInstanceType(ctx, id, "t3.huge")
+		}}
+	next := r.convergePower(context.Background(), s, s.inst, []drift{refused})
+	if got := callOps(f); got != "ModifyInstanceType,StartInstance" {
+		t.Errorf("calls %q, want the refused change and then the start", got)
+	}
+	if next.kind != stepDone || s.obj.Status.RefusedInstanceType != "" && !s.typeRefused {
+		t.Errorf("step %+v, typeRefused %v", next, s.typeRefused)
+	}
+	if synced := s.condition(computev1alpha1.ConditionSynced); synced == nil || synced.Reason != computev1alpha1.ReasonUpdateFailed {
+		t.Errorf("Synced %+v, want UpdateFailed", synced)
+	}
+	if !strings.Contains(strings.Join(events.reasons, ","), computev1alpha1.ReasonUpdateFailed) {
+		t.Errorf("events %v lack UpdateFailed", events.reasons)
+	}
+}
+
+// The settings aspect applies each in-place change on its own: one EC2 refuses is
+// recorded as that field's failure, and the others are still applied; those that need
+// a stopped instance wait for the power aspect.
+func TestSettingsAreAppliedOneByOneAndTheStoppedOnesWait(t *testing.T) {
+	r, _ := pureReconciler()
+	f := ec2fake.New()
+	s := fakeInstance(t, f, computev1alpha1.EC2InstanceSpec{InstanceType: "t3.micro", Monitoring: true,
+		DisableAPITermination: true, SecurityGroupIDs: []string{ec2fake.DefaultSecurityGroupID}}, ec2.StateRunning)
+	s.obj.Spec.InstanceType = "t3.large"
+	f.FailNext("SetDetailedMonitoring", ec2.NewError("MonitorInstances", "UnauthorizedOperation", "not allowed"))
+	p := &convergePass{inst: s.inst, seen: observedFrom(&ec2.InstanceAttributes{})}
+	if next := r.convergeSettings(context.Background(), s, p); next.ends() {
+		t.Fatalf("settings ended the pass: %+v", next)
+	}
+	if strings.Join(p.applied, ",") != "disableApiTermination" {
+		t.Errorf("applied %v, want disableApiTermination", p.applied)
+	}
+	if len(p.failures) != 1 || p.failures[0].action != "changing monitoring" || reasonFor(p.failures[0].err) != computev1alpha1.ReasonAuthFailure {
+		t.Errorf("failures %+v, want monitoring refused for authorization", p.failures)
+	}
+	if len(p.whileStopped) != 1 || p.whileStopped[0].field != "instanceType" {
+		t.Errorf("waiting for a stop: %+v, want instanceType", p.whileStopped)
+	}
+	if f.Count("ModifyInstanceType") != 0 {
+		t.Error("the type was changed on a running instance")
+	}
+}
+
+// Tags beyond EC2's 50 are refused before any call; tags within it are set and the
+// ones the operator set before and the spec dropped are removed, and nothing else.
+func TestTagsStayWithinEC2sLimitAndRemoveOnlyWhatTheOperatorSet(t *testing.T) {
+	r, events := pureReconciler()
+	f := ec2fake.New()
+	s := fakeInstance(t, f, computev1alpha1.EC2InstanceSpec{InstanceType: "t3.micro", Tags: map[string]string{"team": "a"}}, ec2.StateRunning)
+	s.obj.Status.ManagedTagKeys = []string{"old"}
+	if err := f.CreateTags(context.Background(), []string{s.inst.ID}, map[string]string{"old": "x", "someone-elses": "y"}); err != nil {
+		t.Fatal(err)
+	}
+	tagged, _ := f.Instance(s.inst.ID)
+	s.inst = &tagged
+	f.ResetCalls()
+	if err := r.syncTags(context.Background(), s, s.inst); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := f.Instance(s.inst.ID)
+	if got.Tags["team"] != "a" || got.Tags["someone-elses"] != "y" || got.Tags["old"] != "" {
+		t.Errorf("tags %v: want team set, old removed, someone-elses kept", got.Tags)
+	}
+	if len(events.reasons) != 1 || events.reasons[0] != "DriftCorrected" {
+		t.Errorf("events %v, want one DriftCorrected for the pass", events.reasons)
+	}
+
+	full := map[string]string{}
+	for k := range fiftyTags() {
+		full[k] = "v"
+	}
+	crowded := &ec2.Instance{ID: s.inst.ID, Tags: full}
+	f.ResetCalls()
+	err := r.syncTags(context.Background(), s, crowded)
+	if reasonFor(err) != computev1alpha1.ReasonTagLimitExceeded || f.Count("CreateTags") != 0 {
+		t.Errorf("error %v after %d CreateTags, want TagLimitExceeded before any call", err, f.Count("CreateTags"))
+	}
+}
+
+// callOps lists the fake's calls by operation, in order.
+func callOps(f *ec2fake.Fake) string {
+	var ops []string
+	for _, c := range f.Calls() {
+		ops = append(ops, c.Op)
+	}
+	return strings.Join(ops, ",")
+}

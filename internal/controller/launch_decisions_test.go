@@ -1,0 +1,239 @@
+package controller
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/ec2fake"
+)
+
+const testCluster = "cluster-a"
+
+// launchScope is the scope of a first pass of an object that names no instance, with
+// the fake as its client.
+func launchScope(f *ec2fake.Fake) (*EC2InstanceReconciler, *eventLog, *instanceScope) {
+	r, events := pureReconciler()
+	r.ClusterID = testCluster
+	s := pureScope()
+	s.obj.UID = "uid-web"
+	s.obj.Spec = computev1alpha1.EC2InstanceSpec{InstanceType: "t3.micro", ImageID: ec2fake.DefaultImageID}
+	s.ec2 = f
+	s.before = s.obj.DeepCopy()
+	return r, events, s
+}
+
+// launchTagged puts an instance in the fake as if launched with token and tags.
+func launchTagged(t *testing.T, f *ec2fake.Fake, token string, tags map[string]string, state string) string {
+	t.Helper()
+	inst, err := f.RunInstance(context.Background(), ec2.LaunchRequest{ClientToken: token, ImageID: ec2fake.DefaultImageID,
+		InstanceType: "t3.micro", Tags: tags})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Advance()
+	if state != ec2.StateRunning {
+		f.SetState(inst.ID, state)
+	}
+	return inst.ID
+}
+
+// While the RunInstances budget is spent, a new object waits its turn without
+// launching, and remembers that nothing was sent, so that its next pass goes
+// straight to the launch without looking for one.
+func TestALaunchWaitsForTheBudgetWithoutSendingAndRemembersIt(t *testing.T) {
+	f := ec2fake.New()
+	f.SetLaunchDelay(3 * time.Second)
+	r, _, s := launchScope(f)
+	next := r.launch(context.Background(), s)
+	if next.kind != stepDone || !next.spread || next.after != 3*time.Second {
+		t.Errorf("step %+v, want to come back after the budget's delay, spread", next)
+	}
+	if f.Count("RunInstance") != 0 {
+		t.Error("launched while the budget was spent")
+	}
+	token := ec2.ClientToken(string(s.obj.UID), 0)
+	if !r.launched.notSent(s.obj.UID, token) {
+		t.Error("the pass does not remember that nothing was sent")
+	}
+	f.ResetCalls()
+	r.launch(context.Background(), s)
+	if f.Count("OwnedInstances")+f.Count("FindInstances") != 0 {
+		t.Errorf("the next pass looked for a launch it knows was not sent: %s", callOps(f))
+	}
+}
+
+// An instance whose launch answer was lost is found by its client token, else by the
+// object's UID tag; copies tagged for another cluster, and instances already going,
+// are never taken for it; of several, the oldest is managed and the others named.
+func TestALostLaunchIsFoundByTokenOrTagButNeverAnotherClustersCopy(t *testing.T) {
+	own := map[string]string{ec2.TagOwnerUID: "uid-web", ec2.TagCluster: testCluster}
+	foreign := map[string]string{ec2.TagOwnerUID: "uid-web", ec2.TagCluster: "cluster-b"}
+	testCases := []struct {
+		name       string
+		launches   func(t *testing.T, f *ec2fake.Fake) (want string)
+		wantEvents string
+	}{
+		{name: "by client token", launches: func(t *testing.T, f *ec2fake.Fake) string {
+			return launchTagged(t, f, "token-1", own, ec2.StateRunning)
+		}},
+		{name: "by the UID tag, under an earlier token", launches: func(t *testing.T, f *ec2fake.Fake) string {
+			return launchTagged(t, f, "token-0", own, ec2.StateRunning)
+		}},
+		{name: "another cluster's copy is left alone", launches: func(t *testing.T, f *ec2fake.Fake) string {
+			launchTagged(t, f, "token-1", foreign, ec2.StateRunning)
+			return ""
+		}},
+		{name: "a terminated one is not managed", launches: func(t *testing.T, f *ec2fake.Fake) string {
+			launchTagged(t, f, "token-1", own, ec2.StateTerminated)
+			return ""
+		}},
+		{name: "the oldest of several", wantEvents: "DuplicateInstances", launches: func(t *testing.T, f *ec2fake.Fake) string {
+			oldest := launchTagged(t, f, "token-a", own, ec2.StateRunning)
+			launchTagged(t, f, "token-b", own, ec2.StateRunning)
+			return oldest
+		}},
+	}
+	for _, tc := range testCases {
+		t.Run(tc.name, func(t *testing.T) {
+			f := ec2fake.New()
+			want := tc.launches(t, f)
+			r, events, s := launchScope(f)
+			found, err := r.findOwnInstance(context.Background(), s, "token-1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := ""; found != nil {
+				got = found.ID
+				if got != want {
+					t.Errorf("found %s, want %q", got, want)
+				}
+			} else if want != "" {
+				t.Errorf("found nothing, want %s", want)
+			}
+			if strings.Join(events.reasons, ",") != tc.wantEvents {
+				t.Errorf("events %v, want %q", events.reasons, tc.wantEvents)
+			}
+		})
+	}
+}
+
+// RunInstances' answers: a launch is remembered until the next pass records it; a
+// call the client's budget held back, or a launch EC2 refused outright, is known not
+// to have launched anything.
+func TestRunInstanceRemembersWhatItLaunchedAndWhatItDidNot(t *testing.T) {
+	held := &ec2.Error{Kind: ec2.KindThrottled, Operation: "RunInstances", Code: ec2.CodeClientRateLimited, Message: "held back", RetryAfter: time.Second}
+	testCases := []struct {
+		name        string
+		fail        error
+		wantNotSent bool
+		wantFailed  bool
+		wantEvent   string
+	}{
+		{name: "launched", wantEvent: "Launched"},
+		{name: "held back by the client's budget", fail: held, wantNotSent: true, wantFailed: true},
+		{name: "refused outright", fail: ec2.NewError("RunInstances", "InvalidAMIID.NotFound", "no such image"), wantNotSent: true, wantFailed: true},
+		{name: "throttled by EC2: it may have launched", fail: ec2.NewError("RunInstances", "RequestLimitExceeded", "slow down"), wantFailed: true},
+	}
+	for _, tc := range testCases {
+		t.Run(tc.name, func(t *testing.T) {
+			f := ec2fake.New()
+			r, events, s := launchScope(f)
+			token := ec2.ClientToken(string(s.obj.UID), 0)
+			now := metav1.Now()
+			s.obj.Status.ClientToken, s.obj.Status.LastLaunchAttempt = token, &now
+			if tc.fail != nil {
+				f.FailNext("RunInstance", tc.fail)
+			}
+			next := r.runInstance(context.Background(), s, token, "", "")
+			if (next.kind == stepFailed) != tc.wantFailed {
+				t.Errorf("step %+v, want failed=%v", next, tc.wantFailed)
+			}
+			if got := r.launched.notSent(s.obj.UID, token); got != tc.wantNotSent {
+				t.Errorf("notSent = %v, want %v", got, tc.wantNotSent)
+			}
+			if _, ok := r.launched.get(s.obj.UID, token); ok != (tc.fail == nil) {
+				t.Errorf("launch remembered = %v, want %v", ok, tc.fail == nil)
+			}
+			if tc.wantEvent != "" && strings.Join(events.reasons, ",") != tc.wantEvent {
+				t.Errorf("events %v, want %s", events.reasons, tc.wantEvent)
+			}
+		})
+	}
+}
+
+// EC2 answering a token with IdempotentParameterMismatch is retried further apart a
+// few times, then the operator stops launching and says what to do.
+func TestIdempotencyConflictsBackOffThenStall(t *testing.T) {
+	f := ec2fake.New()
+	r, events, s := launchScope(f)
+	conflict := ec2.NewError("RunInstances", "IdempotentParameterMismatch", "token used with other parameters")
+	var waits []time.Duration
+	for range maxIdempotencyConflicts - 1 {
+		next := r.idempotencyConflict(s, conflict)
+		waits = append(waits, next.after)
+	}
+	for i := 1; i < len(waits); i++ {
+		if waits[i] <= waits[i-1] {
+			t.Errorf("waits %v do not grow", waits)
+		}
+	}
+	if len(events.reasons) != 0 {
+		t.Errorf("events %v before the operator stops", events.reasons)
+	}
+	if next := r.idempotencyConflict(s, conflict); next.kind != stepDone || next.after != 0 {
+		t.Errorf("last step %+v, want the pass to end without a requeue", next)
+	}
+	stalled := s.condition(computev1alpha1.ConditionStalled)
+	if stalled == nil || stalled.Reason != computev1alpha1.ReasonIdempotencyConflict || !strings.Contains(stalled.Message, computev1alpha1.RetryAnnotation) {
+		t.Errorf("Stalled %+v, want IdempotencyConflict naming the retry annotation", stalled)
+	}
+	if !r.launchStalled(s) {
+		t.Error("launching goes on after the operator stopped")
+	}
+	s.obj.Annotations = map[string]string{computev1alpha1.RetryAnnotation: "1"}
+	if r.launchStalled(s) {
+		t.Error("a new retry annotation does not let the launch try again")
+	}
+}
+
+// spec.instanceId is refused, before anything is written, for an instance another
+// cluster or object manages or one that is going away.
+func TestAdoptionRefusesWhatIsNotFreeToAdopt(t *testing.T) {
+	testCases := []struct {
+		name       string
+		tags       map[string]string
+		state      string
+		wantReason string
+	}{
+		{name: "another cluster's", tags: map[string]string{ec2.TagOwnerUID: "other", ec2.TagCluster: "cluster-b"}, state: ec2.StateRunning,
+			wantReason: computev1alpha1.ReasonInstanceExists},
+		{name: "another object's", tags: map[string]string{ec2.TagOwnerUID: "other", ec2.TagCluster: testCluster, ec2.TagOwnerNamespace: "team-b", ec2.TagOwnerName: "db"},
+			state: ec2.StateRunning, wantReason: computev1alpha1.ReasonOwnedByAnother},
+		{name: "terminated", state: ec2.StateTerminated, wantReason: computev1alpha1.ReasonInstanceNotFound},
+	}
+	for _, tc := range testCases {
+		t.Run(tc.name, func(t *testing.T) {
+			f := ec2fake.New()
+			id := launchTagged(t, f, "elsewhere", tc.tags, tc.state)
+			r, _, s := launchScope(f)
+			s.obj.Spec.InstanceID = id
+			f.ResetCalls()
+			next := r.adopt(context.Background(), s)
+			if next.kind != stepDone || next.after == 0 {
+				t.Errorf("step %+v, want to look again later", next)
+			}
+			if ready := s.condition(computev1alpha1.ConditionReady); ready == nil || ready.Reason != tc.wantReason {
+				t.Errorf("Ready %+v, want %s", ready, tc.wantReason)
+			}
+			if f.Count("CreateTags")+f.Count("DeleteTags") != 0 {
+				t.Errorf("tags were changed on an instance that was not adopted: %s", callOps(f))
+			}
+		})
+	}
+}
