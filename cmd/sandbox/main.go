@@ -15,8 +15,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/ec2-operator/ec2-operator/internal/ec2sim"
 	"github.com/ec2-operator/ec2-operator/internal/localenv"
+	ec2sim "github.com/ec2-operator/ec2-operator/internal/sim/ec2"
 )
 
 func main() {

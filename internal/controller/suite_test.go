@@ -32,10 +32,10 @@ import (
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
 	"github.com/ec2-operator/ec2-operator/internal/ec2limits"
-	"github.com/ec2-operator/ec2-operator/internal/ec2sim"
-	"github.com/ec2-operator/ec2-operator/internal/ec2sim/eventbridge"
 	"github.com/ec2-operator/ec2-operator/internal/events"
-	"github.com/ec2-operator/ec2-operator/internal/sqssim"
+	ec2sim "github.com/ec2-operator/ec2-operator/internal/sim/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/sim/ec2/eventbridge"
+	sqssim "github.com/ec2-operator/ec2-operator/internal/sim/sqs"
 	"github.com/ec2-operator/ec2-operator/internal/testenv"
 )
 

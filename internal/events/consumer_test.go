@@ -14,7 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/go-logr/logr"
 
-	"github.com/ec2-operator/ec2-operator/internal/sqssim"
+	sqssim "github.com/ec2-operator/ec2-operator/internal/sim/sqs"
 )
 
 // These tests run the consumer against the SQS emulator through the real SDK client.

@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ec2-operator/ec2-operator/internal/ec2sim"
-	"github.com/ec2-operator/ec2-operator/internal/stssim"
+	ec2sim "github.com/ec2-operator/ec2-operator/internal/sim/ec2"
+	stssim "github.com/ec2-operator/ec2-operator/internal/sim/sts"
 )
 
 // manager is the manager binary running as its own process.

@@ -5,9 +5,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ec2-operator/ec2-operator/internal/ec2sim"
-	"github.com/ec2-operator/ec2-operator/internal/ec2sim/eventbridge"
-	"github.com/ec2-operator/ec2-operator/internal/sqssim"
+	ec2sim "github.com/ec2-operator/ec2-operator/internal/sim/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/sim/ec2/eventbridge"
+	sqssim "github.com/ec2-operator/ec2-operator/internal/sim/sqs"
 )
 
 // TestTheManagerReadsEC2EventsFromItsQueue runs the manager binary with

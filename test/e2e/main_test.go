@@ -21,8 +21,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/ec2-operator/ec2-operator/internal/ec2sim"
 	"github.com/ec2-operator/ec2-operator/internal/localenv"
+	ec2sim "github.com/ec2-operator/ec2-operator/internal/sim/ec2"
 	"github.com/ec2-operator/ec2-operator/internal/testenv"
 )
 

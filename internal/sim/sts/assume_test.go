@@ -9,7 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sts"
 
-	"github.com/ec2-operator/ec2-operator/internal/stssim"
+	stssim "github.com/ec2-operator/ec2-operator/internal/sim/sts"
 )
 
 // TestAssumeRoleAndCallerIdentity follows the STS API Reference for

@@ -12,8 +12,8 @@ import (
 	"net/http"
 	"sync/atomic"
 
-	"github.com/ec2-operator/ec2-operator/internal/ec2sim"
-	"github.com/ec2-operator/ec2-operator/internal/stssim"
+	ec2sim "github.com/ec2-operator/ec2-operator/internal/sim/ec2"
+	stssim "github.com/ec2-operator/ec2-operator/internal/sim/sts"
 )
 
 // Router is an http.Handler that forwards each EC2 request to the Sim of

@@ -9,7 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/ec2/types"
 
 	"github.com/ec2-operator/ec2-operator/internal/ec2limits"
-	"github.com/ec2-operator/ec2-operator/internal/simtest"
+	"github.com/ec2-operator/ec2-operator/internal/sim/simtest"
 )
 
 // The EC2 Developer Guide ("Request throttling for the Amazon EC2 API"): each API has

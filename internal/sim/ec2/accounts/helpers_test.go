@@ -16,10 +16,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sts"
 	"github.com/aws/smithy-go"
 
-	"github.com/ec2-operator/ec2-operator/internal/ec2sim"
-	"github.com/ec2-operator/ec2-operator/internal/ec2sim/accounts"
-	"github.com/ec2-operator/ec2-operator/internal/simtest"
-	"github.com/ec2-operator/ec2-operator/internal/stssim"
+	ec2sim "github.com/ec2-operator/ec2-operator/internal/sim/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/sim/ec2/accounts"
+	"github.com/ec2-operator/ec2-operator/internal/sim/simtest"
+	stssim "github.com/ec2-operator/ec2-operator/internal/sim/sts"
 )
 
 // The world the tests run in: the operator's identity (a long-term key in

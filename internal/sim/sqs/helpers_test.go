@@ -14,7 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
 	"github.com/aws/smithy-go"
 
-	"github.com/ec2-operator/ec2-operator/internal/simtest"
+	"github.com/ec2-operator/ec2-operator/internal/sim/simtest"
 )
 
 // env is a Sim behind an httptest server with a real SDK client.

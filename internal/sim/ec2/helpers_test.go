@@ -17,7 +17,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/ec2/types"
 	"github.com/aws/smithy-go"
 
-	"github.com/ec2-operator/ec2-operator/internal/simtest"
+	"github.com/ec2-operator/ec2-operator/internal/sim/simtest"
 )
 
 // newFakeClock returns a manually advanced clock at simtest.Epoch for lifecycle tests.

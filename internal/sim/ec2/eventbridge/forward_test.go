@@ -13,9 +13,9 @@ import (
 	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
-	"github.com/ec2-operator/ec2-operator/internal/ec2sim"
-	"github.com/ec2-operator/ec2-operator/internal/simtest"
-	"github.com/ec2-operator/ec2-operator/internal/sqssim"
+	ec2sim "github.com/ec2-operator/ec2-operator/internal/sim/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/sim/simtest"
+	sqssim "github.com/ec2-operator/ec2-operator/internal/sim/sqs"
 )
 
 // EventBridge User Guide, "Amazon SQS as a target": the rule delivers each

@@ -15,8 +15,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sts"
 	"github.com/aws/smithy-go"
 
-	"github.com/ec2-operator/ec2-operator/internal/simtest"
-	"github.com/ec2-operator/ec2-operator/internal/stssim"
+	"github.com/ec2-operator/ec2-operator/internal/sim/simtest"
+	stssim "github.com/ec2-operator/ec2-operator/internal/sim/sts"
 )
 
 // Test fixtures: the operator's identity lives in operatorAccount and may
