@@ -6,6 +6,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	"github.com/aws/aws-sdk-go-v2/service/ec2/types"
+
+	"github.com/ec2-operator/ec2-operator/internal/sim/simtest"
 )
 
 // TestConfigAccountID checks that a Sim built for another account reports
@@ -19,7 +21,7 @@ func TestConfigAccountID(t *testing.T) {
 
 	in := basicRun()
 	in.IamInstanceProfile = &types.IamInstanceProfileSpecification{Name: aws.String(DefaultInstanceProfile)}
-	out, err := c.RunInstances(ctx(t), in)
+	out, err := c.RunInstances(simtest.Ctx(t), in)
 	if err != nil {
 		t.Fatalf("RunInstances: %v", err)
 	}
@@ -30,16 +32,16 @@ func TestConfigAccountID(t *testing.T) {
 		t.Fatalf("instance profile ARN = %s", got)
 	}
 
-	sn, err := c.DescribeSubnets(ctx(t), &ec2.DescribeSubnetsInput{SubnetIds: []string{DefaultSubnetIDs[0]}})
+	sn, err := c.DescribeSubnets(simtest.Ctx(t), &ec2.DescribeSubnetsInput{SubnetIds: []string{DefaultSubnetIDs[0]}})
 	if err != nil || aws.ToString(sn.Subnets[0].OwnerId) != acct ||
 		aws.ToString(sn.Subnets[0].SubnetArn) != "arn:aws:ec2:us-east-1:"+acct+":subnet/"+DefaultSubnetIDs[0] {
 		t.Fatalf("DescribeSubnets = %+v, %v", sn, err)
 	}
-	sg, err := c.DescribeSecurityGroups(ctx(t), &ec2.DescribeSecurityGroupsInput{GroupIds: []string{DefaultSecurityGroupID}})
+	sg, err := c.DescribeSecurityGroups(simtest.Ctx(t), &ec2.DescribeSecurityGroupsInput{GroupIds: []string{DefaultSecurityGroupID}})
 	if err != nil || aws.ToString(sg.SecurityGroups[0].OwnerId) != acct {
 		t.Fatalf("DescribeSecurityGroups = %+v, %v", sg, err)
 	}
-	imgs, err := c.DescribeImages(ctx(t), &ec2.DescribeImagesInput{Owners: []string{"self"}})
+	imgs, err := c.DescribeImages(simtest.Ctx(t), &ec2.DescribeImagesInput{Owners: []string{"self"}})
 	if err != nil || len(imgs.Images) != 1 || aws.ToString(imgs.Images[0].OwnerId) != acct {
 		t.Fatalf("DescribeImages(self) = %+v, %v", imgs, err)
 	}

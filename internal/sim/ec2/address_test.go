@@ -8,12 +8,14 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	"github.com/aws/aws-sdk-go-v2/service/ec2/types"
+
+	"github.com/ec2-operator/ec2-operator/internal/sim/simtest"
 )
 
 // allocate allocates one Elastic IP and returns its allocation id and address.
 func allocate(t *testing.T, c *ec2.Client) (string, string) {
 	t.Helper()
-	out, err := c.AllocateAddress(ctx(t), &ec2.AllocateAddressInput{Domain: types.DomainTypeVpc})
+	out, err := c.AllocateAddress(simtest.Ctx(t), &ec2.AllocateAddressInput{Domain: types.DomainTypeVpc})
 	if err != nil {
 		t.Fatalf("AllocateAddress: %v", err)
 	}
@@ -23,7 +25,7 @@ func allocate(t *testing.T, c *ec2.Client) (string, string) {
 // associate associates an Elastic IP with an instance and returns the association id.
 func associate(t *testing.T, c *ec2.Client, allocationID, instanceID string) string {
 	t.Helper()
-	out, err := c.AssociateAddress(ctx(t), &ec2.AssociateAddressInput{AllocationId: aws.String(allocationID), InstanceId: aws.String(instanceID)})
+	out, err := c.AssociateAddress(simtest.Ctx(t), &ec2.AssociateAddressInput{AllocationId: aws.String(allocationID), InstanceId: aws.String(instanceID)})
 	if err != nil {
 		t.Fatalf("AssociateAddress: %v", err)
 	}
@@ -33,7 +35,7 @@ func associate(t *testing.T, c *ec2.Client, allocationID, instanceID string) str
 // describeAddress returns one Elastic IP by allocation id.
 func describeAddress(t *testing.T, c *ec2.Client, allocationID string) types.Address {
 	t.Helper()
-	out, err := c.DescribeAddresses(ctx(t), &ec2.DescribeAddressesInput{AllocationIds: []string{allocationID}})
+	out, err := c.DescribeAddresses(simtest.Ctx(t), &ec2.DescribeAddressesInput{AllocationIds: []string{allocationID}})
 	if err != nil || len(out.Addresses) != 1 {
 		t.Fatalf("DescribeAddresses(%s): %v %+v", allocationID, err, out)
 	}
@@ -45,7 +47,7 @@ func describeAddress(t *testing.T, c *ec2.Client, allocationID string) types.Add
 // DescribeAddresses lists it unassociated.
 func TestAllocateAddressReturnsATaggedVPCAddress(t *testing.T) {
 	sim, c := newEnv(t, Config{Seed: 400})
-	out, err := c.AllocateAddress(ctx(t), &ec2.AllocateAddressInput{
+	out, err := c.AllocateAddress(simtest.Ctx(t), &ec2.AllocateAddressInput{
 		Domain:            types.DomainTypeVpc,
 		TagSpecifications: []types.TagSpecification{{ResourceType: types.ResourceTypeElasticIp, Tags: []types.Tag{{Key: aws.String("Name"), Value: aws.String("ingress")}}}},
 	})
@@ -67,8 +69,8 @@ func TestAllocateAddressReturnsATaggedVPCAddress(t *testing.T) {
 	if n := len(sim.Addresses()); n != 1 {
 		t.Fatalf("Addresses() has %d entries", n)
 	}
-	_, err = c.AllocateAddress(ctx(t), &ec2.AllocateAddressInput{TagSpecifications: []types.TagSpecification{{ResourceType: types.ResourceTypeInstance, Tags: []types.Tag{{Key: aws.String("a"), Value: aws.String("b")}}}}})
-	wantCode(t, err, "InvalidParameterValue")
+	_, err = c.AllocateAddress(simtest.Ctx(t), &ec2.AllocateAddressInput{TagSpecifications: []types.TagSpecification{{ResourceType: types.ResourceTypeInstance, Tags: []types.Tag{{Key: aws.String("a"), Value: aws.String("b")}}}}})
+	simtest.WantCode(t, err, "InvalidParameterValue")
 }
 
 // "By default, all AWS accounts have a quota of five (5) Elastic IP
@@ -84,20 +86,20 @@ func TestAllocateAddressEnforcesTheElasticIPQuota(t *testing.T) {
 			first = id
 		}
 	}
-	_, err := c.AllocateAddress(ctx(t), &ec2.AllocateAddressInput{Domain: types.DomainTypeVpc})
-	wantCode(t, err, "AddressLimitExceeded")
-	if errMessage(err) != "The maximum number of addresses has been reached." {
-		t.Errorf("message = %q", errMessage(err))
+	_, err := c.AllocateAddress(simtest.Ctx(t), &ec2.AllocateAddressInput{Domain: types.DomainTypeVpc})
+	simtest.WantCode(t, err, "AddressLimitExceeded")
+	if simtest.ErrMessage(err) != "The maximum number of addresses has been reached." {
+		t.Errorf("message = %q", simtest.ErrMessage(err))
 	}
-	if _, err := c.ReleaseAddress(ctx(t), &ec2.ReleaseAddressInput{AllocationId: aws.String(first)}); err != nil {
+	if _, err := c.ReleaseAddress(simtest.Ctx(t), &ec2.ReleaseAddressInput{AllocationId: aws.String(first)}); err != nil {
 		t.Fatal(err)
 	}
 	allocate(t, c)
 	sim.SetAddressLimit(7)
 	allocate(t, c)
 	allocate(t, c)
-	_, err = c.AllocateAddress(ctx(t), &ec2.AllocateAddressInput{})
-	wantCode(t, err, "AddressLimitExceeded")
+	_, err = c.AllocateAddress(simtest.Ctx(t), &ec2.AllocateAddressInput{})
+	simtest.WantCode(t, err, "AddressLimitExceeded")
 }
 
 // AllocateAddress PublicIpv4Pool: "amazon" or a BYOIP pool the account has;
@@ -105,10 +107,10 @@ func TestAllocateAddressEnforcesTheElasticIPQuota(t *testing.T) {
 func TestAllocateAddressFromAPublicIPv4Pool(t *testing.T) {
 	sim, c := newEnv(t, Config{Seed: 402})
 	const pool = "ipv4pool-ec2-0123456789abcdef0"
-	_, err := c.AllocateAddress(ctx(t), &ec2.AllocateAddressInput{PublicIpv4Pool: aws.String(pool)})
-	wantCode(t, err, "InvalidPublicIpv4PoolID.NotFound")
+	_, err := c.AllocateAddress(simtest.Ctx(t), &ec2.AllocateAddressInput{PublicIpv4Pool: aws.String(pool)})
+	simtest.WantCode(t, err, "InvalidPublicIpv4PoolID.NotFound")
 	sim.AddPublicIPv4Pool(pool)
-	out, err := c.AllocateAddress(ctx(t), &ec2.AllocateAddressInput{PublicIpv4Pool: aws.String(pool)})
+	out, err := c.AllocateAddress(simtest.Ctx(t), &ec2.AllocateAddressInput{PublicIpv4Pool: aws.String(pool)})
 	if err != nil || aws.ToString(out.PublicIpv4Pool) != pool {
 		t.Fatalf("allocation from %s: %v %+v", pool, err, out)
 	}
@@ -124,7 +126,7 @@ func TestDescribeAddressesFiltersAndUnknownIDs(t *testing.T) {
 	a, ipA := allocate(t, c)
 	b, _ := allocate(t, c)
 	assoc := associate(t, c, a, inst)
-	if _, err := c.CreateTags(ctx(t), &ec2.CreateTagsInput{Resources: []string{b}, Tags: []types.Tag{{Key: aws.String("Spare"), Value: aws.String("yes")}}}); err != nil {
+	if _, err := c.CreateTags(simtest.Ctx(t), &ec2.CreateTagsInput{Resources: []string{b}, Tags: []types.Tag{{Key: aws.String("Spare"), Value: aws.String("yes")}}}); err != nil {
 		t.Fatal(err)
 	}
 	got := describeOne(t, c, inst)
@@ -144,7 +146,7 @@ func TestDescribeAddressesFiltersAndUnknownIDs(t *testing.T) {
 		{"tag-key", "Spare", b},
 	}
 	for _, tc := range cases {
-		out, err := c.DescribeAddresses(ctx(t), &ec2.DescribeAddressesInput{Filters: []types.Filter{{Name: aws.String(tc.name), Values: []string{tc.value}}}})
+		out, err := c.DescribeAddresses(simtest.Ctx(t), &ec2.DescribeAddressesInput{Filters: []types.Filter{{Name: aws.String(tc.name), Values: []string{tc.value}}}})
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
@@ -156,13 +158,13 @@ func TestDescribeAddressesFiltersAndUnknownIDs(t *testing.T) {
 			t.Errorf("%s=%s: got %v, want %s", tc.name, tc.value, ids, tc.want)
 		}
 	}
-	out, err := c.DescribeAddresses(ctx(t), &ec2.DescribeAddressesInput{PublicIps: []string{ipA}})
+	out, err := c.DescribeAddresses(simtest.Ctx(t), &ec2.DescribeAddressesInput{PublicIps: []string{ipA}})
 	if err != nil || len(out.Addresses) != 1 || aws.ToString(out.Addresses[0].AssociationId) != assoc ||
 		aws.ToString(out.Addresses[0].InstanceId) != inst || aws.ToString(out.Addresses[0].NetworkInterfaceOwnerId) != DefaultAccountID {
 		t.Fatalf("PublicIp=%s: %v %+v", ipA, err, out)
 	}
-	_, err = c.DescribeAddresses(ctx(t), &ec2.DescribeAddressesInput{AllocationIds: []string{"eipalloc-0c0000000000000ff"}})
-	wantCode(t, err, "InvalidAllocationID.NotFound")
+	_, err = c.DescribeAddresses(simtest.Ctx(t), &ec2.DescribeAddressesInput{AllocationIds: []string{"eipalloc-0c0000000000000ff"}})
+	simtest.WantCode(t, err, "InvalidAllocationID.NotFound")
 }
 
 // Associating an Elastic IP with an instance releases its auto-assigned
@@ -214,7 +216,7 @@ func TestAssociateAddressWithASecondaryPrivateIP(t *testing.T) {
 	eni := primaryENI(t, c, inst)
 	alloc, ip := allocate(t, c)
 	secondary := aws.ToString(describeENI(t, c, eni).PrivateIpAddresses[1].PrivateIpAddress)
-	if _, err := c.AssociateAddress(ctx(t), &ec2.AssociateAddressInput{AllocationId: aws.String(alloc), NetworkInterfaceId: aws.String(eni), PrivateIpAddress: aws.String(secondary)}); err != nil {
+	if _, err := c.AssociateAddress(simtest.Ctx(t), &ec2.AssociateAddressInput{AllocationId: aws.String(alloc), NetworkInterfaceId: aws.String(eni), PrivateIpAddress: aws.String(secondary)}); err != nil {
 		t.Fatal(err)
 	}
 	got := describeOne(t, c, inst)
@@ -224,8 +226,8 @@ func TestAssociateAddressWithASecondaryPrivateIP(t *testing.T) {
 	if a := got.NetworkInterfaces[0].PrivateIpAddresses[1].Association; a == nil || aws.ToString(a.PublicIp) != ip {
 		t.Fatalf("secondary association = %+v", a)
 	}
-	_, err := c.AssociateAddress(ctx(t), &ec2.AssociateAddressInput{AllocationId: aws.String(alloc), InstanceId: aws.String(inst), NetworkInterfaceId: aws.String(eni)})
-	wantCode(t, err, "InvalidParameterCombination")
+	_, err := c.AssociateAddress(simtest.Ctx(t), &ec2.AssociateAddressInput{AllocationId: aws.String(alloc), InstanceId: aws.String(inst), NetworkInterfaceId: aws.String(eni)})
+	simtest.WantCode(t, err, "InvalidParameterCombination")
 }
 
 // EC2 associates Elastic IPs with running or stopped instances only; a
@@ -235,13 +237,13 @@ func TestAssociateAddressRefusesAPendingInstance(t *testing.T) {
 	_, c := newEnv(t, Config{Seed: 406, PendingDuration: time.Hour})
 	inst := runOne(t, c, basicRun())
 	alloc, _ := allocate(t, c)
-	_, err := c.AssociateAddress(ctx(t), &ec2.AssociateAddressInput{AllocationId: aws.String(alloc), InstanceId: aws.String(inst)})
-	wantCode(t, err, "InvalidInstanceID")
-	if errMessage(err) != "The pending instance '"+inst+"' is not in a valid state for this operation." {
-		t.Errorf("message = %q", errMessage(err))
+	_, err := c.AssociateAddress(simtest.Ctx(t), &ec2.AssociateAddressInput{AllocationId: aws.String(alloc), InstanceId: aws.String(inst)})
+	simtest.WantCode(t, err, "InvalidInstanceID")
+	if simtest.ErrMessage(err) != "The pending instance '"+inst+"' is not in a valid state for this operation." {
+		t.Errorf("message = %q", simtest.ErrMessage(err))
 	}
-	_, err = c.AssociateAddress(ctx(t), &ec2.AssociateAddressInput{AllocationId: aws.String("eipalloc-0c0000000000000ff"), InstanceId: aws.String(inst)})
-	wantCode(t, err, "InvalidAllocationID.NotFound")
+	_, err = c.AssociateAddress(simtest.Ctx(t), &ec2.AssociateAddressInput{AllocationId: aws.String("eipalloc-0c0000000000000ff"), InstanceId: aws.String(inst)})
+	simtest.WantCode(t, err, "InvalidAllocationID.NotFound")
 }
 
 // AssociateAddress AllowReassociation: "Reassociation is automatic, but you
@@ -254,12 +256,12 @@ func TestAssociateAddressAlreadyAssociatedElsewhere(t *testing.T) {
 	second := runOne(t, c, basicRun())
 	alloc, ip := allocate(t, c)
 	assoc := associate(t, c, alloc, first)
-	_, err := c.AssociateAddress(ctx(t), &ec2.AssociateAddressInput{AllocationId: aws.String(alloc), InstanceId: aws.String(second), AllowReassociation: aws.Bool(false)})
-	wantCode(t, err, "Resource.AlreadyAssociated")
-	if errMessage(err) != "resource "+alloc+" is already associated with associate-id "+assoc {
-		t.Errorf("message = %q", errMessage(err))
+	_, err := c.AssociateAddress(simtest.Ctx(t), &ec2.AssociateAddressInput{AllocationId: aws.String(alloc), InstanceId: aws.String(second), AllowReassociation: aws.Bool(false)})
+	simtest.WantCode(t, err, "Resource.AlreadyAssociated")
+	if simtest.ErrMessage(err) != "resource "+alloc+" is already associated with associate-id "+assoc {
+		t.Errorf("message = %q", simtest.ErrMessage(err))
 	}
-	moved, err := c.AssociateAddress(ctx(t), &ec2.AssociateAddressInput{AllocationId: aws.String(alloc), InstanceId: aws.String(second), AllowReassociation: aws.Bool(true)})
+	moved, err := c.AssociateAddress(simtest.Ctx(t), &ec2.AssociateAddressInput{AllocationId: aws.String(alloc), InstanceId: aws.String(second), AllowReassociation: aws.Bool(true)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -289,7 +291,7 @@ func TestDisassociateAddress(t *testing.T) {
 	assocA := associate(t, c, a, public)
 	assocB := associate(t, c, b, private)
 	for _, id := range []string{assocA, assocB} {
-		if _, err := c.DisassociateAddress(ctx(t), &ec2.DisassociateAddressInput{AssociationId: aws.String(id)}); err != nil {
+		if _, err := c.DisassociateAddress(simtest.Ctx(t), &ec2.DisassociateAddressInput{AssociationId: aws.String(id)}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -306,11 +308,11 @@ func TestDisassociateAddress(t *testing.T) {
 	if addr := describeAddress(t, c, a); addr.AssociationId != nil || addr.InstanceId != nil {
 		t.Fatalf("address still associated: %+v", addr)
 	}
-	if _, err := c.DisassociateAddress(ctx(t), &ec2.DisassociateAddressInput{AssociationId: aws.String(assocA)}); err != nil {
+	if _, err := c.DisassociateAddress(simtest.Ctx(t), &ec2.DisassociateAddressInput{AssociationId: aws.String(assocA)}); err != nil {
 		t.Fatalf("repeating DisassociateAddress (idempotent): %v", err)
 	}
-	_, err := c.DisassociateAddress(ctx(t), &ec2.DisassociateAddressInput{AssociationId: aws.String("eipassoc-0c0000000000000ff")})
-	wantCode(t, err, "InvalidAssociationID.NotFound")
+	_, err := c.DisassociateAddress(simtest.Ctx(t), &ec2.DisassociateAddressInput{AssociationId: aws.String("eipassoc-0c0000000000000ff")})
+	simtest.WantCode(t, err, "InvalidAssociationID.NotFound")
 }
 
 // ReleaseAddress: "[Nondefault VPC] You must disassociate the Elastic IP
@@ -325,21 +327,21 @@ func TestReleaseAddress(t *testing.T) {
 	b, ipB := allocate(t, c)
 	associate(t, c, a, inVPC)
 	associate(t, c, b, inDefault)
-	_, err := c.ReleaseAddress(ctx(t), &ec2.ReleaseAddressInput{AllocationId: aws.String(a)})
-	wantCode(t, err, "InvalidIPAddress.InUse")
+	_, err := c.ReleaseAddress(simtest.Ctx(t), &ec2.ReleaseAddressInput{AllocationId: aws.String(a)})
+	simtest.WantCode(t, err, "InvalidIPAddress.InUse")
 	if _, ok := sim.Address(a); !ok {
 		t.Fatal("a refused release removed the address")
 	}
-	if _, err := c.ReleaseAddress(ctx(t), &ec2.ReleaseAddressInput{AllocationId: aws.String(b)}); err != nil {
+	if _, err := c.ReleaseAddress(simtest.Ctx(t), &ec2.ReleaseAddressInput{AllocationId: aws.String(b)}); err != nil {
 		t.Fatalf("release in the default VPC: %v", err)
 	}
 	if got := describeOne(t, c, inDefault); aws.ToString(got.PublicIpAddress) == ipB {
 		t.Fatal("the released address is still the instance's public IP")
 	}
-	_, err = c.DescribeAddresses(ctx(t), &ec2.DescribeAddressesInput{AllocationIds: []string{b}})
-	wantCode(t, err, "InvalidAllocationID.NotFound")
-	_, err = c.ReleaseAddress(ctx(t), &ec2.ReleaseAddressInput{AllocationId: aws.String(b)})
-	wantCode(t, err, "InvalidAllocationID.NotFound")
+	_, err = c.DescribeAddresses(simtest.Ctx(t), &ec2.DescribeAddressesInput{AllocationIds: []string{b}})
+	simtest.WantCode(t, err, "InvalidAllocationID.NotFound")
+	_, err = c.ReleaseAddress(simtest.Ctx(t), &ec2.ReleaseAddressInput{AllocationId: aws.String(b)})
+	simtest.WantCode(t, err, "InvalidAllocationID.NotFound")
 }
 
 // "When you stop an instance, its Elastic IP address remains associated"
@@ -351,19 +353,19 @@ func TestElasticIPSurvivesStopAndIsDisassociatedAtTermination(t *testing.T) {
 	inst := runOne(t, c, basicRun())
 	alloc, ip := allocate(t, c)
 	associate(t, c, alloc, inst)
-	if _, err := c.StopInstances(ctx(t), &ec2.StopInstancesInput{InstanceIds: []string{inst}}); err != nil {
+	if _, err := c.StopInstances(simtest.Ctx(t), &ec2.StopInstancesInput{InstanceIds: []string{inst}}); err != nil {
 		t.Fatal(err)
 	}
 	if got := describeOne(t, c, inst); got.State.Name != types.InstanceStateNameStopped || aws.ToString(got.PublicIpAddress) != ip {
 		t.Fatalf("stopped instance %s has public IP %s, want %s", got.State.Name, aws.ToString(got.PublicIpAddress), ip)
 	}
-	if _, err := c.StartInstances(ctx(t), &ec2.StartInstancesInput{InstanceIds: []string{inst}}); err != nil {
+	if _, err := c.StartInstances(simtest.Ctx(t), &ec2.StartInstancesInput{InstanceIds: []string{inst}}); err != nil {
 		t.Fatal(err)
 	}
 	if got := describeOne(t, c, inst); aws.ToString(got.PublicIpAddress) != ip {
 		t.Fatalf("restarted instance public IP = %s, want %s", aws.ToString(got.PublicIpAddress), ip)
 	}
-	if _, err := c.TerminateInstances(ctx(t), &ec2.TerminateInstancesInput{InstanceIds: []string{inst}}); err != nil {
+	if _, err := c.TerminateInstances(simtest.Ctx(t), &ec2.TerminateInstancesInput{InstanceIds: []string{inst}}); err != nil {
 		t.Fatal(err)
 	}
 	if got := describeOne(t, c, inst); got.State.Name != types.InstanceStateNameTerminated || got.PublicIpAddress != nil {

@@ -6,6 +6,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	"github.com/aws/aws-sdk-go-v2/service/ec2/types"
+
+	"github.com/ec2-operator/ec2-operator/internal/sim/simtest"
 )
 
 // Capacity Reservations used by these tests; all reserve us-east-1a, the
@@ -32,7 +34,7 @@ func targetCR(id string) *types.CapacityReservationSpecification {
 // describeCR returns one reservation through DescribeCapacityReservations.
 func describeCR(t *testing.T, c *ec2.Client, id string) types.CapacityReservation {
 	t.Helper()
-	out, err := c.DescribeCapacityReservations(ctx(t), &ec2.DescribeCapacityReservationsInput{CapacityReservationIds: []string{id}})
+	out, err := c.DescribeCapacityReservations(simtest.Ctx(t), &ec2.DescribeCapacityReservationsInput{CapacityReservationIds: []string{id}})
 	if err != nil || len(out.CapacityReservations) != 1 {
 		t.Fatalf("DescribeCapacityReservations(%s): %v %+v", id, err, out)
 	}
@@ -43,7 +45,7 @@ func describeCR(t *testing.T, c *ec2.Client, id string) types.CapacityReservatio
 // until it is stopped.
 func stopForPlacement(t *testing.T, c *ec2.Client, id string) {
 	t.Helper()
-	if _, err := c.StopInstances(ctx(t), &ec2.StopInstancesInput{InstanceIds: []string{id}}); err != nil {
+	if _, err := c.StopInstances(simtest.Ctx(t), &ec2.StopInstancesInput{InstanceIds: []string{id}}); err != nil {
 		t.Fatalf("StopInstances(%s): %v", id, err)
 	}
 	if got := describeOne(t, c, id).State.Name; got != types.InstanceStateNameStopped {
@@ -115,8 +117,8 @@ func TestTargetedReservationsAreUsedOnlyWhenTargeted(t *testing.T) {
 	if id := runOne(t, c, basicRun()); describeOne(t, c, id).CapacityReservationId != nil {
 		t.Errorf("an open launch with no free reservation should run On-Demand")
 	}
-	_, err := c.RunInstances(ctx(t), runWithCR(targetCR(targetedCR)))
-	wantCode(t, err, "ReservationCapacityExceeded")
+	_, err := c.RunInstances(simtest.Ctx(t), runWithCR(targetCR(targetedCR)))
+	simtest.WantCode(t, err, "ReservationCapacityExceeded")
 }
 
 // The documented errors for targeting: an unknown reservation is
@@ -127,23 +129,23 @@ func TestTargetingErrors(t *testing.T) {
 	sim, c := newEnv(t, Config{Seed: 302})
 	sim.AddCapacityReservation(targetedCR, "t3.micro", "us-east-1a", 1, "targeted", nil)
 	sim.AddCapacityReservation(otherCR, "m5.large", "us-east-1b", 1, "targeted", nil)
-	_, err := c.RunInstances(ctx(t), runWithCR(targetCR("cr-0ffffffffffffffff")))
-	wantCode(t, err, "InvalidCapacityReservationId.NotFound")
-	_, err = c.RunInstances(ctx(t), runWithCR(targetCR("cr-nope")))
-	wantCode(t, err, "InvalidCapacityReservationId.Malformed")
-	_, err = c.RunInstances(ctx(t), runWithCR(targetCR(otherCR)))
-	wantCode(t, err, "InvalidParameterValue") // wrong type and zone
+	_, err := c.RunInstances(simtest.Ctx(t), runWithCR(targetCR("cr-0ffffffffffffffff")))
+	simtest.WantCode(t, err, "InvalidCapacityReservationId.NotFound")
+	_, err = c.RunInstances(simtest.Ctx(t), runWithCR(targetCR("cr-nope")))
+	simtest.WantCode(t, err, "InvalidCapacityReservationId.Malformed")
+	_, err = c.RunInstances(simtest.Ctx(t), runWithCR(targetCR(otherCR)))
+	simtest.WantCode(t, err, "InvalidParameterValue") // wrong type and zone
 	two := runWithCR(targetCR(targetedCR))
 	two.MinCount, two.MaxCount = aws.Int32(2), aws.Int32(2)
-	_, err = c.RunInstances(ctx(t), two)
-	wantCode(t, err, "ReservationCapacityExceeded")
-	_, err = c.RunInstances(ctx(t), runWithCR(&types.CapacityReservationSpecification{
+	_, err = c.RunInstances(simtest.Ctx(t), two)
+	simtest.WantCode(t, err, "ReservationCapacityExceeded")
+	_, err = c.RunInstances(simtest.Ctx(t), runWithCR(&types.CapacityReservationSpecification{
 		CapacityReservationPreference: types.CapacityReservationPreferenceOpen,
 		CapacityReservationTarget:     &types.CapacityReservationTarget{CapacityReservationId: aws.String(targetedCR)},
 	}))
-	wantCode(t, err, "InvalidParameterCombination")
-	_, err = c.RunInstances(ctx(t), runWithCR(&types.CapacityReservationSpecification{CapacityReservationPreference: "sometimes"}))
-	wantCode(t, err, "InvalidParameterValue")
+	simtest.WantCode(t, err, "InvalidParameterCombination")
+	_, err = c.RunInstances(simtest.Ctx(t), runWithCR(&types.CapacityReservationSpecification{CapacityReservationPreference: "sometimes"}))
+	simtest.WantCode(t, err, "InvalidParameterValue")
 	if len(sim.Instances()) != 0 {
 		t.Fatalf("failed launches left instances behind: %+v", sim.Instances())
 	}
@@ -156,8 +158,8 @@ func TestTargetingErrors(t *testing.T) {
 func TestCapacityReservationsOnlyAndGroups(t *testing.T) {
 	sim, c := newEnv(t, Config{Seed: 303})
 	only := &types.CapacityReservationSpecification{CapacityReservationPreference: types.CapacityReservationPreferenceCapacityReservationsOnly}
-	_, err := c.RunInstances(ctx(t), runWithCR(only))
-	wantCode(t, err, "ReservationCapacityExceeded")
+	_, err := c.RunInstances(simtest.Ctx(t), runWithCR(only))
+	simtest.WantCode(t, err, "ReservationCapacityExceeded")
 
 	sim.AddCapacityReservation(targetedCR, "t3.micro", "us-east-1a", 1, "targeted", nil)
 	sim.AddCapacityReservation(otherCR, "t3.micro", "us-east-1a", 1, "targeted", nil)
@@ -168,12 +170,12 @@ func TestCapacityReservationsOnlyAndGroups(t *testing.T) {
 	}
 	three := runWithCR(group)
 	three.MinCount, three.MaxCount = aws.Int32(3), aws.Int32(3)
-	_, err = c.RunInstances(ctx(t), three)
-	wantCode(t, err, "ReservationCapacityExceeded")
+	_, err = c.RunInstances(simtest.Ctx(t), three)
+	simtest.WantCode(t, err, "ReservationCapacityExceeded")
 
 	two := runWithCR(group)
 	two.MinCount, two.MaxCount = aws.Int32(2), aws.Int32(2)
-	out, err := c.RunInstances(ctx(t), two)
+	out, err := c.RunInstances(simtest.Ctx(t), two)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,26 +208,26 @@ func TestModifyInstanceCapacityReservationAttributes(t *testing.T) {
 	sim.AddCapacityReservation(targetedCR, "t3.micro", "us-east-1a", 1, "targeted", nil)
 	id := runOne(t, c, basicRun())
 	modify := &ec2.ModifyInstanceCapacityReservationAttributesInput{InstanceId: aws.String(id), CapacityReservationSpecification: targetCR(targetedCR)}
-	_, err := c.ModifyInstanceCapacityReservationAttributes(ctx(t), modify)
-	wantCode(t, err, "IncorrectInstanceState")
+	_, err := c.ModifyInstanceCapacityReservationAttributes(simtest.Ctx(t), modify)
+	simtest.WantCode(t, err, "IncorrectInstanceState")
 	stopForPlacement(t, c, id)
-	_, err = c.ModifyInstanceCapacityReservationAttributes(ctx(t), &ec2.ModifyInstanceCapacityReservationAttributesInput{
+	_, err = c.ModifyInstanceCapacityReservationAttributes(simtest.Ctx(t), &ec2.ModifyInstanceCapacityReservationAttributesInput{
 		InstanceId: aws.String(id), CapacityReservationSpecification: targetCR("cr-0ffffffffffffffff"),
 	})
-	wantCode(t, err, "InvalidCapacityReservationId.NotFound")
-	out, err := c.ModifyInstanceCapacityReservationAttributes(ctx(t), modify)
+	simtest.WantCode(t, err, "InvalidCapacityReservationId.NotFound")
+	out, err := c.ModifyInstanceCapacityReservationAttributes(simtest.Ctx(t), modify)
 	if err != nil || !aws.ToBool(out.Return) {
 		t.Fatalf("ModifyInstanceCapacityReservationAttributes: %v %+v", err, out)
 	}
 	// Another instance takes the reservation's only slot, so the start fails.
 	blocker := runOne(t, c, runWithCR(targetCR(targetedCR)))
-	_, err = c.StartInstances(ctx(t), &ec2.StartInstancesInput{InstanceIds: []string{id}})
-	wantCode(t, err, "ReservationCapacityExceeded")
-	if _, err := c.TerminateInstances(ctx(t), &ec2.TerminateInstancesInput{InstanceIds: []string{blocker}}); err != nil {
+	_, err = c.StartInstances(simtest.Ctx(t), &ec2.StartInstancesInput{InstanceIds: []string{id}})
+	simtest.WantCode(t, err, "ReservationCapacityExceeded")
+	if _, err := c.TerminateInstances(simtest.Ctx(t), &ec2.TerminateInstancesInput{InstanceIds: []string{blocker}}); err != nil {
 		t.Fatal(err)
 	}
 	describeOne(t, c, blocker) // completes the termination
-	if _, err := c.StartInstances(ctx(t), &ec2.StartInstancesInput{InstanceIds: []string{id}}); err != nil {
+	if _, err := c.StartInstances(simtest.Ctx(t), &ec2.StartInstancesInput{InstanceIds: []string{id}}); err != nil {
 		t.Fatalf("StartInstances after the reservation freed up: %v", err)
 	}
 	got := describeOne(t, c, id)
@@ -242,7 +244,7 @@ func TestDescribeCapacityReservationsFiltersAndPages(t *testing.T) {
 	sim.AddCapacityReservation(openCR, "t3.micro", "us-east-1a", 1, "open", map[string]string{"Team": "web"})
 	sim.AddCapacityReservation(targetedCR, "t3.micro", "us-east-1a", 1, "targeted", map[string]string{"Team": "db"})
 	sim.AddCapacityReservation(otherCR, "m5.large", "us-east-1b", 3, "targeted", nil)
-	out, err := c.DescribeCapacityReservations(ctx(t), &ec2.DescribeCapacityReservationsInput{Filters: []types.Filter{
+	out, err := c.DescribeCapacityReservations(simtest.Ctx(t), &ec2.DescribeCapacityReservationsInput{Filters: []types.Filter{
 		{Name: aws.String("instance-match-criteria"), Values: []string{"targeted"}},
 		{Name: aws.String("tag:Team"), Values: []string{"db"}},
 	}})
@@ -252,7 +254,7 @@ func TestDescribeCapacityReservationsFiltersAndPages(t *testing.T) {
 	var ids []string
 	p := ec2.NewDescribeCapacityReservationsPaginator(c, &ec2.DescribeCapacityReservationsInput{MaxResults: aws.Int32(2)})
 	for p.HasMorePages() {
-		page, err := p.NextPage(ctx(t))
+		page, err := p.NextPage(simtest.Ctx(t))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -263,8 +265,8 @@ func TestDescribeCapacityReservationsFiltersAndPages(t *testing.T) {
 	if len(ids) != 3 || ids[0] != openCR || ids[2] != otherCR {
 		t.Fatalf("paged ids = %v", ids)
 	}
-	_, err = c.DescribeCapacityReservations(ctx(t), &ec2.DescribeCapacityReservationsInput{Filters: []types.Filter{{Name: aws.String("colour"), Values: []string{"red"}}}})
-	wantCode(t, err, "InvalidParameterValue")
-	_, err = c.DescribeCapacityReservations(ctx(t), &ec2.DescribeCapacityReservationsInput{CapacityReservationIds: []string{"cr-0ffffffffffffffff"}})
-	wantCode(t, err, "InvalidCapacityReservationId.NotFound")
+	_, err = c.DescribeCapacityReservations(simtest.Ctx(t), &ec2.DescribeCapacityReservationsInput{Filters: []types.Filter{{Name: aws.String("colour"), Values: []string{"red"}}}})
+	simtest.WantCode(t, err, "InvalidParameterValue")
+	_, err = c.DescribeCapacityReservations(simtest.Ctx(t), &ec2.DescribeCapacityReservationsInput{CapacityReservationIds: []string{"cr-0ffffffffffffffff"}})
+	simtest.WantCode(t, err, "InvalidCapacityReservationId.NotFound")
 }

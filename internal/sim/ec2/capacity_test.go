@@ -8,6 +8,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	"github.com/aws/aws-sdk-go-v2/service/ec2/types"
+
+	"github.com/ec2-operator/ec2-operator/internal/sim/simtest"
 )
 
 // Conformance tests for the capacity model. EC2's error-code reference
@@ -26,9 +28,9 @@ func TestRunInstancesOfATypeTheZoneDoesNotOfferIsUnsupported(t *testing.T) {
 	sim, c := newEnv(t, Config{Seed: 90})
 	az := DefaultRegion + "a"
 	sim.SetOffered(az, "t3.micro", false)
-	_, err := c.RunInstances(ctx(t), basicRun())
-	wantCode(t, err, "Unsupported")
-	msg := errMessage(err)
+	_, err := c.RunInstances(simtest.Ctx(t), basicRun())
+	simtest.WantCode(t, err, "Unsupported")
+	msg := simtest.ErrMessage(err)
 	for _, want := range []string{"(t3.micro)", "(" + az + ")", DefaultRegion + "b, " + DefaultRegion + "c"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("message %q does not contain %q", msg, want)
@@ -52,18 +54,18 @@ func TestRunInstancesWithoutCapacityIsAServerErrorUntilCapacityReturns(t *testin
 	sim, c := newEnv(t, Config{Seed: 91})
 	az := DefaultRegion + "a"
 	sim.SetCapacity(az, "t3.micro", false)
-	_, err := noRetry(c).RunInstances(ctx(t), basicRun())
-	wantCode(t, err, "InsufficientInstanceCapacity")
+	_, err := noRetry(c).RunInstances(simtest.Ctx(t), basicRun())
+	simtest.WantCode(t, err, "InsufficientInstanceCapacity")
 	if r := sim.Requests()[0]; r.HTTPStatus != 500 {
 		t.Errorf("HTTP status = %d, want 500", r.HTTPStatus)
 	}
-	if msg := errMessage(err); !strings.Contains(msg, "sufficient t3.micro capacity") || !strings.Contains(msg, "("+az+")") {
+	if msg := simtest.ErrMessage(err); !strings.Contains(msg, "sufficient t3.micro capacity") || !strings.Contains(msg, "("+az+")") {
 		t.Errorf("message = %q", msg)
 	}
 	// The SDK's standard retryer retries server errors.
 	sim.ResetCalls()
-	_, err = c.RunInstances(ctx(t), basicRun())
-	wantCode(t, err, "InsufficientInstanceCapacity")
+	_, err = c.RunInstances(simtest.Ctx(t), basicRun())
+	simtest.WantCode(t, err, "InsufficientInstanceCapacity")
 	if n := sim.Calls("RunInstances"); n < 2 {
 		t.Errorf("RunInstances calls = %d, want the SDK to retry a 500", n)
 	}
@@ -84,13 +86,13 @@ func TestStartInstancesOfATypeThatCannotRunLeavesTheInstanceStopped(t *testing.T
 	runOpts := func(o *ec2.InstanceRunningWaiterOptions) {
 		o.MinDelay, o.MaxDelay = 10*time.Millisecond, 40*time.Millisecond
 	}
-	if err := ec2.NewInstanceRunningWaiter(c, runOpts).Wait(ctx(t), ids, 5*time.Second); err != nil {
+	if err := ec2.NewInstanceRunningWaiter(c, runOpts).Wait(simtest.Ctx(t), ids, 5*time.Second); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.StopInstances(ctx(t), &ec2.StopInstancesInput{InstanceIds: []string{id}}); err != nil {
+	if _, err := c.StopInstances(simtest.Ctx(t), &ec2.StopInstancesInput{InstanceIds: []string{id}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := ec2.NewInstanceStoppedWaiter(c, waitOpts).Wait(ctx(t), ids, 5*time.Second); err != nil {
+	if err := ec2.NewInstanceStoppedWaiter(c, waitOpts).Wait(simtest.Ctx(t), ids, 5*time.Second); err != nil {
 		t.Fatal(err)
 	}
 	az := DefaultRegion + "a"
@@ -103,27 +105,27 @@ func TestStartInstancesOfATypeThatCannotRunLeavesTheInstanceStopped(t *testing.T
 		{"m5.large", "Unsupported"},
 		{"t3.large", "InsufficientInstanceCapacity"},
 	} {
-		if _, err := c.ModifyInstanceAttribute(ctx(t), &ec2.ModifyInstanceAttributeInput{
+		if _, err := c.ModifyInstanceAttribute(simtest.Ctx(t), &ec2.ModifyInstanceAttributeInput{
 			InstanceId: aws.String(id), InstanceType: &types.AttributeValue{Value: aws.String(tc.instanceType)},
 		}); err != nil {
 			t.Fatalf("modify to %s: %v", tc.instanceType, err)
 		}
-		_, err := noRetry(c).StartInstances(ctx(t), &ec2.StartInstancesInput{InstanceIds: []string{id}})
-		wantCode(t, err, tc.code)
+		_, err := noRetry(c).StartInstances(simtest.Ctx(t), &ec2.StartInstancesInput{InstanceIds: []string{id}})
+		simtest.WantCode(t, err, tc.code)
 		if got := describeOne(t, c, id); got.State.Name != types.InstanceStateNameStopped {
 			t.Fatalf("after a refused start of %s the instance is %s", tc.instanceType, got.State.Name)
 		}
 	}
 	// Back to a type the zone can run: the start succeeds.
-	if _, err := c.ModifyInstanceAttribute(ctx(t), &ec2.ModifyInstanceAttributeInput{
+	if _, err := c.ModifyInstanceAttribute(simtest.Ctx(t), &ec2.ModifyInstanceAttributeInput{
 		InstanceId: aws.String(id), InstanceType: &types.AttributeValue{Value: aws.String("t3.micro")},
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.StartInstances(ctx(t), &ec2.StartInstancesInput{InstanceIds: []string{id}}); err != nil {
+	if _, err := c.StartInstances(simtest.Ctx(t), &ec2.StartInstancesInput{InstanceIds: []string{id}}); err != nil {
 		t.Fatalf("start of t3.micro: %v", err)
 	}
-	if err := ec2.NewInstanceRunningWaiter(c, runOpts).Wait(ctx(t), ids, 5*time.Second); err != nil {
+	if err := ec2.NewInstanceRunningWaiter(c, runOpts).Wait(simtest.Ctx(t), ids, 5*time.Second); err != nil {
 		t.Fatal(err)
 	}
 }

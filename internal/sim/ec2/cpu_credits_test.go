@@ -6,6 +6,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	"github.com/aws/aws-sdk-go-v2/service/ec2/types"
+
+	"github.com/ec2-operator/ec2-operator/internal/sim/simtest"
 )
 
 // runType is basicRun with another instance type.
@@ -44,8 +46,8 @@ func TestRunInstancesCPUOptions(t *testing.T) {
 	for _, b := range bad {
 		in := runType(b.it)
 		in.CpuOptions = b.opts
-		_, err := c.RunInstances(ctx(t), in)
-		wantCode(t, err, b.wantCode)
+		_, err := c.RunInstances(simtest.Ctx(t), in)
+		simtest.WantCode(t, err, b.wantCode)
 	}
 }
 
@@ -60,7 +62,7 @@ func TestInstanceTypeChangeResetsCPUOptions(t *testing.T) {
 		t.Fatal(err)
 	}
 	describeOne(t, c, id) // completes the stop
-	if _, err := c.ModifyInstanceAttribute(ctx(t), &ec2.ModifyInstanceAttributeInput{InstanceId: aws.String(id),
+	if _, err := c.ModifyInstanceAttribute(simtest.Ctx(t), &ec2.ModifyInstanceAttributeInput{InstanceId: aws.String(id),
 		InstanceType: &types.AttributeValue{Value: aws.String("m6i.2xlarge")}}); err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +74,7 @@ func TestInstanceTypeChangeResetsCPUOptions(t *testing.T) {
 // creditsOf returns DescribeInstanceCreditSpecifications' answer by instance.
 func creditsOf(t *testing.T, c *ec2.Client, ids ...string) map[string]string {
 	t.Helper()
-	out, err := c.DescribeInstanceCreditSpecifications(ctx(t), &ec2.DescribeInstanceCreditSpecificationsInput{InstanceIds: ids})
+	out, err := c.DescribeInstanceCreditSpecifications(simtest.Ctx(t), &ec2.DescribeInstanceCreditSpecificationsInput{InstanceIds: ids})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,15 +105,15 @@ func TestCreditSpecificationAtLaunch(t *testing.T) {
 	}
 	in = runType("m5.large")
 	in.CreditSpecification = &types.CreditSpecificationRequest{CpuCredits: aws.String("unlimited")}
-	_, err := c.RunInstances(ctx(t), in)
-	wantCode(t, err, "InstanceCreditSpecification.NotSupported")
+	_, err := c.RunInstances(simtest.Ctx(t), in)
+	simtest.WantCode(t, err, "InstanceCreditSpecification.NotSupported")
 	in = runType("t3.micro")
 	in.CreditSpecification = &types.CreditSpecificationRequest{CpuCredits: aws.String("turbo")}
-	_, err = c.RunInstances(ctx(t), in)
-	wantCode(t, err, "InvalidParameterValue")
+	_, err = c.RunInstances(simtest.Ctx(t), in)
+	simtest.WantCode(t, err, "InvalidParameterValue")
 
 	// Without ids, the unlimited instances are listed.
-	out, err := c.DescribeInstanceCreditSpecifications(ctx(t), &ec2.DescribeInstanceCreditSpecificationsInput{})
+	out, err := c.DescribeInstanceCreditSpecifications(simtest.Ctx(t), &ec2.DescribeInstanceCreditSpecificationsInput{})
 	if err != nil || len(out.InstanceCreditSpecifications) != 1 || aws.ToString(out.InstanceCreditSpecifications[0].InstanceId) != t3 {
 		t.Fatalf("unfiltered = %+v, %v", out, err)
 	}
@@ -130,7 +132,7 @@ func TestModifyInstanceCreditSpecification(t *testing.T) {
 	spec := func(id, v string) types.InstanceCreditSpecificationRequest {
 		return types.InstanceCreditSpecificationRequest{InstanceId: aws.String(id), CpuCredits: aws.String(v)}
 	}
-	out, err := c.ModifyInstanceCreditSpecification(ctx(t), &ec2.ModifyInstanceCreditSpecificationInput{InstanceCreditSpecifications: []types.InstanceCreditSpecificationRequest{
+	out, err := c.ModifyInstanceCreditSpecification(simtest.Ctx(t), &ec2.ModifyInstanceCreditSpecificationInput{InstanceCreditSpecifications: []types.InstanceCreditSpecificationRequest{
 		spec(t3, "standard"), spec(m5, "unlimited"), spec("i-0000000000000dead", "standard"), spec("i-bad", "standard"), spec(gone, "standard"),
 	}})
 	if err != nil {

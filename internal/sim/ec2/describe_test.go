@@ -8,6 +8,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	"github.com/aws/aws-sdk-go-v2/service/ec2/types"
+
+	"github.com/ec2-operator/ec2-operator/internal/sim/simtest"
 )
 
 // instanceIDs flattens a DescribeInstances page into instance ids.
@@ -31,7 +33,7 @@ func TestDescribeInstancesPagesWithMaxResultsAndNextToken(t *testing.T) {
 	pages := 0
 	p := ec2.NewDescribeInstancesPaginator(c, &ec2.DescribeInstancesInput{MaxResults: aws.Int32(5)})
 	for p.HasMorePages() {
-		out, err := p.NextPage(ctx(t))
+		out, err := p.NextPage(simtest.Ctx(t))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -54,8 +56,8 @@ func TestDescribeInstancesPagesWithMaxResultsAndNextToken(t *testing.T) {
 			t.Fatalf("paged ids %v, want %v", seen, launched)
 		}
 	}
-	_, err := c.DescribeInstances(ctx(t), &ec2.DescribeInstancesInput{MaxResults: aws.Int32(4)})
-	wantCode(t, err, "InvalidParameterValue")
+	_, err := c.DescribeInstances(simtest.Ctx(t), &ec2.DescribeInstancesInput{MaxResults: aws.Int32(4)})
+	simtest.WantCode(t, err, "InvalidParameterValue")
 }
 
 func TestDescribeInstancesFiltersByTagsStateAndID(t *testing.T) {
@@ -83,7 +85,7 @@ func TestDescribeInstancesFiltersByTagsStateAndID(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			out, err := c.DescribeInstances(ctx(t), &ec2.DescribeInstancesInput{Filters: tt.filters})
+			out, err := c.DescribeInstances(simtest.Ctx(t), &ec2.DescribeInstancesInput{Filters: tt.filters})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -99,9 +101,9 @@ func TestNewInstancesAreInvisibleToDescribeInstancesUntilTheVisibilityDelayPasse
 	clock := newFakeClock()
 	_, c := newEnv(t, Config{Seed: 32, VisibilityDelay: 2 * time.Second, Now: clock.Now})
 	id := runOne(t, c, basicRun())
-	_, err := c.DescribeInstances(ctx(t), &ec2.DescribeInstancesInput{InstanceIds: []string{id}})
-	wantCode(t, err, "InvalidInstanceID.NotFound")
-	out, err := c.DescribeInstances(ctx(t), &ec2.DescribeInstancesInput{})
+	_, err := c.DescribeInstances(simtest.Ctx(t), &ec2.DescribeInstancesInput{InstanceIds: []string{id}})
+	simtest.WantCode(t, err, "InvalidInstanceID.NotFound")
+	out, err := c.DescribeInstances(simtest.Ctx(t), &ec2.DescribeInstancesInput{})
 	if err != nil || len(instanceIDs(out)) != 0 {
 		t.Fatalf("unfiltered describe shows %v (%v)", instanceIDs(out), err)
 	}
@@ -118,7 +120,7 @@ func TestTerminatedInstancesStayVisibleForTheRetentionPeriodThenVanish(t *testin
 	in.TagSpecifications = []types.TagSpecification{{ResourceType: types.ResourceTypeInstance, Tags: []types.Tag{{Key: aws.String("k"), Value: aws.String("v")}}}}
 	id := runOne(t, c, in)
 	rootVol := func() string { r, _ := sim.Instance(id); return r.RootVolumeID }()
-	out, err := c.TerminateInstances(ctx(t), &ec2.TerminateInstancesInput{InstanceIds: []string{id}})
+	out, err := c.TerminateInstances(simtest.Ctx(t), &ec2.TerminateInstancesInput{InstanceIds: []string{id}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,14 +135,14 @@ func TestTerminatedInstancesStayVisibleForTheRetentionPeriodThenVanish(t *testin
 	if got.StateReason == nil || aws.ToString(got.StateReason.Code) != "Client.UserInitiatedShutdown" {
 		t.Errorf("state reason = %+v", got.StateReason)
 	}
-	_, err = c.DescribeVolumes(ctx(t), &ec2.DescribeVolumesInput{VolumeIds: []string{rootVol}})
-	wantCode(t, err, "InvalidVolume.NotFound")
+	_, err = c.DescribeVolumes(simtest.Ctx(t), &ec2.DescribeVolumesInput{VolumeIds: []string{rootVol}})
+	simtest.WantCode(t, err, "InvalidVolume.NotFound")
 	// Terminating again succeeds and reports the current state.
-	out, err = c.TerminateInstances(ctx(t), &ec2.TerminateInstancesInput{InstanceIds: []string{id}})
+	out, err = c.TerminateInstances(simtest.Ctx(t), &ec2.TerminateInstancesInput{InstanceIds: []string{id}})
 	if err != nil || out.TerminatingInstances[0].CurrentState.Name != types.InstanceStateNameTerminated {
 		t.Fatalf("second terminate: %v %+v", err, out)
 	}
 	clock.Advance(time.Minute)
-	_, err = c.DescribeInstances(ctx(t), &ec2.DescribeInstancesInput{InstanceIds: []string{id}})
-	wantCode(t, err, "InvalidInstanceID.NotFound")
+	_, err = c.DescribeInstances(simtest.Ctx(t), &ec2.DescribeInstancesInput{InstanceIds: []string{id}})
+	simtest.WantCode(t, err, "InvalidInstanceID.NotFound")
 }

@@ -6,6 +6,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	"github.com/aws/aws-sdk-go-v2/service/ec2/types"
+
+	"github.com/ec2-operator/ec2-operator/internal/sim/simtest"
 )
 
 // volumeLimitCase is one request against the documented per-type EBS limits and
@@ -84,8 +86,8 @@ func TestCreateVolumeEnforcesPerTypeLimits(t *testing.T) {
 			if tc.throughput != 0 {
 				in.Throughput = aws.Int32(tc.throughput)
 			}
-			_, err := c.CreateVolume(ctx(t), in)
-			wantCode(t, err, tc.want)
+			_, err := c.CreateVolume(simtest.Ctx(t), in)
+			simtest.WantCode(t, err, tc.want)
 		})
 	}
 }
@@ -108,8 +110,8 @@ func TestRunInstancesBlockDeviceMappingsEnforcePerTypeLimits(t *testing.T) {
 			}
 			in := basicRun()
 			in.BlockDeviceMappings = []types.BlockDeviceMapping{{DeviceName: aws.String("/dev/sdf"), Ebs: ebs}}
-			_, err := c.RunInstances(ctx(t), in)
-			wantCode(t, err, tc.want)
+			_, err := c.RunInstances(simtest.Ctx(t), in)
+			simtest.WantCode(t, err, tc.want)
 		})
 	}
 }
@@ -122,15 +124,15 @@ func TestModifyVolumeEnforcesPerTypeLimits(t *testing.T) {
 	vol := createVol(t, c, &ec2.CreateVolumeInput{AvailabilityZone: aws.String(zoneA), Size: aws.Int32(10), VolumeType: types.VolumeTypeGp3})
 	modify := func(in *ec2.ModifyVolumeInput) error {
 		in.VolumeId = aws.String(vol)
-		_, err := c.ModifyVolume(ctx(t), in)
+		_, err := c.ModifyVolume(simtest.Ctx(t), in)
 		return err
 	}
-	wantCode(t, modify(&ec2.ModifyVolumeInput{Iops: aws.Int32(5001)}), "InvalidParameterValue")
-	wantCode(t, modify(&ec2.ModifyVolumeInput{Size: aws.Int32(65537)}), "InvalidParameterValue")
-	wantCode(t, modify(&ec2.ModifyVolumeInput{VolumeType: types.VolumeTypeSt1}), "InvalidParameterValue") // 10 GiB < 125
+	simtest.WantCode(t, modify(&ec2.ModifyVolumeInput{Iops: aws.Int32(5001)}), "InvalidParameterValue")
+	simtest.WantCode(t, modify(&ec2.ModifyVolumeInput{Size: aws.Int32(65537)}), "InvalidParameterValue")
+	simtest.WantCode(t, modify(&ec2.ModifyVolumeInput{VolumeType: types.VolumeTypeSt1}), "InvalidParameterValue") // 10 GiB < 125
 	// io1 at 3,000 IOPS by default needs 60 GiB at 50 IOPS per GiB.
-	wantCode(t, modify(&ec2.ModifyVolumeInput{VolumeType: types.VolumeTypeIo1}), "InvalidParameterValue")
-	wantCode(t, modify(&ec2.ModifyVolumeInput{VolumeType: types.VolumeTypeGp2, Throughput: aws.Int32(200)}), "InvalidParameterCombination")
+	simtest.WantCode(t, modify(&ec2.ModifyVolumeInput{VolumeType: types.VolumeTypeIo1}), "InvalidParameterValue")
+	simtest.WantCode(t, modify(&ec2.ModifyVolumeInput{VolumeType: types.VolumeTypeGp2, Throughput: aws.Int32(200)}), "InvalidParameterCombination")
 	if v, _ := sim.Volume(vol); v.SizeGiB != 10 || v.VolumeType != "gp3" || v.IOPS != 3000 || v.Throughput != 125 || len(v.ModifiedAt) != 0 {
 		t.Fatalf("failed modifications changed the volume: %+v", v)
 	}

@@ -10,6 +10,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	"github.com/aws/aws-sdk-go-v2/service/ec2/types"
+
+	"github.com/ec2-operator/ec2-operator/internal/sim/simtest"
 )
 
 func TestInvalidRunInstancesRequestsFailWithEC2ErrorCodes(t *testing.T) {
@@ -57,8 +59,8 @@ func TestInvalidRunInstancesRequestsFailWithEC2ErrorCodes(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			in := basicRun()
 			tt.mutate(in)
-			_, err := c.RunInstances(ctx(t), in)
-			wantCode(t, err, tt.code)
+			_, err := c.RunInstances(simtest.Ctx(t), in)
+			simtest.WantCode(t, err, tt.code)
 		})
 	}
 	if n := len(sim.Instances()); n != 0 {
@@ -69,17 +71,17 @@ func TestInvalidRunInstancesRequestsFailWithEC2ErrorCodes(t *testing.T) {
 func TestInstanceActionsReportMalformedAndUnknownIDs(t *testing.T) {
 	_, c := newEnv(t, Config{Seed: 21})
 	id := runOne(t, c, basicRun())
-	_, err := c.DescribeInstances(ctx(t), &ec2.DescribeInstancesInput{InstanceIds: []string{"i-123"}})
-	wantCode(t, err, "InvalidInstanceID.Malformed")
-	_, err = c.DescribeInstances(ctx(t), &ec2.DescribeInstancesInput{InstanceIds: []string{id, "i-0000000000000dead", "i-0000000000000beef"}})
-	wantCode(t, err, "InvalidInstanceID.NotFound")
-	if msg := errMessage(err); msg != "The instance IDs 'i-0000000000000dead, i-0000000000000beef' do not exist" {
+	_, err := c.DescribeInstances(simtest.Ctx(t), &ec2.DescribeInstancesInput{InstanceIds: []string{"i-123"}})
+	simtest.WantCode(t, err, "InvalidInstanceID.Malformed")
+	_, err = c.DescribeInstances(simtest.Ctx(t), &ec2.DescribeInstancesInput{InstanceIds: []string{id, "i-0000000000000dead", "i-0000000000000beef"}})
+	simtest.WantCode(t, err, "InvalidInstanceID.NotFound")
+	if msg := simtest.ErrMessage(err); msg != "The instance IDs 'i-0000000000000dead, i-0000000000000beef' do not exist" {
 		t.Errorf("message = %q", msg)
 	}
-	_, err = c.TerminateInstances(ctx(t), &ec2.TerminateInstancesInput{InstanceIds: []string{"i-0000000000000dead"}})
-	wantCode(t, err, "InvalidInstanceID.NotFound")
-	_, err = c.DescribeInstances(ctx(t), &ec2.DescribeInstancesInput{InstanceIds: []string{id}, MaxResults: aws.Int32(5)})
-	wantCode(t, err, "InvalidParameterCombination")
+	_, err = c.TerminateInstances(simtest.Ctx(t), &ec2.TerminateInstancesInput{InstanceIds: []string{"i-0000000000000dead"}})
+	simtest.WantCode(t, err, "InvalidInstanceID.NotFound")
+	_, err = c.DescribeInstances(simtest.Ctx(t), &ec2.DescribeInstancesInput{InstanceIds: []string{id}, MaxResults: aws.Int32(5)})
+	simtest.WantCode(t, err, "InvalidParameterCombination")
 }
 
 func TestTerminationProtectionBlocksTerminateInstances(t *testing.T) {
@@ -87,18 +89,18 @@ func TestTerminationProtectionBlocksTerminateInstances(t *testing.T) {
 	in := basicRun()
 	in.DisableApiTermination = aws.Bool(true)
 	id := runOne(t, c, in)
-	_, err := c.TerminateInstances(ctx(t), &ec2.TerminateInstancesInput{InstanceIds: []string{id}})
-	wantCode(t, err, "OperationNotPermitted")
+	_, err := c.TerminateInstances(simtest.Ctx(t), &ec2.TerminateInstancesInput{InstanceIds: []string{id}})
+	simtest.WantCode(t, err, "OperationNotPermitted")
 	want := "The instance '" + id + "' may not be terminated. Modify its 'disableApiTermination' instance attribute and try again."
-	if errMessage(err) != want {
-		t.Errorf("message = %q", errMessage(err))
+	if simtest.ErrMessage(err) != want {
+		t.Errorf("message = %q", simtest.ErrMessage(err))
 	}
-	if _, err := c.ModifyInstanceAttribute(ctx(t), &ec2.ModifyInstanceAttributeInput{
+	if _, err := c.ModifyInstanceAttribute(simtest.Ctx(t), &ec2.ModifyInstanceAttributeInput{
 		InstanceId: aws.String(id), DisableApiTermination: &types.AttributeBooleanValue{Value: aws.Bool(false)},
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.TerminateInstances(ctx(t), &ec2.TerminateInstancesInput{InstanceIds: []string{id}}); err != nil {
+	if _, err := c.TerminateInstances(simtest.Ctx(t), &ec2.TerminateInstancesInput{InstanceIds: []string{id}}); err != nil {
 		t.Fatalf("terminate after disabling protection: %v", err)
 	}
 }
@@ -106,31 +108,31 @@ func TestTerminationProtectionBlocksTerminateInstances(t *testing.T) {
 func TestModifyingInstanceTypeWhileRunningFails(t *testing.T) {
 	_, c := newEnv(t, Config{Seed: 23})
 	id := runOne(t, c, basicRun())
-	_, err := c.ModifyInstanceAttribute(ctx(t), &ec2.ModifyInstanceAttributeInput{
+	_, err := c.ModifyInstanceAttribute(simtest.Ctx(t), &ec2.ModifyInstanceAttributeInput{
 		InstanceId: aws.String(id), InstanceType: &types.AttributeValue{Value: aws.String("t3.large")},
 	})
-	wantCode(t, err, "IncorrectInstanceState")
-	_, err = c.ModifyInstanceAttribute(ctx(t), &ec2.ModifyInstanceAttributeInput{
+	simtest.WantCode(t, err, "IncorrectInstanceState")
+	_, err = c.ModifyInstanceAttribute(simtest.Ctx(t), &ec2.ModifyInstanceAttributeInput{
 		InstanceId: aws.String(id), UserData: &types.SecureBlobAttributeValue{Value: []byte("x")},
 	})
-	wantCode(t, err, "IncorrectInstanceState")
-	_, err = c.ModifyInstanceAttribute(ctx(t), &ec2.ModifyInstanceAttributeInput{
+	simtest.WantCode(t, err, "IncorrectInstanceState")
+	_, err = c.ModifyInstanceAttribute(simtest.Ctx(t), &ec2.ModifyInstanceAttributeInput{
 		InstanceId:            aws.String(id),
 		InstanceType:          &types.AttributeValue{Value: aws.String("t3.large")},
 		DisableApiTermination: &types.AttributeBooleanValue{Value: aws.Bool(true)},
 	})
-	wantCode(t, err, "InvalidParameterCombination")
-	_, err = c.ModifyInstanceAttribute(ctx(t), &ec2.ModifyInstanceAttributeInput{
+	simtest.WantCode(t, err, "InvalidParameterCombination")
+	_, err = c.ModifyInstanceAttribute(simtest.Ctx(t), &ec2.ModifyInstanceAttributeInput{
 		InstanceId: aws.String(id), Groups: []string{"sg-0000000000000dead"},
 	})
-	wantCode(t, err, "InvalidGroup.NotFound")
+	simtest.WantCode(t, err, "InvalidGroup.NotFound")
 }
 
 func TestUnknownActionsAndDryRunsAnswerLikeEC2(t *testing.T) {
 	sim := New(Config{Seed: 24})
 	srv := newClient(t, sim) // exercise the SDK path for DryRun below
-	_, err := srv.RunInstances(ctx(t), func() *ec2.RunInstancesInput { in := basicRun(); in.DryRun = aws.Bool(true); return in }())
-	wantCode(t, err, "DryRunOperation")
+	_, err := srv.RunInstances(simtest.Ctx(t), func() *ec2.RunInstancesInput { in := basicRun(); in.DryRun = aws.Bool(true); return in }())
+	simtest.WantCode(t, err, "DryRunOperation")
 
 	rec := httpPost(t, sim, url.Values{"Action": {"LaunchRockets"}, "Version": {apiVersion}})
 	if rec.Code != http.StatusBadRequest || !strings.Contains(rec.Body.String(), "<Code>InvalidAction</Code>") {

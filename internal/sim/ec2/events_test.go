@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
+
+	"github.com/ec2-operator/ec2-operator/internal/sim/simtest"
 )
 
 // recorder collects the events a Sim publishes.
@@ -62,15 +64,15 @@ func TestStateChangeEventsForLaunchStopStartTerminate(t *testing.T) {
 	id := runOne(t, c, basicRun())
 	clock.Advance(10 * time.Second)
 	describeOne(t, c, id)
-	if _, err := c.StopInstances(ctx(t), &ec2.StopInstancesInput{InstanceIds: []string{id}}); err != nil {
+	if _, err := c.StopInstances(simtest.Ctx(t), &ec2.StopInstancesInput{InstanceIds: []string{id}}); err != nil {
 		t.Fatalf("StopInstances: %v", err)
 	}
 	clock.Advance(20 * time.Second)
-	if _, err := c.StartInstances(ctx(t), &ec2.StartInstancesInput{InstanceIds: []string{id}}); err != nil {
+	if _, err := c.StartInstances(simtest.Ctx(t), &ec2.StartInstancesInput{InstanceIds: []string{id}}); err != nil {
 		t.Fatalf("StartInstances: %v", err)
 	}
 	clock.Advance(10 * time.Second)
-	if _, err := c.TerminateInstances(ctx(t), &ec2.TerminateInstancesInput{InstanceIds: []string{id}}); err != nil {
+	if _, err := c.TerminateInstances(simtest.Ctx(t), &ec2.TerminateInstancesInput{InstanceIds: []string{id}}); err != nil {
 		t.Fatalf("TerminateInstances: %v", err)
 	}
 	clock.Advance(30 * time.Second)

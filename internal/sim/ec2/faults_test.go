@@ -7,12 +7,14 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
+
+	"github.com/ec2-operator/ec2-operator/internal/sim/simtest"
 )
 
 func TestThrottlingBurstIsRetriedByTheSDK(t *testing.T) {
 	sim, c := newEnv(t, Config{Seed: 50})
 	sim.InjectFault(Fault{Operation: "DescribeInstances", Code: "RequestLimitExceeded", Times: 2})
-	if _, err := c.DescribeInstances(ctx(t), &ec2.DescribeInstancesInput{}); err != nil {
+	if _, err := c.DescribeInstances(simtest.Ctx(t), &ec2.DescribeInstancesInput{}); err != nil {
 		t.Fatalf("describe after throttling: %v", err)
 	}
 	if n := sim.Calls("DescribeInstances"); n != 3 {
@@ -34,8 +36,8 @@ func TestInjectedCapacityErrorsFailUntilRemoved(t *testing.T) {
 	sim, c := newEnv(t, Config{Seed: 51})
 	remove := sim.InjectFault(Fault{Operation: "RunInstances", Code: "InsufficientInstanceCapacity"})
 	c2 := ec2.NewFromConfig(aws.Config{}, func(o *ec2.Options) { *o = c.Options(); o.RetryMaxAttempts = 1 })
-	_, err := c2.RunInstances(ctx(t), basicRun())
-	wantCode(t, err, "InsufficientInstanceCapacity")
+	_, err := c2.RunInstances(simtest.Ctx(t), basicRun())
+	simtest.WantCode(t, err, "InsufficientInstanceCapacity")
 	remove()
 	runOne(t, c2, basicRun())
 }
@@ -47,8 +49,8 @@ func TestProbabilisticFaultsAreReproducibleForASeed(t *testing.T) {
 		sim.InjectFault(Fault{Operation: "DescribeInstances", Code: "InvalidParameterValue", Probability: 0.5})
 		var out []bool
 		for i := 0; i < 20; i++ {
-			_, err := c.DescribeInstances(ctx(t), &ec2.DescribeInstancesInput{})
-			out = append(out, errCode(err) == "InvalidParameterValue")
+			_, err := c.DescribeInstances(simtest.Ctx(t), &ec2.DescribeInstancesInput{})
+			out = append(out, simtest.ErrCode(err) == "InvalidParameterValue")
 		}
 		return out
 	}
@@ -72,7 +74,7 @@ func TestBlockHoldsCallsUnprocessedUntilRelease(t *testing.T) {
 	gate := sim.Block("RunInstances")
 	done := make(chan error, 1)
 	go func() {
-		_, err := c.RunInstances(ctx(t), basicRun())
+		_, err := c.RunInstances(simtest.Ctx(t), basicRun())
 		done <- err
 	}()
 	select {
@@ -119,7 +121,7 @@ func TestLatencyFaultsDelayResponses(t *testing.T) {
 	sim, c := newEnv(t, Config{Seed: 55})
 	sim.InjectFault(Fault{Operation: "DescribeInstances", Latency: 100 * time.Millisecond, Times: 1})
 	start := time.Now()
-	if _, err := c.DescribeInstances(ctx(t), &ec2.DescribeInstancesInput{}); err != nil {
+	if _, err := c.DescribeInstances(simtest.Ctx(t), &ec2.DescribeInstancesInput{}); err != nil {
 		t.Fatal(err)
 	}
 	if d := time.Since(start); d < 100*time.Millisecond {
@@ -133,13 +135,13 @@ func TestAnAfterEffectFaultCarriesTheCallOutAndAnswersTheError(t *testing.T) {
 	client := ec2.New(c.Options(), func(o *ec2.Options) { o.RetryMaxAttempts = 1 })
 	in := basicRun()
 	in.ClientToken = aws.String("lost-answer")
-	_, err := client.RunInstances(ctx(t), in)
-	wantCode(t, err, "InternalError")
+	_, err := client.RunInstances(simtest.Ctx(t), in)
+	simtest.WantCode(t, err, "InternalError")
 	if n := len(sim.Instances()); n != 1 {
 		t.Fatalf("%d instances after a launch whose answer was lost, want the one launched", n)
 	}
 	// The retry with the same token is answered with the same instance (idempotency).
-	out, err := client.RunInstances(ctx(t), in)
+	out, err := client.RunInstances(simtest.Ctx(t), in)
 	if err != nil || len(sim.Instances()) != 1 || *out.Instances[0].InstanceId != sim.Instances()[0].ID {
 		t.Fatalf("the retry launched again or failed: %v, %d instances", err, len(sim.Instances()))
 	}
@@ -150,7 +152,7 @@ func TestJitterAddsARandomDelayBoundedByIt(t *testing.T) {
 	sim.InjectFault(Fault{Operation: "DescribeInstances", Jitter: 200 * time.Millisecond})
 	for range 3 {
 		start := time.Now()
-		if _, err := c.DescribeInstances(ctx(t), &ec2.DescribeInstancesInput{}); err != nil {
+		if _, err := c.DescribeInstances(simtest.Ctx(t), &ec2.DescribeInstancesInput{}); err != nil {
 			t.Fatal(err)
 		}
 		if d := time.Since(start); d > 2*time.Second {
@@ -169,11 +171,11 @@ func TestFaultsApplyInOrderOneCallAfterAnother(t *testing.T) {
 	client := ec2.New(c.Options(), func(o *ec2.Options) { o.RetryMaxAttempts = 1 })
 	in := basicRun()
 	in.ClientToken = aws.String("in-order")
-	_, err := client.RunInstances(ctx(t), in)
-	wantCode(t, err, "InternalError")
-	_, err = client.RunInstances(ctx(t), in)
-	wantCode(t, err, "AuthFailure")
-	out, err := client.RunInstances(ctx(t), in)
+	_, err := client.RunInstances(simtest.Ctx(t), in)
+	simtest.WantCode(t, err, "InternalError")
+	_, err = client.RunInstances(simtest.Ctx(t), in)
+	simtest.WantCode(t, err, "AuthFailure")
+	out, err := client.RunInstances(simtest.Ctx(t), in)
 	if err != nil || len(sim.Instances()) != 1 || *out.Instances[0].InstanceId != sim.Instances()[0].ID {
 		t.Fatalf("the third call, with both faults spent: %v, %d instances", err, len(sim.Instances()))
 	}

@@ -8,6 +8,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	"github.com/aws/aws-sdk-go-v2/service/ec2/types"
+
+	"github.com/ec2-operator/ec2-operator/internal/sim/simtest"
 )
 
 // hibernatable launches the type with hibernation on and an encrypted root
@@ -35,22 +37,22 @@ func TestRunInstancesHibernationPrerequisites(t *testing.T) {
 
 	unencrypted := hibernatable("m5.large", 8)
 	unencrypted.BlockDeviceMappings[0].Ebs.Encrypted = nil
-	_, err := c.RunInstances(ctx(t), unencrypted)
-	wantCode(t, err, "UnsupportedHibernationConfiguration")
-	if errMessage(err) != "For hibernation, the root device volume must be encrypted." {
-		t.Fatalf("message = %q", errMessage(err))
+	_, err := c.RunInstances(simtest.Ctx(t), unencrypted)
+	simtest.WantCode(t, err, "UnsupportedHibernationConfiguration")
+	if simtest.ErrMessage(err) != "For hibernation, the root device volume must be encrypted." {
+		t.Fatalf("message = %q", simtest.ErrMessage(err))
 	}
-	_, err = c.RunInstances(ctx(t), hibernatable("m1.small", 8))
-	wantCode(t, err, "UnsupportedHibernationConfiguration")
-	_, err = c.RunInstances(ctx(t), hibernatable("m5.4xlarge", 8)) // 64 GiB of RAM on an 8 GiB root
-	wantCode(t, err, "UnsupportedHibernationConfiguration")
+	_, err = c.RunInstances(simtest.Ctx(t), hibernatable("m1.small", 8))
+	simtest.WantCode(t, err, "UnsupportedHibernationConfiguration")
+	_, err = c.RunInstances(simtest.Ctx(t), hibernatable("m5.4xlarge", 8)) // 64 GiB of RAM on an 8 GiB root
+	simtest.WantCode(t, err, "UnsupportedHibernationConfiguration")
 	runOne(t, c, hibernatable("m5.4xlarge", 80))
 
 	spot := hibernatable("m5.large", 8)
 	spot.InstanceMarketOptions = &types.InstanceMarketOptionsRequest{MarketType: types.MarketTypeSpot,
 		SpotOptions: &types.SpotMarketOptions{SpotInstanceType: types.SpotInstanceTypePersistent, InstanceInterruptionBehavior: types.InstanceInterruptionBehaviorStop}}
-	_, err = c.RunInstances(ctx(t), spot)
-	wantCode(t, err, "InvalidParameterCombination")
+	_, err = c.RunInstances(simtest.Ctx(t), spot)
+	simtest.WantCode(t, err, "InvalidParameterCombination")
 	spot.InstanceMarketOptions.SpotOptions.InstanceInterruptionBehavior = ""
 	runOne(t, c, spot)
 }
@@ -61,15 +63,15 @@ func TestStopInstancesHibernate(t *testing.T) {
 	clock := newFakeClock()
 	_, c := newEnv(t, Config{Seed: 31, Now: clock.Now, StoppingDuration: 30 * time.Second})
 	plain := runOne(t, c, basicRun())
-	_, err := c.StopInstances(ctx(t), &ec2.StopInstancesInput{InstanceIds: []string{plain}, Hibernate: aws.Bool(true)})
-	wantCode(t, err, "UnsupportedHibernationConfiguration")
-	if errMessage(err) != "The instance can't be hibernated because it was not configured at launch for hibernation: "+plain {
-		t.Fatalf("message = %q", errMessage(err))
+	_, err := c.StopInstances(simtest.Ctx(t), &ec2.StopInstancesInput{InstanceIds: []string{plain}, Hibernate: aws.Bool(true)})
+	simtest.WantCode(t, err, "UnsupportedHibernationConfiguration")
+	if simtest.ErrMessage(err) != "The instance can't be hibernated because it was not configured at launch for hibernation: "+plain {
+		t.Fatalf("message = %q", simtest.ErrMessage(err))
 	}
 
 	id := runOne(t, c, hibernatable("t3.large", 8))
 	describeOne(t, c, id) // running
-	out, err := c.StopInstances(ctx(t), &ec2.StopInstancesInput{InstanceIds: []string{id}, Hibernate: aws.Bool(true)})
+	out, err := c.StopInstances(simtest.Ctx(t), &ec2.StopInstancesInput{InstanceIds: []string{id}, Hibernate: aws.Bool(true)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,11 +90,11 @@ func TestStopInstancesHibernate(t *testing.T) {
 		t.Fatalf("after hibernating: %s %+v %q", inst.State.Name, inst.StateReason, aws.ToString(inst.StateTransitionReason))
 	}
 	// A plain stop of the same instance later reads as a user-initiated shutdown.
-	if _, err := c.StartInstances(ctx(t), &ec2.StartInstancesInput{InstanceIds: []string{id}}); err != nil {
+	if _, err := c.StartInstances(simtest.Ctx(t), &ec2.StartInstancesInput{InstanceIds: []string{id}}); err != nil {
 		t.Fatal(err)
 	}
 	describeOne(t, c, id)
-	if _, err := c.StopInstances(ctx(t), &ec2.StopInstancesInput{InstanceIds: []string{id}}); err != nil {
+	if _, err := c.StopInstances(simtest.Ctx(t), &ec2.StopInstancesInput{InstanceIds: []string{id}}); err != nil {
 		t.Fatal(err)
 	}
 	clock.Advance(30 * time.Second)

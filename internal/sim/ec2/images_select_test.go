@@ -8,12 +8,14 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	"github.com/aws/aws-sdk-go-v2/service/ec2/types"
+
+	"github.com/ec2-operator/ec2-operator/internal/sim/simtest"
 )
 
 // imageIDs returns the ids DescribeImages answered, sorted.
 func imageIDs(t *testing.T, c *ec2.Client, in *ec2.DescribeImagesInput) []string {
 	t.Helper()
-	out, err := c.DescribeImages(ctx(t), in)
+	out, err := c.DescribeImages(simtest.Ctx(t), in)
 	if err != nil {
 		t.Fatalf("DescribeImages: %v", err)
 	}
@@ -113,11 +115,11 @@ func TestDescribeImagesFilters(t *testing.T) {
 func TestDescribeImagesReportsImageFields(t *testing.T) {
 	sim, c := newEnv(t, Config{Seed: 3})
 	addTestImages(t, sim)
-	if _, err := c.CreateTags(ctx(t), &ec2.CreateTagsInput{Resources: []string{"ami-0000000000000a001"},
+	if _, err := c.CreateTags(simtest.Ctx(t), &ec2.CreateTagsInput{Resources: []string{"ami-0000000000000a001"},
 		Tags: []types.Tag{{Key: aws.String("release"), Value: aws.String("22.04")}}}); err != nil {
 		t.Fatal(err)
 	}
-	out, err := c.DescribeImages(ctx(t), &ec2.DescribeImagesInput{ImageIds: []string{"ami-0000000000000a001", "ami-0000000000000a002", DefaultImageID}})
+	out, err := c.DescribeImages(simtest.Ctx(t), &ec2.DescribeImagesInput{ImageIds: []string{"ami-0000000000000a001", "ami-0000000000000a002", DefaultImageID}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,9 +140,9 @@ func TestDescribeImagesReportsImageFields(t *testing.T) {
 		d.ImdsSupport != types.ImdsSupportValuesV20 {
 		t.Fatalf("seeded image = %+v", d)
 	}
-	_, err = c.CreateTags(ctx(t), &ec2.CreateTagsInput{Resources: []string{"ami-0000000000000dead"},
+	_, err = c.CreateTags(simtest.Ctx(t), &ec2.CreateTagsInput{Resources: []string{"ami-0000000000000dead"},
 		Tags: []types.Tag{{Key: aws.String("k"), Value: aws.String("v")}}})
-	wantCode(t, err, "InvalidAMIID.NotFound")
+	simtest.WantCode(t, err, "InvalidAMIID.NotFound")
 }
 
 // An image added with AddImageWith launches like a seeded one and enforces
@@ -158,8 +160,8 @@ func TestAddImageWithLaunches(t *testing.T) {
 	in = basicRun()
 	in.ImageId = aws.String("ami-0000000000000b002")
 	in.BlockDeviceMappings = []types.BlockDeviceMapping{{DeviceName: aws.String("/dev/xvda"), Ebs: &types.EbsBlockDevice{VolumeSize: aws.Int32(8)}}}
-	_, err := c.RunInstances(ctx(t), in)
-	wantCode(t, err, "InvalidBlockDeviceMapping")
+	_, err := c.RunInstances(simtest.Ctx(t), in)
+	simtest.WantCode(t, err, "InvalidBlockDeviceMapping")
 }
 
 // An image that is not available cannot be launched ("EC2 error codes":
@@ -169,6 +171,6 @@ func TestRunInstancesRefusesUnavailableImage(t *testing.T) {
 	addTestImages(t, sim)
 	in := basicRun()
 	in.ImageId = aws.String("ami-0000000000000a003")
-	_, err := c.RunInstances(ctx(t), in)
-	wantCode(t, err, "InvalidAMIID.Unavailable")
+	_, err := c.RunInstances(simtest.Ctx(t), in)
+	simtest.WantCode(t, err, "InvalidAMIID.Unavailable")
 }

@@ -7,6 +7,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	"github.com/aws/aws-sdk-go-v2/service/ec2/types"
+
+	"github.com/ec2-operator/ec2-operator/internal/sim/simtest"
 )
 
 // withIMDSTags returns a launch that exposes tags in instance metadata and
@@ -25,9 +27,9 @@ func withIMDSTags(instanceKey, volumeKey string) *ec2.RunInstancesInput {
 // metadata cannot carry.
 func wantIMDSKeyRefused(t *testing.T, err error, key string) {
 	t.Helper()
-	wantCode(t, err, "InvalidParameterValue")
-	if !strings.HasPrefix(errMessage(err), "'"+key+"' is not a valid tag key. Tag keys must match pattern") {
-		t.Fatalf("message = %q", errMessage(err))
+	simtest.WantCode(t, err, "InvalidParameterValue")
+	if !strings.HasPrefix(simtest.ErrMessage(err), "'"+key+"' is not a valid tag key. Tag keys must match pattern") {
+		t.Fatalf("message = %q", simtest.ErrMessage(err))
 	}
 }
 
@@ -37,7 +39,7 @@ func wantIMDSKeyRefused(t *testing.T, err error, key string) {
 func TestRunInstancesRefusesIMDSInvalidInstanceTagKeys(t *testing.T) {
 	_, c := newEnv(t, Config{Seed: 61})
 	for _, key := range []string{"ec2-operator.dev/owner-uid", "Patch Group", ".", "..", "_index"} {
-		_, err := c.RunInstances(ctx(t), withIMDSTags(key, "ok"))
+		_, err := c.RunInstances(simtest.Ctx(t), withIMDSTags(key, "ok"))
 		wantIMDSKeyRefused(t, err, key)
 	}
 	id := runOne(t, c, withIMDSTags("ec2-operator.dev:owner-uid+-=.,_:@A9", "ec2-operator.dev/device"))
@@ -58,16 +60,16 @@ func TestModifyInstanceMetadataOptionsRefusesIMDSInvalidKeys(t *testing.T) {
 	in.MetadataOptions = nil
 	id := runOne(t, c, in)
 	enable := &ec2.ModifyInstanceMetadataOptionsInput{InstanceId: aws.String(id), InstanceMetadataTags: types.InstanceMetadataTagsStateEnabled}
-	_, err := c.ModifyInstanceMetadataOptions(ctx(t), enable)
+	_, err := c.ModifyInstanceMetadataOptions(simtest.Ctx(t), enable)
 	wantIMDSKeyRefused(t, err, "ec2-operator.dev/owner-uid")
 	if got := describeOne(t, c, id).MetadataOptions.InstanceMetadataTags; got != types.InstanceMetadataTagsStateDisabled {
 		t.Fatalf("a refused change applied: instanceMetadataTags = %q", got)
 	}
 
-	if _, err := c.DeleteTags(ctx(t), &ec2.DeleteTagsInput{Resources: []string{id}, Tags: []types.Tag{{Key: aws.String("ec2-operator.dev/owner-uid")}}}); err != nil {
+	if _, err := c.DeleteTags(simtest.Ctx(t), &ec2.DeleteTagsInput{Resources: []string{id}, Tags: []types.Tag{{Key: aws.String("ec2-operator.dev/owner-uid")}}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.ModifyInstanceMetadataOptions(ctx(t), enable); err != nil {
+	if _, err := c.ModifyInstanceMetadataOptions(simtest.Ctx(t), enable); err != nil {
 		t.Fatalf("ModifyInstanceMetadataOptions: %v", err)
 	}
 }
@@ -79,14 +81,14 @@ func TestCreateTagsRefusesIMDSInvalidKeyOnExposingInstance(t *testing.T) {
 	id := runOne(t, c, withIMDSTags("owner", "x"))
 	vol := aws.ToString(describeOne(t, c, id).BlockDeviceMappings[0].Ebs.VolumeId)
 	bad := []types.Tag{{Key: aws.String("ok"), Value: aws.String("1")}, {Key: aws.String("a/b"), Value: aws.String("2")}}
-	_, err := c.CreateTags(ctx(t), &ec2.CreateTagsInput{Resources: []string{id}, Tags: bad})
+	_, err := c.CreateTags(simtest.Ctx(t), &ec2.CreateTagsInput{Resources: []string{id}, Tags: bad})
 	wantIMDSKeyRefused(t, err, "a/b")
 	for _, tag := range describeOne(t, c, id).Tags {
 		if aws.ToString(tag.Key) == "ok" {
 			t.Fatal("a refused CreateTags applied a tag")
 		}
 	}
-	if _, err := c.CreateTags(ctx(t), &ec2.CreateTagsInput{Resources: []string{vol}, Tags: bad}); err != nil {
+	if _, err := c.CreateTags(simtest.Ctx(t), &ec2.CreateTagsInput{Resources: []string{vol}, Tags: bad}); err != nil {
 		t.Fatalf("CreateTags on the volume: %v", err)
 	}
 }
@@ -105,7 +107,7 @@ func TestDescribeInstancesTagKeyValuesAreORed(t *testing.T) {
 	slash, colon := tagged("p/uid", "u1"), tagged("p:uid", "u1")
 	tagged("p/uid", "u2")
 	tagged("other", "u1")
-	out, err := c.DescribeInstances(ctx(t), &ec2.DescribeInstancesInput{Filters: []types.Filter{
+	out, err := c.DescribeInstances(simtest.Ctx(t), &ec2.DescribeInstancesInput{Filters: []types.Filter{
 		{Name: aws.String("tag-key"), Values: []string{"p/uid", "p:uid"}},
 		{Name: aws.String("tag-value"), Values: []string{"u1"}},
 	}})

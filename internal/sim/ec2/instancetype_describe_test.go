@@ -7,12 +7,14 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	"github.com/aws/aws-sdk-go-v2/service/ec2/types"
+
+	"github.com/ec2-operator/ec2-operator/internal/sim/simtest"
 )
 
 // describeTypes returns DescribeInstanceTypes' answer for the named types, by name.
 func describeTypes(t *testing.T, c *ec2.Client, names ...types.InstanceType) map[types.InstanceType]types.InstanceTypeInfo {
 	t.Helper()
-	out, err := c.DescribeInstanceTypes(ctx(t), &ec2.DescribeInstanceTypesInput{InstanceTypes: names})
+	out, err := c.DescribeInstanceTypes(simtest.Ctx(t), &ec2.DescribeInstanceTypesInput{InstanceTypes: names})
 	if err != nil {
 		t.Fatalf("DescribeInstanceTypes: %v", err)
 	}
@@ -84,10 +86,10 @@ func TestDescribeInstanceTypesReportsCatalogue(t *testing.T) {
 // An unknown type fails the whole call with EC2's InvalidInstanceType.
 func TestDescribeInstanceTypesUnknownType(t *testing.T) {
 	_, c := newEnv(t, Config{Seed: 11})
-	_, err := c.DescribeInstanceTypes(ctx(t), &ec2.DescribeInstanceTypesInput{InstanceTypes: []types.InstanceType{"t3.micro", "i8ge.xlarge"}})
-	wantCode(t, err, "InvalidInstanceType")
-	if errMessage(err) != "The following supplied instance types do not exist: [i8ge.xlarge]" {
-		t.Fatalf("message = %q", errMessage(err))
+	_, err := c.DescribeInstanceTypes(simtest.Ctx(t), &ec2.DescribeInstanceTypesInput{InstanceTypes: []types.InstanceType{"t3.micro", "i8ge.xlarge"}})
+	simtest.WantCode(t, err, "InvalidInstanceType")
+	if simtest.ErrMessage(err) != "The following supplied instance types do not exist: [i8ge.xlarge]" {
+		t.Fatalf("message = %q", simtest.ErrMessage(err))
 	}
 }
 
@@ -99,7 +101,7 @@ func TestDescribeInstanceTypesPagingAndFilters(t *testing.T) {
 	pages := 0
 	p := ec2.NewDescribeInstanceTypesPaginator(c, &ec2.DescribeInstanceTypesInput{MaxResults: aws.Int32(20)})
 	for p.HasMorePages() {
-		out, err := p.NextPage(ctx(t))
+		out, err := p.NextPage(simtest.Ctx(t))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -117,10 +119,10 @@ func TestDescribeInstanceTypesPagingAndFilters(t *testing.T) {
 	if len(seen) != len(knownTypeNames()) || pages < 5 {
 		t.Fatalf("saw %d types in %d pages, want %d", len(seen), pages, len(knownTypeNames()))
 	}
-	_, err := c.DescribeInstanceTypes(ctx(t), &ec2.DescribeInstanceTypesInput{MaxResults: aws.Int32(1000)})
-	wantCode(t, err, "InvalidParameterValue")
+	_, err := c.DescribeInstanceTypes(simtest.Ctx(t), &ec2.DescribeInstanceTypesInput{MaxResults: aws.Int32(1000)})
+	simtest.WantCode(t, err, "InvalidParameterValue")
 
-	out, err := c.DescribeInstanceTypes(ctx(t), &ec2.DescribeInstanceTypesInput{Filters: []types.Filter{
+	out, err := c.DescribeInstanceTypes(simtest.Ctx(t), &ec2.DescribeInstanceTypesInput{Filters: []types.Filter{
 		{Name: aws.String("burstable-performance-supported"), Values: []string{"true"}},
 		{Name: aws.String("processor-info.supported-architecture"), Values: []string{"arm64"}},
 	}})
@@ -130,6 +132,6 @@ func TestDescribeInstanceTypesPagingAndFilters(t *testing.T) {
 	if len(out.InstanceTypes) != 7 {
 		t.Fatalf("burstable arm64 types = %d, want the 7 T4g sizes", len(out.InstanceTypes))
 	}
-	_, err = c.DescribeInstanceTypes(ctx(t), &ec2.DescribeInstanceTypesInput{Filters: []types.Filter{{Name: aws.String("no-such-filter"), Values: []string{"x"}}}})
-	wantCode(t, err, "InvalidParameterValue")
+	_, err = c.DescribeInstanceTypes(simtest.Ctx(t), &ec2.DescribeInstanceTypesInput{Filters: []types.Filter{{Name: aws.String("no-such-filter"), Values: []string{"x"}}}})
+	simtest.WantCode(t, err, "InvalidParameterValue")
 }

@@ -6,12 +6,14 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	"github.com/aws/aws-sdk-go-v2/service/ec2/types"
+
+	"github.com/ec2-operator/ec2-operator/internal/sim/simtest"
 )
 
 // attribute reads one instance attribute's string value.
 func attribute(t *testing.T, c *ec2.Client, id string, name types.InstanceAttributeName) *ec2.DescribeInstanceAttributeOutput {
 	t.Helper()
-	out, err := c.DescribeInstanceAttribute(ctx(t), &ec2.DescribeInstanceAttributeInput{InstanceId: aws.String(id), Attribute: name})
+	out, err := c.DescribeInstanceAttribute(simtest.Ctx(t), &ec2.DescribeInstanceAttributeInput{InstanceId: aws.String(id), Attribute: name})
 	if err != nil {
 		t.Fatalf("DescribeInstanceAttribute(%s): %v", name, err)
 	}
@@ -30,30 +32,30 @@ func TestStopProtection(t *testing.T) {
 	if v := attribute(t, c, id, types.InstanceAttributeNameDisableApiStop).DisableApiStop; !aws.ToBool(v.Value) {
 		t.Fatal("disableApiStop not reported")
 	}
-	_, err := c.StopInstances(ctx(t), &ec2.StopInstancesInput{InstanceIds: []string{id}})
-	wantCode(t, err, "OperationNotPermitted")
-	if errMessage(err) != "The instance '"+id+"' may not be stopped. Modify its 'disableApiStop' instance attribute and try again." {
-		t.Fatalf("message = %q", errMessage(err))
+	_, err := c.StopInstances(simtest.Ctx(t), &ec2.StopInstancesInput{InstanceIds: []string{id}})
+	simtest.WantCode(t, err, "OperationNotPermitted")
+	if simtest.ErrMessage(err) != "The instance '"+id+"' may not be stopped. Modify its 'disableApiStop' instance attribute and try again." {
+		t.Fatalf("message = %q", simtest.ErrMessage(err))
 	}
-	if _, err := c.ModifyInstanceAttribute(ctx(t), &ec2.ModifyInstanceAttributeInput{InstanceId: aws.String(id),
+	if _, err := c.ModifyInstanceAttribute(simtest.Ctx(t), &ec2.ModifyInstanceAttributeInput{InstanceId: aws.String(id),
 		DisableApiStop: &types.AttributeBooleanValue{Value: aws.Bool(false)}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.StopInstances(ctx(t), &ec2.StopInstancesInput{InstanceIds: []string{id}}); err != nil {
+	if _, err := c.StopInstances(simtest.Ctx(t), &ec2.StopInstancesInput{InstanceIds: []string{id}}); err != nil {
 		t.Fatal(err)
 	}
 	// Stop protection does not stop termination.
 	in = basicRun()
 	in.DisableApiStop = aws.Bool(true)
 	other := runOne(t, c, in)
-	if _, err := c.TerminateInstances(ctx(t), &ec2.TerminateInstancesInput{InstanceIds: []string{other}}); err != nil {
+	if _, err := c.TerminateInstances(simtest.Ctx(t), &ec2.TerminateInstancesInput{InstanceIds: []string{other}}); err != nil {
 		t.Fatal(err)
 	}
 	spot := basicRun()
 	spot.DisableApiStop = aws.Bool(true)
 	spot.InstanceMarketOptions = &types.InstanceMarketOptionsRequest{MarketType: types.MarketTypeSpot}
-	_, err = c.RunInstances(ctx(t), spot)
-	wantCode(t, err, "InvalidParameterCombination")
+	_, err = c.RunInstances(simtest.Ctx(t), spot)
+	simtest.WantCode(t, err, "InvalidParameterCombination")
 }
 
 // ShutdownFromOS follows the instance-initiated shutdown behaviour: stop by
@@ -97,12 +99,12 @@ func TestShutdownFromOSFollowsShutdownBehavior(t *testing.T) {
 
 	// ModifyInstanceAttribute switches the behaviour.
 	flip := runOne(t, c, basicRun())
-	if _, err := c.ModifyInstanceAttribute(ctx(t), &ec2.ModifyInstanceAttributeInput{InstanceId: aws.String(flip),
+	if _, err := c.ModifyInstanceAttribute(simtest.Ctx(t), &ec2.ModifyInstanceAttributeInput{InstanceId: aws.String(flip),
 		InstanceInitiatedShutdownBehavior: &types.AttributeValue{Value: aws.String("terminate")}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.ModifyInstanceAttribute(ctx(t), &ec2.ModifyInstanceAttributeInput{InstanceId: aws.String(flip),
-		InstanceInitiatedShutdownBehavior: &types.AttributeValue{Value: aws.String("hibernate")}}); errCode(err) != "InvalidParameterValue" {
+	if _, err := c.ModifyInstanceAttribute(simtest.Ctx(t), &ec2.ModifyInstanceAttributeInput{InstanceId: aws.String(flip),
+		InstanceInitiatedShutdownBehavior: &types.AttributeValue{Value: aws.String("hibernate")}}); simtest.ErrCode(err) != "InvalidParameterValue" {
 		t.Fatalf("invalid behaviour: %v", err)
 	}
 	describeOne(t, c, flip)
@@ -114,8 +116,8 @@ func TestShutdownFromOSFollowsShutdownBehavior(t *testing.T) {
 	}
 	bad := basicRun()
 	bad.InstanceInitiatedShutdownBehavior = "explode"
-	_, err := c.RunInstances(ctx(t), bad)
-	wantCode(t, err, "InvalidParameterValue")
+	_, err := c.RunInstances(simtest.Ctx(t), bad)
+	simtest.WantCode(t, err, "InvalidParameterValue")
 }
 
 // Maintenance options: AutoRecovery at launch, ModifyInstanceMaintenanceOptions,
@@ -132,7 +134,7 @@ func TestMaintenanceOptions(t *testing.T) {
 	if m := describeOne(t, c, off).MaintenanceOptions; m.AutoRecovery != types.InstanceAutoRecoveryStateDisabled {
 		t.Fatalf("maintenanceOptions = %+v", m)
 	}
-	out, err := c.ModifyInstanceMaintenanceOptions(ctx(t), &ec2.ModifyInstanceMaintenanceOptionsInput{InstanceId: aws.String(off),
+	out, err := c.ModifyInstanceMaintenanceOptions(simtest.Ctx(t), &ec2.ModifyInstanceMaintenanceOptionsInput{InstanceId: aws.String(off),
 		AutoRecovery: types.InstanceAutoRecoveryStateDefault})
 	if err != nil || out.AutoRecovery != types.InstanceAutoRecoveryStateDefault || aws.ToString(out.InstanceId) != off {
 		t.Fatalf("ModifyInstanceMaintenanceOptions = %+v, %v", out, err)
@@ -140,10 +142,10 @@ func TestMaintenanceOptions(t *testing.T) {
 	if m := describeOne(t, c, off).MaintenanceOptions; m.AutoRecovery != types.InstanceAutoRecoveryStateDefault {
 		t.Fatalf("after modify maintenanceOptions = %+v", m)
 	}
-	_, err = c.ModifyInstanceMaintenanceOptions(ctx(t), &ec2.ModifyInstanceMaintenanceOptionsInput{InstanceId: aws.String(off), AutoRecovery: "sometimes"})
-	wantCode(t, err, "InvalidParameterValue")
-	_, err = c.ModifyInstanceMaintenanceOptions(ctx(t), &ec2.ModifyInstanceMaintenanceOptionsInput{InstanceId: aws.String("i-0000000000000dead")})
-	wantCode(t, err, "InvalidInstanceID.NotFound")
+	_, err = c.ModifyInstanceMaintenanceOptions(simtest.Ctx(t), &ec2.ModifyInstanceMaintenanceOptionsInput{InstanceId: aws.String(off), AutoRecovery: "sometimes"})
+	simtest.WantCode(t, err, "InvalidParameterValue")
+	_, err = c.ModifyInstanceMaintenanceOptions(simtest.Ctx(t), &ec2.ModifyInstanceMaintenanceOptionsInput{InstanceId: aws.String("i-0000000000000dead")})
+	simtest.WantCode(t, err, "InvalidInstanceID.NotFound")
 }
 
 // Private DNS name options: a resource-name hostname is the instance-ID
@@ -168,11 +170,11 @@ func TestPrivateDNSNameOptions(t *testing.T) {
 	if inst.PrivateDnsNameOptions.HostnameType != types.HostnameTypeIpName || ipName == plain+".ec2.internal" {
 		t.Fatalf("default privateDnsName %q options %+v", ipName, inst.PrivateDnsNameOptions)
 	}
-	_, err := c.ModifyPrivateDnsNameOptions(ctx(t), &ec2.ModifyPrivateDnsNameOptionsInput{InstanceId: aws.String(plain),
+	_, err := c.ModifyPrivateDnsNameOptions(simtest.Ctx(t), &ec2.ModifyPrivateDnsNameOptionsInput{InstanceId: aws.String(plain),
 		PrivateDnsHostnameType: types.HostnameTypeResourceName})
-	wantCode(t, err, "IncorrectInstanceState")
+	simtest.WantCode(t, err, "IncorrectInstanceState")
 	// The record switches do not need a stopped instance.
-	if _, err := c.ModifyPrivateDnsNameOptions(ctx(t), &ec2.ModifyPrivateDnsNameOptionsInput{InstanceId: aws.String(plain),
+	if _, err := c.ModifyPrivateDnsNameOptions(simtest.Ctx(t), &ec2.ModifyPrivateDnsNameOptionsInput{InstanceId: aws.String(plain),
 		EnableResourceNameDnsAAAARecord: aws.Bool(true)}); err != nil {
 		t.Fatal(err)
 	}
@@ -180,7 +182,7 @@ func TestPrivateDNSNameOptions(t *testing.T) {
 		t.Fatal(err)
 	}
 	describeOne(t, c, plain)
-	out, err := c.ModifyPrivateDnsNameOptions(ctx(t), &ec2.ModifyPrivateDnsNameOptionsInput{InstanceId: aws.String(plain),
+	out, err := c.ModifyPrivateDnsNameOptions(simtest.Ctx(t), &ec2.ModifyPrivateDnsNameOptionsInput{InstanceId: aws.String(plain),
 		PrivateDnsHostnameType: types.HostnameTypeResourceName})
 	if err != nil || !aws.ToBool(out.Return) {
 		t.Fatalf("ModifyPrivateDnsNameOptions = %+v, %v", out, err)
@@ -199,7 +201,7 @@ func TestResourceNameOutsideUSEast1(t *testing.T) {
 	in := basicRun()
 	in.SubnetId = nil
 	in.PrivateDnsNameOptions = &types.PrivateDnsNameOptionsRequest{HostnameType: types.HostnameTypeResourceName}
-	out, err := c.RunInstances(ctx(t), in)
+	out, err := c.RunInstances(simtest.Ctx(t), in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,7 +228,7 @@ func TestMetadataTagsAndIPv6(t *testing.T) {
 		md.InstanceMetadataTags != types.InstanceMetadataTagsStateEnabled {
 		t.Fatalf("metadataOptions = %+v", md)
 	}
-	out, err := c.ModifyInstanceMetadataOptions(ctx(t), &ec2.ModifyInstanceMetadataOptionsInput{InstanceId: aws.String(id),
+	out, err := c.ModifyInstanceMetadataOptions(simtest.Ctx(t), &ec2.ModifyInstanceMetadataOptionsInput{InstanceId: aws.String(id),
 		HttpProtocolIpv6: types.InstanceMetadataProtocolStateEnabled, InstanceMetadataTags: types.InstanceMetadataTagsStateEnabled})
 	if err != nil || out.InstanceMetadataOptions.HttpProtocolIpv6 != types.InstanceMetadataProtocolStateEnabled {
 		t.Fatalf("ModifyInstanceMetadataOptions = %+v, %v", out, err)
@@ -235,6 +237,6 @@ func TestMetadataTagsAndIPv6(t *testing.T) {
 		md.InstanceMetadataTags != types.InstanceMetadataTagsStateEnabled {
 		t.Fatalf("after modify metadataOptions = %+v", md)
 	}
-	_, err = c.ModifyInstanceMetadataOptions(ctx(t), &ec2.ModifyInstanceMetadataOptionsInput{InstanceId: aws.String(id), HttpProtocolIpv6: "maybe"})
-	wantCode(t, err, "InvalidParameterValue")
+	_, err = c.ModifyInstanceMetadataOptions(simtest.Ctx(t), &ec2.ModifyInstanceMetadataOptionsInput{InstanceId: aws.String(id), HttpProtocolIpv6: "maybe"})
+	simtest.WantCode(t, err, "InvalidParameterValue")
 }

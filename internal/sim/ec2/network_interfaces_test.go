@@ -8,12 +8,14 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	"github.com/aws/aws-sdk-go-v2/service/ec2/types"
+
+	"github.com/ec2-operator/ec2-operator/internal/sim/simtest"
 )
 
 // describeENI returns one network interface by id.
 func describeENI(t *testing.T, c *ec2.Client, id string) types.NetworkInterface {
 	t.Helper()
-	out, err := c.DescribeNetworkInterfaces(ctx(t), &ec2.DescribeNetworkInterfacesInput{NetworkInterfaceIds: []string{id}})
+	out, err := c.DescribeNetworkInterfaces(simtest.Ctx(t), &ec2.DescribeNetworkInterfacesInput{NetworkInterfaceIds: []string{id}})
 	if err != nil || len(out.NetworkInterfaces) != 1 {
 		t.Fatalf("DescribeNetworkInterfaces(%s): %v %+v", id, err, out)
 	}
@@ -54,10 +56,10 @@ func TestRunInstancesRefusesPrivateIPOutsideTheSubnetRange(t *testing.T) {
 	for _, ip := range []string{"10.0.2.5", "10.0.1.0", "10.0.1.3", "10.0.1.255", "not-an-ip"} {
 		in := runIn(testSubnet)
 		in.PrivateIpAddress = aws.String(ip)
-		_, err := c.RunInstances(ctx(t), in)
-		wantCode(t, err, "InvalidParameterValue")
-		if want := "Address " + ip + " does not fall within the subnet's address range"; errMessage(err) != want {
-			t.Errorf("message = %q, want %q", errMessage(err), want)
+		_, err := c.RunInstances(simtest.Ctx(t), in)
+		simtest.WantCode(t, err, "InvalidParameterValue")
+		if want := "Address " + ip + " does not fall within the subnet's address range"; simtest.ErrMessage(err) != want {
+			t.Errorf("message = %q, want %q", simtest.ErrMessage(err), want)
 		}
 	}
 	in := basicRun()
@@ -65,8 +67,8 @@ func TestRunInstancesRefusesPrivateIPOutsideTheSubnetRange(t *testing.T) {
 	in.NetworkInterfaces = []types.InstanceNetworkInterfaceSpecification{{
 		DeviceIndex: aws.Int32(0), SubnetId: aws.String(testSubnet), PrivateIpAddress: aws.String("10.0.3.9"),
 	}}
-	_, err := c.RunInstances(ctx(t), in)
-	wantCode(t, err, "InvalidParameterValue")
+	_, err := c.RunInstances(simtest.Ctx(t), in)
+	simtest.WantCode(t, err, "InvalidParameterValue")
 	if n := len(sim.Instances()); n != 0 {
 		t.Fatalf("%d instances launched", n)
 	}
@@ -80,12 +82,12 @@ func TestRunInstancesRefusesAPrivateIPInUse(t *testing.T) {
 	in.PrivateIpAddress = aws.String("10.0.1.20")
 	first := runOne(t, c, in)
 	in.ClientToken = nil // the SDK filled it in; a retry with it would be idempotent
-	_, err := c.RunInstances(ctx(t), in)
-	wantCode(t, err, "InvalidIPAddress.InUse")
-	if errMessage(err) != "Address 10.0.1.20 is in use." {
-		t.Errorf("message = %q", errMessage(err))
+	_, err := c.RunInstances(simtest.Ctx(t), in)
+	simtest.WantCode(t, err, "InvalidIPAddress.InUse")
+	if simtest.ErrMessage(err) != "Address 10.0.1.20 is in use." {
+		t.Errorf("message = %q", simtest.ErrMessage(err))
 	}
-	if _, err := c.TerminateInstances(ctx(t), &ec2.TerminateInstancesInput{InstanceIds: []string{first}}); err != nil {
+	if _, err := c.TerminateInstances(simtest.Ctx(t), &ec2.TerminateInstancesInput{InstanceIds: []string{first}}); err != nil {
 		t.Fatal(err)
 	}
 	describeOne(t, c, first)
@@ -151,8 +153,8 @@ func TestRunInstancesAssignsIPv6AddressesFromTheSubnet(t *testing.T) {
 		t.Fatalf("ipv6 addresses = %+v", got.Ipv6Addresses)
 	}
 	in.ClientToken = nil
-	_, err := c.RunInstances(ctx(t), in)
-	wantCode(t, err, "InvalidIPAddress.InUse")
+	_, err := c.RunInstances(simtest.Ctx(t), in)
+	simtest.WantCode(t, err, "InvalidIPAddress.InUse")
 }
 
 // IPv6 addresses need an IPv6 CIDR block on the subnet; without one the
@@ -161,10 +163,10 @@ func TestRunInstancesRefusesIPv6InASubnetWithoutIPv6CIDR(t *testing.T) {
 	sim, c := newVPCEnv(t, Config{Seed: 305})
 	in := runIn(testSubnet)
 	in.Ipv6AddressCount = aws.Int32(1)
-	_, err := c.RunInstances(ctx(t), in)
-	wantCode(t, err, "InvalidParameterValue")
-	if !strings.Contains(errMessage(err), "IPv6 CIDR") {
-		t.Errorf("message = %q", errMessage(err))
+	_, err := c.RunInstances(simtest.Ctx(t), in)
+	simtest.WantCode(t, err, "InvalidParameterValue")
+	if !strings.Contains(simtest.ErrMessage(err), "IPv6 CIDR") {
+		t.Errorf("message = %q", simtest.ErrMessage(err))
 	}
 	if n := len(sim.Instances()); n != 0 {
 		t.Fatalf("%d instances launched", n)
@@ -178,22 +180,22 @@ func TestRunInstancesFailsWhenTheSubnetHasTooFewFreeAddresses(t *testing.T) {
 	sim, c := newVPCEnv(t, Config{Seed: 306})
 	in := runIn(testSmallSubnet)
 	in.MinCount, in.MaxCount = aws.Int32(12), aws.Int32(12)
-	_, err := c.RunInstances(ctx(t), in)
-	wantCode(t, err, "InsufficientFreeAddressesInSubnet")
+	_, err := c.RunInstances(simtest.Ctx(t), in)
+	simtest.WantCode(t, err, "InsufficientFreeAddressesInSubnet")
 	in = basicRun()
 	in.SubnetId = nil
 	in.MinCount, in.MaxCount = aws.Int32(6), aws.Int32(6)
 	in.NetworkInterfaces = []types.InstanceNetworkInterfaceSpecification{{
 		DeviceIndex: aws.Int32(0), SubnetId: aws.String(testSmallSubnet), SecondaryPrivateIpAddressCount: aws.Int32(1),
 	}}
-	_, err = c.RunInstances(ctx(t), in)
-	wantCode(t, err, "InsufficientFreeAddressesInSubnet")
+	_, err = c.RunInstances(simtest.Ctx(t), in)
+	simtest.WantCode(t, err, "InsufficientFreeAddressesInSubnet")
 	if n := len(sim.Instances()); n != 0 {
 		t.Fatalf("%d instances launched", n)
 	}
 	in = runIn(testSmallSubnet)
 	in.MinCount, in.MaxCount = aws.Int32(11), aws.Int32(11)
-	if _, err := c.RunInstances(ctx(t), in); err != nil {
+	if _, err := c.RunInstances(simtest.Ctx(t), in); err != nil {
 		t.Fatalf("11 instances fill a /28 exactly: %v", err)
 	}
 	if n := aws.ToInt32(describeSubnet(t, c, testSmallSubnet).AvailableIpAddressCount); n != 0 {
@@ -230,7 +232,7 @@ func TestDescribeNetworkInterfacesFilters(t *testing.T) {
 	b := runOne(t, c, runIn(testSmallSubnet))
 	d := runOne(t, c, basicRun())
 	eniA, eniB := primaryENI(t, c, a), primaryENI(t, c, b)
-	if _, err := c.CreateTags(ctx(t), &ec2.CreateTagsInput{Resources: []string{eniB}, Tags: []types.Tag{{Key: aws.String("Role"), Value: aws.String("db")}}}); err != nil {
+	if _, err := c.CreateTags(simtest.Ctx(t), &ec2.CreateTagsInput{Resources: []string{eniB}, Tags: []types.Tag{{Key: aws.String("Role"), Value: aws.String("db")}}}); err != nil {
 		t.Fatal(err)
 	}
 	cases := []struct {
@@ -246,7 +248,7 @@ func TestDescribeNetworkInterfacesFilters(t *testing.T) {
 		{types.Filter{Name: aws.String("tag-key"), Values: []string{"Role"}}, []string{eniB}},
 	}
 	for _, tc := range cases {
-		out, err := c.DescribeNetworkInterfaces(ctx(t), &ec2.DescribeNetworkInterfacesInput{Filters: []types.Filter{tc.filter}})
+		out, err := c.DescribeNetworkInterfaces(simtest.Ctx(t), &ec2.DescribeNetworkInterfacesInput{Filters: []types.Filter{tc.filter}})
 		if err != nil {
 			t.Fatalf("%s: %v", aws.ToString(tc.filter.Name), err)
 		}
@@ -263,10 +265,10 @@ func TestDescribeNetworkInterfacesFilters(t *testing.T) {
 		aws.ToString(ni.AvailabilityZone) != "us-east-1a" || !aws.ToBool(ni.SourceDestCheck) {
 		t.Errorf("interface = %+v", ni)
 	}
-	_, err := c.DescribeNetworkInterfaces(ctx(t), &ec2.DescribeNetworkInterfacesInput{NetworkInterfaceIds: []string{"eni-0c0000000000000ff"}})
-	wantCode(t, err, "InvalidNetworkInterfaceID.NotFound")
-	_, err = c.DescribeNetworkInterfaces(ctx(t), &ec2.DescribeNetworkInterfacesInput{Filters: []types.Filter{{Name: aws.String("bogus"), Values: []string{"x"}}}})
-	wantCode(t, err, "InvalidParameterValue")
+	_, err := c.DescribeNetworkInterfaces(simtest.Ctx(t), &ec2.DescribeNetworkInterfacesInput{NetworkInterfaceIds: []string{"eni-0c0000000000000ff"}})
+	simtest.WantCode(t, err, "InvalidNetworkInterfaceID.NotFound")
+	_, err = c.DescribeNetworkInterfaces(simtest.Ctx(t), &ec2.DescribeNetworkInterfacesInput{Filters: []types.Filter{{Name: aws.String("bogus"), Values: []string{"x"}}}})
+	simtest.WantCode(t, err, "InvalidParameterValue")
 }
 
 // Source/destination checking is on by default; ModifyNetworkInterfaceAttribute
@@ -287,28 +289,28 @@ func TestSourceDestCheckCanBeDisabledAndEnabled(t *testing.T) {
 		if ni := describeENI(t, c, eni); aws.ToBool(ni.SourceDestCheck) != want {
 			t.Fatalf("DescribeNetworkInterfaces sourceDestCheck = %v, want %v", aws.ToBool(ni.SourceDestCheck), want)
 		}
-		attr, err := c.DescribeInstanceAttribute(ctx(t), &ec2.DescribeInstanceAttributeInput{InstanceId: aws.String(id), Attribute: types.InstanceAttributeNameSourceDestCheck})
+		attr, err := c.DescribeInstanceAttribute(simtest.Ctx(t), &ec2.DescribeInstanceAttributeInput{InstanceId: aws.String(id), Attribute: types.InstanceAttributeNameSourceDestCheck})
 		if err != nil || aws.ToBool(attr.SourceDestCheck.Value) != want {
 			t.Fatalf("DescribeInstanceAttribute sourceDestCheck: %v %+v, want %v", err, attr, want)
 		}
 	}
 	check(true)
-	if _, err := c.ModifyNetworkInterfaceAttribute(ctx(t), &ec2.ModifyNetworkInterfaceAttributeInput{
+	if _, err := c.ModifyNetworkInterfaceAttribute(simtest.Ctx(t), &ec2.ModifyNetworkInterfaceAttributeInput{
 		NetworkInterfaceId: aws.String(eni), SourceDestCheck: &types.AttributeBooleanValue{Value: aws.Bool(false)},
 	}); err != nil {
 		t.Fatal(err)
 	}
 	check(false)
-	if _, err := c.ModifyInstanceAttribute(ctx(t), &ec2.ModifyInstanceAttributeInput{
+	if _, err := c.ModifyInstanceAttribute(simtest.Ctx(t), &ec2.ModifyInstanceAttributeInput{
 		InstanceId: aws.String(id), SourceDestCheck: &types.AttributeBooleanValue{Value: aws.Bool(true)},
 	}); err != nil {
 		t.Fatal(err)
 	}
 	check(true)
-	_, err := c.ModifyNetworkInterfaceAttribute(ctx(t), &ec2.ModifyNetworkInterfaceAttributeInput{
+	_, err := c.ModifyNetworkInterfaceAttribute(simtest.Ctx(t), &ec2.ModifyNetworkInterfaceAttributeInput{
 		NetworkInterfaceId: aws.String("eni-0c0000000000000ff"), SourceDestCheck: &types.AttributeBooleanValue{Value: aws.Bool(false)},
 	})
-	wantCode(t, err, "InvalidNetworkInterfaceID.NotFound")
+	simtest.WantCode(t, err, "InvalidNetworkInterfaceID.NotFound")
 }
 
 // ModifyNetworkInterfaceAttribute SecurityGroupId.N refuses groups of another
@@ -316,10 +318,10 @@ func TestSourceDestCheckCanBeDisabledAndEnabled(t *testing.T) {
 func TestModifyNetworkInterfaceAttributeRefusesGroupOfAnotherVPC(t *testing.T) {
 	_, c := newVPCEnv(t, Config{Seed: 310})
 	id := runOne(t, c, runIn(testSubnet))
-	_, err := c.ModifyNetworkInterfaceAttribute(ctx(t), &ec2.ModifyNetworkInterfaceAttributeInput{
+	_, err := c.ModifyNetworkInterfaceAttribute(simtest.Ctx(t), &ec2.ModifyNetworkInterfaceAttributeInput{
 		NetworkInterfaceId: aws.String(primaryENI(t, c, id)), Groups: []string{DefaultSecurityGroupID},
 	})
-	wantCode(t, err, "InvalidGroup.NotFound")
+	simtest.WantCode(t, err, "InvalidGroup.NotFound")
 }
 
 // The primary interface is deleted when its instance terminates
@@ -329,14 +331,14 @@ func TestTerminationDeletesThePrimaryInterface(t *testing.T) {
 	_, c := newVPCEnv(t, Config{Seed: 311})
 	id := runOne(t, c, runIn(testSubnet))
 	eni := primaryENI(t, c, id)
-	if _, err := c.TerminateInstances(ctx(t), &ec2.TerminateInstancesInput{InstanceIds: []string{id}}); err != nil {
+	if _, err := c.TerminateInstances(simtest.Ctx(t), &ec2.TerminateInstancesInput{InstanceIds: []string{id}}); err != nil {
 		t.Fatal(err)
 	}
 	if got := describeOne(t, c, id); got.State.Name != types.InstanceStateNameTerminated || len(got.NetworkInterfaces) != 0 {
 		t.Fatalf("terminated instance = %s with interfaces %+v", got.State.Name, got.NetworkInterfaces)
 	}
-	_, err := c.DescribeNetworkInterfaces(ctx(t), &ec2.DescribeNetworkInterfacesInput{NetworkInterfaceIds: []string{eni}})
-	wantCode(t, err, "InvalidNetworkInterfaceID.NotFound")
+	_, err := c.DescribeNetworkInterfaces(simtest.Ctx(t), &ec2.DescribeNetworkInterfacesInput{NetworkInterfaceIds: []string{eni}})
+	simtest.WantCode(t, err, "InvalidNetworkInterfaceID.NotFound")
 	if n := aws.ToInt32(describeSubnet(t, c, testSubnet).AvailableIpAddressCount); n != 251 {
 		t.Fatalf("availableIpAddressCount = %d after termination, want 251", n)
 	}

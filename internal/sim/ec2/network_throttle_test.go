@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/ec2/types"
 
 	"github.com/ec2-operator/ec2-operator/internal/ec2limits"
+	"github.com/ec2-operator/ec2-operator/internal/sim/simtest"
 )
 
 // The networking actions are throttled like every other EC2 API ("Request
@@ -42,20 +43,20 @@ func TestNetworkActionsAreThrottledByCategoryAndLogged(t *testing.T) {
 	sim := New(Config{Now: clock.Now, Throttle: &tight})
 	c := ec2.New(newClient(t, sim).Options(), func(o *ec2.Options) { o.RetryMaxAttempts = 1 })
 	for range 2 {
-		if _, err := c.DescribeAddresses(ctx(t), &ec2.DescribeAddressesInput{}); err != nil {
+		if _, err := c.DescribeAddresses(simtest.Ctx(t), &ec2.DescribeAddressesInput{}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	_, err = c.DescribeAddresses(ctx(t), &ec2.DescribeAddressesInput{})
-	wantCode(t, err, "RequestLimitExceeded")
-	if _, err := c.AllocateAddress(ctx(t), &ec2.AllocateAddressInput{Domain: types.DomainTypeVpc}); err != nil {
+	_, err = c.DescribeAddresses(simtest.Ctx(t), &ec2.DescribeAddressesInput{})
+	simtest.WantCode(t, err, "RequestLimitExceeded")
+	if _, err := c.AllocateAddress(simtest.Ctx(t), &ec2.AllocateAddressInput{Domain: types.DomainTypeVpc}); err != nil {
 		t.Fatalf("AllocateAddress has its own bucket: %v", err)
 	}
 	clock.Advance(time.Second)
-	if _, err := c.DescribeNetworkInterfaces(ctx(t), &ec2.DescribeNetworkInterfacesInput{Filters: []types.Filter{{Name: aws.String("vpc-id"), Values: []string{DefaultVPCID}}}}); err != nil {
+	if _, err := c.DescribeNetworkInterfaces(simtest.Ctx(t), &ec2.DescribeNetworkInterfacesInput{Filters: []types.Filter{{Name: aws.String("vpc-id"), Values: []string{DefaultVPCID}}}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.DescribeAddresses(ctx(t), &ec2.DescribeAddressesInput{}); err != nil {
+	if _, err := c.DescribeAddresses(simtest.Ctx(t), &ec2.DescribeAddressesInput{}); err != nil {
 		t.Fatalf("one token refills in a second: %v", err)
 	}
 	if got := sim.ThrottledCalls()["DescribeAddresses"]; got != 1 {

@@ -6,6 +6,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	"github.com/aws/aws-sdk-go-v2/service/ec2/types"
+
+	"github.com/ec2-operator/ec2-operator/internal/sim/simtest"
 )
 
 // Dedicated Hosts and a host resource group used by these tests.
@@ -26,7 +28,7 @@ func runPlaced(instanceType types.InstanceType, pl *types.Placement) *ec2.RunIns
 func runPlacedN(t *testing.T, c *ec2.Client, in *ec2.RunInstancesInput, n int32) []string {
 	t.Helper()
 	in.MinCount, in.MaxCount = aws.Int32(n), aws.Int32(n)
-	out, err := c.RunInstances(ctx(t), in)
+	out, err := c.RunInstances(simtest.Ctx(t), in)
 	if err != nil {
 		t.Fatalf("RunInstances(%d): %v", n, err)
 	}
@@ -83,20 +85,20 @@ func TestPlacementGroupRules(t *testing.T) {
 		{"dedicated in a spread group", &types.Placement{GroupName: aws.String("spread"), Tenancy: types.TenancyDedicated}, "InvalidParameterCombination"},
 		{"unknown tenancy", &types.Placement{Tenancy: "shared"}, "InvalidParameterValue"},
 	} {
-		_, err := c.RunInstances(ctx(t), runPlaced(types.InstanceTypeT3Micro, tc.pl))
-		if got := errCode(err); got != tc.want {
+		_, err := c.RunInstances(simtest.Ctx(t), runPlaced(types.InstanceTypeT3Micro, tc.pl))
+		if got := simtest.ErrCode(err); got != tc.want {
 			t.Errorf("%s: error %q (%v), want %s", tc.name, got, err, tc.want)
 		}
 	}
 	// Dedicated Instances may use only two partitions of a partition group.
-	_, err := c.RunInstances(ctx(t), runPlaced(types.InstanceTypeT3Micro, &types.Placement{GroupName: aws.String("hdfs"), PartitionNumber: aws.Int32(3), Tenancy: types.TenancyDedicated}))
-	wantCode(t, err, "InvalidParameterValue")
+	_, err := c.RunInstances(simtest.Ctx(t), runPlaced(types.InstanceTypeT3Micro, &types.Placement{GroupName: aws.String("hdfs"), PartitionNumber: aws.Int32(3), Tenancy: types.TenancyDedicated}))
+	simtest.WantCode(t, err, "InvalidParameterValue")
 
 	runOne(t, c, runPlaced(types.InstanceTypeT3Micro, &types.Placement{GroupName: aws.String("hpc")}))
 	other := runPlaced(types.InstanceTypeT3Micro, &types.Placement{GroupName: aws.String("hpc")})
 	other.SubnetId = aws.String(DefaultSubnetIDs[1])
-	_, err = c.RunInstances(ctx(t), other)
-	wantCode(t, err, "InvalidParameterValue")
+	_, err = c.RunInstances(simtest.Ctx(t), other)
+	simtest.WantCode(t, err, "InvalidParameterValue")
 }
 
 // "You can have a maximum of seven running instances per Availability Zone
@@ -111,21 +113,21 @@ func TestSpreadPlacementGroupHoldsSevenRunningInstancesPerZone(t *testing.T) {
 		return runPlaced(types.InstanceTypeT3Micro, &types.Placement{GroupName: aws.String("critical")})
 	}
 	ids := runPlacedN(t, c, spread(), 7)
-	_, err := c.RunInstances(ctx(t), spread())
-	wantCode(t, err, "InsufficientInstanceCapacity")
+	_, err := c.RunInstances(simtest.Ctx(t), spread())
+	simtest.WantCode(t, err, "InsufficientInstanceCapacity")
 	inB := spread()
 	inB.SubnetId = aws.String(DefaultSubnetIDs[1])
 	runOne(t, c, inB)
 
 	stopForPlacement(t, c, ids[0])
 	eighth := runOne(t, c, spread())
-	_, err = c.StartInstances(ctx(t), &ec2.StartInstancesInput{InstanceIds: []string{ids[0]}})
-	wantCode(t, err, "InsufficientInstanceCapacity")
-	if _, err := c.TerminateInstances(ctx(t), &ec2.TerminateInstancesInput{InstanceIds: []string{eighth}}); err != nil {
+	_, err = c.StartInstances(simtest.Ctx(t), &ec2.StartInstancesInput{InstanceIds: []string{ids[0]}})
+	simtest.WantCode(t, err, "InsufficientInstanceCapacity")
+	if _, err := c.TerminateInstances(simtest.Ctx(t), &ec2.TerminateInstancesInput{InstanceIds: []string{eighth}}); err != nil {
 		t.Fatal(err)
 	}
 	describeOne(t, c, eighth)
-	if _, err := c.StartInstances(ctx(t), &ec2.StartInstancesInput{InstanceIds: []string{ids[0]}}); err != nil {
+	if _, err := c.StartInstances(simtest.Ctx(t), &ec2.StartInstancesInput{InstanceIds: []string{ids[0]}}); err != nil {
 		t.Fatalf("starting into the freed slot: %v", err)
 	}
 }
@@ -148,8 +150,8 @@ func TestDedicatedHostPlacement(t *testing.T) {
 
 	// Hosts are allocated with auto-placement off, so untargeted host-tenancy
 	// launches find none until it is turned on.
-	_, err := c.RunInstances(ctx(t), runPlaced(types.InstanceTypeM5Large, &types.Placement{Tenancy: types.TenancyHost}))
-	wantCode(t, err, "IncompatibleHostRequirements")
+	_, err := c.RunInstances(simtest.Ctx(t), runPlaced(types.InstanceTypeM5Large, &types.Placement{Tenancy: types.TenancyHost}))
+	simtest.WantCode(t, err, "IncompatibleHostRequirements")
 	sim.SetHostAutoPlacement(m5Host, true)
 	id = runOne(t, c, runPlaced(types.InstanceTypeM5Xlarge, &types.Placement{Tenancy: types.TenancyHost}))
 	if pl := describeOne(t, c, id).Placement; aws.ToString(pl.HostId) != m5Host || aws.ToString(pl.Affinity) != "default" {
@@ -182,14 +184,14 @@ func TestDedicatedHostPlacement(t *testing.T) {
 		{"unknown affinity", runPlaced(types.InstanceTypeM5Large, &types.Placement{HostId: aws.String(m5Host), Affinity: aws.String("sticky")}), "InvalidAffinity"},
 		{"host in a placement group", runPlaced(types.InstanceTypeM5Large, &types.Placement{HostId: aws.String(m5Host), GroupName: aws.String("any")}), "InvalidPlacementGroup.Unknown"},
 	} {
-		_, err := c.RunInstances(ctx(t), tc.in)
-		if got := errCode(err); got != tc.want {
+		_, err := c.RunInstances(simtest.Ctx(t), tc.in)
+		if got := simtest.ErrCode(err); got != tc.want {
 			t.Errorf("%s: error %q (%v), want %s", tc.name, got, err, tc.want)
 		}
 	}
 	sim.AddPlacementGroup("hpc", StrategyCluster, 0)
-	_, err = c.RunInstances(ctx(t), runPlaced(types.InstanceTypeM5Large, &types.Placement{HostId: aws.String(m5Host), GroupName: aws.String("hpc")}))
-	wantCode(t, err, "InvalidParameterCombination") // "You can't launch Dedicated Hosts in placement groups."
+	_, err = c.RunInstances(simtest.Ctx(t), runPlaced(types.InstanceTypeM5Large, &types.Placement{HostId: aws.String(m5Host), GroupName: aws.String("hpc")}))
+	simtest.WantCode(t, err, "InvalidParameterCombination") // "You can't launch Dedicated Hosts in placement groups."
 }
 
 // ModifyInstancePlacement: host, tenancy, group and partition change only
@@ -202,46 +204,46 @@ func TestModifyInstancePlacement(t *testing.T) {
 	sim.AddDedicatedHost(m5Host, "m5", "us-east-1a")
 	id := runOne(t, c, basicRun())
 	intoGroup := &ec2.ModifyInstancePlacementInput{InstanceId: aws.String(id), GroupName: aws.String("hdfs"), PartitionNumber: aws.Int32(2)}
-	_, err := c.ModifyInstancePlacement(ctx(t), intoGroup)
-	wantCode(t, err, "InvalidInstanceState")
+	_, err := c.ModifyInstancePlacement(simtest.Ctx(t), intoGroup)
+	simtest.WantCode(t, err, "InvalidInstanceState")
 	stopForPlacement(t, c, id)
-	if out, err := c.ModifyInstancePlacement(ctx(t), intoGroup); err != nil || !aws.ToBool(out.Return) {
+	if out, err := c.ModifyInstancePlacement(simtest.Ctx(t), intoGroup); err != nil || !aws.ToBool(out.Return) {
 		t.Fatalf("ModifyInstancePlacement into the group: %v %+v", err, out)
 	}
 	if pl := describeOne(t, c, id).Placement; aws.ToString(pl.GroupName) != "hdfs" || aws.ToInt32(pl.PartitionNumber) != 2 {
 		t.Fatalf("placement = %+v, want hdfs partition 2", pl)
 	}
-	_, err = c.ModifyInstancePlacement(ctx(t), &ec2.ModifyInstancePlacementInput{InstanceId: aws.String(id), GroupName: aws.String("nope")})
-	wantCode(t, err, "InvalidPlacementGroup.Unknown")
-	if _, err := c.ModifyInstancePlacement(ctx(t), &ec2.ModifyInstancePlacementInput{InstanceId: aws.String(id), GroupName: aws.String("")}); err != nil {
+	_, err = c.ModifyInstancePlacement(simtest.Ctx(t), &ec2.ModifyInstancePlacementInput{InstanceId: aws.String(id), GroupName: aws.String("nope")})
+	simtest.WantCode(t, err, "InvalidPlacementGroup.Unknown")
+	if _, err := c.ModifyInstancePlacement(simtest.Ctx(t), &ec2.ModifyInstancePlacementInput{InstanceId: aws.String(id), GroupName: aws.String("")}); err != nil {
 		t.Fatal(err)
 	}
 	if pl := describeOne(t, c, id).Placement; aws.ToString(pl.GroupName) != "" || pl.PartitionNumber != nil {
 		t.Fatalf("placement after leaving the group = %+v", pl)
 	}
-	_, err = c.ModifyInstancePlacement(ctx(t), &ec2.ModifyInstancePlacementInput{InstanceId: aws.String(id), Tenancy: types.HostTenancyHost})
-	wantCode(t, err, "InvalidTenancy")
-	_, err = c.ModifyInstancePlacement(ctx(t), &ec2.ModifyInstancePlacementInput{InstanceId: aws.String(id)})
-	wantCode(t, err, "MissingParameter")
+	_, err = c.ModifyInstancePlacement(simtest.Ctx(t), &ec2.ModifyInstancePlacementInput{InstanceId: aws.String(id), Tenancy: types.HostTenancyHost})
+	simtest.WantCode(t, err, "InvalidTenancy")
+	_, err = c.ModifyInstancePlacement(simtest.Ctx(t), &ec2.ModifyInstancePlacementInput{InstanceId: aws.String(id)})
+	simtest.WantCode(t, err, "MissingParameter")
 
 	// A dedicated m5 instance moves onto a host, then changes affinity while running.
 	ded := runOne(t, c, runPlaced(types.InstanceTypeM5Large, &types.Placement{Tenancy: types.TenancyDedicated}))
 	stopForPlacement(t, c, ded)
-	if _, err := c.ModifyInstancePlacement(ctx(t), &ec2.ModifyInstancePlacementInput{InstanceId: aws.String(ded), Tenancy: types.HostTenancyHost, HostId: aws.String(m5Host)}); err != nil {
+	if _, err := c.ModifyInstancePlacement(simtest.Ctx(t), &ec2.ModifyInstancePlacementInput{InstanceId: aws.String(ded), Tenancy: types.HostTenancyHost, HostId: aws.String(m5Host)}); err != nil {
 		t.Fatalf("dedicated to host: %v", err)
 	}
-	if _, err := c.StartInstances(ctx(t), &ec2.StartInstancesInput{InstanceIds: []string{ded}}); err != nil {
+	if _, err := c.StartInstances(simtest.Ctx(t), &ec2.StartInstancesInput{InstanceIds: []string{ded}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.ModifyInstancePlacement(ctx(t), &ec2.ModifyInstancePlacementInput{InstanceId: aws.String(ded), Affinity: types.AffinityHost}); err != nil {
+	if _, err := c.ModifyInstancePlacement(simtest.Ctx(t), &ec2.ModifyInstancePlacementInput{InstanceId: aws.String(ded), Affinity: types.AffinityHost}); err != nil {
 		t.Fatalf("affinity on a running instance: %v", err)
 	}
 	pl := describeOne(t, c, ded).Placement
 	if pl.Tenancy != types.TenancyHost || aws.ToString(pl.HostId) != m5Host || aws.ToString(pl.Affinity) != "host" {
 		t.Fatalf("placement = %+v, want host %s with host affinity", pl, m5Host)
 	}
-	_, err = c.ModifyInstancePlacement(ctx(t), &ec2.ModifyInstancePlacementInput{InstanceId: aws.String(ded), Tenancy: types.HostTenancyDedicated})
-	wantCode(t, err, "InvalidInstanceState")
+	_, err = c.ModifyInstancePlacement(simtest.Ctx(t), &ec2.ModifyInstancePlacementInput{InstanceId: aws.String(ded), Tenancy: types.HostTenancyDedicated})
+	simtest.WantCode(t, err, "InvalidInstanceState")
 }
 
 // DescribePlacementGroups lists groups by name or filter, with their
@@ -250,7 +252,7 @@ func TestDescribePlacementGroups(t *testing.T) {
 	sim, c := newEnv(t, Config{Seed: 405})
 	sim.AddPlacementGroup("hdfs", StrategyPartition, 5)
 	sim.AddPlacementGroup("critical", StrategySpread, 0)
-	out, err := c.DescribePlacementGroups(ctx(t), &ec2.DescribePlacementGroupsInput{GroupNames: []string{"hdfs"}})
+	out, err := c.DescribePlacementGroups(simtest.Ctx(t), &ec2.DescribePlacementGroupsInput{GroupNames: []string{"hdfs"}})
 	if err != nil || len(out.PlacementGroups) != 1 {
 		t.Fatalf("DescribePlacementGroups(hdfs): %v %+v", err, out)
 	}
@@ -259,16 +261,16 @@ func TestDescribePlacementGroups(t *testing.T) {
 		aws.ToString(g.GroupArn) != "arn:aws:ec2:us-east-1:123456789012:placement-group/hdfs" || aws.ToString(g.GroupId) == "" {
 		t.Fatalf("group = %+v", g)
 	}
-	out, err = c.DescribePlacementGroups(ctx(t), &ec2.DescribePlacementGroupsInput{Filters: []types.Filter{{Name: aws.String("strategy"), Values: []string{"spread"}}}})
+	out, err = c.DescribePlacementGroups(simtest.Ctx(t), &ec2.DescribePlacementGroupsInput{Filters: []types.Filter{{Name: aws.String("strategy"), Values: []string{"spread"}}}})
 	if err != nil || len(out.PlacementGroups) != 1 || aws.ToString(out.PlacementGroups[0].GroupName) != "critical" || out.PlacementGroups[0].SpreadLevel != types.SpreadLevelRack {
 		t.Fatalf("strategy=spread: %v %+v", err, out)
 	}
-	out, err = c.DescribePlacementGroups(ctx(t), &ec2.DescribePlacementGroupsInput{GroupIds: []string{aws.ToString(g.GroupId)}})
+	out, err = c.DescribePlacementGroups(simtest.Ctx(t), &ec2.DescribePlacementGroupsInput{GroupIds: []string{aws.ToString(g.GroupId)}})
 	if err != nil || len(out.PlacementGroups) != 1 || aws.ToString(out.PlacementGroups[0].GroupName) != "hdfs" {
 		t.Fatalf("by id: %v %+v", err, out)
 	}
-	_, err = c.DescribePlacementGroups(ctx(t), &ec2.DescribePlacementGroupsInput{GroupNames: []string{"nope"}})
-	wantCode(t, err, "InvalidPlacementGroup.Unknown")
+	_, err = c.DescribePlacementGroups(simtest.Ctx(t), &ec2.DescribePlacementGroupsInput{GroupNames: []string{"nope"}})
+	simtest.WantCode(t, err, "InvalidPlacementGroup.Unknown")
 }
 
 // DescribeInstances accepts the documented placement filters
@@ -291,7 +293,7 @@ func TestDescribeInstancesPlacementFilters(t *testing.T) {
 		{"host-id", m5Host, hosted},
 		{"capacity-reservation-id", openCR, reserved},
 	} {
-		out, err := c.DescribeInstances(ctx(t), &ec2.DescribeInstancesInput{Filters: []types.Filter{{Name: aws.String(tc.name), Values: []string{tc.value}}}})
+		out, err := c.DescribeInstances(simtest.Ctx(t), &ec2.DescribeInstancesInput{Filters: []types.Filter{{Name: aws.String(tc.name), Values: []string{tc.value}}}})
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}

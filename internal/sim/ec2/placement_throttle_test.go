@@ -8,6 +8,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 
 	"github.com/ec2-operator/ec2-operator/internal/ec2limits"
+	"github.com/ec2-operator/ec2-operator/internal/sim/simtest"
 )
 
 // The placement and Capacity Reservation actions are throttled by category
@@ -34,21 +35,21 @@ func TestPlacementActionsAreThrottledByCategoryAndLogged(t *testing.T) {
 	sim := New(Config{Now: clock.Now, Throttle: &tight})
 	sim.AddPlacementGroup("hpc", StrategyCluster, 0)
 	c := noRetry(newClient(t, sim))
-	if _, err := c.DescribePlacementGroups(ctx(t), &ec2.DescribePlacementGroupsInput{}); err != nil {
+	if _, err := c.DescribePlacementGroups(simtest.Ctx(t), &ec2.DescribePlacementGroupsInput{}); err != nil {
 		t.Fatal(err)
 	}
-	_, err = c.DescribePlacementGroups(ctx(t), &ec2.DescribePlacementGroupsInput{})
-	wantCode(t, err, "RequestLimitExceeded")
-	if _, err := c.DescribeCapacityReservations(ctx(t), &ec2.DescribeCapacityReservationsInput{}); err != nil {
+	_, err = c.DescribePlacementGroups(simtest.Ctx(t), &ec2.DescribePlacementGroupsInput{})
+	simtest.WantCode(t, err, "RequestLimitExceeded")
+	if _, err := c.DescribeCapacityReservations(simtest.Ctx(t), &ec2.DescribeCapacityReservationsInput{}); err != nil {
 		t.Fatalf("DescribeCapacityReservations has its own bucket: %v", err)
 	}
 	modify := &ec2.ModifyInstancePlacementInput{InstanceId: aws.String("i-0ffffffffffffffff"), GroupName: aws.String("hpc")}
-	_, err = c.ModifyInstancePlacement(ctx(t), modify)
-	wantCode(t, err, "InvalidInstanceID.NotFound") // admitted, then refused by the handler
-	_, err = c.ModifyInstancePlacement(ctx(t), modify)
-	wantCode(t, err, "RequestLimitExceeded")
+	_, err = c.ModifyInstancePlacement(simtest.Ctx(t), modify)
+	simtest.WantCode(t, err, "InvalidInstanceID.NotFound") // admitted, then refused by the handler
+	_, err = c.ModifyInstancePlacement(simtest.Ctx(t), modify)
+	simtest.WantCode(t, err, "RequestLimitExceeded")
 	clock.Advance(time.Second)
-	if _, err := c.DescribePlacementGroups(ctx(t), &ec2.DescribePlacementGroupsInput{}); err != nil {
+	if _, err := c.DescribePlacementGroups(simtest.Ctx(t), &ec2.DescribePlacementGroupsInput{}); err != nil {
 		t.Fatalf("one token refills in a second: %v", err)
 	}
 	if got := sim.ThrottledCalls(); got["DescribePlacementGroups"] != 1 || got["ModifyInstancePlacement"] != 1 {

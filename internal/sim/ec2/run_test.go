@@ -9,11 +9,13 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	"github.com/aws/aws-sdk-go-v2/service/ec2/types"
+
+	"github.com/ec2-operator/ec2-operator/internal/sim/simtest"
 )
 
 func TestRunInstancesLaunchesPendingInstanceThatTheRunningWaiterSeesRunning(t *testing.T) {
 	_, c := newEnv(t, Config{Seed: 1, PendingDuration: 50 * time.Millisecond})
-	out, err := c.RunInstances(ctx(t), basicRun())
+	out, err := c.RunInstances(simtest.Ctx(t), basicRun())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,7 +30,7 @@ func TestRunInstancesLaunchesPendingInstanceThatTheRunningWaiterSeesRunning(t *t
 	w := ec2.NewInstanceRunningWaiter(c, func(o *ec2.InstanceRunningWaiterOptions) {
 		o.MinDelay, o.MaxDelay = 10*time.Millisecond, 50*time.Millisecond
 	})
-	desc, err := w.WaitForOutput(ctx(t), &ec2.DescribeInstancesInput{InstanceIds: []string{id}}, 5*time.Second)
+	desc, err := w.WaitForOutput(simtest.Ctx(t), &ec2.DescribeInstancesInput{InstanceIds: []string{id}}, 5*time.Second)
 	if err != nil {
 		t.Fatalf("waiter: %v", err)
 	}
@@ -75,7 +77,7 @@ func TestRunInstancesWithTheSameClientTokenAndParametersReturnsTheSameInstance(t
 	if n := len(sim.Instances()); n != 1 {
 		t.Fatalf("%d instances exist, want 1", n)
 	}
-	out, err := c.DescribeInstances(ctx(t), &ec2.DescribeInstancesInput{
+	out, err := c.DescribeInstances(simtest.Ctx(t), &ec2.DescribeInstancesInput{
 		Filters: []types.Filter{{Name: aws.String("client-token"), Values: []string{"token-1"}}},
 	})
 	if err != nil || len(out.Reservations) != 1 {
@@ -89,8 +91,8 @@ func TestRunInstancesWithTheSameClientTokenButDifferentParametersFails(t *testin
 	in.ClientToken = aws.String("token-2")
 	runOne(t, c, in)
 	in.InstanceType = types.InstanceTypeT3Small
-	_, err := c.RunInstances(ctx(t), in)
-	wantCode(t, err, "IdempotentParameterMismatch")
+	_, err := c.RunInstances(simtest.Ctx(t), in)
+	simtest.WantCode(t, err, "IdempotentParameterMismatch")
 }
 
 func TestRunInstancesWithTheClientTokenOfATerminatedInstanceFails(t *testing.T) {
@@ -101,8 +103,8 @@ func TestRunInstancesWithTheClientTokenOfATerminatedInstanceFails(t *testing.T) 
 	if err := sim.TerminateInstance(id); err != nil {
 		t.Fatal(err)
 	}
-	_, err := c.RunInstances(ctx(t), in)
-	wantCode(t, err, "IdempotentInstanceTerminated")
+	_, err := c.RunInstances(simtest.Ctx(t), in)
+	simtest.WantCode(t, err, "IdempotentInstanceTerminated")
 }
 
 func TestRunInstancesAppliesTagSpecificationsToTheInstanceAndItsVolume(t *testing.T) {
@@ -122,7 +124,7 @@ func TestRunInstancesAppliesTagSpecificationsToTheInstanceAndItsVolume(t *testin
 		t.Errorf("instance tags = %v", tags)
 	}
 	rec, _ := sim.Instance(id)
-	vols, err := c.DescribeVolumes(ctx(t), &ec2.DescribeVolumesInput{VolumeIds: []string{rec.RootVolumeID}})
+	vols, err := c.DescribeVolumes(simtest.Ctx(t), &ec2.DescribeVolumesInput{VolumeIds: []string{rec.RootVolumeID}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,8 +145,8 @@ func TestRunInstancesWithAnInvalidTagLaunchesNothing(t *testing.T) {
 		{ResourceType: types.ResourceTypeInstance, Tags: []types.Tag{{Key: aws.String("Name"), Value: aws.String("x")}}},
 		{ResourceType: types.ResourceTypeVolume, Tags: []types.Tag{{Key: aws.String("aws:reserved"), Value: aws.String("x")}}},
 	}
-	_, err := c.RunInstances(ctx(t), in)
-	wantCode(t, err, "InvalidParameterValue")
+	_, err := c.RunInstances(simtest.Ctx(t), in)
+	simtest.WantCode(t, err, "InvalidParameterValue")
 	if n := len(sim.Instances()); n != 0 {
 		t.Fatalf("%d instances exist after a failed launch", n)
 	}
@@ -160,10 +162,10 @@ func TestRunInstancesResolvesSSMParameterImageIDs(t *testing.T) {
 	}
 	in.ImageId = aws.String("resolve:ssm:/does/not/exist")
 	in.ClientToken = nil // the SDK stored its generated token in the reused input
-	_, err := c.RunInstances(ctx(t), in)
-	wantCode(t, err, "InvalidParameterValue")
-	if !strings.Contains(errMessage(err), "/does/not/exist") {
-		t.Errorf("message %q does not name the parameter", errMessage(err))
+	_, err := c.RunInstances(simtest.Ctx(t), in)
+	simtest.WantCode(t, err, "InvalidParameterValue")
+	if !strings.Contains(simtest.ErrMessage(err), "/does/not/exist") {
+		t.Errorf("message %q does not name the parameter", simtest.ErrMessage(err))
 	}
 }
 
@@ -222,23 +224,23 @@ func TestRunInstancesLaunchesSpotInstances(t *testing.T) {
 		t.Fatalf("lifecycle = %q, want spot", got.InstanceLifecycle)
 	}
 	// With a zero PendingDuration the instance is running by the next call.
-	_, err := c.StopInstances(ctx(t), &ec2.StopInstancesInput{InstanceIds: []string{id}})
-	wantCode(t, err, "UnsupportedOperation")
+	_, err := c.StopInstances(simtest.Ctx(t), &ec2.StopInstancesInput{InstanceIds: []string{id}})
+	simtest.WantCode(t, err, "UnsupportedOperation")
 	if rec, _ := sim.Instance(id); !rec.Spot || rec.SpotInstanceType != "one-time" || rec.SpotMaxPrice != "0.05" {
 		t.Errorf("record = %+v", rec)
 	}
 
 	in.InstanceMarketOptions.SpotOptions.InstanceInterruptionBehavior = types.InstanceInterruptionBehaviorStop
 	in.ClientToken = nil // the SDK stored its generated token in the reused input
-	_, err = c.RunInstances(ctx(t), in)
-	wantCode(t, err, "InvalidParameterCombination")
+	_, err = c.RunInstances(simtest.Ctx(t), in)
+	simtest.WantCode(t, err, "InvalidParameterCombination")
 }
 
 func TestRunInstancesHonoursMaxCount(t *testing.T) {
 	sim, c := newEnv(t, Config{Seed: 11})
 	in := basicRun()
 	in.MinCount, in.MaxCount = aws.Int32(1), aws.Int32(3)
-	out, err := c.RunInstances(ctx(t), in)
+	out, err := c.RunInstances(simtest.Ctx(t), in)
 	if err != nil {
 		t.Fatal(err)
 	}

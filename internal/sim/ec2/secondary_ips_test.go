@@ -6,6 +6,8 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
+
+	"github.com/ec2-operator/ec2-operator/internal/sim/simtest"
 )
 
 // AssignPrivateIpAddresses and UnassignPrivateIpAddresses (EC2 API reference):
@@ -22,7 +24,7 @@ func TestSecondaryAddressesAreAssignedAndUnassignedInPlace(t *testing.T) {
 	inst := describeOne(t, c, id)
 	eni := aws.ToString(inst.NetworkInterfaces[0].NetworkInterfaceId)
 	free := func() int32 {
-		out, err := c.DescribeSubnets(ctx(t), &ec2.DescribeSubnetsInput{SubnetIds: []string{"subnet-0000000000000e001"}})
+		out, err := c.DescribeSubnets(simtest.Ctx(t), &ec2.DescribeSubnetsInput{SubnetIds: []string{"subnet-0000000000000e001"}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -30,7 +32,7 @@ func TestSecondaryAddressesAreAssignedAndUnassignedInPlace(t *testing.T) {
 	}
 	before := free()
 
-	out, err := c.AssignPrivateIpAddresses(ctx(t), &ec2.AssignPrivateIpAddressesInput{NetworkInterfaceId: aws.String(eni), SecondaryPrivateIpAddressCount: aws.Int32(2)})
+	out, err := c.AssignPrivateIpAddresses(simtest.Ctx(t), &ec2.AssignPrivateIpAddressesInput{NetworkInterfaceId: aws.String(eni), SecondaryPrivateIpAddressCount: aws.Int32(2)})
 	if err != nil || len(out.AssignedPrivateIpAddresses) != 2 {
 		t.Fatalf("AssignPrivateIpAddresses = %+v, %v", out, err)
 	}
@@ -42,7 +44,7 @@ func TestSecondaryAddressesAreAssignedAndUnassignedInPlace(t *testing.T) {
 		t.Fatalf("interface addresses %+v", ips)
 	}
 	second := aws.ToString(out.AssignedPrivateIpAddresses[0].PrivateIpAddress)
-	if _, err := c.UnassignPrivateIpAddresses(ctx(t), &ec2.UnassignPrivateIpAddressesInput{NetworkInterfaceId: aws.String(eni), PrivateIpAddresses: []string{second}}); err != nil {
+	if _, err := c.UnassignPrivateIpAddresses(simtest.Ctx(t), &ec2.UnassignPrivateIpAddressesInput{NetworkInterfaceId: aws.String(eni), PrivateIpAddresses: []string{second}}); err != nil {
 		t.Fatal(err)
 	}
 	var left []string
@@ -53,9 +55,9 @@ func TestSecondaryAddressesAreAssignedAndUnassignedInPlace(t *testing.T) {
 		t.Errorf("after unassigning %s: %v, %d free", second, left, free())
 	}
 	primary := aws.ToString(inst.PrivateIpAddress)
-	_, err = c.UnassignPrivateIpAddresses(ctx(t), &ec2.UnassignPrivateIpAddressesInput{NetworkInterfaceId: aws.String(eni), PrivateIpAddresses: []string{primary}})
-	wantCode(t, err, "InvalidParameterValue")
+	_, err = c.UnassignPrivateIpAddresses(simtest.Ctx(t), &ec2.UnassignPrivateIpAddressesInput{NetworkInterfaceId: aws.String(eni), PrivateIpAddresses: []string{primary}})
+	simtest.WantCode(t, err, "InvalidParameterValue")
 	// A /28 has 11 usable addresses: asking for more than are free is refused.
-	_, err = c.AssignPrivateIpAddresses(ctx(t), &ec2.AssignPrivateIpAddressesInput{NetworkInterfaceId: aws.String(eni), SecondaryPrivateIpAddressCount: aws.Int32(20)})
-	wantCode(t, err, "InsufficientFreeAddressesInSubnet")
+	_, err = c.AssignPrivateIpAddresses(simtest.Ctx(t), &ec2.AssignPrivateIpAddressesInput{NetworkInterfaceId: aws.String(eni), SecondaryPrivateIpAddressCount: aws.Int32(20)})
+	simtest.WantCode(t, err, "InsufficientFreeAddressesInSubnet")
 }

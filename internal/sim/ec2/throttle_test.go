@@ -32,22 +32,22 @@ func throttledEnv(t *testing.T) (*Sim, *ec2.Client, *simtest.Clock) {
 func TestThrottleRunInstancesHasABucketOfFiveRefilledTwoPerSecond(t *testing.T) {
 	sim, c, clock := throttledEnv(t)
 	for i := range 5 {
-		if _, err := c.RunInstances(ctx(t), basicRun()); err != nil {
+		if _, err := c.RunInstances(simtest.Ctx(t), basicRun()); err != nil {
 			t.Fatalf("launch %d of a full bucket: %v", i+1, err)
 		}
 	}
-	_, err := c.RunInstances(ctx(t), basicRun())
-	wantCode(t, err, "RequestLimitExceeded")
+	_, err := c.RunInstances(simtest.Ctx(t), basicRun())
+	simtest.WantCode(t, err, "RequestLimitExceeded")
 	// Other APIs have their own buckets.
-	if _, err := c.DescribeInstances(ctx(t), &ec2.DescribeInstancesInput{}); err != nil {
+	if _, err := c.DescribeInstances(simtest.Ctx(t), &ec2.DescribeInstancesInput{}); err != nil {
 		t.Fatalf("DescribeInstances was throttled by RunInstances' bucket: %v", err)
 	}
 	clock.Advance(500 * time.Millisecond)
-	if _, err := c.RunInstances(ctx(t), basicRun()); err != nil {
+	if _, err := c.RunInstances(simtest.Ctx(t), basicRun()); err != nil {
 		t.Fatalf("one token refills in half a second at 2/s: %v", err)
 	}
-	_, err = c.RunInstances(ctx(t), basicRun())
-	wantCode(t, err, "RequestLimitExceeded")
+	_, err = c.RunInstances(simtest.Ctx(t), basicRun())
+	simtest.WantCode(t, err, "RequestLimitExceeded")
 	if got := sim.ThrottledCalls()["RunInstances"]; got != 2 {
 		t.Errorf("ThrottledCalls counts %d RunInstances refusals, want 2", got)
 	}
@@ -59,29 +59,29 @@ func TestThrottleRunInstancesHasABucketOfFiveRefilledTwoPerSecond(t *testing.T) 
 func TestThrottleUnfilteredDescribeInstancesHasTheSmallerBucket(t *testing.T) {
 	_, c, clock := throttledEnv(t)
 	for i := range 50 {
-		if _, err := c.DescribeInstances(ctx(t), &ec2.DescribeInstancesInput{}); err != nil {
+		if _, err := c.DescribeInstances(simtest.Ctx(t), &ec2.DescribeInstancesInput{}); err != nil {
 			t.Fatalf("unfiltered describe %d: %v", i+1, err)
 		}
 	}
-	_, err := c.DescribeInstances(ctx(t), &ec2.DescribeInstancesInput{})
-	wantCode(t, err, "RequestLimitExceeded")
+	_, err := c.DescribeInstances(simtest.Ctx(t), &ec2.DescribeInstancesInput{})
+	simtest.WantCode(t, err, "RequestLimitExceeded")
 	// A filtered describe draws from the non-mutating bucket of 100.
 	filtered := &ec2.DescribeInstancesInput{Filters: []types.Filter{{Name: aws.String("instance-state-name"), Values: []string{"running"}}}}
 	for i := range 100 {
-		if _, err := c.DescribeInstances(ctx(t), filtered); err != nil {
+		if _, err := c.DescribeInstances(simtest.Ctx(t), filtered); err != nil {
 			t.Fatalf("filtered describe %d: %v", i+1, err)
 		}
 	}
-	_, err = c.DescribeInstances(ctx(t), filtered)
-	wantCode(t, err, "RequestLimitExceeded")
+	_, err = c.DescribeInstances(simtest.Ctx(t), filtered)
+	simtest.WantCode(t, err, "RequestLimitExceeded")
 	clock.Advance(time.Second)
 	for i := range 10 {
-		if _, err := c.DescribeInstances(ctx(t), &ec2.DescribeInstancesInput{}); err != nil {
+		if _, err := c.DescribeInstances(simtest.Ctx(t), &ec2.DescribeInstancesInput{}); err != nil {
 			t.Fatalf("unfiltered describe %d after a second at 10/s: %v", i+1, err)
 		}
 	}
-	_, err = c.DescribeInstances(ctx(t), &ec2.DescribeInstancesInput{})
-	wantCode(t, err, "RequestLimitExceeded")
+	_, err = c.DescribeInstances(simtest.Ctx(t), &ec2.DescribeInstancesInput{})
+	simtest.WantCode(t, err, "RequestLimitExceeded")
 }
 
 func TestThrottleTerminateInstancesSpendsOneResourceTokenPerInstance(t *testing.T) {
@@ -92,7 +92,7 @@ func TestThrottleTerminateInstancesSpendsOneResourceTokenPerInstance(t *testing.
 		in := basicRun()
 		in.MinCount, in.MaxCount = aws.Int32(200), aws.Int32(200)
 		clock.Advance(200 * time.Second) // refill both RunInstances buckets
-		out, err := c.RunInstances(ctx(t), in)
+		out, err := c.RunInstances(simtest.Ctx(t), in)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -101,23 +101,23 @@ func TestThrottleTerminateInstancesSpendsOneResourceTokenPerInstance(t *testing.
 		}
 	}
 	// 1000 instances in one call empty the resource bucket (1000, refilled 20/s)...
-	if _, err := c.TerminateInstances(ctx(t), &ec2.TerminateInstancesInput{InstanceIds: ids[:1000]}); err != nil {
+	if _, err := c.TerminateInstances(simtest.Ctx(t), &ec2.TerminateInstancesInput{InstanceIds: ids[:1000]}); err != nil {
 		t.Fatalf("terminating 1000 instances in one call: %v", err)
 	}
 	// ...so a second call for one more instance must wait for a refill, although the
 	// request bucket (100) has plenty left.
-	more, err := c.RunInstances(ctx(t), basicRun())
+	more, err := c.RunInstances(simtest.Ctx(t), basicRun())
 	if err != nil {
 		t.Fatal(err)
 	}
 	one := []string{*more.Instances[0].InstanceId}
-	_, err = c.TerminateInstances(ctx(t), &ec2.TerminateInstancesInput{InstanceIds: one})
-	wantCode(t, err, "RequestLimitExceeded")
+	_, err = c.TerminateInstances(simtest.Ctx(t), &ec2.TerminateInstancesInput{InstanceIds: one})
+	simtest.WantCode(t, err, "RequestLimitExceeded")
 	if s, _ := sim.Instance(one[0]); s.State != StateRunning && s.State != StatePending {
 		t.Fatalf("a refused termination changed the instance: %s", s.State)
 	}
 	clock.Advance(100 * time.Millisecond) // 2 resource tokens at 20/s
-	if _, err := c.TerminateInstances(ctx(t), &ec2.TerminateInstancesInput{InstanceIds: one}); err != nil {
+	if _, err := c.TerminateInstances(simtest.Ctx(t), &ec2.TerminateInstancesInput{InstanceIds: one}); err != nil {
 		t.Fatalf("after a refill: %v", err)
 	}
 }
@@ -125,7 +125,7 @@ func TestThrottleTerminateInstancesSpendsOneResourceTokenPerInstance(t *testing.
 func TestWithoutThrottleConfigNothingIsRefused(t *testing.T) {
 	sim, c := newEnv(t, Config{})
 	for range 20 {
-		if _, err := c.RunInstances(ctx(t), basicRun()); err != nil {
+		if _, err := c.RunInstances(simtest.Ctx(t), basicRun()); err != nil {
 			t.Fatal(err)
 		}
 	}

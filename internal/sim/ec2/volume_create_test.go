@@ -6,6 +6,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	"github.com/aws/aws-sdk-go-v2/service/ec2/types"
+
+	"github.com/ec2-operator/ec2-operator/internal/sim/simtest"
 )
 
 // CreateVolume's API reference: SnapshotId names a snapshot of the region; an
@@ -15,10 +17,10 @@ func TestCreateVolumeFromAnUnknownSnapshotIsNotFound(t *testing.T) {
 	other := New(Config{Region: "eu-west-1"})
 	other.AddSnapshot("snap-0123456789abcdef0", 10)
 	_, c := newEnv(t, Config{Seed: 90})
-	_, err := c.CreateVolume(ctx(t), &ec2.CreateVolumeInput{AvailabilityZone: aws.String(zoneA), SnapshotId: aws.String("snap-0123456789abcdef0")})
-	wantCode(t, err, "InvalidSnapshot.NotFound")
-	_, err = c.CreateVolume(ctx(t), &ec2.CreateVolumeInput{AvailabilityZone: aws.String(zoneA), SnapshotId: aws.String("snap-bad")})
-	wantCode(t, err, "InvalidSnapshotID.Malformed")
+	_, err := c.CreateVolume(simtest.Ctx(t), &ec2.CreateVolumeInput{AvailabilityZone: aws.String(zoneA), SnapshotId: aws.String("snap-0123456789abcdef0")})
+	simtest.WantCode(t, err, "InvalidSnapshot.NotFound")
+	_, err = c.CreateVolume(simtest.Ctx(t), &ec2.CreateVolumeInput{AvailabilityZone: aws.String(zoneA), SnapshotId: aws.String("snap-bad")})
+	simtest.WantCode(t, err, "InvalidSnapshotID.Malformed")
 }
 
 // CreateVolume's API reference on Size: "If you specify a snapshot, the default
@@ -27,29 +29,29 @@ func TestCreateVolumeFromAnUnknownSnapshotIsNotFound(t *testing.T) {
 func TestCreateVolumeFromASnapshotDefaultsToAndMayNotShrinkBelowItsSize(t *testing.T) {
 	sim, c := newEnv(t, Config{Seed: 91})
 	sim.AddSnapshot("snap-0123456789abcdef0", 50)
-	out, err := c.CreateVolume(ctx(t), &ec2.CreateVolumeInput{AvailabilityZone: aws.String(zoneA), SnapshotId: aws.String("snap-0123456789abcdef0")})
+	out, err := c.CreateVolume(simtest.Ctx(t), &ec2.CreateVolumeInput{AvailabilityZone: aws.String(zoneA), SnapshotId: aws.String("snap-0123456789abcdef0")})
 	if err != nil || aws.ToInt32(out.Size) != 50 || aws.ToString(out.SnapshotId) != "snap-0123456789abcdef0" {
 		t.Fatalf("default size: %v %+v", err, out)
 	}
-	_, err = c.CreateVolume(ctx(t), &ec2.CreateVolumeInput{AvailabilityZone: aws.String(zoneA), SnapshotId: aws.String("snap-0123456789abcdef0"), Size: aws.Int32(49)})
-	wantCode(t, err, "InvalidParameterValue")
-	if _, err := c.CreateVolume(ctx(t), &ec2.CreateVolumeInput{AvailabilityZone: aws.String(zoneA), SnapshotId: aws.String("snap-0123456789abcdef0"), Size: aws.Int32(60)}); err != nil {
+	_, err = c.CreateVolume(simtest.Ctx(t), &ec2.CreateVolumeInput{AvailabilityZone: aws.String(zoneA), SnapshotId: aws.String("snap-0123456789abcdef0"), Size: aws.Int32(49)})
+	simtest.WantCode(t, err, "InvalidParameterValue")
+	if _, err := c.CreateVolume(simtest.Ctx(t), &ec2.CreateVolumeInput{AvailabilityZone: aws.String(zoneA), SnapshotId: aws.String("snap-0123456789abcdef0"), Size: aws.Int32(60)}); err != nil {
 		t.Fatalf("larger than the snapshot: %v", err)
 	}
 	img := describeImage(t, c, DefaultImageID)
 	snap := aws.ToString(img.BlockDeviceMappings[0].Ebs.SnapshotId)
-	out, err = c.CreateVolume(ctx(t), &ec2.CreateVolumeInput{AvailabilityZone: aws.String(zoneA), SnapshotId: aws.String(snap)})
+	out, err = c.CreateVolume(simtest.Ctx(t), &ec2.CreateVolumeInput{AvailabilityZone: aws.String(zoneA), SnapshotId: aws.String(snap)})
 	if err != nil || aws.ToInt32(out.Size) != aws.ToInt32(img.BlockDeviceMappings[0].Ebs.VolumeSize) {
 		t.Fatalf("from the seeded image's snapshot: %v %+v", err, out)
 	}
-	_, err = c.CreateVolume(ctx(t), &ec2.CreateVolumeInput{AvailabilityZone: aws.String(zoneA)})
-	wantCode(t, err, "MissingParameter")
+	_, err = c.CreateVolume(simtest.Ctx(t), &ec2.CreateVolumeInput{AvailabilityZone: aws.String(zoneA)})
+	simtest.WantCode(t, err, "MissingParameter")
 }
 
 // describeImage returns one image.
 func describeImage(t *testing.T, c *ec2.Client, id string) types.Image {
 	t.Helper()
-	out, err := c.DescribeImages(ctx(t), &ec2.DescribeImagesInput{ImageIds: []string{id}})
+	out, err := c.DescribeImages(simtest.Ctx(t), &ec2.DescribeImagesInput{ImageIds: []string{id}})
 	if err != nil || len(out.Images) != 1 {
 		t.Fatalf("DescribeImages(%s): %v %+v", id, err, out)
 	}
@@ -61,18 +63,18 @@ func describeImage(t *testing.T, c *ec2.Client, id string) types.Image {
 // defaults to gp2, whose IOPS are 3 per GiB with a floor of 100.
 func TestCreateVolumeNeedsAKnownZoneAndDefaultsToGp2(t *testing.T) {
 	_, c := newEnv(t, Config{Seed: 92})
-	_, err := c.CreateVolume(ctx(t), &ec2.CreateVolumeInput{AvailabilityZone: aws.String("us-east-1z"), Size: aws.Int32(1)})
-	wantCode(t, err, "InvalidZone.NotFound")
-	if want := "The zone 'us-east-1z' does not exist."; errMessage(err) != want {
-		t.Errorf("message = %q, want %q", errMessage(err), want)
+	_, err := c.CreateVolume(simtest.Ctx(t), &ec2.CreateVolumeInput{AvailabilityZone: aws.String("us-east-1z"), Size: aws.Int32(1)})
+	simtest.WantCode(t, err, "InvalidZone.NotFound")
+	if want := "The zone 'us-east-1z' does not exist."; simtest.ErrMessage(err) != want {
+		t.Errorf("message = %q, want %q", simtest.ErrMessage(err), want)
 	}
-	_, err = c.CreateVolume(ctx(t), &ec2.CreateVolumeInput{Size: aws.Int32(1)})
-	wantCode(t, err, "MissingParameter")
-	out, err := c.CreateVolume(ctx(t), &ec2.CreateVolumeInput{AvailabilityZone: aws.String(zoneA), Size: aws.Int32(100)})
+	_, err = c.CreateVolume(simtest.Ctx(t), &ec2.CreateVolumeInput{Size: aws.Int32(1)})
+	simtest.WantCode(t, err, "MissingParameter")
+	out, err := c.CreateVolume(simtest.Ctx(t), &ec2.CreateVolumeInput{AvailabilityZone: aws.String(zoneA), Size: aws.Int32(100)})
 	if err != nil || out.VolumeType != types.VolumeTypeGp2 || aws.ToInt32(out.Iops) != 300 || out.Throughput != nil {
 		t.Fatalf("defaults: %v %+v", err, out)
 	}
-	gp3, err := c.CreateVolume(ctx(t), &ec2.CreateVolumeInput{AvailabilityZone: aws.String(zoneA), Size: aws.Int32(1), VolumeType: types.VolumeTypeGp3})
+	gp3, err := c.CreateVolume(simtest.Ctx(t), &ec2.CreateVolumeInput{AvailabilityZone: aws.String(zoneA), Size: aws.Int32(1), VolumeType: types.VolumeTypeGp3})
 	if err != nil || aws.ToInt32(gp3.Iops) != 3000 || aws.ToInt32(gp3.Throughput) != 125 {
 		t.Fatalf("gp3 baseline: %v %+v", err, gp3)
 	}
@@ -83,8 +85,8 @@ func TestCreateVolumeNeedsAKnownZoneAndDefaultsToGp2(t *testing.T) {
 // for EBS, and DescribeVolumes reports the key's ARN.
 func TestCreateVolumeEncryptionAndKMSKey(t *testing.T) {
 	_, c := newEnv(t, Config{Seed: 93})
-	_, err := c.CreateVolume(ctx(t), &ec2.CreateVolumeInput{AvailabilityZone: aws.String(zoneA), Size: aws.Int32(1), KmsKeyId: aws.String("1234abcd-12ab-34cd-56ef-1234567890ab")})
-	wantCode(t, err, "InvalidParameterDependency")
+	_, err := c.CreateVolume(simtest.Ctx(t), &ec2.CreateVolumeInput{AvailabilityZone: aws.String(zoneA), Size: aws.Int32(1), KmsKeyId: aws.String("1234abcd-12ab-34cd-56ef-1234567890ab")})
+	simtest.WantCode(t, err, "InvalidParameterDependency")
 	id := createVol(t, c, &ec2.CreateVolumeInput{AvailabilityZone: aws.String(zoneA), Size: aws.Int32(1), Encrypted: aws.Bool(true),
 		KmsKeyId: aws.String("1234abcd-12ab-34cd-56ef-1234567890ab")})
 	v := describeVol(t, c, id)
@@ -114,7 +116,7 @@ func TestCreateVolumeTagsAreVisibleToDescribeVolumesFilters(t *testing.T) {
 	createVol(t, c, &ec2.CreateVolumeInput{AvailabilityZone: aws.String(zoneA), Size: aws.Int32(1)})
 	find := func(filters ...types.Filter) []types.Volume {
 		t.Helper()
-		out, err := c.DescribeVolumes(ctx(t), &ec2.DescribeVolumesInput{Filters: filters})
+		out, err := c.DescribeVolumes(simtest.Ctx(t), &ec2.DescribeVolumesInput{Filters: filters})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -127,10 +129,10 @@ func TestCreateVolumeTagsAreVisibleToDescribeVolumesFilters(t *testing.T) {
 	if n := len(find(types.Filter{Name: aws.String("tag-key"), Values: []string{"team"}})); n != 2 {
 		t.Fatalf("tag-key=team found %d volumes, want 2", n)
 	}
-	_, err := c.CreateVolume(ctx(t), &ec2.CreateVolumeInput{AvailabilityZone: aws.String(zoneA), Size: aws.Int32(1), TagSpecifications: spec(types.ResourceTypeVolume, "aws:reserved", "x")})
-	wantCode(t, err, "InvalidParameterValue")
-	_, err = c.CreateVolume(ctx(t), &ec2.CreateVolumeInput{AvailabilityZone: aws.String(zoneA), Size: aws.Int32(1), TagSpecifications: spec(types.ResourceTypeInstance, "a", "b")})
-	wantCode(t, err, "InvalidParameterValue")
+	_, err := c.CreateVolume(simtest.Ctx(t), &ec2.CreateVolumeInput{AvailabilityZone: aws.String(zoneA), Size: aws.Int32(1), TagSpecifications: spec(types.ResourceTypeVolume, "aws:reserved", "x")})
+	simtest.WantCode(t, err, "InvalidParameterValue")
+	_, err = c.CreateVolume(simtest.Ctx(t), &ec2.CreateVolumeInput{AvailabilityZone: aws.String(zoneA), Size: aws.Int32(1), TagSpecifications: spec(types.ResourceTypeInstance, "a", "b")})
+	simtest.WantCode(t, err, "InvalidParameterValue")
 }
 
 // RunInstances' block device mapping restores a snapshot as CreateVolume does (EC2
@@ -159,11 +161,11 @@ func TestLaunchMappingRestoresSnapshotsOfThisRegionOnly(t *testing.T) {
 	// The SDK filled in a client token for the first call; each next launch is new.
 	in.ClientToken = aws.String("snap-too-small")
 	in.BlockDeviceMappings[0].Ebs.VolumeSize = aws.Int32(10)
-	_, err := c.RunInstances(ctx(t), in)
-	wantCode(t, err, "InvalidBlockDeviceMapping")
+	_, err := c.RunInstances(simtest.Ctx(t), in)
+	simtest.WantCode(t, err, "InvalidBlockDeviceMapping")
 
 	in.ClientToken = aws.String("snap-unknown")
 	in.BlockDeviceMappings[0].Ebs = &types.EbsBlockDevice{SnapshotId: aws.String("snap-0fedcba9876543210")}
-	_, err = c.RunInstances(ctx(t), in)
-	wantCode(t, err, "InvalidSnapshot.NotFound")
+	_, err = c.RunInstances(simtest.Ctx(t), in)
+	simtest.WantCode(t, err, "InvalidSnapshot.NotFound")
 }

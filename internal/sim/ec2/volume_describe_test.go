@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/ec2/types"
 
 	"github.com/ec2-operator/ec2-operator/internal/ec2limits"
+	"github.com/ec2-operator/ec2-operator/internal/sim/simtest"
 )
 
 // DescribeVolumes' API reference on paging: MaxResults returns at most that many
@@ -24,7 +25,7 @@ func TestDescribeVolumesPagesWithTheSDKPaginator(t *testing.T) {
 	pages := 0
 	pg := ec2.NewDescribeVolumesPaginator(c, &ec2.DescribeVolumesInput{MaxResults: aws.Int32(5)})
 	for pg.HasMorePages() {
-		out, err := pg.NextPage(ctx(t))
+		out, err := pg.NextPage(simtest.Ctx(t))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -44,12 +45,12 @@ func TestDescribeVolumesPagesWithTheSDKPaginator(t *testing.T) {
 			t.Fatalf("volume %d = %s, want %s (creation order)", i, got[i], want[i])
 		}
 	}
-	_, err := c.DescribeVolumes(ctx(t), &ec2.DescribeVolumesInput{MaxResults: aws.Int32(4)})
-	wantCode(t, err, "InvalidParameterValue")
-	_, err = c.DescribeVolumes(ctx(t), &ec2.DescribeVolumesInput{MaxResults: aws.Int32(5), VolumeIds: want[:1]})
-	wantCode(t, err, "InvalidParameterCombination")
-	_, err = c.DescribeVolumes(ctx(t), &ec2.DescribeVolumesInput{NextToken: aws.String("garbage")})
-	wantCode(t, err, "InvalidPaginationToken")
+	_, err := c.DescribeVolumes(simtest.Ctx(t), &ec2.DescribeVolumesInput{MaxResults: aws.Int32(4)})
+	simtest.WantCode(t, err, "InvalidParameterValue")
+	_, err = c.DescribeVolumes(simtest.Ctx(t), &ec2.DescribeVolumesInput{MaxResults: aws.Int32(5), VolumeIds: want[:1]})
+	simtest.WantCode(t, err, "InvalidParameterCombination")
+	_, err = c.DescribeVolumes(simtest.Ctx(t), &ec2.DescribeVolumesInput{NextToken: aws.String("garbage")})
+	simtest.WantCode(t, err, "InvalidPaginationToken")
 }
 
 // DescribeVolumes' documented filters status, availability-zone, volume-id and
@@ -63,12 +64,12 @@ func TestDescribeVolumesFiltersByStateAndAttachment(t *testing.T) {
 	rec, _ := sim.Instance(inst)
 	loose := createVol(t, c, &ec2.CreateVolumeInput{AvailabilityZone: aws.String(DefaultRegion + "b"), Size: aws.Int32(1)})
 	data := createVol(t, c, &ec2.CreateVolumeInput{AvailabilityZone: aws.String(zoneA), Size: aws.Int32(1)})
-	if _, err := c.AttachVolume(ctx(t), &ec2.AttachVolumeInput{VolumeId: aws.String(data), InstanceId: aws.String(inst), Device: aws.String("/dev/sdf")}); err != nil {
+	if _, err := c.AttachVolume(simtest.Ctx(t), &ec2.AttachVolumeInput{VolumeId: aws.String(data), InstanceId: aws.String(inst), Device: aws.String("/dev/sdf")}); err != nil {
 		t.Fatal(err)
 	}
 	ids := func(filters ...types.Filter) []string {
 		t.Helper()
-		out, err := c.DescribeVolumes(ctx(t), &ec2.DescribeVolumesInput{Filters: filters})
+		out, err := c.DescribeVolumes(simtest.Ctx(t), &ec2.DescribeVolumesInput{Filters: filters})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -105,8 +106,8 @@ func TestDescribeVolumesFiltersByStateAndAttachment(t *testing.T) {
 			}
 		}
 	}
-	_, err := c.DescribeVolumes(ctx(t), &ec2.DescribeVolumesInput{Filters: []types.Filter{f("no-such-filter", "x")}})
-	wantCode(t, err, "InvalidParameterValue")
+	_, err := c.DescribeVolumes(simtest.Ctx(t), &ec2.DescribeVolumesInput{Filters: []types.Filter{f("no-such-filter", "x")}})
+	simtest.WantCode(t, err, "InvalidParameterValue")
 }
 
 // The EC2 Developer Guide's request throttling: CreateVolume, AttachVolume,
@@ -123,12 +124,12 @@ func TestVolumeActionsAreThrottledAsMutatingAndCounted(t *testing.T) {
 		}
 	}
 	for i := range 50 {
-		if _, err := c.CreateVolume(ctx(t), &ec2.CreateVolumeInput{AvailabilityZone: aws.String(zoneA), Size: aws.Int32(1)}); err != nil {
+		if _, err := c.CreateVolume(simtest.Ctx(t), &ec2.CreateVolumeInput{AvailabilityZone: aws.String(zoneA), Size: aws.Int32(1)}); err != nil {
 			t.Fatalf("call %d of a full bucket: %v", i+1, err)
 		}
 	}
-	_, err := c.CreateVolume(ctx(t), &ec2.CreateVolumeInput{AvailabilityZone: aws.String(zoneA), Size: aws.Int32(1)})
-	wantCode(t, err, "RequestLimitExceeded")
+	_, err := c.CreateVolume(simtest.Ctx(t), &ec2.CreateVolumeInput{AvailabilityZone: aws.String(zoneA), Size: aws.Int32(1)})
+	simtest.WantCode(t, err, "RequestLimitExceeded")
 	if n := sim.Calls("CreateVolume"); n != 51 {
 		t.Errorf("Calls(CreateVolume) = %d, want 51", n)
 	}

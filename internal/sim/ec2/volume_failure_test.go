@@ -7,6 +7,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	"github.com/aws/aws-sdk-go-v2/service/ec2/types"
+
+	"github.com/ec2-operator/ec2-operator/internal/sim/simtest"
 )
 
 // A volume whose creation fails is answered creating like any other; when its
@@ -20,7 +22,7 @@ func TestFailedVolumeCreationVanishesOrEndsInTheErrorState(t *testing.T) {
 	sim.FailNextVolumeCreation(VolumeErrors)
 	create := func(token string) string {
 		t.Helper()
-		out, err := c.CreateVolume(ctx(t), &ec2.CreateVolumeInput{AvailabilityZone: aws.String(zoneA), Size: aws.Int32(1), ClientToken: aws.String(token)})
+		out, err := c.CreateVolume(simtest.Ctx(t), &ec2.CreateVolumeInput{AvailabilityZone: aws.String(zoneA), Size: aws.Int32(1), ClientToken: aws.String(token)})
 		if err != nil {
 			t.Fatalf("CreateVolume: %v", err)
 		}
@@ -40,15 +42,15 @@ func TestFailedVolumeCreationVanishesOrEndsInTheErrorState(t *testing.T) {
 	}
 
 	clock.Advance(time.Minute)
-	_, err := c.DescribeVolumes(ctx(t), &ec2.DescribeVolumesInput{VolumeIds: []string{gone}})
-	wantCode(t, err, "InvalidVolume.NotFound")
+	_, err := c.DescribeVolumes(simtest.Ctx(t), &ec2.DescribeVolumesInput{VolumeIds: []string{gone}})
+	simtest.WantCode(t, err, "InvalidVolume.NotFound")
 	if got := describeVol(t, c, failed).State; got != types.VolumeStateError {
 		t.Errorf("volume %s is %s, want error", failed, got)
 	}
 	if got := describeVol(t, c, healthy).State; got != types.VolumeStateAvailable {
 		t.Errorf("volume %s is %s, want available: only two failures were armed", healthy, got)
 	}
-	if _, err := c.DeleteVolume(ctx(t), &ec2.DeleteVolumeInput{VolumeId: aws.String(failed)}); err != nil {
+	if _, err := c.DeleteVolume(simtest.Ctx(t), &ec2.DeleteVolumeInput{VolumeId: aws.String(failed)}); err != nil {
 		t.Fatalf("DeleteVolume of a volume in the error state: %v", err)
 	}
 	if _, ok := sim.Volume(failed); ok {

@@ -7,6 +7,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	"github.com/aws/aws-sdk-go-v2/service/ec2/types"
+
+	"github.com/ec2-operator/ec2-operator/internal/sim/simtest"
 )
 
 // zoneA is the zone of DefaultSubnetIDs[0], where basicRun launches.
@@ -15,7 +17,7 @@ const zoneA = DefaultRegion + "a"
 // createVol creates a volume and returns its id.
 func createVol(t *testing.T, c *ec2.Client, in *ec2.CreateVolumeInput) string {
 	t.Helper()
-	out, err := c.CreateVolume(ctx(t), in)
+	out, err := c.CreateVolume(simtest.Ctx(t), in)
 	if err != nil {
 		t.Fatalf("CreateVolume: %v", err)
 	}
@@ -25,7 +27,7 @@ func createVol(t *testing.T, c *ec2.Client, in *ec2.CreateVolumeInput) string {
 // describeVol returns the single volume DescribeVolumes reports for id.
 func describeVol(t *testing.T, c *ec2.Client, id string) types.Volume {
 	t.Helper()
-	out, err := c.DescribeVolumes(ctx(t), &ec2.DescribeVolumesInput{VolumeIds: []string{id}})
+	out, err := c.DescribeVolumes(simtest.Ctx(t), &ec2.DescribeVolumesInput{VolumeIds: []string{id}})
 	if err != nil || len(out.Volumes) != 1 {
 		t.Fatalf("DescribeVolumes(%s): %v %+v", id, err, out)
 	}
@@ -62,7 +64,7 @@ func TestVolumeCreateAttachDetachDeleteWalksEBSStates(t *testing.T) {
 		VolumeCreateDuration: 10 * time.Second, VolumeAttachDuration: 5 * time.Second, VolumeDetachDuration: 7 * time.Second})
 	inst := runOne(t, c, basicRun())
 
-	created, err := c.CreateVolume(ctx(t), &ec2.CreateVolumeInput{AvailabilityZone: aws.String(zoneA), Size: aws.Int32(20)})
+	created, err := c.CreateVolume(simtest.Ctx(t), &ec2.CreateVolumeInput{AvailabilityZone: aws.String(zoneA), Size: aws.Int32(20)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,8 +74,8 @@ func TestVolumeCreateAttachDetachDeleteWalksEBSStates(t *testing.T) {
 		t.Fatalf("CreateVolume answered %+v", created)
 	}
 	// A volume still being created cannot be attached.
-	_, err = c.AttachVolume(ctx(t), &ec2.AttachVolumeInput{VolumeId: aws.String(vol), InstanceId: aws.String(inst), Device: aws.String("/dev/sdf")})
-	wantCode(t, err, "IncorrectState")
+	_, err = c.AttachVolume(simtest.Ctx(t), &ec2.AttachVolumeInput{VolumeId: aws.String(vol), InstanceId: aws.String(inst), Device: aws.String("/dev/sdf")})
+	simtest.WantCode(t, err, "IncorrectState")
 	clock.Advance(9 * time.Second)
 	if v := describeVol(t, c, vol); v.State != types.VolumeStateCreating {
 		t.Fatalf("after 9s state = %s, want creating", v.State)
@@ -83,7 +85,7 @@ func TestVolumeCreateAttachDetachDeleteWalksEBSStates(t *testing.T) {
 		t.Fatalf("after 10s volume = %+v, want available", v)
 	}
 
-	att, err := c.AttachVolume(ctx(t), &ec2.AttachVolumeInput{VolumeId: aws.String(vol), InstanceId: aws.String(inst), Device: aws.String("/dev/sdf")})
+	att, err := c.AttachVolume(simtest.Ctx(t), &ec2.AttachVolumeInput{VolumeId: aws.String(vol), InstanceId: aws.String(inst), Device: aws.String("/dev/sdf")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,10 +108,10 @@ func TestVolumeCreateAttachDetachDeleteWalksEBSStates(t *testing.T) {
 	if bd, _ := blockDevice(describeOne(t, c, inst), "/dev/sdf"); bd.Ebs == nil || bd.Ebs.Status != types.AttachmentStatusAttached {
 		t.Fatalf("instance mapping after attach = %+v", bd)
 	}
-	_, err = c.DeleteVolume(ctx(t), &ec2.DeleteVolumeInput{VolumeId: aws.String(vol)})
-	wantCode(t, err, "VolumeInUse")
+	_, err = c.DeleteVolume(simtest.Ctx(t), &ec2.DeleteVolumeInput{VolumeId: aws.String(vol)})
+	simtest.WantCode(t, err, "VolumeInUse")
 
-	det, err := c.DetachVolume(ctx(t), &ec2.DetachVolumeInput{VolumeId: aws.String(vol)})
+	det, err := c.DetachVolume(simtest.Ctx(t), &ec2.DetachVolumeInput{VolumeId: aws.String(vol)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,11 +129,11 @@ func TestVolumeCreateAttachDetachDeleteWalksEBSStates(t *testing.T) {
 		t.Fatal("a detached volume is still in the instance's block device mapping")
 	}
 
-	if _, err := c.DeleteVolume(ctx(t), &ec2.DeleteVolumeInput{VolumeId: aws.String(vol)}); err != nil {
+	if _, err := c.DeleteVolume(simtest.Ctx(t), &ec2.DeleteVolumeInput{VolumeId: aws.String(vol)}); err != nil {
 		t.Fatal(err)
 	}
-	_, err = c.DescribeVolumes(ctx(t), &ec2.DescribeVolumesInput{VolumeIds: []string{vol}})
-	wantCode(t, err, "InvalidVolume.NotFound")
+	_, err = c.DescribeVolumes(simtest.Ctx(t), &ec2.DescribeVolumesInput{VolumeIds: []string{vol}})
+	simtest.WantCode(t, err, "InvalidVolume.NotFound")
 	if _, ok := sim.Volume(vol); ok {
 		t.Error("Volume still reports the deleted volume")
 	}
@@ -146,13 +148,13 @@ func TestVolumeZeroDurationsCompleteOnTheNextRequest(t *testing.T) {
 	if v, _ := sim.Volume(vol); v.State != VolumeAvailable {
 		t.Fatalf("state after the next look = %s", v.State)
 	}
-	if _, err := c.AttachVolume(ctx(t), &ec2.AttachVolumeInput{VolumeId: aws.String(vol), InstanceId: aws.String(inst), Device: aws.String("/dev/sdg")}); err != nil {
+	if _, err := c.AttachVolume(simtest.Ctx(t), &ec2.AttachVolumeInput{VolumeId: aws.String(vol), InstanceId: aws.String(inst), Device: aws.String("/dev/sdg")}); err != nil {
 		t.Fatal(err)
 	}
 	if v, _ := sim.Volume(vol); v.Attachment == nil || v.Attachment.State != AttachmentAttached || v.State != VolumeInUse {
 		t.Fatalf("volume after the next look = %+v", v)
 	}
-	if _, err := c.DetachVolume(ctx(t), &ec2.DetachVolumeInput{VolumeId: aws.String(vol), InstanceId: aws.String(inst), Device: aws.String("/dev/sdg")}); err != nil {
+	if _, err := c.DetachVolume(simtest.Ctx(t), &ec2.DetachVolumeInput{VolumeId: aws.String(vol), InstanceId: aws.String(inst), Device: aws.String("/dev/sdg")}); err != nil {
 		t.Fatal(err)
 	}
 	if v, _ := sim.Volume(vol); v.Attachment != nil || v.State != VolumeAvailable {
@@ -177,8 +179,8 @@ func TestCreateVolumeIsIdempotentByClientToken(t *testing.T) {
 	if n := len(sim.Volumes()); n != 1 {
 		t.Fatalf("%d volumes exist after a retried CreateVolume, want 1", n)
 	}
-	_, err := c.CreateVolume(ctx(t), &ec2.CreateVolumeInput{AvailabilityZone: aws.String(zoneA), Size: aws.Int32(11), ClientToken: aws.String("tok-1")})
-	wantCode(t, err, "IdempotentParameterMismatch")
+	_, err := c.CreateVolume(simtest.Ctx(t), &ec2.CreateVolumeInput{AvailabilityZone: aws.String(zoneA), Size: aws.Int32(11), ClientToken: aws.String("tok-1")})
+	simtest.WantCode(t, err, "IdempotentParameterMismatch")
 	if n := len(sim.Volumes()); n != 1 {
 		t.Fatalf("%d volumes exist after a mismatched token, want 1", n)
 	}
@@ -190,8 +192,8 @@ func TestAttachVolumeInAnotherZoneIsZoneMismatch(t *testing.T) {
 	_, c := newEnv(t, Config{Seed: 83})
 	inst := runOne(t, c, basicRun())
 	vol := createVol(t, c, &ec2.CreateVolumeInput{AvailabilityZone: aws.String(DefaultRegion + "b"), Size: aws.Int32(1)})
-	_, err := c.AttachVolume(ctx(t), &ec2.AttachVolumeInput{VolumeId: aws.String(vol), InstanceId: aws.String(inst), Device: aws.String("/dev/sdf")})
-	wantCode(t, err, "InvalidVolume.ZoneMismatch")
+	_, err := c.AttachVolume(simtest.Ctx(t), &ec2.AttachVolumeInput{VolumeId: aws.String(vol), InstanceId: aws.String(inst), Device: aws.String("/dev/sdf")})
+	simtest.WantCode(t, err, "InvalidVolume.ZoneMismatch")
 }
 
 // A device name already used on the instance cannot take another volume: EC2
@@ -204,19 +206,19 @@ func TestAttachVolumeAtAUsedDeviceIsRefused(t *testing.T) {
 	a := createVol(t, c, &ec2.CreateVolumeInput{AvailabilityZone: aws.String(zoneA), Size: aws.Int32(1)})
 	b := createVol(t, c, &ec2.CreateVolumeInput{AvailabilityZone: aws.String(zoneA), Size: aws.Int32(1)})
 	attach := func(vol, dev string) error {
-		_, err := c.AttachVolume(ctx(t), &ec2.AttachVolumeInput{VolumeId: aws.String(vol), InstanceId: aws.String(inst), Device: aws.String(dev)})
+		_, err := c.AttachVolume(simtest.Ctx(t), &ec2.AttachVolumeInput{VolumeId: aws.String(vol), InstanceId: aws.String(inst), Device: aws.String(dev)})
 		return err
 	}
 	err := attach(a, "/dev/xvda")
-	wantCode(t, err, "InvalidParameterValue")
-	if want := "Invalid value '/dev/xvda' for unixDevice. Attachment point /dev/xvda is already in use"; errMessage(err) != want {
-		t.Errorf("message = %q, want %q", errMessage(err), want)
+	simtest.WantCode(t, err, "InvalidParameterValue")
+	if want := "Invalid value '/dev/xvda' for unixDevice. Attachment point /dev/xvda is already in use"; simtest.ErrMessage(err) != want {
+		t.Errorf("message = %q, want %q", simtest.ErrMessage(err), want)
 	}
 	if err := attach(a, "/dev/sdf"); err != nil {
 		t.Fatal(err)
 	}
-	wantCode(t, attach(b, "/dev/sdf"), "InvalidParameterValue")
-	wantCode(t, attach(a, "/dev/sdh"), "VolumeInUse")
+	simtest.WantCode(t, attach(b, "/dev/sdf"), "InvalidParameterValue")
+	simtest.WantCode(t, attach(a, "/dev/sdh"), "VolumeInUse")
 }
 
 // AttachVolume's API reference: volumes attach to "a running or stopped
@@ -227,16 +229,16 @@ func TestAttachVolumeNeedsARunningOrStoppedInstance(t *testing.T) {
 	gone := runOne(t, c, basicRun())
 	stopped := runOne(t, c, basicRun())
 	describeOne(t, c, gone) // both are running now
-	if _, err := c.TerminateInstances(ctx(t), &ec2.TerminateInstancesInput{InstanceIds: []string{gone}}); err != nil {
+	if _, err := c.TerminateInstances(simtest.Ctx(t), &ec2.TerminateInstancesInput{InstanceIds: []string{gone}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.StopInstances(ctx(t), &ec2.StopInstancesInput{InstanceIds: []string{stopped}}); err != nil {
+	if _, err := c.StopInstances(simtest.Ctx(t), &ec2.StopInstancesInput{InstanceIds: []string{stopped}}); err != nil {
 		t.Fatal(err)
 	}
 	vol := createVol(t, c, &ec2.CreateVolumeInput{AvailabilityZone: aws.String(zoneA), Size: aws.Int32(1)})
-	_, err := c.AttachVolume(ctx(t), &ec2.AttachVolumeInput{VolumeId: aws.String(vol), InstanceId: aws.String(gone), Device: aws.String("/dev/sdf")})
-	wantCode(t, err, "IncorrectInstanceState")
-	if _, err := c.AttachVolume(ctx(t), &ec2.AttachVolumeInput{VolumeId: aws.String(vol), InstanceId: aws.String(stopped), Device: aws.String("/dev/sdf")}); err != nil {
+	_, err := c.AttachVolume(simtest.Ctx(t), &ec2.AttachVolumeInput{VolumeId: aws.String(vol), InstanceId: aws.String(gone), Device: aws.String("/dev/sdf")})
+	simtest.WantCode(t, err, "IncorrectInstanceState")
+	if _, err := c.AttachVolume(simtest.Ctx(t), &ec2.AttachVolumeInput{VolumeId: aws.String(vol), InstanceId: aws.String(stopped), Device: aws.String("/dev/sdf")}); err != nil {
 		t.Fatalf("attaching to a stopped instance: %v", err)
 	}
 }
@@ -248,18 +250,18 @@ func TestDetachVolumeThatIsNotAttachedIsIncorrectState(t *testing.T) {
 	_, c := newEnv(t, Config{Seed: 86})
 	inst := runOne(t, c, basicRun())
 	vol := createVol(t, c, &ec2.CreateVolumeInput{AvailabilityZone: aws.String(zoneA), Size: aws.Int32(1)})
-	_, err := c.DetachVolume(ctx(t), &ec2.DetachVolumeInput{VolumeId: aws.String(vol)})
-	wantCode(t, err, "IncorrectState")
-	if want := "Volume '" + vol + "' is in the 'available' state."; errMessage(err) != want {
-		t.Errorf("message = %q, want %q", errMessage(err), want)
+	_, err := c.DetachVolume(simtest.Ctx(t), &ec2.DetachVolumeInput{VolumeId: aws.String(vol)})
+	simtest.WantCode(t, err, "IncorrectState")
+	if want := "Volume '" + vol + "' is in the 'available' state."; simtest.ErrMessage(err) != want {
+		t.Errorf("message = %q, want %q", simtest.ErrMessage(err), want)
 	}
-	if _, err := c.AttachVolume(ctx(t), &ec2.AttachVolumeInput{VolumeId: aws.String(vol), InstanceId: aws.String(inst), Device: aws.String("/dev/sdf")}); err != nil {
+	if _, err := c.AttachVolume(simtest.Ctx(t), &ec2.AttachVolumeInput{VolumeId: aws.String(vol), InstanceId: aws.String(inst), Device: aws.String("/dev/sdf")}); err != nil {
 		t.Fatal(err)
 	}
-	_, err = c.DetachVolume(ctx(t), &ec2.DetachVolumeInput{VolumeId: aws.String(vol), InstanceId: aws.String("i-0000000000000dead")})
-	wantCode(t, err, "InvalidAttachment.NotFound")
-	_, err = c.DetachVolume(ctx(t), &ec2.DetachVolumeInput{VolumeId: aws.String("vol-0000000000000dead")})
-	wantCode(t, err, "InvalidVolume.NotFound")
+	_, err = c.DetachVolume(simtest.Ctx(t), &ec2.DetachVolumeInput{VolumeId: aws.String(vol), InstanceId: aws.String("i-0000000000000dead")})
+	simtest.WantCode(t, err, "InvalidAttachment.NotFound")
+	_, err = c.DetachVolume(simtest.Ctx(t), &ec2.DetachVolumeInput{VolumeId: aws.String("vol-0000000000000dead")})
+	simtest.WantCode(t, err, "InvalidVolume.NotFound")
 }
 
 // DetachVolume's API reference: "If an EBS volume is the root device of an
@@ -270,13 +272,13 @@ func TestDetachRootVolumeOfARunningInstanceIsRefused(t *testing.T) {
 	sim, c := newEnv(t, Config{Seed: 87})
 	inst := runOne(t, c, basicRun())
 	rec, _ := sim.Instance(inst)
-	_, err := c.DetachVolume(ctx(t), &ec2.DetachVolumeInput{VolumeId: aws.String(rec.RootVolumeID)})
-	wantCode(t, err, "IncorrectState")
-	if _, err := c.StopInstances(ctx(t), &ec2.StopInstancesInput{InstanceIds: []string{inst}}); err != nil {
+	_, err := c.DetachVolume(simtest.Ctx(t), &ec2.DetachVolumeInput{VolumeId: aws.String(rec.RootVolumeID)})
+	simtest.WantCode(t, err, "IncorrectState")
+	if _, err := c.StopInstances(simtest.Ctx(t), &ec2.StopInstancesInput{InstanceIds: []string{inst}}); err != nil {
 		t.Fatal(err)
 	}
 	describeOne(t, c, inst) // stopping completes
-	if _, err := c.DetachVolume(ctx(t), &ec2.DetachVolumeInput{VolumeId: aws.String(rec.RootVolumeID)}); err != nil {
+	if _, err := c.DetachVolume(simtest.Ctx(t), &ec2.DetachVolumeInput{VolumeId: aws.String(rec.RootVolumeID)}); err != nil {
 		t.Fatalf("detaching the root volume of a stopped instance: %v", err)
 	}
 	if got, _ := sim.Instance(inst); len(got.BlockDevices) != 0 || got.RootVolumeID != "" {
@@ -291,15 +293,15 @@ func TestDeleteVolumeInUseOrUnknownIsRefused(t *testing.T) {
 	sim, c := newEnv(t, Config{Seed: 88})
 	inst := runOne(t, c, basicRun())
 	rec, _ := sim.Instance(inst)
-	_, err := c.DeleteVolume(ctx(t), &ec2.DeleteVolumeInput{VolumeId: aws.String(rec.RootVolumeID)})
-	wantCode(t, err, "VolumeInUse")
-	if want := "Volume " + rec.RootVolumeID + " is currently attached to " + inst; errMessage(err) != want {
-		t.Errorf("message = %q, want %q", errMessage(err), want)
+	_, err := c.DeleteVolume(simtest.Ctx(t), &ec2.DeleteVolumeInput{VolumeId: aws.String(rec.RootVolumeID)})
+	simtest.WantCode(t, err, "VolumeInUse")
+	if want := "Volume " + rec.RootVolumeID + " is currently attached to " + inst; simtest.ErrMessage(err) != want {
+		t.Errorf("message = %q, want %q", simtest.ErrMessage(err), want)
 	}
-	_, err = c.DeleteVolume(ctx(t), &ec2.DeleteVolumeInput{VolumeId: aws.String("vol-0000000000000dead")})
-	wantCode(t, err, "InvalidVolume.NotFound")
-	_, err = c.DeleteVolume(ctx(t), &ec2.DeleteVolumeInput{VolumeId: aws.String("vol-nope")})
-	wantCode(t, err, "InvalidVolumeID.Malformed")
+	_, err = c.DeleteVolume(simtest.Ctx(t), &ec2.DeleteVolumeInput{VolumeId: aws.String("vol-0000000000000dead")})
+	simtest.WantCode(t, err, "InvalidVolume.NotFound")
+	_, err = c.DeleteVolume(simtest.Ctx(t), &ec2.DeleteVolumeInput{VolumeId: aws.String("vol-nope")})
+	simtest.WantCode(t, err, "InvalidVolumeID.Malformed")
 }
 
 // ModifyInstanceAttribute's BlockDeviceMapping (API reference: "Modifies the
@@ -312,11 +314,11 @@ func TestDeleteOnTerminationModificationDeletesTheVolumeAtTermination(t *testing
 	kept := createVol(t, c, &ec2.CreateVolumeInput{AvailabilityZone: aws.String(zoneA), Size: aws.Int32(1)})
 	doomed := createVol(t, c, &ec2.CreateVolumeInput{AvailabilityZone: aws.String(zoneA), Size: aws.Int32(1)})
 	for vol, dev := range map[string]string{kept: "/dev/sdf", doomed: "/dev/sdg"} {
-		if _, err := c.AttachVolume(ctx(t), &ec2.AttachVolumeInput{VolumeId: aws.String(vol), InstanceId: aws.String(inst), Device: aws.String(dev)}); err != nil {
+		if _, err := c.AttachVolume(simtest.Ctx(t), &ec2.AttachVolumeInput{VolumeId: aws.String(vol), InstanceId: aws.String(inst), Device: aws.String(dev)}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := c.ModifyInstanceAttribute(ctx(t), &ec2.ModifyInstanceAttributeInput{
+	if _, err := c.ModifyInstanceAttribute(simtest.Ctx(t), &ec2.ModifyInstanceAttributeInput{
 		InstanceId: aws.String(inst),
 		BlockDeviceMappings: []types.InstanceBlockDeviceMappingSpecification{{
 			DeviceName: aws.String("/dev/sdg"), Ebs: &types.EbsInstanceBlockDeviceSpecification{DeleteOnTermination: aws.Bool(true)},
@@ -330,15 +332,15 @@ func TestDeleteOnTerminationModificationDeletesTheVolumeAtTermination(t *testing
 	if v := describeVol(t, c, doomed); !aws.ToBool(v.Attachments[0].DeleteOnTermination) {
 		t.Fatalf("attachment after the modification = %+v", v.Attachments)
 	}
-	_, err := c.ModifyInstanceAttribute(ctx(t), &ec2.ModifyInstanceAttributeInput{
+	_, err := c.ModifyInstanceAttribute(simtest.Ctx(t), &ec2.ModifyInstanceAttributeInput{
 		InstanceId: aws.String(inst),
 		BlockDeviceMappings: []types.InstanceBlockDeviceMappingSpecification{{
 			DeviceName: aws.String("/dev/sdz"), Ebs: &types.EbsInstanceBlockDeviceSpecification{DeleteOnTermination: aws.Bool(true)},
 		}},
 	})
-	wantCode(t, err, "InvalidInstanceAttributeValue")
+	simtest.WantCode(t, err, "InvalidInstanceAttributeValue")
 
-	if _, err := c.TerminateInstances(ctx(t), &ec2.TerminateInstancesInput{InstanceIds: []string{inst}}); err != nil {
+	if _, err := c.TerminateInstances(simtest.Ctx(t), &ec2.TerminateInstancesInput{InstanceIds: []string{inst}}); err != nil {
 		t.Fatal(err)
 	}
 	describeOne(t, c, inst) // shutting-down completes

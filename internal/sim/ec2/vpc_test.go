@@ -7,6 +7,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	"github.com/aws/aws-sdk-go-v2/service/ec2/types"
+
+	"github.com/ec2-operator/ec2-operator/internal/sim/simtest"
 )
 
 // A nondefault VPC used by the networking tests.
@@ -40,7 +42,7 @@ func runIn(subnetID string) *ec2.RunInstancesInput {
 // describeSubnet returns one subnet by id.
 func describeSubnet(t *testing.T, c *ec2.Client, id string) types.Subnet {
 	t.Helper()
-	out, err := c.DescribeSubnets(ctx(t), &ec2.DescribeSubnetsInput{SubnetIds: []string{id}})
+	out, err := c.DescribeSubnets(simtest.Ctx(t), &ec2.DescribeSubnetsInput{SubnetIds: []string{id}})
 	if err != nil || len(out.Subnets) != 1 {
 		t.Fatalf("DescribeSubnets(%s): %v %+v", id, err, out)
 	}
@@ -87,7 +89,7 @@ func TestAvailableIpAddressCountTracksAddressesInUseAndTermination(t *testing.T)
 	if n := aws.ToInt32(describeSubnet(t, c, testSubnet).AvailableIpAddressCount); n != before-3 {
 		t.Fatalf("availableIpAddressCount = %d with a primary and two secondaries in use, want %d", n, before-3)
 	}
-	if _, err := c.TerminateInstances(ctx(t), &ec2.TerminateInstancesInput{InstanceIds: []string{id}}); err != nil {
+	if _, err := c.TerminateInstances(simtest.Ctx(t), &ec2.TerminateInstancesInput{InstanceIds: []string{id}}); err != nil {
 		t.Fatal(err)
 	}
 	describeOne(t, c, id) // advances shutting-down to terminated
@@ -101,7 +103,7 @@ func TestAvailableIpAddressCountTracksAddressesInUseAndTermination(t *testing.T)
 // CreateTags and DeleteTags.
 func TestSubnetAndSecurityGroupTagFilters(t *testing.T) {
 	_, c := newVPCEnv(t, Config{Seed: 202})
-	subnets, err := c.DescribeSubnets(ctx(t), &ec2.DescribeSubnetsInput{Filters: []types.Filter{
+	subnets, err := c.DescribeSubnets(simtest.Ctx(t), &ec2.DescribeSubnetsInput{Filters: []types.Filter{
 		{Name: aws.String("tag:Tier"), Values: []string{"private"}},
 	}})
 	if err != nil || len(subnets.Subnets) != 1 || aws.ToString(subnets.Subnets[0].SubnetId) != testSubnet {
@@ -110,41 +112,41 @@ func TestSubnetAndSecurityGroupTagFilters(t *testing.T) {
 	if tags := subnets.Subnets[0].Tags; len(tags) != 1 || aws.ToString(tags[0].Key) != "Tier" {
 		t.Errorf("subnet tags = %+v", tags)
 	}
-	if _, err := c.CreateTags(ctx(t), &ec2.CreateTagsInput{
+	if _, err := c.CreateTags(simtest.Ctx(t), &ec2.CreateTagsInput{
 		Resources: []string{testSmallSubnet, testGroup},
 		Tags:      []types.Tag{{Key: aws.String("Owner"), Value: aws.String("net")}},
 	}); err != nil {
 		t.Fatal(err)
 	}
-	subnets, err = c.DescribeSubnets(ctx(t), &ec2.DescribeSubnetsInput{Filters: []types.Filter{
+	subnets, err = c.DescribeSubnets(simtest.Ctx(t), &ec2.DescribeSubnetsInput{Filters: []types.Filter{
 		{Name: aws.String("tag-key"), Values: []string{"Owner"}},
 	}})
 	if err != nil || len(subnets.Subnets) != 1 || aws.ToString(subnets.Subnets[0].SubnetId) != testSmallSubnet {
 		t.Fatalf("tag-key=Owner on subnets: %v %+v", err, subnets)
 	}
-	groups, err := c.DescribeSecurityGroups(ctx(t), &ec2.DescribeSecurityGroupsInput{Filters: []types.Filter{
+	groups, err := c.DescribeSecurityGroups(simtest.Ctx(t), &ec2.DescribeSecurityGroupsInput{Filters: []types.Filter{
 		{Name: aws.String("tag:Team"), Values: []string{"pay*"}},
 	}})
 	if err != nil || len(groups.SecurityGroups) != 1 || aws.ToString(groups.SecurityGroups[0].GroupId) != testAppGroup {
 		t.Fatalf("tag:Team=pay* on groups: %v %+v", err, groups)
 	}
-	groups, err = c.DescribeSecurityGroups(ctx(t), &ec2.DescribeSecurityGroupsInput{Filters: []types.Filter{
+	groups, err = c.DescribeSecurityGroups(simtest.Ctx(t), &ec2.DescribeSecurityGroupsInput{Filters: []types.Filter{
 		{Name: aws.String("tag-key"), Values: []string{"Owner"}}, {Name: aws.String("vpc-id"), Values: []string{testVPC}},
 	}})
 	if err != nil || len(groups.SecurityGroups) != 1 || aws.ToString(groups.SecurityGroups[0].GroupId) != testGroup {
 		t.Fatalf("tag-key=Owner on groups: %v %+v", err, groups)
 	}
-	if _, err := c.DeleteTags(ctx(t), &ec2.DeleteTagsInput{Resources: []string{testGroup}, Tags: []types.Tag{{Key: aws.String("Owner")}}}); err != nil {
+	if _, err := c.DeleteTags(simtest.Ctx(t), &ec2.DeleteTagsInput{Resources: []string{testGroup}, Tags: []types.Tag{{Key: aws.String("Owner")}}}); err != nil {
 		t.Fatal(err)
 	}
-	groups, err = c.DescribeSecurityGroups(ctx(t), &ec2.DescribeSecurityGroupsInput{Filters: []types.Filter{
+	groups, err = c.DescribeSecurityGroups(simtest.Ctx(t), &ec2.DescribeSecurityGroupsInput{Filters: []types.Filter{
 		{Name: aws.String("tag-key"), Values: []string{"Owner"}},
 	}})
 	if err != nil || len(groups.SecurityGroups) != 0 {
 		t.Fatalf("after DeleteTags: %v %+v", err, groups)
 	}
-	_, err = c.CreateTags(ctx(t), &ec2.CreateTagsInput{Resources: []string{"subnet-0c0000000000000ff"}, Tags: []types.Tag{{Key: aws.String("a"), Value: aws.String("b")}}})
-	wantCode(t, err, "InvalidSubnetID.NotFound")
+	_, err = c.CreateTags(simtest.Ctx(t), &ec2.CreateTagsInput{Resources: []string{"subnet-0c0000000000000ff"}, Tags: []types.Tag{{Key: aws.String("a"), Value: aws.String("b")}}})
+	simtest.WantCode(t, err, "InvalidSubnetID.NotFound")
 }
 
 // DescribeSecurityGroups' GroupName parameter: "[Default VPC] You can specify
@@ -154,13 +156,13 @@ func TestSubnetAndSecurityGroupTagFilters(t *testing.T) {
 func TestDescribeSecurityGroupsGroupNameFindsOnlyDefaultVPCGroups(t *testing.T) {
 	sim, c := newVPCEnv(t, Config{Seed: 203})
 	sim.AddSecurityGroupInVPC("sg-0c000000000000003", "web", testVPC, nil)
-	out, err := c.DescribeSecurityGroups(ctx(t), &ec2.DescribeSecurityGroupsInput{GroupNames: []string{"web"}})
+	out, err := c.DescribeSecurityGroups(simtest.Ctx(t), &ec2.DescribeSecurityGroupsInput{GroupNames: []string{"web"}})
 	if err != nil || len(out.SecurityGroups) != 1 || aws.ToString(out.SecurityGroups[0].GroupId) != WebSecurityGroupID {
 		t.Fatalf("GroupName=web: %v %+v", err, out)
 	}
-	_, err = c.DescribeSecurityGroups(ctx(t), &ec2.DescribeSecurityGroupsInput{GroupNames: []string{"app"}})
-	wantCode(t, err, "InvalidGroup.NotFound")
-	out, err = c.DescribeSecurityGroups(ctx(t), &ec2.DescribeSecurityGroupsInput{Filters: []types.Filter{
+	_, err = c.DescribeSecurityGroups(simtest.Ctx(t), &ec2.DescribeSecurityGroupsInput{GroupNames: []string{"app"}})
+	simtest.WantCode(t, err, "InvalidGroup.NotFound")
+	out, err = c.DescribeSecurityGroups(simtest.Ctx(t), &ec2.DescribeSecurityGroupsInput{Filters: []types.Filter{
 		{Name: aws.String("group-name"), Values: []string{"web"}},
 	}})
 	if err != nil || len(out.SecurityGroups) != 2 {
@@ -175,15 +177,15 @@ func TestRunInstancesRefusesSecurityGroupOfAnotherVPC(t *testing.T) {
 	sim, c := newVPCEnv(t, Config{Seed: 204})
 	in := runIn(testSubnet)
 	in.SecurityGroupIds = []string{WebSecurityGroupID}
-	_, err := c.RunInstances(ctx(t), in)
-	wantCode(t, err, "InvalidParameter")
-	if msg := errMessage(err); msg != "Security group "+WebSecurityGroupID+" and subnet "+testSubnet+" belong to different networks." {
+	_, err := c.RunInstances(simtest.Ctx(t), in)
+	simtest.WantCode(t, err, "InvalidParameter")
+	if msg := simtest.ErrMessage(err); msg != "Security group "+WebSecurityGroupID+" and subnet "+testSubnet+" belong to different networks." {
 		t.Errorf("message = %q", msg)
 	}
 	in = basicRun()
 	in.SecurityGroupIds = []string{testAppGroup}
-	_, err = c.RunInstances(ctx(t), in)
-	wantCode(t, err, "InvalidParameter")
+	_, err = c.RunInstances(simtest.Ctx(t), in)
+	simtest.WantCode(t, err, "InvalidParameter")
 	if n := len(sim.Instances()); n != 0 {
 		t.Fatalf("%d instances launched", n)
 	}
@@ -196,8 +198,8 @@ func TestRunInstancesGroupNamesNeedTheDefaultVPC(t *testing.T) {
 	_, c := newVPCEnv(t, Config{Seed: 205})
 	in := runIn(testSubnet)
 	in.SecurityGroups = []string{"app"}
-	_, err := c.RunInstances(ctx(t), in)
-	wantCode(t, err, "InvalidParameterCombination")
+	_, err := c.RunInstances(simtest.Ctx(t), in)
+	simtest.WantCode(t, err, "InvalidParameterCombination")
 }
 
 // ModifyInstanceAttribute GroupId.N only takes groups of the instance's VPC;
@@ -206,12 +208,12 @@ func TestRunInstancesGroupNamesNeedTheDefaultVPC(t *testing.T) {
 func TestModifyInstanceAttributeRefusesGroupOfAnotherVPC(t *testing.T) {
 	_, c := newVPCEnv(t, Config{Seed: 206})
 	id := runOne(t, c, runIn(testSubnet))
-	_, err := c.ModifyInstanceAttribute(ctx(t), &ec2.ModifyInstanceAttributeInput{InstanceId: aws.String(id), Groups: []string{WebSecurityGroupID}})
-	wantCode(t, err, "InvalidGroup.NotFound")
-	if !strings.Contains(errMessage(err), "belong to different networks") {
-		t.Errorf("message = %q", errMessage(err))
+	_, err := c.ModifyInstanceAttribute(simtest.Ctx(t), &ec2.ModifyInstanceAttributeInput{InstanceId: aws.String(id), Groups: []string{WebSecurityGroupID}})
+	simtest.WantCode(t, err, "InvalidGroup.NotFound")
+	if !strings.Contains(simtest.ErrMessage(err), "belong to different networks") {
+		t.Errorf("message = %q", simtest.ErrMessage(err))
 	}
-	if _, err := c.ModifyInstanceAttribute(ctx(t), &ec2.ModifyInstanceAttributeInput{InstanceId: aws.String(id), Groups: []string{testAppGroup}}); err != nil {
+	if _, err := c.ModifyInstanceAttribute(simtest.Ctx(t), &ec2.ModifyInstanceAttributeInput{InstanceId: aws.String(id), Groups: []string{testAppGroup}}); err != nil {
 		t.Fatalf("a group of the instance's VPC: %v", err)
 	}
 	if got := describeOne(t, c, id); len(got.SecurityGroups) != 1 || aws.ToString(got.SecurityGroups[0].GroupId) != testAppGroup {
@@ -229,7 +231,7 @@ func TestSubnetIPv6CIDRIsDescribed(t *testing.T) {
 		sn.Ipv6CidrBlockAssociationSet[0].Ipv6CidrBlockState.State != types.SubnetCidrBlockStateCodeAssociated {
 		t.Fatalf("ipv6 associations = %+v", sn.Ipv6CidrBlockAssociationSet)
 	}
-	out, err := c.DescribeSubnets(ctx(t), &ec2.DescribeSubnetsInput{Filters: []types.Filter{
+	out, err := c.DescribeSubnets(simtest.Ctx(t), &ec2.DescribeSubnetsInput{Filters: []types.Filter{
 		{Name: aws.String("ipv6-cidr-block-association.ipv6-cidr-block"), Values: []string{"2600:1f18:abcd:1200::/64"}},
 	}})
 	if err != nil || len(out.Subnets) != 1 {

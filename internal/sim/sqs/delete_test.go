@@ -7,6 +7,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
+
+	"github.com/ec2-operator/ec2-operator/internal/sim/simtest"
 )
 
 // Amazon SQS API Reference, DeleteMessageBatch: "The result of the action on
@@ -54,8 +56,8 @@ func TestDeleteMessageBatchWholeCallErrors(t *testing.T) {
 	e := newEnv(t)
 	_, err := e.client.DeleteMessageBatch(ctx(t), &sqs.DeleteMessageBatchInput{QueueUrl: aws.String(e.url), Entries: []types.DeleteMessageBatchRequestEntry{}})
 	var empty *types.EmptyBatchRequest
-	if !errors.As(err, &empty) || errCode(err) != "AWS.SimpleQueueService.EmptyBatchRequest" {
-		t.Fatalf("empty batch error = %v (code %q)", err, errCode(err))
+	if !errors.As(err, &empty) || simtest.ErrCode(err) != "AWS.SimpleQueueService.EmptyBatchRequest" {
+		t.Fatalf("empty batch error = %v (code %q)", err, simtest.ErrCode(err))
 	}
 	dup := []types.DeleteMessageBatchRequestEntry{
 		{Id: aws.String("x"), ReceiptHandle: aws.String("h1")},
@@ -95,8 +97,8 @@ func TestDeleteMessageHandles(t *testing.T) {
 	}
 	_, err := e.client.DeleteMessage(ctx(t), &sqs.DeleteMessageInput{QueueUrl: aws.String(e.url), ReceiptHandle: aws.String("garbage")})
 	var invalid *types.ReceiptHandleIsInvalid
-	if !errors.As(err, &invalid) || errCode(err) != "ReceiptHandleIsInvalid" {
-		t.Fatalf("DeleteMessage(garbage) error = %v (code %q), want ReceiptHandleIsInvalid", err, errCode(err))
+	if !errors.As(err, &invalid) || simtest.ErrCode(err) != "ReceiptHandleIsInvalid" {
+		t.Fatalf("DeleteMessage(garbage) error = %v (code %q), want ReceiptHandleIsInvalid", err, simtest.ErrCode(err))
 	}
 	if e.sim.Calls("DeleteMessage") != 3 {
 		t.Fatalf("Calls(DeleteMessage) = %d, want 3", e.sim.Calls("DeleteMessage"))

@@ -9,6 +9,8 @@ import (
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
+
+	"github.com/ec2-operator/ec2-operator/internal/sim/simtest"
 )
 
 // Amazon SQS API Reference, ReceiveMessage errors: QueueDoesNotExist
@@ -23,7 +25,7 @@ func TestUnknownQueue(t *testing.T) {
 	if !errors.As(err, &qdne) {
 		t.Fatalf("error = %v (%T), want *types.QueueDoesNotExist", err, err)
 	}
-	if got := errCode(err); got != "AWS.SimpleQueueService.NonExistentQueue" {
+	if got := simtest.ErrCode(err); got != "AWS.SimpleQueueService.NonExistentQueue" {
 		t.Fatalf("ErrorCode = %q, want AWS.SimpleQueueService.NonExistentQueue", got)
 	}
 	_, err = e.client.DeleteMessage(ctx(t), &sqs.DeleteMessageInput{QueueUrl: aws.String("http://elsewhere/123456789012/missing"), ReceiptHandle: aws.String("h")})
@@ -43,7 +45,7 @@ func TestUnavailableQueueIsRetriedThenRecovers(t *testing.T) {
 	if !errors.As(err, &re) || re.HTTPStatusCode() != http.StatusServiceUnavailable {
 		t.Fatalf("error = %v, want an HTTP 503", err)
 	}
-	if got := errCode(err); got != "ServiceUnavailable" {
+	if got := simtest.ErrCode(err); got != "ServiceUnavailable" {
 		t.Fatalf("ErrorCode = %q, want ServiceUnavailable", got)
 	}
 	if n := e.sim.Calls("ReceiveMessage"); n != 3 {

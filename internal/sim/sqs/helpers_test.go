@@ -2,17 +2,12 @@ package sqssim
 
 import (
 	"context"
-	"errors"
-	"net/http/httptest"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/aws/retry"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
-	"github.com/aws/smithy-go"
 
 	"github.com/ec2-operator/ec2-operator/internal/sim/simtest"
 )
@@ -31,29 +26,12 @@ func newEnv(t *testing.T) *env {
 	t.Helper()
 	clock := simtest.NewClock(simtest.Epoch)
 	sim := New(Config{Now: clock.Now, Seed: 1})
-	srv := httptest.NewServer(sim)
-	t.Cleanup(srv.Close)
-	cfg := aws.Config{
-		Region:      DefaultRegion,
-		Credentials: credentials.NewStaticCredentialsProvider("AKIDEXAMPLE", "secret", ""),
-		Retryer: func() aws.Retryer {
-			return retry.NewStandard(func(o *retry.StandardOptions) {
-				o.Backoff = retry.BackoffDelayerFunc(func(int, error) (time.Duration, error) {
-					return 5 * time.Millisecond, nil
-				})
-			})
-		},
-	}
-	client := sqs.NewFromConfig(cfg, func(o *sqs.Options) { o.BaseEndpoint = aws.String(srv.URL) })
+	client := simtest.SQSClient(simtest.SDKConfig(DefaultRegion, "AKIDEXAMPLE", "secret"), simtest.Serve(t, sim))
 	return &env{sim: sim, clock: clock, client: client, url: sim.CreateQueue("events")}
 }
 
-// ctx returns a test-scoped context with a generous deadline.
-func ctx(t *testing.T) context.Context {
-	c, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	t.Cleanup(cancel)
-	return c
-}
+// ctx returns a test-scoped context with a deadline past the longest long poll.
+func ctx(t *testing.T) context.Context { return simtest.CtxWithin(t, 30*time.Second) }
 
 // receive calls ReceiveMessage asking for every system attribute.
 func (e *env) receive(t *testing.T, max, wait, visibility int32) []types.Message {
@@ -72,13 +50,4 @@ func (e *env) receive(t *testing.T, max, wait, visibility int32) []types.Message
 		t.Fatalf("ReceiveMessage: %v", err)
 	}
 	return out.Messages
-}
-
-// errCode extracts the SDK's error code, or "".
-func errCode(err error) string {
-	var ae smithy.APIError
-	if errors.As(err, &ae) {
-		return ae.ErrorCode()
-	}
-	return ""
 }

@@ -11,6 +11,8 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
+
+	"github.com/ec2-operator/ec2-operator/internal/sim/simtest"
 )
 
 // Amazon SQS API Reference, ReceiveMessage (WaitTimeSeconds): "If a message
@@ -97,7 +99,7 @@ func TestReceiveRejectsOutOfRangeParameters(t *testing.T) {
 		{QueueUrl: aws.String(e.url), WaitTimeSeconds: 21},
 	} {
 		_, err := e.client.ReceiveMessage(ctx(t), in)
-		if got := errCode(err); got != "InvalidParameterValue" {
+		if got := simtest.ErrCode(err); got != "InvalidParameterValue" {
 			t.Errorf("ReceiveMessage(max %d, wait %d) error = %v (code %q), want InvalidParameterValue", in.MaxNumberOfMessages, in.WaitTimeSeconds, err, got)
 		}
 	}

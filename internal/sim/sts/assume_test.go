@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sts"
 
+	"github.com/ec2-operator/ec2-operator/internal/sim/simtest"
 	stssim "github.com/ec2-operator/ec2-operator/internal/sim/sts"
 )
 
@@ -21,7 +22,7 @@ func TestAssumeRoleAndCallerIdentity(t *testing.T) {
 	sim, clock, endpoint := newEnv(t)
 	op := client(endpoint, operatorKey, operatorSecret, "")
 
-	me, err := op.GetCallerIdentity(ctx(t), &sts.GetCallerIdentityInput{})
+	me, err := op.GetCallerIdentity(simtest.Ctx(t), &sts.GetCallerIdentityInput{})
 	if err != nil {
 		t.Fatalf("GetCallerIdentity as operator: %v", err)
 	}
@@ -52,7 +53,7 @@ func TestAssumeRoleAndCallerIdentity(t *testing.T) {
 	}
 
 	temp := client(endpoint, aws.ToString(c.AccessKeyId), aws.ToString(c.SecretAccessKey), aws.ToString(c.SessionToken))
-	who, err := temp.GetCallerIdentity(ctx(t), &sts.GetCallerIdentityInput{})
+	who, err := temp.GetCallerIdentity(simtest.Ctx(t), &sts.GetCallerIdentityInput{})
 	if err != nil {
 		t.Fatalf("GetCallerIdentity with temporary keys: %v", err)
 	}
@@ -92,7 +93,7 @@ func TestAssumeRoleAccessDenied(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := assume(t, tc.c, tc.role, tc.ext, nil)
-			ae := wantCode(t, err, "AccessDenied")
+			ae := simtest.WantCode(t, err, "AccessDenied")
 			if ae.ErrorMessage() != tc.wantMessage {
 				t.Fatalf("message = %q, want %q", ae.ErrorMessage(), tc.wantMessage)
 			}
@@ -120,15 +121,15 @@ func TestAssumeRoleDurationSeconds(t *testing.T) {
 		t.Fatalf("DurationSeconds 3600: %v", err)
 	}
 
-	ae := wantCode(t, errOf(assume(t, op, roleA, extA, aws.Int32(899))), "ValidationError")
+	ae := simtest.WantCode(t, errOf(assume(t, op, roleA, extA, aws.Int32(899))), "ValidationError")
 	if want := "1 validation error detected: Value '899' at 'durationSeconds' failed to satisfy constraint: Member must have value greater than or equal to 900"; ae.ErrorMessage() != want {
 		t.Fatalf("message = %q, want %q", ae.ErrorMessage(), want)
 	}
-	ae = wantCode(t, errOf(assume(t, op, roleA, extA, aws.Int32(43201))), "ValidationError")
+	ae = simtest.WantCode(t, errOf(assume(t, op, roleA, extA, aws.Int32(43201))), "ValidationError")
 	if !strings.Contains(ae.ErrorMessage(), "Member must have value less than or equal to 43200") {
 		t.Fatalf("message = %q", ae.ErrorMessage())
 	}
-	ae = wantCode(t, errOf(assume(t, op, roleA, extA, aws.Int32(3601))), "ValidationError")
+	ae = simtest.WantCode(t, errOf(assume(t, op, roleA, extA, aws.Int32(3601))), "ValidationError")
 	if want := "The requested DurationSeconds exceeds the MaxSessionDuration set for this role."; ae.ErrorMessage() != want {
 		t.Fatalf("message = %q, want %q", ae.ErrorMessage(), want)
 	}
@@ -147,7 +148,7 @@ func TestAssumeRoleDurationSeconds(t *testing.T) {
 	sim.AddRole("arn:aws:iam::222222222222:role/chained", []string{tempKey}, "")
 	sim.SetRoleMaxSessionDuration("arn:aws:iam::222222222222:role/chained", 12*time.Hour)
 	temp := client(endpoint, tempKey, aws.ToString(long.Credentials.SecretAccessKey), aws.ToString(long.Credentials.SessionToken))
-	ae = wantCode(t, errOf(assume(t, temp, "arn:aws:iam::222222222222:role/chained", "", aws.Int32(3601))), "ValidationError")
+	ae = simtest.WantCode(t, errOf(assume(t, temp, "arn:aws:iam::222222222222:role/chained", "", aws.Int32(3601))), "ValidationError")
 	if !strings.Contains(ae.ErrorMessage(), "role chaining") {
 		t.Fatalf("message = %q", ae.ErrorMessage())
 	}
@@ -181,10 +182,10 @@ func TestAssumeRoleParameterValidation(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := op.AssumeRole(ctx(t), &sts.AssumeRoleInput{
+			_, err := op.AssumeRole(simtest.Ctx(t), &sts.AssumeRoleInput{
 				RoleArn: aws.String(tc.role), RoleSessionName: aws.String(tc.session), ExternalId: aws.String(tc.ext),
 			})
-			ae := wantCode(t, err, "ValidationError")
+			ae := simtest.WantCode(t, err, "ValidationError")
 			if !strings.Contains(ae.ErrorMessage(), tc.want) {
 				t.Fatalf("message = %q, want it to contain %q", ae.ErrorMessage(), tc.want)
 			}
@@ -210,8 +211,8 @@ func TestAssumeRoleParameterValidation(t *testing.T) {
 // session token are as invalid as an unknown key.
 func TestCallerAuthentication(t *testing.T) {
 	_, clock, endpoint := newEnv(t)
-	_, err := client(endpoint, "AKIAUNKNOWN000000001", "x", "").GetCallerIdentity(ctx(t), &sts.GetCallerIdentityInput{})
-	ae := wantCode(t, err, "InvalidClientTokenId")
+	_, err := client(endpoint, "AKIAUNKNOWN000000001", "x", "").GetCallerIdentity(simtest.Ctx(t), &sts.GetCallerIdentityInput{})
+	ae := simtest.WantCode(t, err, "InvalidClientTokenId")
 	if ae.ErrorMessage() != "The security token included in the request is invalid." {
 		t.Fatalf("message = %q", ae.ErrorMessage())
 	}
@@ -223,16 +224,16 @@ func TestCallerAuthentication(t *testing.T) {
 	c := out.Credentials
 	temp := client(endpoint, aws.ToString(c.AccessKeyId), aws.ToString(c.SecretAccessKey), aws.ToString(c.SessionToken))
 	// A temporary key is only valid with the session token issued with it.
-	_, err = client(endpoint, aws.ToString(c.AccessKeyId), aws.ToString(c.SecretAccessKey), "").GetCallerIdentity(ctx(t), &sts.GetCallerIdentityInput{})
-	wantCode(t, err, "InvalidClientTokenId")
+	_, err = client(endpoint, aws.ToString(c.AccessKeyId), aws.ToString(c.SecretAccessKey), "").GetCallerIdentity(simtest.Ctx(t), &sts.GetCallerIdentityInput{})
+	simtest.WantCode(t, err, "InvalidClientTokenId")
 
 	clock.Advance(15*time.Minute - time.Second)
-	if _, err := temp.GetCallerIdentity(ctx(t), &sts.GetCallerIdentityInput{}); err != nil {
+	if _, err := temp.GetCallerIdentity(simtest.Ctx(t), &sts.GetCallerIdentityInput{}); err != nil {
 		t.Fatalf("one second before Expiration: %v", err)
 	}
 	clock.Advance(time.Second)
-	_, err = temp.GetCallerIdentity(ctx(t), &sts.GetCallerIdentityInput{})
-	wantCode(t, err, "ExpiredToken")
+	_, err = temp.GetCallerIdentity(simtest.Ctx(t), &sts.GetCallerIdentityInput{})
+	simtest.WantCode(t, err, "ExpiredToken")
 }
 
 // TestLookupAccessKey checks the account lookup the EC2 router relies on:

@@ -1,14 +1,11 @@
 package stssim_test
 
 import (
-	"context"
 	"errors"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
@@ -40,25 +37,16 @@ func newEnv(t *testing.T) (*stssim.Sim, *simtest.Clock, string) {
 	sim.AddUser(operatorAccount, operatorKey, operatorSecret)
 	sim.AddNamedUser(operatorAccount, "stranger", strangerKey, "stranger-secret")
 	sim.AddRole(roleA, []string{operatorKey}, extA)
-	srv := httptest.NewServer(sim)
-	t.Cleanup(srv.Close)
-	return sim, clock, srv.URL
+	return sim, clock, simtest.Serve(t, sim)
 }
 
-// client returns a real SDK STS client signing with the given credentials.
+// client returns a real SDK STS client signing with the given credentials, with
+// the SDK's default retries.
 func client(endpoint, keyID, secret, token string) *sts.Client {
-	cfg := aws.Config{
-		Region:      stssim.DefaultRegion,
-		Credentials: credentials.NewStaticCredentialsProvider(keyID, secret, token),
-	}
-	return sts.NewFromConfig(cfg, func(o *sts.Options) { o.BaseEndpoint = aws.String(endpoint) })
-}
-
-// ctx returns a test-scoped context with a generous deadline.
-func ctx(t *testing.T) context.Context {
-	c, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	t.Cleanup(cancel)
-	return c
+	cfg := simtest.SDKConfig(stssim.DefaultRegion, keyID, secret)
+	cfg.Credentials = credentials.NewStaticCredentialsProvider(keyID, secret, token)
+	cfg.Retryer = nil
+	return simtest.STSClient(cfg, endpoint)
 }
 
 // assume calls AssumeRole as the operator with the given external id and
@@ -69,7 +57,7 @@ func assume(t *testing.T, c *sts.Client, roleARN, externalID string, seconds *in
 	if externalID != "" {
 		in.ExternalId = aws.String(externalID)
 	}
-	return c.AssumeRole(ctx(t), in)
+	return c.AssumeRole(simtest.Ctx(t), in)
 }
 
 // apiError extracts the service error from an SDK error.
@@ -78,19 +66,6 @@ func apiError(t *testing.T, err error) smithy.APIError {
 	var ae smithy.APIError
 	if !errors.As(err, &ae) {
 		t.Fatalf("error %v is not an API error", err)
-	}
-	return ae
-}
-
-// wantCode fails unless err carries the error code want.
-func wantCode(t *testing.T, err error, want string) smithy.APIError {
-	t.Helper()
-	if err == nil {
-		t.Fatalf("call succeeded, want error %s", want)
-	}
-	ae := apiError(t, err)
-	if ae.ErrorCode() != want {
-		t.Fatalf("error code = %q (%v), want %q", ae.ErrorCode(), err, want)
 	}
 	return ae
 }

@@ -6,6 +6,8 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
+
+	"github.com/ec2-operator/ec2-operator/internal/sim/simtest"
 )
 
 // TestInstancesLandInTheAssumedAccount follows the IAM User Guide on
@@ -16,10 +18,10 @@ import (
 // the account that owns the instance).
 func TestInstancesLandInTheAssumedAccount(t *testing.T) {
 	w := newWorld(t)
-	a := w.ec2Client(w.assumedCredentials(roleA, extA))
-	b := w.ec2Client(w.assumedCredentials(roleB, extB))
+	a := w.EC2Client(assumedCredentials(w, roleA, extA))
+	b := w.EC2Client(assumedCredentials(w, roleB, extB))
 
-	out, err := a.RunInstances(ctx(t), &ec2.RunInstancesInput{
+	out, err := a.RunInstances(simtest.Ctx(t), &ec2.RunInstancesInput{
 		ImageId: aws.String("ami-0abcdef1234567890"), InstanceType: "t3.micro",
 		MinCount: aws.Int32(1), MaxCount: aws.Int32(1),
 	})
@@ -30,39 +32,39 @@ func TestInstancesLandInTheAssumedAccount(t *testing.T) {
 		t.Fatalf("reservation ownerId = %s, want %s", got, accountA)
 	}
 	id := aws.ToString(out.Instances[0].InstanceId)
-	if _, ok := w.sims[accountA].Instance(id); !ok {
+	if _, ok := w.Sims[accountA].Instance(id); !ok {
 		t.Fatalf("%s is not in account A's Sim", id)
 	}
-	if _, ok := w.sims[accountB].Instance(id); ok {
+	if _, ok := w.Sims[accountB].Instance(id); ok {
 		t.Fatalf("%s leaked into account B's Sim", id)
 	}
 
-	desc, err := a.DescribeInstances(ctx(t), &ec2.DescribeInstancesInput{InstanceIds: []string{id}})
+	desc, err := a.DescribeInstances(simtest.Ctx(t), &ec2.DescribeInstancesInput{InstanceIds: []string{id}})
 	if err != nil || len(desc.Reservations) != 1 || aws.ToString(desc.Reservations[0].OwnerId) != accountA {
 		t.Fatalf("A's DescribeInstances(%s) = %+v, %v", id, desc, err)
 	}
-	_, err = b.DescribeInstances(ctx(t), &ec2.DescribeInstancesInput{InstanceIds: []string{id}})
-	if msg := wantCode(t, err, "InvalidInstanceID.NotFound"); msg != "The instance ID '"+id+"' does not exist" {
+	_, err = b.DescribeInstances(simtest.Ctx(t), &ec2.DescribeInstancesInput{InstanceIds: []string{id}})
+	if msg := simtest.WantCode(t, err, "InvalidInstanceID.NotFound").ErrorMessage(); msg != "The instance ID '"+id+"' does not exist" {
 		t.Fatalf("message = %q", msg)
 	}
-	_, err = b.TerminateInstances(ctx(t), &ec2.TerminateInstancesInput{InstanceIds: []string{id}})
-	wantCode(t, err, "InvalidInstanceID.NotFound")
-	all, err := b.DescribeInstances(ctx(t), &ec2.DescribeInstancesInput{})
+	_, err = b.TerminateInstances(simtest.Ctx(t), &ec2.TerminateInstancesInput{InstanceIds: []string{id}})
+	simtest.WantCode(t, err, "InvalidInstanceID.NotFound")
+	all, err := b.DescribeInstances(simtest.Ctx(t), &ec2.DescribeInstancesInput{})
 	if err != nil || len(all.Reservations) != 0 {
 		t.Fatalf("B sees %d reservations (%v), want none", len(all.Reservations), err)
 	}
 
 	// B's own launch is B's, with B's owner id on the seeded subnet too.
 	inB := runOne(t, b)
-	if _, ok := w.sims[accountA].Instance(aws.ToString(inB.InstanceId)); ok {
+	if _, ok := w.Sims[accountA].Instance(aws.ToString(inB.InstanceId)); ok {
 		t.Fatal("B's instance is in account A's Sim")
 	}
-	subnets, err := b.DescribeSubnets(ctx(t), &ec2.DescribeSubnetsInput{})
+	subnets, err := b.DescribeSubnets(simtest.Ctx(t), &ec2.DescribeSubnetsInput{})
 	if err != nil || len(subnets.Subnets) == 0 || aws.ToString(subnets.Subnets[0].OwnerId) != accountB {
 		t.Fatalf("B's subnets = %+v, %v", subnets, err)
 	}
-	if w.sts.Calls("AssumeRole") != 2 {
-		t.Fatalf("AssumeRole calls = %d, want one per account", w.sts.Calls("AssumeRole"))
+	if w.STS.Calls("AssumeRole") != 2 {
+		t.Fatalf("AssumeRole calls = %d, want one per account", w.STS.Calls("AssumeRole"))
 	}
 }
 
@@ -75,14 +77,14 @@ func TestOneAccountsCredentialsNeverActInAnother(t *testing.T) {
 	w := newWorld(t)
 	for _, tc := range []struct{ name, ext string }{{"other namespace's external id", extA}, {"no external id", ""}} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := w.ec2Client(w.assumedCredentials(roleB, tc.ext)).DescribeInstances(ctx(t), &ec2.DescribeInstancesInput{})
-			msg := wantCode(t, err, "AccessDenied")
+			_, err := w.EC2Client(assumedCredentials(w, roleB, tc.ext)).DescribeInstances(simtest.Ctx(t), &ec2.DescribeInstancesInput{})
+			msg := simtest.WantCode(t, err, "AccessDenied").ErrorMessage()
 			if want := "User: arn:aws:iam::111111111111:user/ec2-operator is not authorized to perform: sts:AssumeRole on resource: " + roleB; msg != want {
 				t.Fatalf("message = %q, want %q", msg, want)
 			}
 		})
 	}
-	for acct, sim := range w.sims {
+	for acct, sim := range w.Sims {
 		if n := sim.Calls("DescribeInstances"); n != 0 {
 			t.Fatalf("account %s's EC2 saw %d DescribeInstances calls", acct, n)
 		}
@@ -94,8 +96,8 @@ func TestOneAccountsCredentialsNeverActInAnother(t *testing.T) {
 // provided access credentials") for a key AWS has no record of.
 func TestUnknownAccessKeyGetsAuthFailure(t *testing.T) {
 	w := newWorld(t)
-	_, err := w.staticClient("AKIAUNKNOWN000000001", "secret", "").DescribeInstances(ctx(t), &ec2.DescribeInstancesInput{})
-	if msg := wantCode(t, err, "AuthFailure"); msg != "AWS was not able to validate the provided access credentials" {
+	_, err := w.StaticClient("AKIAUNKNOWN000000001", "secret", "").DescribeInstances(simtest.Ctx(t), &ec2.DescribeInstancesInput{})
+	if msg := simtest.WantCode(t, err, "AuthFailure").ErrorMessage(); msg != "AWS was not able to validate the provided access credentials" {
 		t.Fatalf("message = %q", msg)
 	}
 }
@@ -105,15 +107,15 @@ func TestUnknownAccessKeyGetsAuthFailure(t *testing.T) {
 // session token STS did not issue is still refused.
 func TestTheSandboxCanLetUnknownLongTermKeysIntoOneAccount(t *testing.T) {
 	w := newWorld(t)
-	w.router.AcceptUnknownKeysAs(accountA)
-	if _, err := w.staticClient("x", "x", "").DescribeInstances(ctx(t), &ec2.DescribeInstancesInput{}); err != nil {
+	w.Router.AcceptUnknownKeysAs(accountA)
+	if _, err := w.StaticClient("x", "x", "").DescribeInstances(simtest.Ctx(t), &ec2.DescribeInstancesInput{}); err != nil {
 		t.Fatalf("a placeholder key: %v", err)
 	}
-	if n := w.sims[accountA].Calls("DescribeInstances"); n != 1 {
+	if n := w.Sims[accountA].Calls("DescribeInstances"); n != 1 {
 		t.Errorf("account A saw %d DescribeInstances, want 1", n)
 	}
-	_, err := w.staticClient("ASIAFORGED0000000001", "x", "forged-token").DescribeInstances(ctx(t), &ec2.DescribeInstancesInput{})
-	wantCode(t, err, "AuthFailure")
+	_, err := w.StaticClient("ASIAFORGED0000000001", "x", "forged-token").DescribeInstances(simtest.Ctx(t), &ec2.DescribeInstancesInput{})
+	simtest.WantCode(t, err, "AuthFailure")
 }
 
 // TestForeignSessionTokenGetsAuthFailure checks that an assumed key for
@@ -123,21 +125,21 @@ func TestTheSandboxCanLetUnknownLongTermKeysIntoOneAccount(t *testing.T) {
 // resources": the session token must accompany the access key).
 func TestForeignSessionTokenGetsAuthFailure(t *testing.T) {
 	w := newWorld(t)
-	credsA, err := w.assumedCredentials(roleA, extA).Retrieve(ctx(t))
+	credsA, err := assumedCredentials(w, roleA, extA).Retrieve(simtest.Ctx(t))
 	if err != nil {
 		t.Fatalf("Retrieve A: %v", err)
 	}
-	credsB, err := w.assumedCredentials(roleB, extB).Retrieve(ctx(t))
+	credsB, err := assumedCredentials(w, roleB, extB).Retrieve(simtest.Ctx(t))
 	if err != nil {
 		t.Fatalf("Retrieve B: %v", err)
 	}
-	mixed := w.staticClient(credsA.AccessKeyID, credsA.SecretAccessKey, credsB.SessionToken)
-	_, err = mixed.DescribeInstances(ctx(t), &ec2.DescribeInstancesInput{})
-	wantCode(t, err, "AuthFailure")
-	noToken := w.staticClient(credsA.AccessKeyID, credsA.SecretAccessKey, "")
-	_, err = noToken.DescribeInstances(ctx(t), &ec2.DescribeInstancesInput{})
-	wantCode(t, err, "AuthFailure")
-	for acct, sim := range w.sims {
+	mixed := w.StaticClient(credsA.AccessKeyID, credsA.SecretAccessKey, credsB.SessionToken)
+	_, err = mixed.DescribeInstances(simtest.Ctx(t), &ec2.DescribeInstancesInput{})
+	simtest.WantCode(t, err, "AuthFailure")
+	noToken := w.StaticClient(credsA.AccessKeyID, credsA.SecretAccessKey, "")
+	_, err = noToken.DescribeInstances(simtest.Ctx(t), &ec2.DescribeInstancesInput{})
+	simtest.WantCode(t, err, "AuthFailure")
+	for acct, sim := range w.Sims {
 		if n := sim.Calls("DescribeInstances"); n != 0 {
 			t.Fatalf("account %s's EC2 saw %d DescribeInstances calls", acct, n)
 		}
@@ -149,8 +151,8 @@ func TestForeignSessionTokenGetsAuthFailure(t *testing.T) {
 // refused with EC2's OptInRequired instead of reaching another account.
 func TestAccountWithoutEC2EndpointIsOptInRequired(t *testing.T) {
 	w := newWorld(t)
-	_, err := w.staticClient(operatorKey, operatorSecret, "").DescribeInstances(ctx(t), &ec2.DescribeInstancesInput{})
-	wantCode(t, err, "OptInRequired")
+	_, err := w.StaticClient(operatorKey, operatorSecret, "").DescribeInstances(simtest.Ctx(t), &ec2.DescribeInstancesInput{})
+	simtest.WantCode(t, err, "OptInRequired")
 }
 
 // TestExpiredCredentialsAreRefreshed follows the AssumeRole documentation
@@ -163,43 +165,43 @@ func TestAccountWithoutEC2EndpointIsOptInRequired(t *testing.T) {
 // again.
 func TestExpiredCredentialsAreRefreshed(t *testing.T) {
 	w := newWorld(t)
-	cache := w.assumedCredentials(roleA, extA)
-	a := w.ec2Client(cache)
+	cache := assumedCredentials(w, roleA, extA)
+	a := w.EC2Client(cache)
 	id := aws.ToString(runOne(t, a).InstanceId)
 
-	first, err := cache.Retrieve(ctx(t))
+	first, err := cache.Retrieve(simtest.Ctx(t))
 	if err != nil {
 		t.Fatalf("Retrieve: %v", err)
 	}
-	if want := w.clock.Now().Add(15 * time.Minute); !first.Expires.Equal(want) {
+	if want := w.Clock.Now().Add(15 * time.Minute); !first.Expires.Equal(want) {
 		t.Fatalf("Expires = %v, want the provider's default 15 minutes, %v", first.Expires, want)
 	}
-	stale := w.staticClient(first.AccessKeyID, first.SecretAccessKey, first.SessionToken)
+	stale := w.StaticClient(first.AccessKeyID, first.SecretAccessKey, first.SessionToken)
 
-	w.clock.Advance(15*time.Minute - time.Second)
-	if _, err := stale.DescribeInstances(ctx(t), &ec2.DescribeInstancesInput{InstanceIds: []string{id}}); err != nil {
+	w.Clock.Advance(15*time.Minute - time.Second)
+	if _, err := stale.DescribeInstances(simtest.Ctx(t), &ec2.DescribeInstancesInput{InstanceIds: []string{id}}); err != nil {
 		t.Fatalf("one second before Expiration: %v", err)
 	}
-	w.clock.Advance(time.Second)
-	_, err = stale.DescribeInstances(ctx(t), &ec2.DescribeInstancesInput{InstanceIds: []string{id}})
-	if msg := wantCode(t, err, "RequestExpired"); msg != "Request has expired." {
+	w.Clock.Advance(time.Second)
+	_, err = stale.DescribeInstances(simtest.Ctx(t), &ec2.DescribeInstancesInput{InstanceIds: []string{id}})
+	if msg := simtest.WantCode(t, err, "RequestExpired").ErrorMessage(); msg != "Request has expired." {
 		t.Fatalf("message = %q", msg)
 	}
-	_, err = a.DescribeInstances(ctx(t), &ec2.DescribeInstancesInput{InstanceIds: []string{id}})
-	wantCode(t, err, "RequestExpired")
+	_, err = a.DescribeInstances(simtest.Ctx(t), &ec2.DescribeInstancesInput{InstanceIds: []string{id}})
+	simtest.WantCode(t, err, "RequestExpired")
 
 	cache.Invalidate()
-	if _, err := a.DescribeInstances(ctx(t), &ec2.DescribeInstancesInput{InstanceIds: []string{id}}); err != nil {
+	if _, err := a.DescribeInstances(simtest.Ctx(t), &ec2.DescribeInstancesInput{InstanceIds: []string{id}}); err != nil {
 		t.Fatalf("after refresh: %v", err)
 	}
-	if got := w.sts.Calls("AssumeRole"); got != 2 {
+	if got := w.STS.Calls("AssumeRole"); got != 2 {
 		t.Fatalf("AssumeRole calls = %d, want 2 (initial and refresh)", got)
 	}
-	second, _ := cache.Retrieve(ctx(t))
+	second, _ := cache.Retrieve(simtest.Ctx(t))
 	if second.AccessKeyID == first.AccessKeyID {
 		t.Fatal("refresh reused the expired access key")
 	}
-	if acct, ok := w.sts.AccountOfAccessKey(second.AccessKeyID); !ok || acct != accountA {
+	if acct, ok := w.STS.AccountOfAccessKey(second.AccessKeyID); !ok || acct != accountA {
 		t.Fatalf("refreshed key acts in %q, %v", acct, ok)
 	}
 }

@@ -3,12 +3,10 @@ package eventbridge
 import (
 	"context"
 	"encoding/json"
-	"net/http/httptest"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
@@ -30,13 +28,10 @@ func TestForwardDeliversEventsToQueue(t *testing.T) {
 	queueURL := sqsSim.CreateQueue("ec2-events")
 	Forward(ec2Sim, sqsSim, queueURL)
 
-	ec2Srv := httptest.NewServer(ec2Sim)
-	defer ec2Srv.Close()
-	sqsSrv := httptest.NewServer(sqsSim)
-	defer sqsSrv.Close()
-	cfg := aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("AKID", "secret", "")}
-	ec2c := ec2.NewFromConfig(cfg, func(o *ec2.Options) { o.BaseEndpoint = aws.String(ec2Srv.URL) })
-	sqsc := sqs.NewFromConfig(cfg, func(o *sqs.Options) { o.BaseEndpoint = aws.String(sqsSrv.URL) })
+	cfg := simtest.SDKConfig("us-east-1", "AKID", "secret")
+	cfg.Retryer = nil
+	ec2c := simtest.EC2Client(cfg, simtest.Serve(t, ec2Sim))
+	sqsc := simtest.SQSClient(cfg, simtest.Serve(t, sqsSim))
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 
