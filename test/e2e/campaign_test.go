@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 	"net/http/httptest"
 	"os"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -21,6 +20,8 @@ import (
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
 	ec2sim "github.com/ec2-operator/ec2-operator/internal/sim/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/sim/simtest"
+	"github.com/ec2-operator/ec2-operator/internal/sim/simworld"
 )
 
 // The fault campaign drives many objects through their whole life (create, change
@@ -335,12 +336,7 @@ func checkOneLaunchPerObject(t *testing.T, sim *ec2sim.Sim, ns string, names []s
 			t.Errorf("object %s launched %d instances: %v", n, len(got), got)
 		}
 	}
-	tokens := map[string]bool{}
-	for _, r := range sim.Requests() {
-		if r.Operation == "RunInstances" {
-			tokens[r.Params.Get("ClientToken")] = true
-		}
-	}
+	tokens := simworld.ClientTokens("RunInstances", sim)
 	if len(tokens) != len(names) {
 		t.Errorf("RunInstances was called with %d client tokens for %d objects", len(tokens), len(names))
 	}
@@ -356,13 +352,8 @@ func unlessEmpty(live []ec2sim.InstanceRecord) string {
 
 // sortedCounts renders per-operation counts in a stable order.
 func sortedCounts(m map[string]int) string {
-	var keys []string
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
 	var parts []string
-	for _, k := range keys {
+	for _, k := range simtest.SortedKeys(m) {
 		parts = append(parts, fmt.Sprintf("%s=%d", k, m[k]))
 	}
 	return strings.Join(parts, " ")
