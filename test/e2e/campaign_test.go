@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"net/http/httptest"
 	"os"
 	"strconv"
 	"strings"
@@ -112,13 +111,12 @@ func runCampaign(t *testing.T, c campaign, seed uint64) *campaignResult {
 		StoppingDuration:     300 * time.Millisecond,
 		ShuttingDownDuration: 300 * time.Millisecond,
 	})
-	srv := httptest.NewServer(sim)
-	t.Cleanup(srv.Close)
+	simURL := simtest.Serve(t, sim)
 	if c.faults {
 		injectCampaignFaults(sim)
 	}
 	ns := newNamespace(t, c.name)
-	args := []string{"--ec2-endpoint=" + srv.URL}
+	args := []string{"--ec2-endpoint=" + simURL}
 	m := startManager(t, c.name, ns, args...)
 
 	// Each phase with a kill gets one, at a random moment early enough to land while
@@ -133,7 +131,7 @@ func runCampaign(t *testing.T, c campaign, seed uint64) *campaignResult {
 		}
 		time.Sleep(500*time.Millisecond + time.Duration(rng.Int64N(int64(5*time.Second))))
 		t.Logf("%s: killing the manager (SIGKILL) during %s", c.name, phase)
-		m.kill()
+		m.Kill()
 		m = startManager(t, c.name, ns, args...)
 	}
 	res := &campaignResult{}
@@ -229,7 +227,7 @@ func runCampaign(t *testing.T, c campaign, seed uint64) *campaignResult {
 	}
 	res.launched = len(sim.Instances())
 	if t.Failed() {
-		t.Logf("%s manager log (last 80 lines):\n%s", c.name, fileTail(m.logPath, 80))
+		t.Logf("%s manager log (last 80 lines):\n%s", c.name, fileTail(m.LogPath, 80))
 	}
 	return res
 }

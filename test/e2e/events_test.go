@@ -47,7 +47,7 @@ func TestTheManagerReadsEC2EventsFromItsQueue(t *testing.T) {
 	if n := queue.Calls("ReceiveMessage"); n == 0 {
 		t.Error("the manager never read the queue")
 	}
-	if !strings.Contains(mgr.log(), queueURL) {
+	if !strings.Contains(mgr.Log(), queueURL) {
 		t.Error("the manager's start-up line does not name the events queue")
 	}
 }
