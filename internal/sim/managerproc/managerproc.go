@@ -123,7 +123,6 @@ func (p *Process) Log() string {
 	return string(b)
 }
 
-
 // WaitReady waits until the readiness probe answers 200, up to timeout, and fails at
 // once when the process exits or ctx ends.
 func (p *Process) WaitReady(ctx context.Context, timeout time.Duration) error {
