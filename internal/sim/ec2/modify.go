@@ -29,6 +29,29 @@ func (s *Sim) modifyInstanceAttribute(p params, x *xmlBuilder) *apiError {
 	if err != nil {
 		return err
 	}
+	attr, value, err := requestedAttribute(p)
+	if err != nil {
+		return err
+	}
+	if in.State == StateTerminated || in.State == StateShuttingDown {
+		return clientErr("IncorrectInstanceState", "The instance '%s' is not in a state from which it can be modified.", in.ID)
+	}
+	set, ok := attributeSetters[attr]
+	if !ok {
+		return invalidValue("Value (%s) for parameter attribute is invalid. Unknown attribute.", attr)
+	}
+	if err := set(s, in, p, value); err != nil {
+		return err
+	}
+	x.boolLeaf("return", true)
+	return nil
+}
+
+// requestedAttribute finds the one attribute a ModifyInstanceAttribute call
+// changes, and how to read the new value of a member: from Member.Value, or from
+// Value when the attribute is named with Attribute=. EC2 refuses a call that names
+// none or several, listing them in order.
+func requestedAttribute(p params) (string, func(member string) string, *apiError) {
 	var attrs []string
 	for member, attr := range modifiableAttributes {
 		if p.hasAny(member) {
@@ -43,78 +66,110 @@ func (s *Sim) modifyInstanceAttribute(p params, x *xmlBuilder) *apiError {
 	sort.Strings(attrs)
 	switch {
 	case len(attrs) == 0:
-		return missingParam("Attribute")
+		return "", nil, missingParam("Attribute")
 	case len(attrs) > 1:
-		return clientErr("InvalidParameterCombination", "Fields for multiple attribute types specified: %s", strings.Join(attrs, ", "))
+		return "", nil, clientErr("InvalidParameterCombination", "Fields for multiple attribute types specified: %s", strings.Join(attrs, ", "))
 	}
-	if in.State == StateTerminated || in.State == StateShuttingDown {
-		return clientErr("IncorrectInstanceState", "The instance '%s' is not in a state from which it can be modified.", in.ID)
+	return attrs[0], value, nil
+}
+
+// attributeSetter changes one attribute of in, reading the new value with value
+// (or, for lists, from p), or says why EC2 would refuse.
+type attributeSetter func(s *Sim, in *instance, p params, value func(string) string) *apiError
+
+// attributeSetters are the attributes ModifyInstanceAttribute changes, by the
+// name EC2 gives them.
+var attributeSetters = map[string]attributeSetter{
+	"instanceType":          setInstanceType,
+	"disableApiTermination": setTerminationProtection,
+	"userData":              setUserData,
+	"groupSet":              (*Sim).setGroupSet,
+	"blockDeviceMapping": func(s *Sim, in *instance, p params, _ func(string) string) *apiError {
+		return s.modifyBlockDeviceMappings(in, p)
+	},
+	"sourceDestCheck": func(s *Sim, in *instance, _ params, value func(string) string) *apiError {
+		return s.setSourceDestCheck(in, value("SourceDestCheck"))
+	},
+	"disableApiStop":                    setStopAttribute("disableApiStop"),
+	"instanceInitiatedShutdownBehavior": setStopAttribute("instanceInitiatedShutdownBehavior"),
+	// Accepted but not modelled: the operator does not manage them.
+	"ebsOptimized": acceptAttribute,
+	"enaSupport":   acceptAttribute,
+}
+
+// setInstanceType changes the type of a stopped instance to one of the same
+// architecture, as EC2 allows.
+func setInstanceType(_ *Sim, in *instance, _ params, value func(string) string) *apiError {
+	t := value("InstanceType")
+	arch, ok := instanceTypeArch(t)
+	if !ok {
+		return invalidValue("Invalid value '%s' for InstanceType.", t)
 	}
-	switch attrs[0] {
-	case "instanceType":
-		t := value("InstanceType")
-		arch, ok := instanceTypeArch(t)
-		if !ok {
-			return invalidValue("Invalid value '%s' for InstanceType.", t)
-		}
-		if in.State != StateStopped {
-			return clientErr("IncorrectInstanceState", "The instance '%s' is not in the 'stopped' state.", in.ID)
-		}
-		if arch != in.Architecture {
-			return invalidValue("The instance type '%s' does not support the architecture '%s' of the instance's AMI.", t, in.Architecture)
-		}
-		in.InstanceType = t
-		resetForNewType(in)
-	case "disableApiTermination":
-		on := strings.EqualFold(value("DisableApiTermination"), "true")
-		if on && in.Spot {
-			return clientErr("InvalidParameterCombination", "You can't enable termination protection for Spot Instances.")
-		}
-		in.DisableAPITermination = on
-	case "userData":
-		if in.State != StateStopped {
-			return clientErr("IncorrectInstanceState", "The instance '%s' is not in the 'stopped' state.", in.ID)
-		}
-		data, derr := base64.StdEncoding.DecodeString(value("UserData"))
-		if derr != nil {
-			return clientErr("InvalidUserData.Malformed", "Invalid BASE64 encoding of user data.")
-		}
-		if len(data) > maxUserDataBytes {
-			return invalidValue("User data is limited to %d bytes", maxUserDataBytes)
-		}
-		in.UserData = data
-	case "groupSet":
-		ids := p.list("GroupId")
-		if len(ids) == 0 && p.str("Attribute") == "groupSet" {
-			ids = []string{p.str("Value")}
-		}
-		if err := s.checkGroups(ids); err != nil {
-			return err
-		}
-		if err := s.checkGroupsInVPC(ids, in.VPCID); err != nil {
-			return err
-		}
-		in.SecurityGroupIDs = dedupe(ids)
-	case "blockDeviceMapping":
-		if err := s.modifyBlockDeviceMappings(in, p); err != nil {
-			return err
-		}
-	case "sourceDestCheck":
-		if err := s.setSourceDestCheck(in, value("SourceDestCheck")); err != nil {
-			return err
-		}
-	case "disableApiStop", "instanceInitiatedShutdownBehavior":
-		if err := modifyStopAttribute(in, attrs[0], value); err != nil {
-			return err
-		}
-	case "ebsOptimized", "enaSupport":
-		// Accepted but not modelled: the operator does not manage them.
-	default:
-		return invalidValue("Value (%s) for parameter attribute is invalid. Unknown attribute.", attrs[0])
+	if in.State != StateStopped {
+		return clientErr("IncorrectInstanceState", "The instance '%s' is not in the 'stopped' state.", in.ID)
 	}
-	x.boolLeaf("return", true)
+	if arch != in.Architecture {
+		return invalidValue("The instance type '%s' does not support the architecture '%s' of the instance's AMI.", t, in.Architecture)
+	}
+	in.InstanceType = t
+	resetForNewType(in)
 	return nil
 }
+
+// setTerminationProtection turns termination protection on or off; EC2 refuses
+// it for Spot Instances.
+func setTerminationProtection(_ *Sim, in *instance, _ params, value func(string) string) *apiError {
+	on := strings.EqualFold(value("DisableApiTermination"), "true")
+	if on && in.Spot {
+		return clientErr("InvalidParameterCombination", "You can't enable termination protection for Spot Instances.")
+	}
+	in.DisableAPITermination = on
+	return nil
+}
+
+// setUserData replaces the user data of a stopped instance with the decoded
+// base64 value, within EC2's size limit.
+func setUserData(_ *Sim, in *instance, _ params, value func(string) string) *apiError {
+	if in.State != StateStopped {
+		return clientErr("IncorrectInstanceState", "The instance '%s' is not in the 'stopped' state.", in.ID)
+	}
+	data, err := base64.StdEncoding.DecodeString(value("UserData"))
+	if err != nil {
+		return clientErr("InvalidUserData.Malformed", "Invalid BASE64 encoding of user data.")
+	}
+	if len(data) > maxUserDataBytes {
+		return invalidValue("User data is limited to %d bytes", maxUserDataBytes)
+	}
+	in.UserData = data
+	return nil
+}
+
+// setGroupSet replaces the instance's security groups with known groups of its
+// VPC, given as GroupId.N or as Attribute=groupSet with one Value.
+func (s *Sim) setGroupSet(in *instance, p params, _ func(string) string) *apiError {
+	ids := p.list("GroupId")
+	if len(ids) == 0 && p.str("Attribute") == "groupSet" {
+		ids = []string{p.str("Value")}
+	}
+	if err := s.checkGroups(ids); err != nil {
+		return err
+	}
+	if err := s.checkGroupsInVPC(ids, in.VPCID); err != nil {
+		return err
+	}
+	in.SecurityGroupIDs = dedupe(ids)
+	return nil
+}
+
+// setStopAttribute changes attr, one of the attributes of how an instance stops.
+func setStopAttribute(attr string) attributeSetter {
+	return func(_ *Sim, in *instance, _ params, value func(string) string) *apiError {
+		return modifyStopAttribute(in, attr, value)
+	}
+}
+
+// acceptAttribute accepts a change it does not model.
+func acceptAttribute(*Sim, *instance, params, func(string) string) *apiError { return nil }
 
 // checkGroups validates security group ids, naming every unknown one.
 func (s *Sim) checkGroups(ids []string) *apiError {
