@@ -9,72 +9,107 @@ import (
 // describeInstances implements DescribeInstances: InstanceId.N (every id
 // must exist and be visible), filters, and MaxResults/NextToken paging.
 func (s *Sim) describeInstances(p params, x *xmlBuilder) *apiError {
-	ids := p.list("InstanceId")
-	if len(ids) > 0 && p.has("MaxResults") {
-		return clientErr("InvalidParameterCombination", "The parameter instancesSet cannot be used with the parameter maxResults")
+	q, err := readInstanceQuery(p)
+	if err != nil {
+		return err
 	}
-	limit := 0
+	now := s.now()
+	visible := func(in *instance) bool { return !now.Before(in.visibleAt) }
+	if err := s.checkRequestedInstances(q.ids, visible); err != nil {
+		return err
+	}
+	page, next := s.instancePage(q, visible)
+	s.writeReservations(x, page)
+	x.leafIf("nextToken", next)
+	return nil
+}
+
+// instanceQuery is what a DescribeInstances call asks for: the IDs (all when
+// none), the filters, and the page (limit 0 for no limit; after, the sequence
+// number the previous page ended at, or -1).
+type instanceQuery struct {
+	ids     []string
+	filters []filter
+	limit   int
+	after   int
+}
+
+// readInstanceQuery reads and validates the query parameters of
+// DescribeInstances. EC2 does not page a lookup by ID.
+func readInstanceQuery(p params) (instanceQuery, *apiError) {
+	q := instanceQuery{ids: p.list("InstanceId"), filters: p.filters(), after: -1}
+	if len(q.ids) > 0 && p.has("MaxResults") {
+		return q, clientErr("InvalidParameterCombination", "The parameter instancesSet cannot be used with the parameter maxResults")
+	}
 	if p.has("MaxResults") {
 		n, ok := p.integer("MaxResults")
 		if !ok || n < 5 || n > 1000 {
-			return invalidValue("Value ( %s ) for parameter maxResults is invalid. Expecting a value between 5 and 1000.", p.str("MaxResults"))
+			return q, invalidValue("Value ( %s ) for parameter maxResults is invalid. Expecting a value between 5 and 1000.", p.str("MaxResults"))
 		}
-		limit = n
+		q.limit = n
 	}
-	after := -1
 	if tok := p.str("NextToken"); tok != "" {
 		n, ok := decodePageToken(tok)
 		if !ok {
-			return clientErr("InvalidPaginationToken", "Invalid pagination token: %s", tok)
+			return q, clientErr("InvalidPaginationToken", "Invalid pagination token: %s", tok)
 		}
-		after = n
+		q.after = n
 	}
-	filters := p.filters()
-	for _, f := range filters {
+	for _, f := range q.filters {
 		if !knownInstanceFilter(f.Name) {
-			return invalidValue("The filter '%s' is invalid", f.Name)
+			return q, invalidValue("The filter '%s' is invalid", f.Name)
 		}
 	}
+	return q, nil
+}
 
-	now := s.now()
-	visible := func(in *instance) bool { return !now.Before(in.visibleAt) }
-	if len(ids) > 0 {
-		for _, id := range ids {
-			if !instanceIDPattern.MatchString(id) {
-				return malformedID("InvalidInstanceID.Malformed", id, "i")
-			}
-		}
-		var missing []string
-		for _, id := range ids {
-			if in, ok := s.instances[id]; !ok || !visible(in) {
-				missing = append(missing, id)
-			}
-		}
-		if len(missing) > 0 {
-			return instancesNotFound(missing)
+// checkRequestedInstances refuses a lookup by ID that names a malformed ID or an
+// instance that does not exist (or is not yet visible, as right after a launch),
+// naming every missing one as EC2 does.
+func (s *Sim) checkRequestedInstances(ids []string, visible func(*instance) bool) *apiError {
+	for _, id := range ids {
+		if !instanceIDPattern.MatchString(id) {
+			return malformedID("InvalidInstanceID.Malformed", id, "i")
 		}
 	}
+	var missing []string
+	for _, id := range ids {
+		if in, ok := s.instances[id]; !ok || !visible(in) {
+			missing = append(missing, id)
+		}
+	}
+	if len(missing) > 0 {
+		return instancesNotFound(missing)
+	}
+	return nil
+}
 
+// instancePage returns the visible instances the query matches, in launch order,
+// and the token of the next page ("" on the last).
+func (s *Sim) instancePage(q instanceQuery, visible func(*instance) bool) ([]*instance, string) {
 	var page []*instance
-	next := ""
 	for _, id := range s.order {
 		in := s.instances[id]
-		if !visible(in) || in.seq <= after {
+		if !visible(in) || in.seq <= q.after {
 			continue
 		}
-		if len(ids) > 0 && !contains(ids, id) {
+		if len(q.ids) > 0 && !contains(q.ids, id) {
 			continue
 		}
-		if !resourceMatches(instanceFields(in), in.Tags, filters) {
+		if !resourceMatches(instanceFields(in), in.Tags, q.filters) {
 			continue
 		}
-		if limit > 0 && len(page) == limit {
-			next = encodePageToken(page[len(page)-1].seq)
-			break
+		if q.limit > 0 && len(page) == q.limit {
+			return page, encodePageToken(page[len(page)-1].seq)
 		}
 		page = append(page, in)
 	}
+	return page, ""
+}
 
+// writeReservations writes the reservationSet of a page: consecutive instances of
+// one reservation share an item, as one RunInstances call's instances do.
+func (s *Sim) writeReservations(x *xmlBuilder, page []*instance) {
 	x.open("reservationSet")
 	for i := 0; i < len(page); {
 		j := i
@@ -95,8 +130,6 @@ func (s *Sim) describeInstances(p params, x *xmlBuilder) *apiError {
 		i = j
 	}
 	x.close("reservationSet")
-	x.leafIf("nextToken", next)
-	return nil
 }
 
 // instanceFilterNames are the DescribeInstances filters the simulator

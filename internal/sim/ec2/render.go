@@ -26,20 +26,58 @@ func (s *Sim) writeInstance(x *xmlBuilder, in *instance) {
 	x.leaf("privateIpAddress", r.PrivateIP)
 	x.leafIf("ipAddress", r.PublicIP)
 	x.boolLeaf("sourceDestCheck", s.sourceDestCheck(in))
+	s.writeGroupSet(x, r)
+	writeStateReason(x, r)
+	x.leaf("architecture", r.Architecture)
+	x.leaf("rootDeviceType", "ebs")
+	x.leaf("rootDeviceName", r.RootDeviceName)
+	s.writeBlockDeviceMappings(x, r)
+	if r.Spot {
+		x.leaf("instanceLifecycle", "spot")
+		x.leaf("spotInstanceRequestId", r.SpotRequestID)
+	}
+	x.leaf("virtualizationType", "hvm")
+	x.leaf("clientToken", r.ClientToken)
+	if len(r.Tags) > 0 {
+		x.tagSet(r.Tags)
+	}
+	x.leaf("hypervisor", "xen")
+	s.writeNetworkInterface(x, r)
+	writeInstanceProfile(x, r)
+	x.boolLeaf("ebsOptimized", false)
+	x.boolLeaf("enaSupport", true)
+	writeMetadataOptions(x, "metadataOptions", r.MetadataOptions)
+	x.leaf("platformDetails", "Linux/UNIX")
+	x.leaf("usageOperation", "RunInstances")
+	x.leaf("bootMode", "uefi-preferred")
+	x.leaf("currentInstanceBootMode", "legacy-bios")
+	writeCapacityReservationInfo(x, r)
+	writeInstanceOptions(x, r)
+	x.close("item")
+}
+
+// writeGroupSet renders the instance's security groups.
+func (s *Sim) writeGroupSet(x *xmlBuilder, r *InstanceRecord) {
 	x.open("groupSet")
 	for _, g := range r.SecurityGroupIDs {
 		s.writeGroup(x, g)
 	}
 	x.close("groupSet")
+}
+
+// writeStateReason renders why the instance last changed state, when EC2 says.
+func writeStateReason(x *xmlBuilder, r *InstanceRecord) {
 	if r.StateReasonCode != "" {
 		x.open("stateReason")
 		x.leaf("code", r.StateReasonCode)
 		x.leaf("message", r.StateReasonMessage)
 		x.close("stateReason")
 	}
-	x.leaf("architecture", r.Architecture)
-	x.leaf("rootDeviceType", "ebs")
-	x.leaf("rootDeviceName", r.RootDeviceName)
+}
+
+// writeBlockDeviceMappings renders the instance's attached EBS volumes, with each
+// attachment's current status.
+func (s *Sim) writeBlockDeviceMappings(x *xmlBuilder, r *InstanceRecord) {
 	x.open("blockDeviceMapping")
 	for _, bd := range r.BlockDevices {
 		x.open("item")
@@ -53,33 +91,16 @@ func (s *Sim) writeInstance(x *xmlBuilder, in *instance) {
 		x.close("item")
 	}
 	x.close("blockDeviceMapping")
-	if r.Spot {
-		x.leaf("instanceLifecycle", "spot")
-		x.leaf("spotInstanceRequestId", r.SpotRequestID)
-	}
-	x.leaf("virtualizationType", "hvm")
-	x.leaf("clientToken", r.ClientToken)
-	if len(r.Tags) > 0 {
-		x.tagSet(r.Tags)
-	}
-	x.leaf("hypervisor", "xen")
-	s.writeNetworkInterface(x, r)
+}
+
+// writeInstanceProfile renders the instance's IAM instance profile, if it has one.
+func writeInstanceProfile(x *xmlBuilder, r *InstanceRecord) {
 	if r.IAMInstanceProfileARN != "" {
 		x.open("iamInstanceProfile")
 		x.leaf("arn", r.IAMInstanceProfileARN)
 		x.leaf("id", profileID(profileNameFromARN(r.IAMInstanceProfileARN)))
 		x.close("iamInstanceProfile")
 	}
-	x.boolLeaf("ebsOptimized", false)
-	x.boolLeaf("enaSupport", true)
-	writeMetadataOptions(x, "metadataOptions", r.MetadataOptions)
-	x.leaf("platformDetails", "Linux/UNIX")
-	x.leaf("usageOperation", "RunInstances")
-	x.leaf("bootMode", "uefi-preferred")
-	x.leaf("currentInstanceBootMode", "legacy-bios")
-	writeCapacityReservationInfo(x, r)
-	writeInstanceOptions(x, r)
-	x.close("item")
 }
 
 // writeGroup renders a groupSet item (groupId and groupName).
