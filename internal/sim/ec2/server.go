@@ -2,6 +2,7 @@ package ec2sim
 
 import (
 	"net/http"
+	"net/url"
 	"strings"
 )
 
@@ -97,25 +98,7 @@ func (s *Sim) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	s.mu.Lock()
-	reqID := s.newRequestID()
-	x := &xmlBuilder{}
-	apiErr := f.err
-	if f.afterEffect {
-		apiErr = nil
-	}
-	if apiErr == nil {
-		apiErr = s.admit(op, r.Form)
-	}
-	if apiErr == nil {
-		apiErr = s.dispatch(op, params{v: r.Form}, x)
-	}
-	if f.afterEffect && apiErr == nil {
-		// The call took effect; the client hears only the error.
-		apiErr = f.err
-	}
-	respGate := s.respGate[op]
-	s.mu.Unlock()
+	reqID, body, apiErr, respGate := s.handle(op, r.Form, f)
 
 	// A response gate lets the call take effect but withholds the answer,
 	// which is how "the call succeeded but the client timed out" looks.
@@ -133,13 +116,46 @@ func (s *Sim) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.logRequest(op, r.Form, "", http.StatusOK)
+	writeResponse(w, op, reqID, body)
+}
+
+// handle runs one call under the lock: the fault f, if it fires before the call,
+// takes its place; otherwise the call is admitted (throttling, quotas) and
+// dispatched, and a fault that fires after the effect replaces only its answer.
+// It returns the request ID, the response body, the error to answer and the
+// operation's response gate, if one is set.
+func (s *Sim) handle(op string, form url.Values, f firedFault) (string, *xmlBuilder, *apiError, *Gate) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	reqID := s.newRequestID()
+	x := &xmlBuilder{}
+	apiErr := f.err
+	if f.afterEffect {
+		apiErr = nil
+	}
+	if apiErr == nil {
+		apiErr = s.admit(op, form)
+	}
+	if apiErr == nil {
+		apiErr = s.dispatch(op, params{v: form}, x)
+	}
+	if f.afterEffect && apiErr == nil {
+		// The call took effect; the client hears only the error.
+		apiErr = f.err
+	}
+	return reqID, x, apiErr, s.respGate[op]
+}
+
+// writeResponse writes a successful answer: the body inside <opResponse> with
+// the request ID, as EC2's query protocol does.
+func writeResponse(w http.ResponseWriter, op, reqID string, body *xmlBuilder) {
 	w.Header().Set("Content-Type", "text/xml;charset=UTF-8")
 	w.WriteHeader(http.StatusOK)
 	var out xmlBuilder
 	out.b.WriteString(`<?xml version="1.0" encoding="UTF-8"?>` + "\n")
 	out.b.WriteString("<" + op + "Response xmlns=\"" + xmlNamespace + "\">")
 	out.leaf("requestId", reqID)
-	out.b.WriteString(x.b.String())
+	out.b.WriteString(body.b.String())
 	out.close(op + "Response")
 	_, _ = w.Write([]byte(out.b.String()))
 }
