@@ -234,64 +234,88 @@ func (s *Sim) parseBlockDevices(p params, spec *launchSpec) *apiError {
 		if _, noDev := m.v[m.key("NoDevice")]; noDev {
 			continue
 		}
-		vol := volumeSpec{device: dev, volumeType: "gp3", deleteOnTermination: true, sizeGiB: 8}
 		isRoot := dev == img.RootDeviceName
+		// A mapping of the root device changes the image's root volume; any other
+		// adds a volume, 8 GiB of gp3 unless it says otherwise.
+		vol := volumeSpec{device: dev, volumeType: "gp3", deleteOnTermination: true, sizeGiB: 8}
 		if isRoot {
 			vol = spec.root
 		}
-		e := m.sub("Ebs")
-		if snap := e.str("SnapshotId"); snap != "" && !isRoot {
-			// A mapping restores the snapshot like CreateVolume does: the snapshot must
-			// exist in this region, and the volume defaults to its size.
-			size, err := s.snapshotSize(snap)
-			if err != nil {
-				return err
-			}
-			vol.snapshotID, vol.sizeGiB = snap, size
-			if want, ok := e.integer("VolumeSize"); ok && want < size {
-				return clientErr("InvalidBlockDeviceMapping", "Volume of size %dGB is smaller than snapshot '%s', expect size >= %dGB", want, snap, size)
-			}
-		}
-		if t := e.str("VolumeType"); t != "" {
-			if !contains([]string{"gp2", "gp3", "io1", "io2", "st1", "sc1", "standard"}, t) {
-				return invalidValue("Value (%s) for parameter volumeType is invalid. Valid values are: standard, io1, io2, gp2, sc1, st1, gp3", t)
-			}
-			vol.volumeType = t
-		}
-		if size, ok := e.integer("VolumeSize"); ok {
-			if isRoot && size < img.RootSizeGiB {
-				return clientErr("InvalidBlockDeviceMapping", "Volume of size %dGB is smaller than snapshot '%s', expect size >= %dGB", size, img.SnapshotID, img.RootSizeGiB)
-			}
-			vol.sizeGiB = size
-		}
-		if iops, ok := e.integer("Iops"); ok {
-			if vol.volumeType == "gp2" || vol.volumeType == "st1" || vol.volumeType == "sc1" || vol.volumeType == "standard" {
-				return clientErr("InvalidParameterCombination", "The parameter iops is not supported for %s volumes.", vol.volumeType)
-			}
-			vol.iops = iops
-		}
-		if tp, ok := e.integer("Throughput"); ok {
-			if vol.volumeType != "gp3" {
-				return clientErr("InvalidParameterCombination", "The parameter throughput is not supported for %s volumes.", vol.volumeType)
-			}
-			vol.throughput = tp
-		}
-		if dot, ok := e.boolean("DeleteOnTermination"); ok {
-			vol.deleteOnTermination = dot
-		}
-		vol.encrypted, _ = e.boolean("Encrypted")
-		// A mapping's volume must satisfy the same per-type limits as CreateVolume's.
-		cfg := ebsConfig{volumeType: vol.volumeType, sizeGiB: vol.sizeGiB, iops: vol.iops, throughput: vol.throughput}
-		if err := cfg.check(); err != nil {
+		vol, err := s.mappedVolume(m.sub("Ebs"), vol, img, isRoot)
+		if err != nil {
 			return err
 		}
-		cfg = cfg.withDefaults()
-		vol.iops, vol.throughput = cfg.iops, cfg.throughput
 		if isRoot {
 			spec.root = vol
 		} else {
 			spec.extraVolumes = append(spec.extraVolumes, vol)
 		}
+	}
+	return nil
+}
+
+// ebsVolumeTypes are the volume types a block device mapping may ask for.
+var ebsVolumeTypes = []string{"gp2", "gp3", "io1", "io2", "st1", "sc1", "standard"}
+
+// mappedVolume applies a mapping's Ebs settings to vol (the root volume of img
+// when isRoot) and checks the result against the same per-type limits as
+// CreateVolume's.
+func (s *Sim) mappedVolume(e params, vol volumeSpec, img *Image, isRoot bool) (volumeSpec, *apiError) {
+	if snap := e.str("SnapshotId"); snap != "" && !isRoot {
+		// A mapping restores the snapshot like CreateVolume does: the snapshot must
+		// exist in this region, and the volume defaults to its size.
+		size, err := s.snapshotSize(snap)
+		if err != nil {
+			return vol, err
+		}
+		vol.snapshotID, vol.sizeGiB = snap, size
+		if want, ok := e.integer("VolumeSize"); ok && want < size {
+			return vol, clientErr("InvalidBlockDeviceMapping", "Volume of size %dGB is smaller than snapshot '%s', expect size >= %dGB", want, snap, size)
+		}
+	}
+	if t := e.str("VolumeType"); t != "" {
+		if !contains(ebsVolumeTypes, t) {
+			return vol, invalidValue("Value (%s) for parameter volumeType is invalid. Valid values are: standard, io1, io2, gp2, sc1, st1, gp3", t)
+		}
+		vol.volumeType = t
+	}
+	if size, ok := e.integer("VolumeSize"); ok {
+		if isRoot && size < img.RootSizeGiB {
+			return vol, clientErr("InvalidBlockDeviceMapping", "Volume of size %dGB is smaller than snapshot '%s', expect size >= %dGB", size, img.SnapshotID, img.RootSizeGiB)
+		}
+		vol.sizeGiB = size
+	}
+	if err := readVolumePerformance(e, &vol); err != nil {
+		return vol, err
+	}
+	if dot, ok := e.boolean("DeleteOnTermination"); ok {
+		vol.deleteOnTermination = dot
+	}
+	vol.encrypted, _ = e.boolean("Encrypted")
+	cfg := ebsConfig{volumeType: vol.volumeType, sizeGiB: vol.sizeGiB, iops: vol.iops, throughput: vol.throughput}
+	if err := cfg.check(); err != nil {
+		return vol, err
+	}
+	cfg = cfg.withDefaults()
+	vol.iops, vol.throughput = cfg.iops, cfg.throughput
+	return vol, nil
+}
+
+// readVolumePerformance reads a mapping's Iops and Throughput, which only some
+// volume types take: EC2 refuses the parameter itself for the others, before any
+// limit applies.
+func readVolumePerformance(e params, vol *volumeSpec) *apiError {
+	if iops, ok := e.integer("Iops"); ok {
+		if vol.volumeType == "gp2" || vol.volumeType == "st1" || vol.volumeType == "sc1" || vol.volumeType == "standard" {
+			return clientErr("InvalidParameterCombination", "The parameter iops is not supported for %s volumes.", vol.volumeType)
+		}
+		vol.iops = iops
+	}
+	if tp, ok := e.integer("Throughput"); ok {
+		if vol.volumeType != "gp3" {
+			return clientErr("InvalidParameterCombination", "The parameter throughput is not supported for %s volumes.", vol.volumeType)
+		}
+		vol.throughput = tp
 	}
 	return nil
 }

@@ -69,47 +69,10 @@ func (s *Sim) parseCreateVolume(p params) (*VolumeRecord, *apiError) {
 	if snap == "" && !p.has("Size") {
 		return nil, missingParam("size or snapshotId")
 	}
-	cfg := ebsConfig{volumeType: p.str("VolumeType")}
-	if cfg.volumeType == "" {
-		cfg.volumeType = defaultCreateVolumeType
-	}
-	if p.has("Size") {
-		n, ok := p.integer("Size")
-		if !ok {
-			return nil, invalidValue("Value (%s) for parameter size is invalid. Expected an integer.", p.str("Size"))
-		}
-		cfg.sizeGiB = n
-	}
-	if snap != "" {
-		// The API reference: with a snapshot, the size defaults to the snapshot's
-		// and may only be equal or larger.
-		snapSize, err := s.snapshotSize(snap)
-		if err != nil {
-			return nil, err
-		}
-		if !p.has("Size") {
-			cfg.sizeGiB = snapSize
-		}
-		if cfg.sizeGiB < snapSize {
-			return nil, invalidValue("Volume of size %dGB is smaller than snapshot '%s', expect size >= %dGB", cfg.sizeGiB, snap, snapSize)
-		}
-	}
-	for _, f := range []struct {
-		name string
-		dst  *int
-	}{{"Iops", &cfg.iops}, {"Throughput", &cfg.throughput}} {
-		if p.has(f.name) {
-			n, ok := p.integer(f.name)
-			if !ok {
-				return nil, invalidValue("Value (%s) for parameter %s is invalid. Expected an integer.", p.str(f.name), strings.ToLower(f.name))
-			}
-			*f.dst = n
-		}
-	}
-	if err := cfg.check(); err != nil {
+	cfg, err := s.readVolumeConfig(p, snap)
+	if err != nil {
 		return nil, err
 	}
-	cfg = cfg.withDefaults()
 	encrypted, _ := p.boolean("Encrypted")
 	key := p.str("KmsKeyId")
 	if key != "" && !encrypted {
@@ -129,6 +92,52 @@ func (s *Sim) parseCreateVolume(p params) (*VolumeRecord, *apiError) {
 		v.KmsKeyID = s.kmsKeyARN(key)
 	}
 	return v, nil
+}
+
+// readVolumeConfig reads the type, size, IOPS and throughput of a new volume,
+// checks them against the type's limits and fills in the type's defaults.
+func (s *Sim) readVolumeConfig(p params, snap string) (ebsConfig, *apiError) {
+	cfg := ebsConfig{volumeType: p.str("VolumeType")}
+	if cfg.volumeType == "" {
+		cfg.volumeType = defaultCreateVolumeType
+	}
+	if p.has("Size") {
+		n, ok := p.integer("Size")
+		if !ok {
+			return cfg, invalidValue("Value (%s) for parameter size is invalid. Expected an integer.", p.str("Size"))
+		}
+		cfg.sizeGiB = n
+	}
+	if snap != "" {
+		// The API reference: with a snapshot, the size defaults to the snapshot's
+		// and may only be equal or larger.
+		snapSize, err := s.snapshotSize(snap)
+		if err != nil {
+			return cfg, err
+		}
+		if !p.has("Size") {
+			cfg.sizeGiB = snapSize
+		}
+		if cfg.sizeGiB < snapSize {
+			return cfg, invalidValue("Volume of size %dGB is smaller than snapshot '%s', expect size >= %dGB", cfg.sizeGiB, snap, snapSize)
+		}
+	}
+	for _, f := range []struct {
+		name string
+		dst  *int
+	}{{"Iops", &cfg.iops}, {"Throughput", &cfg.throughput}} {
+		if p.has(f.name) {
+			n, ok := p.integer(f.name)
+			if !ok {
+				return cfg, invalidValue("Value (%s) for parameter %s is invalid. Expected an integer.", p.str(f.name), strings.ToLower(f.name))
+			}
+			*f.dst = n
+		}
+	}
+	if err := cfg.check(); err != nil {
+		return cfg, err
+	}
+	return cfg.withDefaults(), nil
 }
 
 // kmsKeyARN returns the ARN EC2 reports for a KmsKeyId given as a key id, alias,
