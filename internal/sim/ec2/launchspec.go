@@ -53,65 +53,75 @@ type volumeSpec struct {
 // networking, then the remaining referenced resources.
 func (s *Sim) parseLaunch(p params) (*launchSpec, *apiError) {
 	spec := &launchSpec{}
+	for _, step := range launchSteps {
+		if err := step(s, p, spec); err != nil {
+			return nil, err
+		}
+	}
+	return spec, checkIMDSTags(spec.metadata, spec.instanceTags)
+}
+
+// launchSteps read a RunInstances request into a launch spec, in the order EC2
+// validates it: a request with several faults gets the error of the first.
+var launchSteps = []func(s *Sim, p params, spec *launchSpec) *apiError{
+	func(_ *Sim, p params, spec *launchSpec) *apiError { return parseCount(p, spec) },
+	(*Sim).parseImageAndType,
+	(*Sim).parseNetwork,
+	(*Sim).parseMisc,
+	(*Sim).parseBlockDevices,
+	func(_ *Sim, p params, spec *launchSpec) *apiError { return parseMarket(p, spec) },
+	(*Sim).parsePlacement,
+	(*Sim).parseInstanceOptions,
+	func(_ *Sim, _ params, spec *launchSpec) *apiError {
+		if spec.spot && spec.disableAPITerm {
+			return clientErr("InvalidParameterCombination", "You can't enable termination protection for Spot Instances.")
+		}
+		return nil
+	},
+	(*Sim).parseTagSpecs,
+}
+
+// parseCount reads MinCount and MaxCount; the emulator always has capacity for
+// MaxCount, so that is how many it launches.
+func parseCount(p params, spec *launchSpec) *apiError {
 	minC, okMin := p.integer("MinCount")
 	maxC, okMax := p.integer("MaxCount")
 	if !p.has("MinCount") {
-		return nil, missingParam("MinCount")
+		return missingParam("MinCount")
 	}
 	if !p.has("MaxCount") {
-		return nil, missingParam("MaxCount")
+		return missingParam("MaxCount")
 	}
 	if !okMin || !okMax || minC < 1 {
-		return nil, invalidValue("Value (%s) for parameter minCount is invalid. Expected a positive integer.", p.str("MinCount"))
+		return invalidValue("Value (%s) for parameter minCount is invalid. Expected a positive integer.", p.str("MinCount"))
 	}
 	if maxC < minC {
-		return nil, invalidValue("Value (%d) for parameter maxCount is invalid. Expected a value greater than or equal to minCount (%d).", maxC, minC)
+		return invalidValue("Value (%d) for parameter maxCount is invalid. Expected a value greater than or equal to minCount (%d).", maxC, minC)
 	}
 	spec.count = maxC
+	return nil
+}
 
+// parseImageAndType resolves the image and the instance type, whose
+// architectures must match.
+func (s *Sim) parseImageAndType(p params, spec *launchSpec) *apiError {
 	img, err := s.resolveImage(p.str("ImageId"))
 	if err != nil {
-		return nil, err
+		return err
 	}
 	spec.image = img
-
 	spec.instanceType = p.str("InstanceType")
 	if spec.instanceType == "" {
 		spec.instanceType = defaultInstanceType
 	}
 	arch, known := instanceTypeArch(spec.instanceType)
 	if !known {
-		return nil, invalidValue("Invalid value '%s' for InstanceType.", spec.instanceType)
+		return invalidValue("Invalid value '%s' for InstanceType.", spec.instanceType)
 	}
 	if arch != img.Architecture {
-		return nil, invalidValue("The architecture '%s' of the specified instance type does not match the architecture '%s' of the specified AMI. Specify an instance type and an AMI that have matching architectures, and try launching again.", arch, img.Architecture)
+		return invalidValue("The architecture '%s' of the specified instance type does not match the architecture '%s' of the specified AMI. Specify an instance type and an AMI that have matching architectures, and try launching again.", arch, img.Architecture)
 	}
-
-	if err := s.parseNetwork(p, spec); err != nil {
-		return nil, err
-	}
-	if err := s.parseMisc(p, spec); err != nil {
-		return nil, err
-	}
-	if err := s.parseBlockDevices(p, spec); err != nil {
-		return nil, err
-	}
-	if err := parseMarket(p, spec); err != nil {
-		return nil, err
-	}
-	if err := s.parsePlacement(p, spec); err != nil {
-		return nil, err
-	}
-	if err := s.parseInstanceOptions(p, spec); err != nil {
-		return nil, err
-	}
-	if spec.spot && spec.disableAPITerm {
-		return nil, clientErr("InvalidParameterCombination", "You can't enable termination protection for Spot Instances.")
-	}
-	if err := s.parseTagSpecs(p, spec); err != nil {
-		return nil, err
-	}
-	return spec, checkIMDSTags(spec.metadata, spec.instanceTags)
+	return nil
 }
 
 // parseMisc validates key pair, instance profile, user data, monitoring,
