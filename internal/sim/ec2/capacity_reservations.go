@@ -155,22 +155,9 @@ func (s *Sim) describeCapacityReservations(p params, x *xmlBuilder) *apiError {
 			return invalidValue("The filter '%s' is invalid", f.Name)
 		}
 	}
-	limit := 0
-	if p.has("MaxResults") {
-		// The API reference gives MaxResults a range of 1 to 1000.
-		n, ok := p.integer("MaxResults")
-		if !ok || n < 1 || n > 1000 {
-			return invalidValue("Value ( %s ) for parameter maxResults is invalid. Expecting a value between 1 and 1000.", p.str("MaxResults"))
-		}
-		limit = n
-	}
-	start := 0
-	if tok := p.str("NextToken"); tok != "" {
-		n, ok := decodeReservationToken(tok)
-		if !ok {
-			return clientErr("InvalidPaginationToken", "Invalid pagination token: %s", tok)
-		}
-		start = n
+	limit, start, err := readReservationPage(p)
+	if err != nil {
+		return err
 	}
 	var matched []*capacityReservation
 	for _, id := range ps.reservationOrder {
@@ -178,18 +165,11 @@ func (s *Sim) describeCapacityReservations(p params, x *xmlBuilder) *apiError {
 		if len(ids) > 0 && !slices.Contains(ids, id) {
 			continue
 		}
-		fields := map[string]string{
-			"instance-type": cr.instanceType, "owner-id": s.cfg.AccountID, "instance-platform": "Linux/UNIX",
-			"availability-zone": cr.az, "tenancy": "default", "state": "active", "end-date-type": "unlimited",
-			"instance-match-criteria": cr.matchCriteria,
-		}
-		if resourceMatches(fields, cr.tags, filters) {
+		if resourceMatches(s.reservationFields(cr), cr.tags, filters) {
 			matched = append(matched, cr)
 		}
 	}
-	if start > len(matched) {
-		start = len(matched)
-	}
+	start = min(start, len(matched))
 	page, next := matched[start:], ""
 	if limit > 0 && len(page) > limit {
 		page, next = page[:limit], encodeReservationToken(start+limit)
@@ -201,6 +181,38 @@ func (s *Sim) describeCapacityReservations(p params, x *xmlBuilder) *apiError {
 	x.close("capacityReservationSet")
 	x.leafIf("nextToken", next)
 	return nil
+}
+
+// readReservationPage reads MaxResults (0 when absent: no limit) and NextToken
+// (the index the page starts at) of DescribeCapacityReservations.
+func readReservationPage(p params) (limit, start int, err *apiError) {
+	if p.has("MaxResults") {
+		// The API reference gives MaxResults a range of 1 to 1000.
+		n, ok := p.integer("MaxResults")
+		if !ok || n < 1 || n > 1000 {
+			return 0, 0, invalidValue("Value ( %s ) for parameter maxResults is invalid. Expecting a value between 1 and 1000.", p.str("MaxResults"))
+		}
+		limit = n
+	}
+	if tok := p.str("NextToken"); tok != "" {
+		n, ok := decodeReservationToken(tok)
+		if !ok {
+			return 0, 0, clientErr("InvalidPaginationToken", "Invalid pagination token: %s", tok)
+		}
+		start = n
+	}
+	return limit, start, nil
+}
+
+// reservationFields are the values the DescribeCapacityReservations filters
+// match a reservation by; the emulator's reservations are all active, open-ended
+// Linux reservations of default tenancy.
+func (s *Sim) reservationFields(cr *capacityReservation) map[string]string {
+	return map[string]string{
+		"instance-type": cr.instanceType, "owner-id": s.cfg.AccountID, "instance-platform": "Linux/UNIX",
+		"availability-zone": cr.az, "tenancy": "default", "state": "active", "end-date-type": "unlimited",
+		"instance-match-criteria": cr.matchCriteria,
+	}
 }
 
 // writeCapacityReservation renders one capacityReservationSet item with the
