@@ -98,49 +98,19 @@ func parseAssumeRole(form url.Values) (assumeRoleInput, *apiError) {
 		externalID:  form.Get("ExternalId"),
 	}
 	var violations []string
-	// violation records that value (or null, when the member is absent)
-	// breaks one of member's constraints.
-	violation := func(value *string, member, constraint string) {
-		v := "null"
-		if value != nil {
-			v = "'" + *value + "'"
-		}
-		violations = append(violations, fmt.Sprintf("Value %s at '%s' failed to satisfy constraint: Member %s", v, member, constraint))
-	}
-
-	if !form.Has("RoleArn") {
-		violation(nil, "roleArn", "must not be null")
-	} else if c := lengthViolation(in.roleARN, 20, 2048); c != "" {
-		violation(&in.roleARN, "roleArn", c)
-	}
-	if !form.Has("RoleSessionName") {
-		violation(nil, "roleSessionName", "must not be null")
-	} else {
-		if c := lengthViolation(in.sessionName, 2, 64); c != "" {
-			violation(&in.sessionName, "roleSessionName", c)
-		}
-		if !sessionNamePattern.MatchString(in.sessionName) {
-			violation(&in.sessionName, "roleSessionName", `must satisfy regular expression pattern: [\w+=,.@-]*`)
-		}
-	}
-	if form.Has("ExternalId") {
-		if c := lengthViolation(in.externalID, 2, 1224); c != "" {
-			violation(&in.externalID, "externalId", c)
-		}
-		if !externalIDPattern.MatchString(in.externalID) {
-			violation(&in.externalID, "externalId", `must satisfy regular expression pattern: [\w+=,.@:\/-]*`)
-		}
+	for _, c := range assumeRoleStrings {
+		violations = append(violations, c.violations(form)...)
 	}
 	if form.Has("DurationSeconds") {
 		raw := form.Get("DurationSeconds")
 		n, err := strconv.Atoi(raw)
 		switch {
 		case err != nil:
-			violation(&raw, "durationSeconds", "must be an integer")
+			violations = append(violations, violation(&raw, "durationSeconds", "must be an integer"))
 		case n < minDurationSeconds:
-			violation(&raw, "durationSeconds", fmt.Sprintf("must have value greater than or equal to %d", minDurationSeconds))
+			violations = append(violations, violation(&raw, "durationSeconds", fmt.Sprintf("must have value greater than or equal to %d", minDurationSeconds)))
 		case n > maxDurationSeconds:
-			violation(&raw, "durationSeconds", fmt.Sprintf("must have value less than or equal to %d", maxDurationSeconds))
+			violations = append(violations, violation(&raw, "durationSeconds", fmt.Sprintf("must have value less than or equal to %d", maxDurationSeconds)))
 		}
 		in.durationSeconds, in.hasDuration = n, true
 	}
@@ -148,6 +118,56 @@ func parseAssumeRole(form url.Values) (assumeRoleInput, *apiError) {
 		return in, constraintErrors(violations)
 	}
 	return in, nil
+}
+
+// stringConstraint is what the API reference says of one string parameter of
+// AssumeRole: whether it is required, its length and its pattern (nil: any).
+type stringConstraint struct {
+	param, member  string
+	required       bool
+	minLen, maxLen int
+	pattern        *regexp.Regexp
+	patternText    string
+}
+
+// assumeRoleStrings are AssumeRole's string parameters, in the order AWS
+// reports their violations.
+var assumeRoleStrings = []stringConstraint{
+	{param: "RoleArn", member: "roleArn", required: true, minLen: 20, maxLen: 2048},
+	{param: "RoleSessionName", member: "roleSessionName", required: true, minLen: 2, maxLen: 64,
+		pattern: sessionNamePattern, patternText: `[\w+=,.@-]*`},
+	{param: "ExternalId", member: "externalId", minLen: 2, maxLen: 1224,
+		pattern: externalIDPattern, patternText: `[\w+=,.@:\/-]*`},
+}
+
+// violations returns how the form's value of c breaks it: absent though
+// required, too short or long, or off the pattern.
+func (c stringConstraint) violations(form url.Values) []string {
+	if !form.Has(c.param) {
+		if c.required {
+			return []string{violation(nil, c.member, "must not be null")}
+		}
+		return nil
+	}
+	v := form.Get(c.param)
+	var out []string
+	if l := lengthViolation(v, c.minLen, c.maxLen); l != "" {
+		out = append(out, violation(&v, c.member, l))
+	}
+	if c.pattern != nil && !c.pattern.MatchString(v) {
+		out = append(out, violation(&v, c.member, "must satisfy regular expression pattern: "+c.patternText))
+	}
+	return out
+}
+
+// violation words how value (or null, when the member is absent) breaks one of
+// member's constraints, as AWS validation messages do.
+func violation(value *string, member, constraint string) string {
+	v := "null"
+	if value != nil {
+		v = "'" + *value + "'"
+	}
+	return fmt.Sprintf("Value %s at '%s' failed to satisfy constraint: Member %s", v, member, constraint)
 }
 
 // lengthViolation words a string length constraint the way AWS validation
