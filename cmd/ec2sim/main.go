@@ -1,4 +1,4 @@
-// Command ec2sim serves the EC2 emulator from internal/ec2sim over HTTP, so
+// Command ec2sim serves the EC2 emulator from internal/sim/ec2 over HTTP, so
 // the operator, the AWS CLI or any SDK can be pointed at it with an
 // endpoint override.
 package main
@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/ec2-operator/ec2-operator/internal/ec2limits"
-	"github.com/ec2-operator/ec2-operator/internal/ec2sim"
+	ec2sim "github.com/ec2-operator/ec2-operator/internal/sim/ec2"
 )
 
 func main() {

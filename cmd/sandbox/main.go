@@ -15,8 +15,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/ec2-operator/ec2-operator/internal/ec2sim"
 	"github.com/ec2-operator/ec2-operator/internal/localenv"
+	ec2sim "github.com/ec2-operator/ec2-operator/internal/sim/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/sim/managerproc"
 )
 
 func main() {
@@ -61,22 +62,28 @@ func run(ctx context.Context, workDir, manager, sample, simAddr, probeAddr, metr
 	}()
 
 	logPath := filepath.Join(workDir, "manager.log")
-	logFile, err := os.Create(logPath)
+	mgr, err := managerproc.Start(managerproc.Options{
+		Binary: manager,
+		Args: []string{"--metrics-bind-address=" + metricsAddr, "--health-probe-bind-address=" + probeAddr,
+			"--resync-period=30s", "--poll-interval=1s", "--zap-devel"},
+		Env:       env.ManagerEnv(),
+		LogPath:   logPath,
+		ProbeAddr: probeAddr,
+	})
 	if err != nil {
 		return err
 	}
-	defer logFile.Close()
-	mgr := exec.Command(manager, "--metrics-bind-address="+metricsAddr, "--health-probe-bind-address="+probeAddr,
-		"--resync-period=30s", "--poll-interval=1s", "--zap-devel")
-	mgr.Env = env.ManagerEnv()
-	mgr.Stdout, mgr.Stderr = logFile, logFile
-	if err := mgr.Start(); err != nil {
-		return fmt.Errorf("starting the manager: %w", err)
+	defer func() {
+		say("stopping the manager")
+		mgr.Stop()
+	}()
+	say("manager started (pid %d), logging to %s", mgr.Pid(), logPath)
+	// The sample is applied once the manager is ready, so that a manager that cannot
+	// start (a port in use, a bad flag) is reported as that and not as a sample that
+	// never became Ready.
+	if err := mgr.WaitReady(ctx, 60*time.Second); err != nil {
+		return fmt.Errorf("%w (see %s)", err, logPath)
 	}
-	exited := make(chan error, 1)
-	go func() { exited <- mgr.Wait() }()
-	defer stopManager(mgr, exited)
-	say("manager started (pid %d), logging to %s", mgr.Process.Pid, logPath)
 
 	kubectl := func(args ...string) error {
 		cmd := exec.CommandContext(ctx, env.KubectlPath, append([]string{"--kubeconfig", env.Kubeconfig}, args...)...)
@@ -129,21 +136,8 @@ Press Ctrl-C to stop everything.
 	case <-ctx.Done():
 		fmt.Println()
 		return nil
-	case err := <-exited:
-		exited <- err
-		return fmt.Errorf("the manager exited (see %s): %v", logPath, err)
-	}
-}
-
-// stopManager asks the manager to shut down gracefully and kills it if it does not.
-func stopManager(mgr *exec.Cmd, exited chan error) {
-	say("stopping the manager")
-	_ = mgr.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-exited:
-	case <-time.After(15 * time.Second):
-		_ = mgr.Process.Kill()
-		<-exited
+	case <-mgr.Exited():
+		return fmt.Errorf("the manager exited (see %s): %v", logPath, mgr.Err())
 	}
 }
 

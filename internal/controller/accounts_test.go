@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
@@ -18,9 +17,9 @@ import (
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
-	"github.com/ec2-operator/ec2-operator/internal/ec2sim"
-	"github.com/ec2-operator/ec2-operator/internal/ec2sim/accounts"
-	"github.com/ec2-operator/ec2-operator/internal/stssim"
+	ec2sim "github.com/ec2-operator/ec2-operator/internal/sim/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/sim/simworld"
+	stssim "github.com/ec2-operator/ec2-operator/internal/sim/sts"
 )
 
 // The accounts of the harness's STS world: the operator's own identity (the static
@@ -52,22 +51,20 @@ type accountWorld struct {
 
 func newAccountWorld(t testing.TB, operatorSim *ec2sim.Sim, cfg ec2sim.Config) *accountWorld {
 	t.Helper()
-	s := stssim.New(stssim.Config{Seed: 1})
-	s.AddUser(operatorAccount, operatorKey, operatorSecret)
-	s.AddRole(roleA, []string{operatorKey}, externalIDA)
-	s.AddRole(roleB, []string{operatorKey}, externalIDB)
-	sims := map[string]*ec2sim.Sim{operatorAccount: operatorSim}
+	opts := []simworld.Option{simworld.STS(stssim.Config{Seed: 1}),
+		simworld.User(operatorAccount, operatorKey, operatorSecret),
+		simworld.Role(roleA, externalIDA, operatorKey),
+		simworld.Role(roleB, externalIDB, operatorKey),
+		simworld.AccountSim(operatorAccount, operatorSim)}
 	for i, id := range []string{workloadA, workloadB} {
 		c := cfg
 		// Distinct seeds keep instance IDs distinct across accounts, so an instance can
 		// only be found in the account that launched it.
 		c.Seed = cfg.Seed + int64(i+1)*1000
-		c.AccountID = id
-		sims[id] = ec2sim.New(c)
+		opts = append(opts, simworld.Account(id, c))
 	}
-	srv := httptest.NewServer(s)
-	t.Cleanup(srv.Close)
-	return &accountWorld{sts: s, sims: sims, router: accounts.NewRouter(s, sims), stsSrvURL: srv.URL}
+	w := simworld.New(t, opts...)
+	return &accountWorld{sts: w.STS, sims: w.Sims, router: w.Router, stsSrvURL: w.STSURL}
 }
 
 // The operator's long-term key in every harness.
@@ -80,11 +77,7 @@ const (
 // operator's key, in account.
 func ownSTS(t testing.TB, account string) string {
 	t.Helper()
-	s := stssim.New(stssim.Config{Seed: 1})
-	s.AddUser(account, operatorKey, operatorSecret)
-	srv := httptest.NewServer(s)
-	t.Cleanup(srv.Close)
-	return srv.URL
+	return simworld.New(t, simworld.STS(stssim.Config{Seed: 1}), simworld.User(account, operatorKey, operatorSecret)).STSURL
 }
 
 // account creates an AWSAccount of this test.

@@ -8,7 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
-	"github.com/ec2-operator/ec2-operator/internal/ec2sim"
+	ec2sim "github.com/ec2-operator/ec2-operator/internal/sim/ec2"
 )
 
 func TestEC2RejectionsAreReportedAsReadyReasonsWithTheAWSMessage(t *testing.T) {

@@ -10,8 +10,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
-	"github.com/ec2-operator/ec2-operator/internal/ec2sim"
 	"github.com/ec2-operator/ec2-operator/internal/events"
+	ec2sim "github.com/ec2-operator/ec2-operator/internal/sim/ec2"
 )
 
 // eventsHarness is a manager with EC2 events on, the shipped poll interval and

@@ -14,7 +14,6 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
-	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -32,10 +31,11 @@ import (
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
 	"github.com/ec2-operator/ec2-operator/internal/ec2limits"
-	"github.com/ec2-operator/ec2-operator/internal/ec2sim"
-	"github.com/ec2-operator/ec2-operator/internal/ec2sim/eventbridge"
 	"github.com/ec2-operator/ec2-operator/internal/events"
-	"github.com/ec2-operator/ec2-operator/internal/sqssim"
+	ec2sim "github.com/ec2-operator/ec2-operator/internal/sim/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/sim/ec2/eventbridge"
+	"github.com/ec2-operator/ec2-operator/internal/sim/simtest"
+	sqssim "github.com/ec2-operator/ec2-operator/internal/sim/sqs"
 	"github.com/ec2-operator/ec2-operator/internal/testenv"
 )
 
@@ -230,9 +230,7 @@ func newHarness(t testing.TB, opts harnessOptions) *harness {
 	}
 	if opts.events {
 		h.queue = sqssim.New(sqssim.Config{Seed: 1})
-		qsrv := httptest.NewServer(h.queue)
-		t.Cleanup(qsrv.Close)
-		h.sqsURL = qsrv.URL
+		h.sqsURL = simtest.Serve(t, h.queue)
 		h.queueURL = h.queue.CreateQueue("ec2-operator-events")
 		eventbridge.Forward(sim, h.queue, h.queueURL)
 		if world != nil {
@@ -332,10 +330,9 @@ func (h *harness) startManager() {
 		h.t.Fatal(err)
 	}
 	if h.opts.events {
-		sqsClient := sqs.NewFromConfig(aws.Config{
-			Region:      ec2sim.DefaultRegion,
-			Credentials: credentials.NewStaticCredentialsProvider("AKIDEXAMPLE", "not-a-secret", ""),
-		}, func(o *sqs.Options) { o.BaseEndpoint = aws.String(h.sqsURL) })
+		sqsConfig := simtest.SDKConfig(ec2sim.DefaultRegion, "AKIDEXAMPLE", "not-a-secret")
+		sqsConfig.Retryer = nil
+		sqsClient := simtest.SQSClient(sqsConfig, h.sqsURL)
 		if err := mgr.Add(&events.Consumer{QueueURL: h.queueURL, SQS: sqsClient, Handle: r.HandleEvent,
 			Log: testLogger(), WaitTime: time.Second, MinBackoff: 50 * time.Millisecond}); err != nil {
 			h.t.Fatal(err)

@@ -3,18 +3,17 @@ package events
 import (
 	"context"
 	"fmt"
-	"net/http/httptest"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/go-logr/logr"
 
-	"github.com/ec2-operator/ec2-operator/internal/sqssim"
+	"github.com/ec2-operator/ec2-operator/internal/sim/simtest"
+	sqssim "github.com/ec2-operator/ec2-operator/internal/sim/sqs"
 )
 
 // These tests run the consumer against the SQS emulator through the real SDK client.
@@ -47,15 +46,11 @@ func (r *recorder) count() int {
 func newQueue(t *testing.T) (*sqssim.Sim, *sqs.Client, string) {
 	t.Helper()
 	q := sqssim.New(sqssim.Config{Seed: 1})
-	srv := httptest.NewServer(q)
-	t.Cleanup(srv.Close)
-	client := sqs.NewFromConfig(aws.Config{
-		Region:      "us-east-1",
-		Credentials: credentials.NewStaticCredentialsProvider("AKIDEXAMPLE", "secret", ""),
-		Retryer: func() aws.Retryer {
-			return retry.NewStandard(func(o *retry.StandardOptions) { o.MaxAttempts = 1 })
-		},
-	}, func(o *sqs.Options) { o.BaseEndpoint = aws.String(srv.URL) })
+	cfg := simtest.SDKConfig("us-east-1", "AKIDEXAMPLE", "secret")
+	cfg.Retryer = func() aws.Retryer {
+		return retry.NewStandard(func(o *retry.StandardOptions) { o.MaxAttempts = 1 })
+	}
+	client := simtest.SQSClient(cfg, simtest.Serve(t, q))
 	return q, client, q.CreateQueue("ec2-operator-events")
 }
 
@@ -67,15 +62,15 @@ func startConsumer(t *testing.T, c *Consumer) {
 	t.Cleanup(func() { cancel(); <-done })
 }
 
+// eventually waits up to 10 s for cond, checking every 20 ms.
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
+	simtest.Eventually(t, 10*time.Second, 20*time.Millisecond, func() string {
+		if cond() {
+			return ""
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return "waiting for " + what
+	})
 }
 
 func TestEventsAreHandedOnAndDeletedInBatches(t *testing.T) {

@@ -20,9 +20,9 @@ import (
 
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
-	"github.com/ec2-operator/ec2-operator/internal/ec2sim"
-	"github.com/ec2-operator/ec2-operator/internal/ec2sim/accounts"
-	"github.com/ec2-operator/ec2-operator/internal/stssim"
+	ec2sim "github.com/ec2-operator/ec2-operator/internal/sim/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/sim/ec2/accounts"
+	stssim "github.com/ec2-operator/ec2-operator/internal/sim/sts"
 	"github.com/ec2-operator/ec2-operator/internal/testenv"
 )
 

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/ec2-operator/ec2-operator/internal/ec2limits"
-	"github.com/ec2-operator/ec2-operator/internal/ec2sim"
+	ec2sim "github.com/ec2-operator/ec2-operator/internal/sim/ec2"
 )
 
 // raisedLimits is an account whose RunInstances and StartInstances limits AWS raised

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/ec2-operator/ec2-operator/internal/ec2limits"
-	"github.com/ec2-operator/ec2-operator/internal/ec2sim"
+	ec2sim "github.com/ec2-operator/ec2-operator/internal/sim/ec2"
 )
 
 // ceiling is an upper bound on one count (per instance, unless it says otherwise) in

@@ -11,15 +11,16 @@
 package bench
 
 import (
+	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 
 	"github.com/go-logr/logr"
 	ctrl "sigs.k8s.io/controller-runtime"
 
+	"github.com/ec2-operator/ec2-operator/internal/sim/managerproc"
 	"github.com/ec2-operator/ec2-operator/internal/testenv"
 )
 
@@ -40,10 +41,8 @@ func TestMain(m *testing.M) {
 	managerBin = os.Getenv("BENCH_MANAGER")
 	if managerBin == "" {
 		managerBin = filepath.Join(dir, "manager")
-		build := exec.Command("go", "build", "-o", managerBin, "./cmd")
-		build.Dir = testenv.ProjectRoot()
-		if out, err := build.CombinedOutput(); err != nil {
-			fmt.Fprintf(os.Stderr, "building the manager: %v\n%s", err, out)
+		if err := managerproc.Build(context.Background(), testenv.ProjectRoot(), managerBin); err != nil {
+			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
 	}

@@ -3,7 +3,6 @@ package bench
 import (
 	"context"
 	"fmt"
-	"maps"
 	"net/http/httptest"
 	"os"
 	"slices"
@@ -18,7 +17,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
-	"github.com/ec2-operator/ec2-operator/internal/ec2sim"
+	ec2sim "github.com/ec2-operator/ec2-operator/internal/sim/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/sim/simtest"
 )
 
 // scenario is one bulk run: N objects against an emulator configured as sim, with a
@@ -302,7 +302,7 @@ func table(phases []phase) string {
 	fmt.Fprintln(&b, "| scenario | phase | N | wall | calls per instance by action | all calls/inst | apiserver writes/inst | RequestLimitExceeded | peak RSS |")
 	fmt.Fprintln(&b, "|---|---|---|---|---|---|---|---|---|")
 	for _, p := range phases {
-		actions := sortedKeys(p.calls)
+		actions := simtest.SortedKeys(p.calls)
 		var calls []string
 		for _, a := range actions {
 			calls = append(calls, fmt.Sprintf("%s %.2f", a, p.perInstance(a)))
@@ -312,12 +312,6 @@ func table(phases []phase) string {
 			float64(p.writes)/float64(p.n), p.throttled, p.rssMiB)
 	}
 	return b.String()
-}
-
-func sortedKeys(m map[string]int) []string {
-	keys := slices.Collect(maps.Keys(m))
-	slices.Sort(keys)
-	return keys
 }
 
 // launchLog lists the RunInstances calls by client token with their answers.

@@ -3,9 +3,7 @@ package e2e
 import (
 	"context"
 	"fmt"
-	"net/http/httptest"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -16,10 +14,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
-	"github.com/ec2-operator/ec2-operator/internal/ec2sim"
-	"github.com/ec2-operator/ec2-operator/internal/ec2sim/accounts"
 	"github.com/ec2-operator/ec2-operator/internal/localenv"
-	"github.com/ec2-operator/ec2-operator/internal/stssim"
+	ec2sim "github.com/ec2-operator/ec2-operator/internal/sim/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/sim/simworld"
+	stssim "github.com/ec2-operator/ec2-operator/internal/sim/sts"
 )
 
 // The accounts of the multi-account test. The manager's own key ("sandbox", from
@@ -45,20 +43,17 @@ const (
 // these roles). Go starts the parallel tests only after the sequential ones finish.
 func TestTwoAccountsAndThreeNamespaces(t *testing.T) {
 	clock := ec2sim.Config{PendingDuration: 300 * time.Millisecond, StoppingDuration: 300 * time.Millisecond, ShuttingDownDuration: 300 * time.Millisecond}
-	sts := stssim.New(stssim.Config{Seed: 7})
-	sts.AddUser(e2eOperatorAccount, "sandbox", "sandbox")
-	sts.AddRole(e2eRoleA, []string{"sandbox"}, "team-a-ext")
-	sts.AddRole(e2eRoleB, []string{"sandbox"}, "team-b-ext")
-	sims := map[string]*ec2sim.Sim{}
+	opts := []simworld.Option{simworld.STS(stssim.Config{Seed: 7}),
+		simworld.User(e2eOperatorAccount, "sandbox", "sandbox"),
+		simworld.Role(e2eRoleA, "team-a-ext", "sandbox"),
+		simworld.Role(e2eRoleB, "team-b-ext", "sandbox")}
 	for i, id := range []string{e2eOperatorAccount, e2eAccountA, e2eAccountB} {
 		c := clock
-		c.Seed, c.AccountID = int64(100+i), id
-		sims[id] = ec2sim.New(c)
+		c.Seed = int64(100 + i)
+		opts = append(opts, simworld.Account(id, c))
 	}
-	stsSrv := httptest.NewServer(sts)
-	t.Cleanup(stsSrv.Close)
-	ec2Srv := httptest.NewServer(accounts.NewRouter(sts, sims))
-	t.Cleanup(ec2Srv.Close)
+	world := simworld.New(t, opts...)
+	sims := world.Sims
 
 	teamA, teamB, nobody := newNamespace(t, "team-a"), newNamespace(t, "team-b"), newNamespace(t, "nobody")
 	kubectl(t, "", "label", "namespace", teamB, "team=b")
@@ -89,8 +84,8 @@ spec:
 `, acctA, e2eRoleA, teamA, acctB, e2eRoleB, ec2sim.DefaultRegion), "apply", "-f", "-")
 	removeAccountsAtCleanup(t, acctA, acctB)
 
-	environ := append(env.ManagerEnv(), "AWS_ENDPOINT_URL_EC2="+ec2Srv.URL)
-	startManagerWithEnv(t, "accounts", teamA+","+teamB+","+nobody, environ, "--sts-endpoint="+stsSrv.URL)
+	environ := append(env.ManagerEnv(), "AWS_ENDPOINT_URL_EC2="+world.EC2URL)
+	startManagerWithEnv(t, "accounts", teamA+","+teamB+","+nobody, environ, "--sts-endpoint="+world.STSURL)
 	kubectl(t, "", "wait", "--for=condition=Ready", "awsaccount/"+acctA, "awsaccount/"+acctB, kubectlWait)
 	listed := kubectl(t, "", "get", "awsaccounts", acctA, acctB)
 	for _, want := range []string{e2eAccountA, e2eAccountB} {
@@ -130,18 +125,9 @@ spec:
 	// Two launches (one may be sent again under its own client token, which EC2
 	// answers with the same instance); no request in any account for the refused
 	// namespace.
-	tokens := map[string]int{}
-	for _, s := range sims {
-		for _, r := range s.Requests() {
-			if r.Operation == "RunInstances" {
-				tokens[r.Params.Get("ClientToken")]++
-			}
-			for _, values := range r.Params {
-				if slices.Contains(values, nobody) {
-					t.Errorf("%s carries the refused namespace %s: %v", r.Operation, nobody, r.Params)
-				}
-			}
-		}
+	tokens := world.ClientTokens("RunInstances")
+	for _, r := range world.RequestsCarrying(nobody) {
+		t.Errorf("%s carries the refused namespace %s: %v", r.Operation, nobody, r.Params)
 	}
 	if len(tokens) != 2 {
 		t.Errorf("RunInstances client tokens across accounts = %v, want two", tokens)

@@ -4,9 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"net/http/httptest"
 	"os"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -20,7 +18,9 @@ import (
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
-	"github.com/ec2-operator/ec2-operator/internal/ec2sim"
+	ec2sim "github.com/ec2-operator/ec2-operator/internal/sim/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/sim/simtest"
+	"github.com/ec2-operator/ec2-operator/internal/sim/simworld"
 )
 
 // The fault campaign drives many objects through their whole life (create, change
@@ -111,13 +111,12 @@ func runCampaign(t *testing.T, c campaign, seed uint64) *campaignResult {
 		StoppingDuration:     300 * time.Millisecond,
 		ShuttingDownDuration: 300 * time.Millisecond,
 	})
-	srv := httptest.NewServer(sim)
-	t.Cleanup(srv.Close)
+	simURL := simtest.Serve(t, sim)
 	if c.faults {
 		injectCampaignFaults(sim)
 	}
 	ns := newNamespace(t, c.name)
-	args := []string{"--ec2-endpoint=" + srv.URL}
+	args := []string{"--ec2-endpoint=" + simURL}
 	m := startManager(t, c.name, ns, args...)
 
 	// Each phase with a kill gets one, at a random moment early enough to land while
@@ -132,7 +131,7 @@ func runCampaign(t *testing.T, c campaign, seed uint64) *campaignResult {
 		}
 		time.Sleep(500*time.Millisecond + time.Duration(rng.Int64N(int64(5*time.Second))))
 		t.Logf("%s: killing the manager (SIGKILL) during %s", c.name, phase)
-		m.kill()
+		m.Kill()
 		m = startManager(t, c.name, ns, args...)
 	}
 	res := &campaignResult{}
@@ -228,7 +227,7 @@ func runCampaign(t *testing.T, c campaign, seed uint64) *campaignResult {
 	}
 	res.launched = len(sim.Instances())
 	if t.Failed() {
-		t.Logf("%s manager log (last 80 lines):\n%s", c.name, fileTail(m.logPath, 80))
+		t.Logf("%s manager log (last 80 lines):\n%s", c.name, fileTail(m.LogPath, 80))
 	}
 	return res
 }
@@ -335,12 +334,7 @@ func checkOneLaunchPerObject(t *testing.T, sim *ec2sim.Sim, ns string, names []s
 			t.Errorf("object %s launched %d instances: %v", n, len(got), got)
 		}
 	}
-	tokens := map[string]bool{}
-	for _, r := range sim.Requests() {
-		if r.Operation == "RunInstances" {
-			tokens[r.Params.Get("ClientToken")] = true
-		}
-	}
+	tokens := simworld.ClientTokens("RunInstances", sim)
 	if len(tokens) != len(names) {
 		t.Errorf("RunInstances was called with %d client tokens for %d objects", len(tokens), len(names))
 	}
@@ -356,13 +350,8 @@ func unlessEmpty(live []ec2sim.InstanceRecord) string {
 
 // sortedCounts renders per-operation counts in a stable order.
 func sortedCounts(m map[string]int) string {
-	var keys []string
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
 	var parts []string
-	for _, k := range keys {
+	for _, k := range simtest.SortedKeys(m) {
 		parts = append(parts, fmt.Sprintf("%s=%d", k, m[k]))
 	}
 	return strings.Join(parts, " ")

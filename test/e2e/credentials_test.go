@@ -19,7 +19,7 @@ import (
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/credentials"
-	"github.com/ec2-operator/ec2-operator/internal/ec2sim"
+	ec2sim "github.com/ec2-operator/ec2-operator/internal/sim/ec2"
 )
 
 // TestOnOpenShiftInMintModeTheManagerWaitsReadyForTheCCOsKeyThenUsesIt runs the
@@ -70,8 +70,8 @@ func TestOnOpenShiftInMintModeTheManagerWaitsReadyForTheCCOsKeyThenUsesIt(t *tes
 		_ = k8s.Delete(context.Background(), req)
 	})
 	eventually(t, 60*time.Second, func() string {
-		if m.hasExited() {
-			t.Fatalf("the manager exited while waiting for credentials:\n%s", m.log())
+		if m.HasExited() {
+			t.Fatalf("the manager exited while waiting for credentials:\n%s", m.Log())
 		}
 		if err := k8s.Get(ctx, reqKey, req); err != nil {
 			return "no CredentialsRequest: " + err.Error()
@@ -95,8 +95,8 @@ func TestOnOpenShiftInMintModeTheManagerWaitsReadyForTheCCOsKeyThenUsesIt(t *tes
 	if code, err := probe(m.probeAddr, "/readyz"); err != nil || code == http.StatusOK {
 		t.Errorf("readyz without credentials: %d %v, want a failure", code, err)
 	}
-	if m.hasExited() {
-		t.Fatalf("the manager exited while waiting for credentials:\n%s", m.log())
+	if m.HasExited() {
+		t.Fatalf("the manager exited while waiting for credentials:\n%s", m.Log())
 	}
 	got := &computev1alpha1.EC2Instance{}
 	if err := k8s.Get(ctx, client.ObjectKeyFromObject(obj), got); err != nil {
@@ -122,7 +122,7 @@ func TestOnOpenShiftInMintModeTheManagerWaitsReadyForTheCCOsKeyThenUsesIt(t *tes
 	if err := k8s.Create(ctx, secret); err != nil && !apierrors.IsAlreadyExists(err) {
 		t.Fatal(err)
 	}
-	if err := m.waitReady(60 * time.Second); err != nil {
+	if err := m.WaitReady(ctx, 60*time.Second); err != nil {
 		t.Fatal(err)
 	}
 	eventually(t, 60*time.Second, func() string {
@@ -134,7 +134,7 @@ func TestOnOpenShiftInMintModeTheManagerWaitsReadyForTheCCOsKeyThenUsesIt(t *tes
 		}
 		return ""
 	})
-	if !strings.Contains(m.log(), "asked the Cloud Credential Operator for AWS credentials") {
-		t.Errorf("the manager's log does not say where its credentials come from:\n%s", m.log())
+	if !strings.Contains(m.Log(), "asked the Cloud Credential Operator for AWS credentials") {
+		t.Errorf("the manager's log does not say where its credentials come from:\n%s", m.Log())
 	}
 }

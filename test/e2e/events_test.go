@@ -5,9 +5,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ec2-operator/ec2-operator/internal/ec2sim"
-	"github.com/ec2-operator/ec2-operator/internal/ec2sim/eventbridge"
-	"github.com/ec2-operator/ec2-operator/internal/sqssim"
+	ec2sim "github.com/ec2-operator/ec2-operator/internal/sim/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/sim/ec2/eventbridge"
+	sqssim "github.com/ec2-operator/ec2-operator/internal/sim/sqs"
 )
 
 // TestTheManagerReadsEC2EventsFromItsQueue runs the manager binary with
@@ -47,7 +47,7 @@ func TestTheManagerReadsEC2EventsFromItsQueue(t *testing.T) {
 	if n := queue.Calls("ReceiveMessage"); n == 0 {
 		t.Error("the manager never read the queue")
 	}
-	if !strings.Contains(mgr.log(), queueURL) {
+	if !strings.Contains(mgr.Log(), queueURL) {
 		t.Error("the manager's start-up line does not name the events queue")
 	}
 }

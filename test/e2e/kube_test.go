@@ -17,7 +17,8 @@ import (
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
-	"github.com/ec2-operator/ec2-operator/internal/ec2sim"
+	ec2sim "github.com/ec2-operator/ec2-operator/internal/sim/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/sim/simtest"
 )
 
 // Waits are generous: `go test ./...` runs this package next to the other envtest
@@ -33,17 +34,7 @@ const (
 // still missing, which the failure message shows.
 func eventually(t *testing.T, timeout time.Duration, cond func() string) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		missing := cond()
-		if missing == "" {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s: %s", timeout, missing)
-		}
-		time.Sleep(pollInterval)
-	}
+	simtest.Eventually(t, timeout, pollInterval, cond)
 }
 
 // newNamespace creates a namespace for one test. It is not deleted: envtest runs no

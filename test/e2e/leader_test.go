@@ -54,7 +54,7 @@ func TestOnlyTheLeaderActsAndTheOtherReplicaTakesOverWhenItDies(t *testing.T) {
 	eventually(t, waitTimeout, func() string {
 		var acquired []*managerProcess
 		for _, m := range replicas {
-			if strings.Contains(m.log(), acquiredLog) {
+			if strings.Contains(m.Log(), acquiredLog) {
 				acquired = append(acquired, m)
 			}
 		}
@@ -79,11 +79,11 @@ func TestOnlyTheLeaderActsAndTheOtherReplicaTakesOverWhenItDies(t *testing.T) {
 	if live := liveInstances(ns); len(live) != 1 || live[0].ID != first {
 		t.Fatalf("want only %s live, got %s", first, describeInstances(live))
 	}
-	if log := follower.log(); strings.Contains(log, acquiredLog) || strings.Contains(log, controllerStartedLog) {
+	if log := follower.Log(); strings.Contains(log, acquiredLog) || strings.Contains(log, controllerStartedLog) {
 		t.Fatalf("the follower %s acquired the lease or started its controller while %s leads", follower.name, leader.name)
 	}
 
-	leader.kill()
+	leader.Kill()
 	killed := time.Now()
 	t.Logf("killed the leader %s", leader.name)
 	// Created while nobody leads: the new leader must pick it up from the API.
@@ -93,7 +93,7 @@ func TestOnlyTheLeaderActsAndTheOtherReplicaTakesOverWhenItDies(t *testing.T) {
 		if h := leaseHolder(t, ns); h == holder || h == "" {
 			return "the Lease is still held by " + h
 		}
-		if !strings.Contains(follower.log(), acquiredLog) {
+		if !strings.Contains(follower.Log(), acquiredLog) {
 			return follower.name + " has not logged that it acquired the lease"
 		}
 		return ""
@@ -126,8 +126,8 @@ func TestOnlyTheLeaderActsAndTheOtherReplicaTakesOverWhenItDies(t *testing.T) {
 	if launched != 2 {
 		t.Errorf("the emulator launched %d instances for the namespace, want 2", launched)
 	}
-	if follower.hasExited() {
-		t.Errorf("the new leader %s exited: %v", follower.name, follower.err)
+	if follower.HasExited() {
+		t.Errorf("the new leader %s exited: %v", follower.name, follower.Err())
 	}
 }
 

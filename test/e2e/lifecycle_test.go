@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
-	"github.com/ec2-operator/ec2-operator/internal/ec2sim"
+	ec2sim "github.com/ec2-operator/ec2-operator/internal/sim/ec2"
 )
 
 // TestKubectlDrivesAnInstanceFromCreateThroughUpdatesToDeletion walks the life of one

@@ -21,8 +21,9 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/ec2-operator/ec2-operator/internal/ec2sim"
 	"github.com/ec2-operator/ec2-operator/internal/localenv"
+	ec2sim "github.com/ec2-operator/ec2-operator/internal/sim/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/sim/managerproc"
 	"github.com/ec2-operator/ec2-operator/internal/testenv"
 )
 
@@ -64,8 +65,8 @@ func runMain(m *testing.M) int {
 	projectRoot = testenv.ProjectRoot()
 	managerBin = filepath.Join(tmp, "manager")
 	start := time.Now()
-	if err := goCommand(context.Background(), "build", "-o", managerBin, "./cmd").Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "building the manager:", err)
+	if err := managerproc.Build(context.Background(), projectRoot, managerBin); err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
 	fmt.Fprintf(os.Stderr, "e2e: built the manager in %s\n", time.Since(start).Round(time.Millisecond))

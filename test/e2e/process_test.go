@@ -2,31 +2,26 @@ package e2e
 
 import (
 	"bytes"
+	"context"
 	"fmt"
-	"net"
-	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/ec2-operator/ec2-operator/internal/sim/managerproc"
+	"github.com/ec2-operator/ec2-operator/internal/sim/simtest"
 )
 
 // managerProcess is one manager binary running as its own process.
 type managerProcess struct {
+	*managerproc.Process
 	name        string
-	cmd         *exec.Cmd
-	logPath     string
 	metricsAddr string
 	probeAddr   string
-
-	// exited is closed when the process has ended; err is then its exit status.
-	exited chan struct{}
-	err    error
 }
 
 // running holds every manager not yet stopped, so TestMain can stop them before the
@@ -50,16 +45,16 @@ func startManagerWithEnv(t *testing.T, name, ns string, environ []string, extraA
 	// the manager then exits at once, and another pair of ports is tried.
 	for attempt := 1; ; attempt++ {
 		m := launchManager(t, name, ns, attempt, environ, extraArgs)
-		err := m.waitReady(60 * time.Second)
+		err := m.WaitReady(context.Background(), 60*time.Second)
 		if err == nil {
-			t.Logf("started manager %s (pid %d), metrics %s, probes %s", name, m.cmd.Process.Pid, m.metricsAddr, m.probeAddr)
+			t.Logf("started manager %s (pid %d), metrics %s, probes %s", name, m.Pid(), m.metricsAddr, m.probeAddr)
 			return m
 		}
-		if attempt < 3 && m.hasExited() && strings.Contains(m.log(), "address already in use") {
+		if attempt < 3 && m.HasExited() && strings.Contains(m.Log(), "address already in use") {
 			t.Logf("manager %s lost a port race, retrying: %v", name, err)
 			continue
 		}
-		t.Fatal(err)
+		t.Fatalf("manager %s: %v", name, err)
 	}
 }
 
@@ -67,17 +62,7 @@ func startManagerWithEnv(t *testing.T, name, ns string, environ []string, extraA
 // shared environment (env.ManagerEnv) when it is not nil.
 func launchManager(t *testing.T, name, ns string, attempt int, environ []string, extraArgs []string) *managerProcess {
 	t.Helper()
-	m := &managerProcess{
-		name:        name,
-		logPath:     filepath.Join(t.TempDir(), fmt.Sprintf("%s-%d.log", name, attempt)),
-		metricsAddr: freeAddr(t),
-		probeAddr:   freeAddr(t),
-		exited:      make(chan struct{}),
-	}
-	logFile, err := os.Create(m.logPath)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := &managerProcess{name: name, metricsAddr: simtest.FreeAddr(t), probeAddr: simtest.FreeAddr(t)}
 	args := append([]string{
 		"--metrics-bind-address=" + m.metricsAddr,
 		"--health-probe-bind-address=" + m.probeAddr,
@@ -89,88 +74,38 @@ func launchManager(t *testing.T, name, ns string, attempt int, environ []string,
 		"--watch-namespaces=" + ns,
 		"--zap-devel",
 	}, extraArgs...)
-	m.cmd = exec.Command(managerBin, args...)
-	m.cmd.Env = environ
 	if environ == nil {
-		m.cmd.Env = env.ManagerEnv()
+		environ = env.ManagerEnv()
 	}
-	m.cmd.Stdout, m.cmd.Stderr = logFile, logFile
-	// Should the test binary die without cleanup (a -timeout panic), the kernel kills
-	// the manager rather than leaving it running against a dead control plane.
-	m.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	if err := m.cmd.Start(); err != nil {
-		logFile.Close()
-		t.Fatalf("starting manager %s: %v", name, err)
+	p, err := managerproc.Start(managerproc.Options{
+		Binary:    managerBin,
+		Args:      args,
+		Env:       environ,
+		LogPath:   filepath.Join(t.TempDir(), fmt.Sprintf("%s-%d.log", name, attempt)),
+		ProbeAddr: m.probeAddr,
+		// Should the test binary die without cleanup (a -timeout panic), the kernel
+		// kills the manager rather than leaving it running against a dead control plane.
+		DieWithParent: true,
+	})
+	if err != nil {
+		t.Fatalf("manager %s: %v", name, err)
 	}
+	m.Process = p
 	running.Store(m, struct{}{})
-	go func() {
-		m.err = m.cmd.Wait()
-		logFile.Close()
-		close(m.exited)
-	}()
 	t.Cleanup(func() {
 		m.stop()
 		if t.Failed() {
-			t.Logf("manager %s log (last 80 lines of %s):\n%s", name, m.logPath, fileTail(m.logPath, 80))
+			t.Logf("manager %s log (last 80 lines of %s):\n%s", name, m.LogPath, fileTail(m.LogPath, 80))
 		}
 	})
 	return m
-}
-
-// waitReady waits until the manager's readiness probe answers 200, and fails fast
-// when the process exits.
-func (m *managerProcess) waitReady(timeout time.Duration) error {
-	deadline := time.Now().Add(timeout)
-	for {
-		if m.hasExited() {
-			return fmt.Errorf("manager %s exited before it was ready: %v", m.name, m.err)
-		}
-		code, err := probe(m.probeAddr, "/readyz")
-		if err == nil && code == http.StatusOK {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("manager %s not ready after %s: %d %v", m.name, timeout, code, err)
-		}
-		time.Sleep(pollInterval)
-	}
 }
 
 // stop asks the manager to shut down (releasing its lease) and kills it if it has not
 // exited within 15s.
 func (m *managerProcess) stop() {
 	defer running.Delete(m)
-	if m.hasExited() {
-		return
-	}
-	_ = m.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-m.exited:
-	case <-time.After(15 * time.Second):
-		m.kill()
-	}
-}
-
-// kill ends the manager with SIGKILL, as a node failure or the OOM killer would: no
-// lease release, no graceful shutdown. It returns once the process is gone.
-func (m *managerProcess) kill() {
-	_ = m.cmd.Process.Kill()
-	<-m.exited
-}
-
-func (m *managerProcess) hasExited() bool {
-	select {
-	case <-m.exited:
-		return true
-	default:
-		return false
-	}
-}
-
-// log returns the manager's whole log so far.
-func (m *managerProcess) log() string {
-	b, _ := os.ReadFile(m.logPath)
-	return string(b)
+	m.Stop()
 }
 
 // stopAllManagers stops the managers that are still running.
@@ -181,29 +116,8 @@ func stopAllManagers() {
 	})
 }
 
-// freeAddr returns a loopback address with a port that was free a moment ago. Another
-// process could take it before the manager binds it; the manager would then exit,
-// which startManager reports.
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
-}
-
 // probe GETs a path on a manager's plain-HTTP probe address and returns the status.
-func probe(addr, path string) (int, error) {
-	c := &http.Client{Timeout: 5 * time.Second}
-	resp, err := c.Get("http://" + addr + path)
-	if err != nil {
-		return 0, err
-	}
-	defer resp.Body.Close()
-	return resp.StatusCode, nil
-}
+func probe(addr, path string) (int, error) { return managerproc.Probe(addr, path) }
 
 // processesWithEnv returns the pids (other than this process) whose environment holds
 // the exact entry kv. It reads /proc, so it finds children, grandchildren and orphans

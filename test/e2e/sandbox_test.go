@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/ec2-operator/ec2-operator/internal/sim/simtest"
 )
 
 // TestSandboxOnceBringsUpTheSampleReadyAndLeavesNoProcessBehind runs the README's
@@ -28,9 +30,9 @@ func TestSandboxOnceBringsUpTheSampleReadyAndLeavesNoProcessBehind(t *testing.T)
 	cmd := goCommand(ctx, "run", "./cmd/sandbox", "--once",
 		"--work-dir="+workDir,
 		"--manager="+managerBin,
-		"--ec2-listen="+freeAddr(t),
-		"--health-probe-bind-address="+freeAddr(t),
-		"--metrics-bind-address="+freeAddr(t),
+		"--ec2-listen="+simtest.FreeAddr(t),
+		"--health-probe-bind-address="+simtest.FreeAddr(t),
+		"--metrics-bind-address="+simtest.FreeAddr(t),
 		"--pending-duration=300ms",
 	)
 	cmd.Env = append(os.Environ(), marker)

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
-	"github.com/ec2-operator/ec2-operator/internal/ec2sim"
+	ec2sim "github.com/ec2-operator/ec2-operator/internal/sim/ec2"
 )
 
 // TestTheShippedSampleGetsItsDataVolumeAndElasticIPAndLeavesNothingBehind applies

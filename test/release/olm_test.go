@@ -38,6 +38,7 @@ import (
 
 	"github.com/ec2-operator/ec2-operator/internal/images"
 	"github.com/ec2-operator/ec2-operator/internal/rbactest"
+	"github.com/ec2-operator/ec2-operator/internal/sim/simtest"
 )
 
 // olmNamespace is where OLM's catalog operator runs and keeps global catalogs, as on
@@ -88,7 +89,7 @@ func TestOLMResolvesTheOperatorFromTheCatalogImageAndUnpacksTheDigestPinnedBundl
 	// 1. The catalog, served by the catalog image's entrypoint and command.
 	catImg, catCfg := hostImage(t, "catalog")
 	catRootfs := unpack(t, catImg)
-	grpcAddr := freeAddr(t)
+	grpcAddr := simtest.FreeAddr(t)
 	_, port, _ := strings.Cut(grpcAddr, ":")
 	argv := append(append([]string{}, catCfg.Config.Entrypoint...), catCfg.Config.Cmd...)
 	serve := startContainer(t, "opm-serve", catRootfs, catCfg.Config.User, append(argv, "--port="+port), catCfg.Config.Env)

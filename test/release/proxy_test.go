@@ -9,7 +9,6 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"path/filepath"
-	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -17,7 +16,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/clientcmd"
 
-	"github.com/ec2-operator/ec2-operator/internal/ec2sim"
+	ec2sim "github.com/ec2-operator/ec2-operator/internal/sim/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/sim/simtest"
 )
 
 // TestOperatorImageReachesEC2ThroughTheClusterProxyAndTheAPIServerDirectly runs the
@@ -149,10 +149,5 @@ func newConnectProxy(t *testing.T, upstream string) *connectProxy {
 func (p *connectProxy) targets() []string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	var out []string
-	for h := range p.seen {
-		out = append(out, h)
-	}
-	sort.Strings(out)
-	return out
+	return simtest.SortedKeys(p.seen)
 }

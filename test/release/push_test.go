@@ -21,6 +21,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 
 	"github.com/ec2-operator/ec2-operator/internal/images"
+	"github.com/ec2-operator/ec2-operator/internal/sim/simtest"
 )
 
 // releaseImages are the images make images-push publishes, by layout directory and
@@ -215,7 +216,7 @@ func TestImagesPushRefusesBadInputWithOneLineAndLeavesNothingReferringToMissingI
 	})
 
 	t.Run("unreachable registry", func(t *testing.T) {
-		err, stderr := newPushRelease(t).push(t, tool, freeAddr(t)+"/ec2-operator")
+		err, stderr := newPushRelease(t).push(t, tool, simtest.FreeAddr(t)+"/ec2-operator")
 		oneLineFailure(t, err, stderr, "pushing")
 	})
 

@@ -2,7 +2,6 @@ package release
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -17,6 +16,7 @@ import (
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 
 	"github.com/ec2-operator/ec2-operator/internal/images"
+	"github.com/ec2-operator/ec2-operator/internal/sim/simtest"
 )
 
 // hostPlatform is the image platform this machine runs.
@@ -203,22 +203,10 @@ func writeInto(t *testing.T, rootfs, path string, data []byte) {
 	}
 }
 
-// eventually polls cond until it returns "" or the timeout passes.
+// eventually polls cond every 200 ms until it returns "" or the timeout passes.
 func eventually(t *testing.T, timeout time.Duration, cond func() string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	var missing string
-	for {
-		if missing = cond(); missing == "" {
-			return
-		}
-		select {
-		case <-ctx.Done():
-			t.Fatalf("timed out after %s: %s", timeout, missing)
-		case <-time.After(200 * time.Millisecond):
-		}
-	}
+	simtest.Eventually(t, timeout, 200*time.Millisecond, cond)
 }
 
 // syncBuffer is a bytes.Buffer safe for a process writing and a test reading.

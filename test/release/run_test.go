@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -18,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
+	"github.com/ec2-operator/ec2-operator/internal/sim/simtest"
 )
 
 // kubeconfigPath is where the tests put the kubeconfig inside an image's filesystem,
@@ -47,7 +47,7 @@ func TestOperatorImageRunsTheManagerAsItsUserAndTheScorecardTestPasses(t *testin
 	img, cf := hostImage(t, "operator")
 	rootfs := unpack(t, img)
 	writeInto(t, rootfs, kubeconfigPath, kubeconfig)
-	probe := freeAddr(t)
+	probe := simtest.FreeAddr(t)
 	manager := startContainer(t, "manager", rootfs, cf.Config.User,
 		append(cf.Config.Entrypoint, "--health-probe-bind-address="+probe, "--watch-namespaces="+ns.Name,
 			"--resync-period=5s", "--poll-interval=1s"),
@@ -118,17 +118,6 @@ func TestOperatorImageRunsTheManagerAsItsUserAndTheScorecardTestPasses(t *testin
 			t.Errorf("%d EC2Instances left in the namespace, want only from-image", len(list.Items))
 		}
 	})
-}
-
-// freeAddr returns a free loopback address.
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
 }
 
 // copyDir copies a directory tree, readable by everyone, as a volume mount shows it.

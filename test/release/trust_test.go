@@ -28,7 +28,8 @@ import (
 	"sigs.k8s.io/yaml"
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
-	"github.com/ec2-operator/ec2-operator/internal/ec2sim"
+	ec2sim "github.com/ec2-operator/ec2-operator/internal/sim/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/sim/simtest"
 )
 
 // TestOperatorImageTrustsTheClusterCABundleWhereTheDeploymentMountsIt puts an EC2
@@ -113,7 +114,7 @@ func runImageManager(t *testing.T, img v1.Image, cf *v1.ConfigFile, r imageRun, 
 		}
 	}
 	manager := startContainer(t, r.name, rootfs, cf.Config.User,
-		append(cf.Config.Entrypoint, "--health-probe-bind-address="+freeAddr(t), "--metrics-bind-address=0",
+		append(cf.Config.Entrypoint, "--health-probe-bind-address="+simtest.FreeAddr(t), "--metrics-bind-address=0",
 			"--watch-namespaces="+ns.Name, "--resync-period=5s", "--poll-interval=1s"),
 		append(environ, r.env...))
 	defer manager.stop()

@@ -3,7 +3,6 @@ package ec2
 import (
 	"context"
 	"errors"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -11,10 +10,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 
-	"github.com/ec2-operator/ec2-operator/internal/ec2sim"
-	"github.com/ec2-operator/ec2-operator/internal/ec2sim/accounts"
-	"github.com/ec2-operator/ec2-operator/internal/simtest"
-	"github.com/ec2-operator/ec2-operator/internal/stssim"
+	ec2sim "github.com/ec2-operator/ec2-operator/internal/sim/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/sim/simtest"
+	"github.com/ec2-operator/ec2-operator/internal/sim/simworld"
+	stssim "github.com/ec2-operator/ec2-operator/internal/sim/sts"
 )
 
 // The accounts world of these tests: the operator's identity (a long-term key of
@@ -43,25 +42,19 @@ type accountsEnv struct {
 func newAccountsEnv(t *testing.T) *accountsEnv {
 	t.Helper()
 	clock := simtest.NewClock(time.Now().UTC().Truncate(time.Second))
-	s := stssim.New(stssim.Config{Seed: 1, Now: clock.Now})
-	s.AddUser("111111111111", testOperatorKey, "secret")
-	s.AddRole(testRoleA, []string{testOperatorKey}, testExternalA)
-	s.AddRole(testRoleB, []string{testOperatorKey}, "")
-	sims := map[string]*ec2sim.Sim{
-		"111111111111": ec2sim.New(ec2sim.Config{Seed: 1, AccountID: "111111111111", Now: clock.Now}),
-		testAccountA:   ec2sim.New(ec2sim.Config{Seed: 2, AccountID: testAccountA, Now: clock.Now}),
-		testAccountB:   ec2sim.New(ec2sim.Config{Seed: 3, AccountID: testAccountB, Now: clock.Now}),
-	}
-	stsSrv := httptest.NewServer(s)
-	t.Cleanup(stsSrv.Close)
-	ec2Srv := httptest.NewServer(accounts.NewRouter(s, sims))
-	t.Cleanup(ec2Srv.Close)
+	w := simworld.New(t, simworld.WithClock(clock), simworld.STS(stssim.Config{Seed: 1}),
+		simworld.User("111111111111", testOperatorKey, "secret"),
+		simworld.Role(testRoleA, testExternalA, testOperatorKey),
+		simworld.Role(testRoleB, "", testOperatorKey),
+		simworld.Account("111111111111", ec2sim.Config{Seed: 1}),
+		simworld.Account(testAccountA, ec2sim.Config{Seed: 2}),
+		simworld.Account(testAccountB, ec2sim.Config{Seed: 3}))
 	rec := NewMemoryRecorder()
 	clients := NewRegionalClientsFromConfig(aws.Config{
 		Region:      ec2sim.DefaultRegion,
 		Credentials: credentials.NewStaticCredentialsProvider(testOperatorKey, "secret", ""),
-	}, Options{Endpoint: ec2Srv.URL, STSEndpoint: stsSrv.URL, NoPacing: true, MaxAttempts: 2, MaxBackoff: 5 * time.Millisecond, Recorder: rec})
-	return &accountsEnv{clients: clients, sts: s, sims: sims, clock: clock, rec: rec}
+	}, Options{Endpoint: w.EC2URL, STSEndpoint: w.STSURL, NoPacing: true, MaxAttempts: 2, MaxBackoff: 5 * time.Millisecond, Recorder: rec})
+	return &accountsEnv{clients: clients, sts: w.STS, sims: w.Sims, clock: clock, rec: rec}
 }
 
 func TestAnAccountsClientActsOnlyInThatAccount(t *testing.T) {

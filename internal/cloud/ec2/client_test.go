@@ -9,7 +9,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/credentials"
 
-	"github.com/ec2-operator/ec2-operator/internal/ec2sim"
+	ec2sim "github.com/ec2-operator/ec2-operator/internal/sim/ec2"
 )
 
 // isolateAWSEnv keeps the developer's AWS configuration out of a test.

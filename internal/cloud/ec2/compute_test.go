@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ec2-operator/ec2-operator/internal/ec2sim"
+	ec2sim "github.com/ec2-operator/ec2-operator/internal/sim/ec2"
 )
 
 // These tests drive the image, instance-type and lifecycle-option calls through the

@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/ec2-operator/ec2-operator/internal/ec2sim"
+	ec2sim "github.com/ec2-operator/ec2-operator/internal/sim/ec2"
 )
 
 func TestStopStartTerminateAreSafeToRepeat(t *testing.T) {

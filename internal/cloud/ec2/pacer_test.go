@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/ec2-operator/ec2-operator/internal/ec2limits"
-	"github.com/ec2-operator/ec2-operator/internal/ec2sim"
+	ec2sim "github.com/ec2-operator/ec2-operator/internal/sim/ec2"
 )
 
 // pacedEnv is an emulator that enforces limits like EC2 and a client pacing itself to

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ec2-operator/ec2-operator/internal/ec2sim"
+	ec2sim "github.com/ec2-operator/ec2-operator/internal/sim/ec2"
 )
 
 func TestReadAheadServesASettledFleetWithAboutOneCallPerTTL(t *testing.T) {

@@ -2,14 +2,14 @@ package ec2
 
 import (
 	"context"
-	"net/http/httptest"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 
-	"github.com/ec2-operator/ec2-operator/internal/ec2sim"
+	ec2sim "github.com/ec2-operator/ec2-operator/internal/sim/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/sim/simtest"
 )
 
 // simEnv is a client wired to an emulator served over HTTP, as in production but
@@ -27,8 +27,7 @@ type simEnv struct {
 func newSimEnv(t testing.TB, cfg ec2sim.Config, opts Options) *simEnv {
 	t.Helper()
 	sim := ec2sim.New(cfg)
-	srv := httptest.NewServer(sim)
-	t.Cleanup(srv.Close)
+	url := simtest.Serve(t, sim)
 	rec := NewMemoryRecorder()
 	if opts.Recorder == nil {
 		opts.Recorder = rec
@@ -40,12 +39,12 @@ func newSimEnv(t testing.TB, cfg ec2sim.Config, opts Options) *simEnv {
 		// Tests of pacing say what limits they pace to; the rest go unpaced.
 		opts.NoPacing = true
 	}
-	opts.Endpoint = srv.URL
+	opts.Endpoint = url
 	awsCfg := aws.Config{
 		Region:      ec2sim.DefaultRegion,
 		Credentials: credentials.NewStaticCredentialsProvider("AKIDEXAMPLE", "secret", ""),
 	}
-	return &simEnv{client: NewFromConfig(awsCfg, opts), sim: sim, recorder: rec, url: srv.URL}
+	return &simEnv{client: NewFromConfig(awsCfg, opts), sim: sim, recorder: rec, url: url}
 }
 
 // basicLaunch is a valid launch request against the emulator's seeded resources.

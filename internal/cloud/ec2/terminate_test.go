@@ -5,7 +5,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/ec2-operator/ec2-operator/internal/ec2sim"
+	ec2sim "github.com/ec2-operator/ec2-operator/internal/sim/ec2"
 )
 
 func TestTerminationsDueTogetherShareOneCall(t *testing.T) {
