@@ -77,6 +77,10 @@ vet: ## Run go vet against code.
 verify-generated: controller-gen ## Fail when generated files (deepcopy, CRDs, RBAC) are stale.
 	CONTROLLER_GEN=$(CONTROLLER_GEN) hack/verify-generated.sh
 
+.PHONY: verify-headers
+verify-headers: ## Fail when a Go file lacks the licence header of hack/boilerplate.go.txt (hack/license-headers.sh --fix adds it).
+	hack/license-headers.sh
+
 .PHONY: verify-fmt
 verify-fmt: ## Fail when gofmt would change a file.
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './bin/*')); \
@@ -86,7 +90,7 @@ verify-fmt: ## Fail when gofmt would change a file.
 TEST_FLAGS ?=
 
 .PHONY: test
-test: verify-fmt vet verify-generated setup-envtest images olm-tools test-min-kube ## Run every test against a real kube-apiserver + etcd (envtest) and the EC2 emulator, and the release images.
+test: verify-fmt verify-headers vet verify-generated setup-envtest images olm-tools test-min-kube ## Run every test against a real kube-apiserver + etcd (envtest) and the EC2 emulator, and the release images.
 	KUBEBUILDER_ASSETS="$$($(ENVTEST) use $(ENVTEST_K8S_VERSION) --bin-dir $(LOCALBIN) -i -p path)" \
 	IMAGES_DIR=$(IMAGES_DIR) OLM_CATALOG=$(OLM_CATALOG) OLM_OPERATOR=$(OLM_OPERATOR) \
 		go test ./... -coverprofile cover.out -timeout 20m $(TEST_FLAGS)
