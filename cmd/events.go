@@ -27,6 +27,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	ctrl "sigs.k8s.io/controller-runtime"
 
+	"github.com/ec2-operator/ec2-operator/internal/cloud/sdkhttp"
 	"github.com/ec2-operator/ec2-operator/internal/controller"
 	"github.com/ec2-operator/ec2-operator/internal/events"
 	"github.com/ec2-operator/ec2-operator/internal/metrics"
@@ -53,6 +54,10 @@ func addEventsConsumer(ctx context.Context, mgr ctrl.Manager, opts options, cred
 		if opts.sqsEndpoint != "" {
 			o.BaseEndpoint = aws.String(opts.sqsEndpoint)
 		}
+		// A received batch must not be lost under a closed connection
+		// (sdkhttp.WholeBodies): its messages would come back only after their
+		// visibility timeout.
+		o.HTTPClient = sdkhttp.WholeBodies(o.HTTPClient)
 	})
 	return mgr.Add(&events.Consumer{
 		QueueURL: opts.eventsQueueURL,

@@ -27,6 +27,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sts"
 	"github.com/aws/smithy-go"
 	"github.com/aws/smithy-go/middleware"
+
+	"github.com/ec2-operator/ec2-operator/internal/cloud/sdkhttp"
 )
 
 // AssumedRole is an AWS account the operator acts in by assuming an IAM role with its
@@ -172,6 +174,7 @@ func (r *RegionalClients) accountLocked(role AssumedRole, region string) *accoun
 		if r.opts.HTTPClient != nil {
 			o.HTTPClient = r.opts.HTTPClient
 		}
+		o.HTTPClient = sdkhttp.WholeBodies(o.HTTPClient)
 		o.APIOptions = append(o.APIOptions, addCallMiddlewares(r.recorderFor(role.Name), nil))
 	})
 	provider := stscreds.NewAssumeRoleProvider(stsClient, role.RoleARN, func(o *stscreds.AssumeRoleOptions) {

@@ -28,6 +28,7 @@ import (
 	awsec2 "github.com/aws/aws-sdk-go-v2/service/ec2"
 	"github.com/aws/smithy-go/middleware"
 
+	"github.com/ec2-operator/ec2-operator/internal/cloud/sdkhttp"
 	"github.com/ec2-operator/ec2-operator/internal/ec2limits"
 )
 
@@ -230,6 +231,9 @@ func NewFromConfig(cfg aws.Config, opts Options) *AWSClient {
 		if opts.HTTPClient != nil {
 			o.HTTPClient = opts.HTTPClient
 		}
+		// A call's answer must not be lost to the SDK closing the request body early
+		// (sdkhttp.WholeBodies): its retry would repeat a call EC2 carried out.
+		o.HTTPClient = sdkhttp.WholeBodies(o.HTTPClient)
 		// The standard retryer: exponential backoff with jitter and a retry quota. The
 		// SDK's adaptive mode is not used: the pacer already slows each API down on
 		// its own when EC2 throttles it (see budget.go), where adaptive mode slows

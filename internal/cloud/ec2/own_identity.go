@@ -23,6 +23,8 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sts"
+
+	"github.com/ec2-operator/ec2-operator/internal/cloud/sdkhttp"
 )
 
 // OwnIdentityTTL is how long the operator's own identity, once read, answers the
@@ -77,6 +79,7 @@ func (r *RegionalClients) readOwnIdentity(ctx context.Context, region string) (I
 			if r.opts.HTTPClient != nil {
 				so.HTTPClient = r.opts.HTTPClient
 			}
+			so.HTTPClient = sdkhttp.WholeBodies(so.HTTPClient)
 			so.APIOptions = append(so.APIOptions, addCallMiddlewares(r.recorderFor(""), nil))
 		})
 	})

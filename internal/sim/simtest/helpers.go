@@ -34,6 +34,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/sts"
 	"github.com/aws/smithy-go"
+
+	"github.com/ec2-operator/ec2-operator/internal/cloud/sdkhttp"
 )
 
 // This file holds the small helpers that the tests of several packages used to copy:
@@ -153,17 +155,29 @@ func SDKConfig(region, keyID, secret string) aws.Config {
 	}
 }
 
-// EC2Client returns a real SDK EC2 client with cfg that sends to url.
+// EC2Client returns a real SDK EC2 client with cfg that sends to url. The SDK clients
+// here send whole request bodies (sdkhttp.WholeBodies), as the operator's do, so that
+// an emulator answering on loopback never loses an answer to the SDK closing the
+// request body early.
 func EC2Client(cfg aws.Config, url string) *ec2.Client {
-	return ec2.NewFromConfig(cfg, func(o *ec2.Options) { o.BaseEndpoint = aws.String(url) })
+	return ec2.NewFromConfig(cfg, func(o *ec2.Options) {
+		o.BaseEndpoint = aws.String(url)
+		o.HTTPClient = sdkhttp.WholeBodies(o.HTTPClient)
+	})
 }
 
 // SQSClient returns a real SDK SQS client with cfg that sends to url.
 func SQSClient(cfg aws.Config, url string) *sqs.Client {
-	return sqs.NewFromConfig(cfg, func(o *sqs.Options) { o.BaseEndpoint = aws.String(url) })
+	return sqs.NewFromConfig(cfg, func(o *sqs.Options) {
+		o.BaseEndpoint = aws.String(url)
+		o.HTTPClient = sdkhttp.WholeBodies(o.HTTPClient)
+	})
 }
 
 // STSClient returns a real SDK STS client with cfg that sends to url.
 func STSClient(cfg aws.Config, url string) *sts.Client {
-	return sts.NewFromConfig(cfg, func(o *sts.Options) { o.BaseEndpoint = aws.String(url) })
+	return sts.NewFromConfig(cfg, func(o *sts.Options) {
+		o.BaseEndpoint = aws.String(url)
+		o.HTTPClient = sdkhttp.WholeBodies(o.HTTPClient)
+	})
 }
