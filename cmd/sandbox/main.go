@@ -78,6 +78,39 @@ func run(ctx context.Context, workDir, manager, sample, simAddr, probeAddr, metr
 	}()
 
 	logPath := filepath.Join(workDir, "manager.log")
+	mgr, err := startManager(ctx, env, manager, logPath, probeAddr, metricsAddr)
+	if mgr != nil {
+		defer func() {
+			say("stopping the manager")
+			mgr.Stop()
+		}()
+	}
+	if err != nil {
+		return err
+	}
+	if err := applySample(ctx, env, sample, logPath); err != nil {
+		return err
+	}
+	if once {
+		return nil
+	}
+
+	printHowTo(env, logPath)
+
+	select {
+	case <-ctx.Done():
+		fmt.Println()
+		return nil
+	case <-mgr.Exited():
+		return fmt.Errorf("the manager exited (see %s): %v", logPath, mgr.Err())
+	}
+}
+
+// startManager starts the manager binary against the sandbox and waits until it is
+// ready. The sample is applied only then, so that a manager that cannot start (a port
+// in use, a bad flag) is reported as that and not as a sample that never became Ready.
+// A returned process is running (and must be stopped) even when err is set.
+func startManager(ctx context.Context, env *localenv.Env, manager, logPath, probeAddr, metricsAddr string) (*managerproc.Process, error) {
 	mgr, err := managerproc.Start(managerproc.Options{
 		Binary: manager,
 		Args: []string{"--metrics-bind-address=" + metricsAddr, "--health-probe-bind-address=" + probeAddr,
@@ -87,42 +120,38 @@ func run(ctx context.Context, workDir, manager, sample, simAddr, probeAddr, metr
 		ProbeAddr: probeAddr,
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	defer func() {
-		say("stopping the manager")
-		mgr.Stop()
-	}()
 	say("manager started (pid %d), logging to %s", mgr.Pid(), logPath)
-	// The sample is applied once the manager is ready, so that a manager that cannot
-	// start (a port in use, a bad flag) is reported as that and not as a sample that
-	// never became Ready.
 	if err := mgr.WaitReady(ctx, 60*time.Second); err != nil {
-		return fmt.Errorf("%w (see %s)", err, logPath)
+		return mgr, fmt.Errorf("%w (see %s)", err, logPath)
 	}
+	return mgr, nil
+}
 
+// applySample applies the sample, if any, and waits for it to be Ready.
+func applySample(ctx context.Context, env *localenv.Env, sample, logPath string) error {
+	if sample == "" {
+		return nil
+	}
 	kubectl := func(args ...string) error {
 		cmd := exec.CommandContext(ctx, env.KubectlPath, append([]string{"--kubeconfig", env.Kubeconfig}, args...)...)
 		cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
 		return cmd.Run()
 	}
-	if sample != "" {
-		say("applying %s", sample)
-		if err := kubectl("apply", "-f", sample); err != nil {
-			return err
-		}
-		say("waiting for the sample to be Ready")
-		if err := kubectl("wait", "ec2instance", "--all", "--for=condition=Ready", "--timeout=120s"); err != nil {
-			return fmt.Errorf("the sample did not become Ready (see %s): %w", logPath, err)
-		}
-		if err := kubectl("get", "ec2", "-o", "wide"); err != nil {
-			return err
-		}
+	say("applying %s", sample)
+	if err := kubectl("apply", "-f", sample); err != nil {
+		return err
 	}
-	if once {
-		return nil
+	say("waiting for the sample to be Ready")
+	if err := kubectl("wait", "ec2instance", "--all", "--for=condition=Ready", "--timeout=120s"); err != nil {
+		return fmt.Errorf("the sample did not become Ready (see %s): %w", logPath, err)
 	}
+	return kubectl("get", "ec2", "-o", "wide")
+}
 
+// printHowTo tells the user how to drive the running sandbox.
+func printHowTo(env *localenv.Env, logPath string) {
 	fmt.Printf(`
 The sandbox is running. In another terminal:
 
@@ -148,13 +177,6 @@ The sandbox is running. In another terminal:
 Press Ctrl-C to stop everything.
 `, env.Kubeconfig, env.KubectlPath, env.SimURL, logPath)
 
-	select {
-	case <-ctx.Done():
-		fmt.Println()
-		return nil
-	case <-mgr.Exited():
-		return fmt.Errorf("the manager exited (see %s): %v", logPath, mgr.Err())
-	}
 }
 
 func say(format string, args ...any) {
