@@ -65,7 +65,7 @@ func readInstanceQuery(p params) (instanceQuery, *apiError) {
 		q.limit = n
 	}
 	if tok := p.str("NextToken"); tok != "" {
-		n, ok := decodePageToken(tok)
+		n, ok := decodePageToken("instances", tok)
 		if !ok {
 			return q, clientErr("InvalidPaginationToken", "Invalid pagination token: %s", tok)
 		}
@@ -116,7 +116,7 @@ func (s *Sim) instancePage(q instanceQuery, visible func(*instance) bool) ([]*in
 			continue
 		}
 		if q.limit > 0 && len(page) == q.limit {
-			return page, encodePageToken(page[len(page)-1].seq)
+			return page, encodePageToken("instances", page[len(page)-1].seq)
 		}
 		page = append(page, in)
 	}
@@ -180,19 +180,20 @@ func instanceFields(in *instance) map[string]string {
 	return f
 }
 
-// encodePageToken makes an opaque NextToken from the last launch sequence
-// number returned, so paging is stable while instances come and go.
-func encodePageToken(seq int) string {
-	return base64.RawURLEncoding.EncodeToString([]byte("ec2sim-instances:" + strconv.Itoa(seq)))
+// encodePageToken makes an opaque NextToken of a listing of kind ("instances",
+// "volumes") from the sequence number (launch or creation order) of the last item
+// returned, so paging is stable while items come and go.
+func encodePageToken(kind string, seq int) string {
+	return base64.RawURLEncoding.EncodeToString([]byte("ec2sim-" + kind + ":" + strconv.Itoa(seq)))
 }
 
-// decodePageToken reverses encodePageToken.
-func decodePageToken(tok string) (int, bool) {
+// decodePageToken reverses encodePageToken; a token of another kind is invalid.
+func decodePageToken(kind, tok string) (int, bool) {
 	b, err := base64.RawURLEncoding.DecodeString(tok)
 	if err != nil {
 		return 0, false
 	}
-	n, ok := strings.CutPrefix(string(b), "ec2sim-instances:")
+	n, ok := strings.CutPrefix(string(b), "ec2sim-"+kind+":")
 	if !ok {
 		return 0, false
 	}

@@ -17,7 +17,6 @@ limitations under the License.
 package ec2sim
 
 import (
-	"encoding/base64"
 	"strconv"
 	"strings"
 )
@@ -54,7 +53,7 @@ func (s *Sim) describeVolumes(p params, x *xmlBuilder) *apiError {
 	}
 	after := 0
 	if tok := p.str("NextToken"); tok != "" {
-		n, ok := decodeVolumePageToken(tok)
+		n, ok := decodePageToken("volumes", tok)
 		if !ok {
 			return clientErr("InvalidPaginationToken", "Invalid pagination token: %s", tok)
 		}
@@ -80,7 +79,7 @@ func (s *Sim) describeVolumes(p params, x *xmlBuilder) *apiError {
 			continue
 		}
 		if limit > 0 && len(page) == limit {
-			next = encodeVolumePageToken(page[len(page)-1].seq)
+			next = encodePageToken("volumes", page[len(page)-1].seq)
 			break
 		}
 		page = append(page, v)
@@ -109,24 +108,4 @@ func volumeFields(v *VolumeRecord) map[string]string {
 		f["attachment.delete-on-termination"] = boolString(a.DeleteOnTermination)
 	}
 	return f
-}
-
-// encodeVolumePageToken makes an opaque NextToken from the creation sequence number
-// of the last volume returned, so paging is stable while volumes come and go.
-func encodeVolumePageToken(seq int) string {
-	return base64.RawURLEncoding.EncodeToString([]byte("ec2sim-volumes:" + strconv.Itoa(seq)))
-}
-
-// decodeVolumePageToken reverses encodeVolumePageToken.
-func decodeVolumePageToken(tok string) (int, bool) {
-	b, err := base64.RawURLEncoding.DecodeString(tok)
-	if err != nil {
-		return 0, false
-	}
-	n, ok := strings.CutPrefix(string(b), "ec2sim-volumes:")
-	if !ok {
-		return 0, false
-	}
-	seq, err := strconv.Atoi(n)
-	return seq, err == nil
 }
