@@ -28,46 +28,9 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$dest.partial"
 
-# Kubernetes publishes its staging repositories (k8s.io/api, k8s.io/apiserver, ...) as
-# modules versioned v0.<minor>.<patch>; k8s.io/kubernetes' own go.mod points them at
-# ./staging, which a dependent module cannot use, so we point them at the published ones.
-staging_version="v0.${k8s_version#*.}"
-echo ">> resolving k8s.io/kubernetes v${k8s_version}"
-kube_gomod=$(cd "$work" && GOFLAGS=-mod=mod go mod download -json "k8s.io/kubernetes@v${k8s_version}" \
-  | sed -n 's/^[[:space:]]*"GoMod": "\(.*\)",\{0,1\}$/\1/p')
-[[ -f "$kube_gomod" ]] || { echo "could not download k8s.io/kubernetes v${k8s_version}" >&2; exit 1; }
-
+source "$(dirname "$0")/kube-wrapper.sh"
 mkdir -p "$work/kube"
-{
-  echo "module envtestassets/kube"
-  echo
-  echo "go $(go env GOVERSION | sed 's/^go//; s/^\([0-9]*\.[0-9]*\).*/\1/')"
-  echo
-  echo "require k8s.io/kubernetes v${k8s_version}"
-  echo
-  grep -E '^[[:space:]]*k8s\.io/[^ ]+ => \./staging/' "$kube_gomod" \
-    | awk -v v="$staging_version" '{print "replace " $1 " => " $1 " " v}'
-} >"$work/kube/go.mod"
-cat >"$work/kube/tools.go" <<'GO'
-//go:build tools
-
-package tools
-
-import (
-	_ "k8s.io/kubernetes/cmd/kube-apiserver"
-	_ "k8s.io/kubernetes/cmd/kubectl"
-)
-GO
-
-version_ldflags=""
-minor=${k8s_version#*.}; minor=${minor%%.*}
-for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
-  version_ldflags+=" -X ${pkg}.gitVersion=v${k8s_version} -X ${pkg}.gitMajor=1 -X ${pkg}.gitMinor=${minor}"
-  version_ldflags+=" -X ${pkg}.gitTreeState=clean -X ${pkg}.buildDate=1970-01-01T00:00:00Z"
-done
-
-echo ">> go mod tidy (kube wrapper)"
-(cd "$work/kube" && GOFLAGS=-mod=mod go mod tidy -e >/dev/null)
+kube_wrapper "$work/kube" "$k8s_version" kube-apiserver kubectl
 cmds="kube-apiserver kubectl"
 if [[ -n "${KUBECTL_FROM:-}" && -x "${KUBECTL_FROM}" ]]; then
   # A control plane for API tests only (the oldest supported version): envtest does
@@ -78,8 +41,7 @@ if [[ -n "${KUBECTL_FROM:-}" && -x "${KUBECTL_FROM}" ]]; then
 fi
 for cmd in $cmds; do
   echo ">> building $cmd v${k8s_version} (kube-apiserver takes 10-20 minutes on 2 cores with a cold cache)"
-  (cd "$work/kube" && CGO_ENABLED=0 go build -trimpath -tags selinux,notest,grpcnotrace \
-    -ldflags "-s -w${version_ldflags}" -o "$dest.partial/$cmd" "k8s.io/kubernetes/cmd/$cmd")
+  kube_build "$work/kube" "$k8s_version" "$cmd" "$dest.partial/$cmd"
 done
 
 echo ">> building etcd v${etcd_version}"
