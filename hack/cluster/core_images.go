@@ -1,0 +1,34 @@
+/*
+Copyright 2026 The ec2-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+// The node's own component images: the pod sandbox's pause program and CoreDNS, built
+// by hack/build-node-binaries.sh.
+func init() {
+	registerImages(
+		componentImage{
+			Ref:        pauseImage,
+			Files:      []componentFile{{Path: "/pause", Source: nodeBinDir + "/pause", Mode: 0o755}},
+			Entrypoint: []string{"/pause"},
+		},
+		componentImage{
+			Ref:        corednsImage,
+			Files:      []componentFile{{Path: "/coredns", Source: nodeBinDir + "/coredns", Mode: 0o755}},
+			Entrypoint: []string{"/coredns"},
+		},
+	)
+}

@@ -1,0 +1,32 @@
+/*
+Copyright 2026 The ec2-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import "fmt"
+
+// Versions and places of the node's pieces. The Makefile builds the binaries there.
+const (
+	k8sVersion   = "1.37.2"
+	envtestDir   = "bin/k8s/" + k8sVersion + "-linux-amd64"
+	nodeBinDir   = "bin/cluster/node-" + k8sVersion
+	pauseImage   = "localhost/cluster/pause:3.10"
+	corednsImage = "localhost/cluster/coredns:v1.15.0"
+)
+
+func run(command string, args []string) error {
+	return fmt.Errorf("unknown command %q", command)
+}
