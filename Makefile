@@ -436,3 +436,47 @@ images-push: images-tool ## Push the release images by digest, then tag them v$(
 .PHONY: test-olm-prereqs
 test-olm-prereqs: kustomize promtool opm
 test: test-olm-prereqs
+
+##@ A real cluster (one node on this machine)
+
+# hack/cluster runs a single-node Kubernetes cluster here: etcd, kube-apiserver,
+# kube-controller-manager, kube-scheduler, a kubelet whose pods are runc containers
+# under Debian's containerd, kube-proxy and CoreDNS, everything built from Go modules
+# (cached under bin/cluster, like the envtest binaries) and no image pulled from a
+# registry: component images are packed from binaries and imported, the release images
+# are imported under their release names and digests. docs/real-cluster.md has the
+# details. It needs root (it creates a bridge, iptables chains and mounts).
+CLUSTER_TOOL ?= $(LOCALBIN)/cluster-tool
+CLUSTER_BIN ?= $(LOCALBIN)/cluster
+# CLUSTER_TEST_FLAGS are extra flags for the cluster suite, e.g. -run 'TestCluster/OLM_v0'.
+CLUSTER_TEST_FLAGS ?=
+
+.PHONY: cluster-tool
+cluster-tool: | $(LOCALBIN)
+	@go build -o $(CLUSTER_TOOL) ./hack/cluster
+
+.PHONY: cluster-binaries
+cluster-binaries: setup-envtest images ## Build the node's and its components' binaries from Go modules into bin/cluster (once: about 20 minutes cold on 2 cores).
+	@hack/build-node-binaries.sh $(ENVTEST_K8S_VERSION) $(CLUSTER_BIN)/node-$(ENVTEST_K8S_VERSION)
+	@hack/build-olm-images-binaries.sh $(OLM_VERSION) $(CLUSTER_BIN)/olm-$(OLM_VERSION)
+
+.PHONY: cluster
+cluster: cluster-binaries cluster-tool ## Bring up the single-node cluster (state kept under bin/cluster/state); prints the KUBECONFIG to use.
+	$(CLUSTER_TOOL) up --root $(CURDIR)
+	@$(CLUSTER_TOOL) import --root $(CURDIR) $(IMAGES_DIR)/operator $(IMAGES_DIR)/bundle $(IMAGES_DIR)/catalog $(IMAGES_DIR)/scorecard
+	@$(CLUSTER_TOOL) env --root $(CURDIR)
+
+.PHONY: cluster-down
+cluster-down: cluster-tool ## Stop the cluster and restore the host's settings (keeps its state; PURGE=1 deletes it).
+	$(CLUSTER_TOOL) down --root $(CURDIR) $(if $(PURGE),--purge)
+
+# test-cluster brings up a fresh node (images and certificates are kept), runs the
+# suite and takes the node down again however the suite ends, also on Ctrl-C.
+.PHONY: test-cluster
+test-cluster: cluster-binaries cluster-tool ## Run the end-to-end suite on a real single-node cluster: OLM v0 and v1 as pods, Prometheus, upgrades, scorecard.
+	@status=0; \
+	trap '$(CLUSTER_TOOL) down --root $(CURDIR) --purge' EXIT; \
+	trap 'exit 130' INT TERM; \
+	$(CLUSTER_TOOL) up --root $(CURDIR) --fresh && \
+	IMAGES_DIR=$(IMAGES_DIR) go test -tags cluster ./test/cluster/ -count=1 -timeout 60m -v $(CLUSTER_TEST_FLAGS) || status=$$?; \
+	exit $$status

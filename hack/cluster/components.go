@@ -46,7 +46,7 @@ type componentImage struct {
 // componentFile is one file of a component image.
 type componentFile struct {
 	Path   string // absolute path in the image
-	Source string // file on this machine, relative to the repository root
+	Source string // file on this machine: absolute, or relative to the repository root
 	Mode   int64  // 0o755 for programs
 }
 
@@ -101,7 +101,7 @@ func buildComponent(root string, img componentImage) (images.Spec, error) {
 		componentAccounts...)
 	var files []images.File
 	for _, f := range img.Files {
-		data, err := os.ReadFile(filepath.Join(root, f.Source))
+		data, err := os.ReadFile(sourcePath(root, f.Source))
 		if err != nil {
 			return images.Spec{}, fmt.Errorf("image %s: %w (build it first: make cluster-binaries)", img.Ref, err)
 		}
@@ -120,4 +120,13 @@ func buildComponent(root string, img componentImage) (images.Spec, error) {
 		User:       user,
 		Env:        []string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/home/nonroot"},
 	}, nil
+}
+
+// sourcePath is where a component file's source is: absolute paths are the host's
+// (a Debian package's program), others the repository's.
+func sourcePath(root, source string) string {
+	if filepath.IsAbs(source) {
+		return source
+	}
+	return filepath.Join(root, source)
 }

@@ -26,6 +26,7 @@ limitations under the License.
 //	cluster up        start the node (idempotent; state is kept under bin/cluster)
 //	cluster down      stop everything it started and restore the host's settings
 //	cluster env       print KUBECONFIG and the node address for a shell
+//	cluster images    pack and import the registered component images (the node must be up)
 //	cluster import DIR...  import OCI layouts into the node's containerd
 package main
 

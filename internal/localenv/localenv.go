@@ -59,6 +59,8 @@ const (
 type Options struct {
 	// SimAddr is where the EC2 emulator listens; empty picks a free loopback port.
 	SimAddr string
+	// STSAddr is where the STS emulator listens; empty picks a free loopback port.
+	STSAddr string
 	// Sim configures the emulator.
 	Sim ec2sim.Config
 	// WorkDir receives the kubeconfig; it is created when missing.
@@ -90,26 +92,13 @@ type Env struct {
 
 // Start starts the control plane and the emulator and writes the kubeconfig.
 func Start(opts Options) (*Env, error) {
-	if opts.SimAddr == "" {
-		opts.SimAddr = "127.0.0.1:0"
-	}
 	if err := os.MkdirAll(opts.WorkDir, 0o755); err != nil {
 		return nil, err
 	}
-	ln, err := net.Listen("tcp", opts.SimAddr)
+	e, err := StartEmulators(opts)
 	if err != nil {
-		return nil, fmt.Errorf("EC2 emulator cannot listen on %s: %w", opts.SimAddr, err)
+		return nil, err
 	}
-	stsLn, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		_ = ln.Close()
-		return nil, fmt.Errorf("STS emulator cannot listen: %w", err)
-	}
-	e := newWorld(opts.Sim)
-	e.SimURL, e.STSURL = "http://"+ln.Addr().String(), "http://"+stsLn.Addr().String()
-	go func() { _ = e.server.Serve(ln) }()
-	go func() { _ = e.stsServer.Serve(stsLn) }()
-
 	e.Kube, err = testenv.Start()
 	if err != nil {
 		_ = e.server.Close()
@@ -138,12 +127,43 @@ func Start(opts Options) (*Env, error) {
 	return e, nil
 }
 
+// StartEmulators serves only the AWS side (EC2 of both accounts, and STS), for a
+// control plane that runs elsewhere: the real cluster of test/cluster, whose pods
+// reach the emulators on the node's address. Stop them with StopEmulators.
+func StartEmulators(opts Options) (*Env, error) {
+	if opts.SimAddr == "" {
+		opts.SimAddr = "127.0.0.1:0"
+	}
+	if opts.STSAddr == "" {
+		opts.STSAddr = "127.0.0.1:0"
+	}
+	ln, err := net.Listen("tcp", opts.SimAddr)
+	if err != nil {
+		return nil, fmt.Errorf("EC2 emulator cannot listen on %s: %w", opts.SimAddr, err)
+	}
+	stsLn, err := net.Listen("tcp", opts.STSAddr)
+	if err != nil {
+		_ = ln.Close()
+		return nil, fmt.Errorf("STS emulator cannot listen on %s: %w", opts.STSAddr, err)
+	}
+	e := newWorld(opts.Sim)
+	e.SimURL, e.STSURL = "http://"+ln.Addr().String(), "http://"+stsLn.Addr().String()
+	go func() { _ = e.server.Serve(ln) }()
+	go func() { _ = e.stsServer.Serve(stsLn) }()
+	return e, nil
+}
+
+// StopEmulators stops what StartEmulators started.
+func (e *Env) StopEmulators() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	return errors.Join(e.server.Shutdown(ctx), e.stsServer.Shutdown(ctx))
+}
+
 // Stop stops the emulator and the control plane. Stop every manager first: the API
 // server waits for open watches to end.
 func (e *Env) Stop() error {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	return errors.Join(e.server.Shutdown(ctx), e.stsServer.Shutdown(ctx), e.Kube.Stop())
+	return errors.Join(e.StopEmulators(), e.Kube.Stop())
 }
 
 // newWorld builds the two accounts' emulators, STS, and the handlers that serve them:

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Builds OLM v0's programs as static binaries for the cluster's OLM images: the olm and
+# catalog operators, packageserver, and the copy tools the bundle unpack Job runs
+# (cpb from util/cpb, copy-content). The olm and catalog binaries in bin/ used by
+# test/release link glibc (cgo); these run in images without a libc.
+#
+# Usage: hack/build-olm-images-binaries.sh <olm-version> <dest-dir>
+set -euo pipefail
+version=${1:?OLM version, e.g. v0.40.0}
+mkdir -p "${2:?destination directory}"
+dest=$(cd "$2" && pwd)
+dir=$(go mod download -json "github.com/operator-framework/operator-lifecycle-manager@$version" \
+  | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
+[[ -n "$dir" ]] || { echo "could not download operator-lifecycle-manager $version" >&2; exit 1; }
+for pkg in cmd/olm cmd/catalog cmd/package-server cmd/copy-content util/cpb; do
+  out="$dest/$(basename "$pkg")"
+  [[ -x "$out" ]] && continue
+  echo ">> building OLM $version $pkg (static)"
+  (cd "$dir" && GOFLAGS=-buildvcs=false GOWORK=off CGO_ENABLED=0 go build -trimpath -tags json1 \
+    -ldflags "-s -w -X github.com/operator-framework/operator-lifecycle-manager/pkg/version.OLMVersion=${version#v}" \
+    -o "$out.tmp" "./$pkg")
+  mv "$out.tmp" "$out"
+done
+echo "OLM binaries installed in $dest"

@@ -1,0 +1,36 @@
+/*
+Copyright 2026 The ec2-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	_ "embed"
+	"strings"
+)
+
+//go:embed addons/coredns.yaml
+var corednsManifest string
+
+// applyAddons installs what every cluster has beyond the node: DNS. It waits until
+// DNS answers readiness, since almost every test resolves a Service name.
+func applyAddons(l layout) error {
+	manifest := strings.NewReplacer("image: IMAGE", "image: "+corednsImage, "clusterIP: DNS_IP", "clusterIP: "+dnsServiceIP).Replace(corednsManifest)
+	if _, err := kubectlIn(l, manifest, "apply", "--server-side", "--force-conflicts", "-f", "-"); err != nil {
+		return err
+	}
+	_, err := kubectl(l, "-n", "kube-system", "rollout", "status", "deployment/coredns", "--timeout=120s")
+	return err
+}

@@ -1,0 +1,23 @@
+/*
+Copyright 2026 The ec2-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package cluster holds the end-to-end tests that run on a real single-node cluster
+// (hack/cluster): OLM v0 and v1 running as pods install the release images, the
+// operator's pod runs under the kubelet's probes, Prometheus scrapes it, OLM upgrades
+// it with a live fleet, and operator-sdk scorecard runs its test pods. The tests carry
+// the build tag "cluster"; make test-cluster brings the node up, runs them and takes
+// the node down again.
+package cluster

@@ -1,0 +1,139 @@
+/*
+Copyright 2026 The ec2-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+//go:build cluster
+
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
+	ec2sim "github.com/ec2-operator/ec2-operator/internal/sim/ec2"
+)
+
+// testOwnNamespaceInstall is OperatorHub's default install: everything in one
+// namespace that enforces Pod Security "restricted". It returns the namespace, where
+// the operator stays installed for the monitoring and scorecard tests.
+func testOwnNamespaceInstall(t *testing.T, c *Cluster) string {
+	const ns = "ec2-operator-own"
+	c.subscribe(t, ns, []string{ns}, c.CatalogImage)
+	c.checkUnpackJobs(t, ns)
+	c.checkOperatorPod(t, ns)
+	c.checkSampleLifecycle(t, ns)
+	return ns
+}
+
+// allNamespacesNS is where the AllNamespaces install lives: the default namespace.
+const allNamespacesNS = "ec2-operator-system"
+
+// testAllNamespacesInstall installs into ec2-operator-system for every namespace: OLM
+// lifts the CSV's permissions to a ClusterRole, and the operator acts in a namespace
+// of another team. The install stays for the scorecard test.
+func testAllNamespacesInstall(t *testing.T, c *Cluster) {
+	const team = "team-all-namespaces"
+	c.subscribe(t, allNamespacesNS, nil, c.CatalogImage)
+	c.checkOperatorPod(t, allNamespacesNS)
+	c.restrictedNamespace(t, team)
+	c.checkSampleLifecycle(t, team)
+	c.Kubectl(t, "delete", "namespace", team, "--wait=true", "--timeout=180s")
+}
+
+// checkOperatorPod: the operator's Deployment is available with one pod that the
+// kubelet's readiness probe passed and that did not restart (the liveness probe
+// passes too, or the kubelet would have restarted it), running as non-root with a
+// read-only root filesystem, from the image the CSV names by digest.
+func (c *Cluster) checkOperatorPod(t testing.TB, ns string) {
+	t.Helper()
+	c.Kubectl(t, "-n", ns, "rollout", "status", "deployment/"+operatorDeployment, "--timeout=180s")
+	dep := &appsv1.Deployment{}
+	if err := c.Client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: operatorDeployment}, dep); err != nil {
+		t.Fatal(err)
+	}
+	pods := &corev1.PodList{}
+	if err := c.Client.List(context.Background(), pods, client.InNamespace(ns), client.MatchingLabels(dep.Spec.Selector.MatchLabels)); err != nil {
+		t.Fatal(err)
+	}
+	if len(pods.Items) != 1 {
+		t.Fatalf("%d operator pods, want 1", len(pods.Items))
+	}
+	pod := pods.Items[0]
+	if !podReady(&pod) {
+		t.Errorf("operator pod %s is not Ready", pod.Name)
+	}
+	want := dep.Spec.Template.Spec.Containers[0].Image
+	for _, st := range pod.Status.ContainerStatuses {
+		if st.RestartCount != 0 {
+			t.Errorf("container %s restarted %d times", st.Name, st.RestartCount)
+		}
+		if st.Name == dep.Spec.Template.Spec.Containers[0].Name && st.ImageID == "" {
+			t.Errorf("container %s has no image ID (image %s)", st.Name, want)
+		}
+	}
+	for _, ctr := range pod.Spec.Containers {
+		if ctr.LivenessProbe == nil || ctr.ReadinessProbe == nil {
+			t.Errorf("container %s lacks a liveness or readiness probe", ctr.Name)
+		}
+	}
+	// Its log, through the kubelet, as a user reads it.
+	if logs := c.Kubectl(t, "-n", ns, "logs", pod.Name, "-c", dep.Spec.Template.Spec.Containers[0].Name); logs == "" {
+		t.Errorf("operator pod %s has logged nothing", pod.Name)
+	}
+	t.Logf("operator pod %s runs %s", pod.Name, want)
+}
+
+// checkSampleLifecycle applies the shipped sample with kubectl: it becomes Ready with
+// a running instance in the emulator, and deleting it terminates the instance.
+func (c *Cluster) checkSampleLifecycle(t testing.TB, ns string) {
+	t.Helper()
+	ctx := context.Background()
+	c.Kubectl(t, "-n", ns, "apply", "-f", filepath.Join(c.Root, "config", "samples", "compute_v1alpha1_ec2instance.yaml"))
+	obj := &computev1alpha1.EC2Instance{}
+	key := client.ObjectKey{Namespace: ns, Name: "web-1"}
+	c.WaitFor(t, 3*time.Minute, "the sample EC2Instance Ready", func() (bool, error) {
+		if err := c.Client.Get(ctx, key, obj); err != nil {
+			return false, err
+		}
+		ready := meta.FindStatusCondition(obj.Status.Conditions, "Ready")
+		if ready == nil || ready.Status != "True" {
+			return false, fmt.Errorf("Ready %+v", ready)
+		}
+		return true, nil
+	})
+	id := obj.Status.InstanceID
+	if rec, ok := c.AWS.Sim.Instance(id); !ok || rec.State != ec2sim.StateRunning {
+		t.Fatalf("instance %s of the Ready sample: %+v (found %v)", id, rec.State, ok)
+	}
+	c.Kubectl(t, "-n", ns, "delete", "ec2instance", "web-1", "--wait=false")
+	c.WaitFor(t, 3*time.Minute, "the sample gone and its instance terminated", func() (bool, error) {
+		err := c.Client.Get(ctx, key, &computev1alpha1.EC2Instance{})
+		if !apierrors.IsNotFound(err) {
+			return false, fmt.Errorf("the object is still there (%v)", err)
+		}
+		rec, _ := c.AWS.Sim.Instance(id)
+		return rec.State == ec2sim.StateTerminated || rec.State == ec2sim.StateShuttingDown, fmt.Errorf("instance %s is %s", id, rec.State)
+	})
+}
