@@ -192,6 +192,11 @@ const (
 	// ReasonAccountMismatch: the AWSAccount's role now acts in another AWS account than
 	// the one the instance lives in; nothing is called until it points back.
 	ReasonAccountMismatch = "AccountMismatch"
+	// ReasonCRDUnreadable: the object (or AWSAccount) is being deleted and the
+	// operator could not read its CustomResourceDefinition to tell an uninstall (the
+	// CRD is being deleted: release, never terminate) from a deletion of the object
+	// alone; nothing is done in AWS until it can.
+	ReasonCRDUnreadable = "CRDUnreadable"
 )
 
 // Reasons of the AWSAccount Ready condition.

@@ -93,6 +93,10 @@ type AWSAccountReconciler struct {
 	// be used yet (see EC2InstanceReconciler.CredentialsReady); until then no role is
 	// assumed and the status is left alone.
 	CredentialsReady func() error
+
+	// crdReader reads the operator's CRDs past the cache, for the uninstall guard
+	// (delete_uninstall.go); SetupWithManager sets it to the manager's API reader.
+	crdReader client.Reader
 }
 
 // AWSAccounts are cluster-scoped, so their rules and the Namespaces' (read for
@@ -171,22 +175,10 @@ func (r *AWSAccountReconciler) verify(ctx context.Context, acct, before *compute
 // keepFinalizer keeps the account's finalizer while an EC2Instance uses it, and
 // removes it once the account is deleted and unused; done says the pass ends there.
 func (r *AWSAccountReconciler) keepFinalizer(ctx context.Context, acct, before *computev1alpha1.AWSAccount, users []computev1alpha1.EC2Instance) (ctrl.Result, bool, error) {
-	switch {
-	case !acct.DeletionTimestamp.IsZero() && len(users) > 0:
-		// The account still serves the objects that use it, so it is verified as
-		// before (the deletion bumped its generation).
-		msg := fmt.Sprintf("deletion waits until no EC2Instance uses this account; used by %d: %s", len(users), summarize(users))
-		r.setCondition(ctx, acct, computev1alpha1.ConditionDeletionBlocked, metav1.ConditionTrue, computev1alpha1.ReasonAccountInUse, msg)
-	case !acct.DeletionTimestamp.IsZero():
-		if controllerutil.ContainsFinalizer(acct, computev1alpha1.AccountFinalizer) {
-			if err := r.patchFinalizers(ctx, acct, func() { controllerutil.RemoveFinalizer(acct, computev1alpha1.AccountFinalizer) }); err != nil {
-				res, err := finalizerPatchResult(client.IgnoreNotFound(err))
-				return res, true, err
-			}
-		}
-		r.forget(acct.Name)
-		return ctrl.Result{}, true, nil
-	case !controllerutil.ContainsFinalizer(acct, computev1alpha1.AccountFinalizer):
+	if !acct.DeletionTimestamp.IsZero() {
+		return r.whileDeleted(ctx, acct, before, users)
+	}
+	if !controllerutil.ContainsFinalizer(acct, computev1alpha1.AccountFinalizer) {
 		if err := r.patchFinalizers(ctx, acct, func() { controllerutil.AddFinalizer(acct, computev1alpha1.AccountFinalizer) }); err != nil {
 			res, err := finalizerPatchResult(err)
 			return res, true, err
@@ -194,8 +186,46 @@ func (r *AWSAccountReconciler) keepFinalizer(ctx context.Context, acct, before *
 		before.Finalizers = acct.Finalizers
 		before.ResourceVersion = acct.ResourceVersion
 	}
-
 	return ctrl.Result{}, false, nil
+}
+
+// whileDeleted holds a deleted account back while EC2Instances use it, and lets it go
+// once none does, or at once when the operator is being uninstalled: when either of
+// its CRDs is being deleted, the EC2Instances are released without calling AWS (and
+// without their account, delete_uninstall.go), so holding the account would only
+// keep its CRD's deletion from completing. Letting it go does nothing in AWS. When
+// the CRDs cannot be read, the account is held, and the pass backs off.
+func (r *AWSAccountReconciler) whileDeleted(ctx context.Context, acct, before *computev1alpha1.AWSAccount, users []computev1alpha1.EC2Instance) (ctrl.Result, bool, error) {
+	if len(users) > 0 {
+		crd, err := uninstalling(ctx, r.crdReader)
+		if err != nil {
+			msg := fmt.Sprintf("deletion waits until no EC2Instance uses this account (used by %d: %s) and cannot tell whether the operator is being uninstalled: %v",
+				len(users), summarize(users), err)
+			r.setCondition(ctx, acct, computev1alpha1.ConditionDeletionBlocked, metav1.ConditionTrue, computev1alpha1.ReasonCRDUnreadable, msg)
+			if perr := r.patchStatus(ctx, before, acct); perr != nil {
+				return ctrl.Result{}, true, perr
+			}
+			return ctrl.Result{}, true, err
+		}
+		if crd == "" {
+			// The account still serves the objects that use it, so it is verified as
+			// before (the deletion bumped its generation).
+			msg := fmt.Sprintf("deletion waits until no EC2Instance uses this account; used by %d: %s", len(users), summarize(users))
+			r.setCondition(ctx, acct, computev1alpha1.ConditionDeletionBlocked, metav1.ConditionTrue, computev1alpha1.ReasonAccountInUse, msg)
+			return ctrl.Result{}, false, nil
+		}
+		logf.FromContext(ctx).Info("CustomResourceDefinition "+crd+" is being deleted (the operator is being uninstalled), so the AWSAccount is released "+
+			"although EC2Instances use it; they are released too, their instances left running, and nothing was done in AWS",
+			"inUseBy", len(users), "users", summarize(users))
+	}
+	if controllerutil.ContainsFinalizer(acct, computev1alpha1.AccountFinalizer) {
+		if err := r.patchFinalizers(ctx, acct, func() { controllerutil.RemoveFinalizer(acct, computev1alpha1.AccountFinalizer) }); err != nil {
+			res, err := finalizerPatchResult(client.IgnoreNotFound(err))
+			return res, true, err
+		}
+	}
+	r.forget(acct.Name)
+	return ctrl.Result{}, true, nil
 }
 
 // verifyDue returns 0 when the account must be verified now, or how long until then:
@@ -300,6 +330,7 @@ func (r *AWSAccountReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if maxBackoff <= 0 {
 		maxBackoff = DefaultMaxBackoff
 	}
+	r.crdReader = mgr.GetAPIReader()
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&computev1alpha1.AWSAccount{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Watches(&computev1alpha1.EC2Instance{}, handler.EnqueueRequestsFromMapFunc(accountOf),

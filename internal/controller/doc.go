@@ -47,13 +47,16 @@ limitations under the License.
 //     volumes, the Elastic IP, the power state) and settles the object when nothing
 //     is left to do (converge_settle.go). The settings are pure plans, one per field
 //     (converge_settings*.go): adding one is a plan and an entry in the settings list.
-//   - delete*: termination or release as the deletion policy says, and the volumes
-//     and addresses the operator created (delete_teardown.go).
+//   - delete*: termination or release as the deletion policy says, the volumes and
+//     addresses the operator created (delete_teardown.go), and the uninstall guard:
+//     an object deleted because its CRD is being deleted is released without calling
+//     AWS (delete_uninstall.go).
 //   - inputs_*: what reaches a pass from outside the object: the user data of
 //     userDataFrom and its watch, and EC2 events.
 //   - reconcile_*: the scope of a pass, the per-object memory (one home, one forget),
 //     conflict handling, backoff, metrics and the manager setup.
 //
 // The AWSAccount reconciler (awsaccount_reconciler.go) verifies accounts and keeps
-// their finalizer while EC2Instances use them.
+// their finalizer while EC2Instances use them, unless the operator is being
+// uninstalled.
 package controller

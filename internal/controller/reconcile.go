@@ -133,7 +133,10 @@ type EC2InstanceReconciler struct {
 	// cache.
 	secondWriterQuiet time.Duration
 	objectReader      client.Reader
-	once              sync.Once
+	// crdReader reads the operator's CRDs past the cache, for the uninstall guard
+	// (delete_uninstall.go); SetupWithManager sets it to the manager's API reader.
+	crdReader client.Reader
+	once      sync.Once
 	// expected holds, per account and region, the sync.Once that told the client
 	// about the managed fleet.
 	expected sync.Map
@@ -210,8 +213,15 @@ func (r *EC2InstanceReconciler) reconcile(ctx context.Context, s *instanceScope)
 	// An object for which nothing was ever launched goes at once when deleted, without
 	// asking EC2 anything: a region, an account or credentials that no longer work
 	// must not keep it forever.
-	if deleting && controllerutil.ContainsFinalizer(s.obj, computev1alpha1.Finalizer) && r.nothingLaunched(s) {
-		return r.release(ctx, s)
+	if deleting && controllerutil.ContainsFinalizer(s.obj, computev1alpha1.Finalizer) {
+		if r.nothingLaunched(s) {
+			return r.release(ctx, s)
+		}
+		// An object deleted because its CRD is (an uninstall) is released without
+		// calling AWS, whatever its deletionPolicy (delete_uninstall.go).
+		if st := r.guardUninstall(ctx, s); st.ends() {
+			return st
+		}
 	}
 	if st := r.useAccount(ctx, s); st.ends() {
 		return st

@@ -60,6 +60,7 @@ func (r *EC2InstanceReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	}
 	r.sources.client = r.SourceWatcher
 	r.objectReader = mgr.GetAPIReader()
+	r.crdReader = mgr.GetAPIReader()
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&computev1alpha1.EC2Instance{}, builder.WithPredicates(predicate.Or(
 			predicate.GenerationChangedPredicate{},

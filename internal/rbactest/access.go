@@ -37,6 +37,13 @@ import (
 // ManagerSA is the operator's ServiceAccount, as the bundle and config/ name it.
 const ManagerSA = "ec2-operator-controller-manager"
 
+// The CRDs the uninstall guard reads (internal/controller/delete_uninstall.go).
+const (
+	crdGroup        = "apiextensions.k8s.io"
+	crds            = "customresourcedefinitions"
+	ec2InstancesCRD = "ec2instances.compute.ec2-operator.dev"
+)
+
 // Access is one request the manager might make.
 type Access struct {
 	Verb, Group, Resource, Subresource, Namespace, Name string
@@ -95,6 +102,12 @@ func CheckManager(t testing.TB, c client.Client, mode, opNS, target, other strin
 		{Verb: "update", Group: "cloudcredential.openshift.io", Resource: "credentialsrequests", Namespace: credentials.DefaultRequestNamespace, Name: "another-operator"},
 		{Verb: "update", Group: "coordination.k8s.io", Resource: "leases", Namespace: other, Name: lease},
 		{Verb: "update", Group: "coordination.k8s.io", Resource: "leases", Namespace: opNS, Name: "another-lease"},
+		// The uninstall guard reads its own CRDs by name, and nothing else about CRDs.
+		{Verb: "get", Group: crdGroup, Resource: crds, Name: "widgets.example.com"},
+		{Verb: "list", Group: crdGroup, Resource: crds},
+		{Verb: "watch", Group: crdGroup, Resource: crds},
+		{Verb: "update", Group: crdGroup, Resource: crds, Name: ec2InstancesCRD},
+		{Verb: "delete", Group: crdGroup, Resource: crds, Name: ec2InstancesCRD},
 	}
 	for _, verb := range []string{"list", "watch"} {
 		for _, ns := range []string{"", opNS, target, other} {
@@ -109,6 +122,8 @@ func CheckManager(t testing.TB, c client.Client, mode, opNS, target, other strin
 		{Verb: "update", Group: "coordination.k8s.io", Resource: "leases", Namespace: opNS, Name: lease},
 		{Verb: "watch", Group: "compute.ec2-operator.dev", Resource: "ec2instances", Namespace: target},
 		{Verb: "patch", Group: "compute.ec2-operator.dev", Resource: "ec2instances", Subresource: "status", Namespace: target},
+		{Verb: "get", Group: crdGroup, Resource: crds, Name: ec2InstancesCRD},
+		{Verb: "get", Group: crdGroup, Resource: crds, Name: "awsaccounts.compute.ec2-operator.dev"},
 	}
 	// What it needs first, waiting for the API server's RBAC caches to see the grants
 	// just made: a denial read from a stale cache would prove nothing.
