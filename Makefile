@@ -417,16 +417,18 @@ verify-images-reproducible: images-tool ## Fail unless building the images again
 	done
 
 # OLM's catalog operator and olm operator install the bundle from the catalog image in
-# test/release. OLM_VERSION is the operator-lifecycle-manager release they are built
-# from (once: about 7 minutes cold on 2 cores for the first, 2 more for the second).
-OLM_CATALOG ?= $(LOCALBIN)/olm-catalog
-OLM_OPERATOR ?= $(LOCALBIN)/olm
+# test/release, and OLM's images on the real cluster (make test-cluster) carry them with
+# packageserver and the unpack Job's copy tools. OLM_VERSION is the
+# operator-lifecycle-manager release they are built from, once and static (no cgo, so
+# they also run in an image without a libc): about 8 minutes cold on 2 cores.
 OLM_VERSION ?= v0.40.0
+OLM_BIN ?= $(LOCALBIN)/cluster/olm-$(OLM_VERSION)
+OLM_CATALOG ?= $(OLM_BIN)/catalog
+OLM_OPERATOR ?= $(OLM_BIN)/olm
 
 .PHONY: olm-tools
-olm-tools: | $(LOCALBIN) ## Build OLM's catalog and olm operators into bin/ if necessary.
-	@hack/build-go-tool.sh $(OLM_CATALOG) github.com/operator-framework/operator-lifecycle-manager $(OLM_VERSION) ./cmd/catalog 1 json1
-	@hack/build-go-tool.sh $(OLM_OPERATOR) github.com/operator-framework/operator-lifecycle-manager $(OLM_VERSION) ./cmd/olm 1 json1
+olm-tools: | $(LOCALBIN) ## Build OLM's operators, packageserver and copy tools into bin/cluster if necessary.
+	@hack/build-olm-images-binaries.sh $(OLM_VERSION) $(OLM_BIN)
 
 .PHONY: images-push
 images-push: images-tool ## Push the release images by digest, then tag them v$(VERSION): make images-push REGISTRY=<host>/<org>.
@@ -456,9 +458,8 @@ cluster-tool: | $(LOCALBIN)
 	@go build -o $(CLUSTER_TOOL) ./hack/cluster
 
 .PHONY: cluster-binaries
-cluster-binaries: setup-envtest images ## Build the node's and its components' binaries from Go modules into bin/cluster (once: about 20 minutes cold on 2 cores).
+cluster-binaries: setup-envtest images olm-tools scorecard-test ## Build the node's and its components' binaries from Go modules into bin/cluster (once: about 20 minutes cold on 2 cores).
 	@hack/build-node-binaries.sh $(ENVTEST_K8S_VERSION) $(CLUSTER_BIN)/node-$(ENVTEST_K8S_VERSION)
-	@hack/build-olm-images-binaries.sh $(OLM_VERSION) $(CLUSTER_BIN)/olm-$(OLM_VERSION)
 
 .PHONY: cluster
 cluster: cluster-binaries cluster-tool ## Bring up the single-node cluster (state kept under bin/cluster/state); prints the KUBECONFIG to use.

@@ -87,7 +87,7 @@ const olmNamespace = "olm"
 // does not have (TestOperatorImageRuns... runs the same image's filesystem, and
 // test/e2e the manager binary).
 func TestOLMResolvesTheOperatorFromTheCatalogImageAndUnpacksTheDigestPinnedBundle(t *testing.T) {
-	catalogOperator := olmBinary(t, "OLM_CATALOG", "olm-catalog")
+	catalogOperator := olmBinary(t, "OLM_CATALOG", "catalog")
 	olmOperator := olmBinary(t, "OLM_OPERATOR", "olm")
 	k8s := olmClient(t)
 	installOLMCRDs(t)
@@ -418,12 +418,12 @@ func startProcess(t *testing.T, name, bin string, args ...string) {
 }
 
 // olmBinary is one of OLM's operators, which `make olm-tools` builds: the path in the
-// environment variable, else bin/<name>.
+// environment variable, else bin/cluster/olm-v0.40.0/<name>.
 func olmBinary(t *testing.T, envVar, name string) string {
 	t.Helper()
 	bin := os.Getenv(envVar)
 	if bin == "" {
-		bin = filepath.Join(root, "bin", name)
+		bin = filepath.Join(root, "bin", "cluster", "olm-v0.40.0", name)
 	}
 	if _, err := os.Stat(bin); err != nil {
 		t.Fatalf("no %s at %s: run `make olm-tools` (make test does): %v", name, bin, err)
