@@ -32,7 +32,9 @@ import (
 // TestAlertsFireOnSyntheticSeriesAndStayQuietOnAHealthyOperator runs promtool's rule
 // unit tests (testdata/alerts.test.yaml) on the PrometheusRule the bundle ships: each
 // alert fires, with its labels and rendered annotations, on series that describe its
-// failure, and none fires on a healthy operator.
+// failure, and none fires on a healthy operator. EC2OperatorDown firing in a real
+// Prometheus when the operator is scaled to zero is test/cluster's
+// TestCluster/monitoring (make test-cluster).
 func TestAlertsFireOnSyntheticSeriesAndStayQuietOnAHealthyOperator(t *testing.T) {
 	bin := os.Getenv("PROMTOOL")
 	if bin == "" {

@@ -123,7 +123,9 @@ func TestCSVDescribesTheOperatorCompletely(t *testing.T) {
 	}
 
 	wantAnn := map[string]string{
-		"capabilities": "Basic Install",
+		// Level 2: test/cluster's upgrade with a live fleet (TestCluster/upgrade) proves
+		// an OLM upgrade launches and terminates nothing and keeps every object Ready.
+		"capabilities": "Seamless Upgrades",
 		"categories":   "Cloud Provider",
 		"repository":   "https://github.com/ec2-operator/ec2-operator",
 		"operatorframework.io/suggested-namespace": installNS,

@@ -124,7 +124,9 @@ func openshiftObjects(t *testing.T) []*unstructured.Unstructured {
 }
 
 // TestServiceMonitorSatisfiesUserWorkloadMonitoring checks the rules OpenShift's
-// user-workload Prometheus enforces and the references the ServiceMonitor makes.
+// user-workload Prometheus enforces and the references the ServiceMonitor makes. A
+// real Prometheus scraping through this ServiceMonitor, as UWM selects it, is
+// test/cluster's TestCluster/monitoring (make test-cluster).
 func TestServiceMonitorSatisfiesUserWorkloadMonitoring(t *testing.T) {
 	objs := openshiftObjects(t)
 	u := find(t, objs, "ServiceMonitor", "")

@@ -32,7 +32,9 @@ import (
 // scorecard-test program, the Go program inside the scorecard-test image, offline.
 // It reads the bundle from the fixed path /bundle, so each run gets a private mount
 // namespace in which ./bundle is bind-mounted there. The program exits 0 even when a
-// test fails; the result's state decides. Run it with `make scorecard`.
+// test fails; the result's state decides. Run it with `make scorecard`. operator-sdk
+// scorecard itself, scheduling these tests and the custom one as pods, runs in
+// test/cluster (TestCluster/scorecard, make test-cluster).
 func TestScorecard(t *testing.T) {
 	bin := os.Getenv("SCORECARD_TEST")
 	if bin == "" {

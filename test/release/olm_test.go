@@ -85,7 +85,10 @@ const olmNamespace = "olm"
 //
 // It stops there: the Deployment's pod needs a kubelet, which the test control plane
 // does not have (TestOperatorImageRuns... runs the same image's filesystem, and
-// test/e2e the manager binary).
+// test/e2e the manager binary). The whole path with real pods, OLM's operators among
+// them, and the bundle unpack Job run by the kubelet is test/cluster's TestCluster
+// ("OwnNamespace install from the catalog image", make test-cluster); this test stays
+// because it runs in make test, in seconds, without root's node.
 func TestOLMResolvesTheOperatorFromTheCatalogImageAndUnpacksTheDigestPinnedBundle(t *testing.T) {
 	catalogOperator := olmBinary(t, "OLM_CATALOG", "catalog")
 	olmOperator := olmBinary(t, "OLM_OPERATOR", "olm")

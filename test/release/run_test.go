@@ -46,6 +46,9 @@ const kubeconfigPath = "/var/run/ec2-operator-test/kubeconfig"
 // Ready. Then the scorecard image's custom test, run the same way with the bundle
 // where scorecard mounts it, passes against that manager. This proves the images hold
 // what their binaries need, not just that the binaries run on the build machine.
+// Running them as pods under a kubelet, with its probes, is test/cluster's job
+// (TestCluster, make test-cluster); this stand-in stays in make test because it needs
+// no node.
 func TestOperatorImageRunsTheManagerAsItsUserAndTheScorecardTestPasses(t *testing.T) {
 	k8s, err := client.New(env.Kube.Config, client.Options{})
 	if err != nil {
