@@ -24,6 +24,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -44,6 +45,8 @@ import (
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/localenv"
 	ec2sim "github.com/ec2-operator/ec2-operator/internal/sim/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/sim/ec2/eventbridge"
+	sqssim "github.com/ec2-operator/ec2-operator/internal/sim/sqs"
 )
 
 // nodeIP is the node's address (hack/cluster): the API server, and the emulators the
@@ -61,10 +64,15 @@ type Cluster struct {
 	AWS *localenv.Env
 	// EC2Endpoint and STSEndpoint are the emulators' URLs, reachable from pods.
 	EC2Endpoint, STSEndpoint string
+	// Queue is the SQS emulator that EC2's events reach (as an EventBridge rule sends
+	// them), served at SQSEndpoint; QueueURL is the operator's events queue.
+	Queue                 *sqssim.Sim
+	SQSEndpoint, QueueURL string
 	// CatalogImage is the release catalog image by digest, as OperatorHub's users get it.
 	CatalogImage string
 	// images maps each component image's tag name to its by-digest name.
-	images map[string]string
+	images    map[string]string
+	sqsServer *http.Server
 }
 
 var scheme = runtime.NewScheme()
@@ -106,6 +114,16 @@ func connect(root string) (*Cluster, error) {
 		return nil, err
 	}
 	c.EC2Endpoint, c.STSEndpoint = c.AWS.SimURL, c.AWS.STSURL
+	c.Queue = sqssim.New(sqssim.Config{})
+	c.QueueURL = c.Queue.CreateQueue("ec2-operator-events")
+	eventbridge.Forward(c.AWS.Sim, c.Queue, c.QueueURL)
+	ln, err := net.Listen("tcp", net.JoinHostPort(nodeIP, "0"))
+	if err != nil {
+		return nil, err
+	}
+	c.SQSEndpoint = "http://" + ln.Addr().String()
+	c.sqsServer = &http.Server{Handler: c.Queue, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = c.sqsServer.Serve(ln) }()
 	return c, nil
 }
 
@@ -221,10 +239,11 @@ func (c *Cluster) EC2Client(t testing.TB) *ec2.Client {
 }
 
 // OperatorEnv is the environment the operator's pod gets through the Subscription's
-// config (or a ClusterExtension's): the emulators instead of AWS, and placeholder
-// credentials the emulators accept.
+// config (or a ClusterExtension's): the emulators instead of AWS, placeholder
+// credentials the emulators accept, and the events queue. The resync periods are the
+// shipped ones (with a queue, the long ones), so reactions are proven at users' timings.
 func (c *Cluster) OperatorEnv() map[string]string {
-	env := map[string]string{}
+	env := map[string]string{"EVENTS_QUEUE_URL": c.QueueURL, "AWS_ENDPOINT_URL_SQS": c.SQSEndpoint}
 	for _, kv := range c.AWS.AWSEnv() {
 		k, v, _ := strings.Cut(kv, "=")
 		env[k] = v

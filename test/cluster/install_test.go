@@ -29,6 +29,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
@@ -43,8 +44,49 @@ func testOwnNamespaceInstall(t *testing.T, c *Cluster) string {
 	c.subscribe(t, ns, []string{ns}, c.CatalogImage)
 	c.checkUnpackJobs(t, ns)
 	c.checkOperatorPod(t, ns)
+	c.checkEventReaction(t, ns)
 	c.checkSampleLifecycle(t, ns)
 	return ns
+}
+
+// checkEventReaction: an instance stopped outside Kubernetes is started again soon
+// after EC2's state-change event reaches the operator's queue, with the shipped resync
+// periods (with a queue, the periodic re-read is hours apart, so only the event can
+// explain a reaction within two minutes).
+func (c *Cluster) checkEventReaction(t testing.TB, ns string) {
+	t.Helper()
+	ctx := context.Background()
+	obj := &computev1alpha1.EC2Instance{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "evented"},
+		Spec: computev1alpha1.EC2InstanceSpec{
+			ImageID: "resolve:ssm:/aws/service/ami-amazon-linux-latest/al2023-ami-kernel-default-x86_64", InstanceType: "t3.micro",
+		},
+	}
+	if err := c.Client.Create(ctx, obj); err != nil {
+		t.Fatal(err)
+	}
+	c.waitFleetReady(t, ns, []string{obj.Name}, 3*time.Minute)
+	if err := c.Client.Get(ctx, client.ObjectKeyFromObject(obj), obj); err != nil {
+		t.Fatal(err)
+	}
+	id := obj.Status.InstanceID
+	if err := c.AWS.Sim.StopInstance(id); err != nil {
+		t.Fatal(err)
+	}
+	stopped := time.Now()
+	c.WaitFor(t, 2*time.Minute, "the instance stopped outside Kubernetes started again", func() (bool, error) {
+		got := &computev1alpha1.EC2Instance{}
+		if err := c.Client.Get(ctx, client.ObjectKeyFromObject(obj), got); err != nil {
+			return false, err
+		}
+		rec, _ := c.AWS.Sim.Instance(id)
+		started := got.Status.LastStartAttempt != nil && (rec.State == ec2sim.StatePending || rec.State == ec2sim.StateRunning)
+		return started, fmt.Errorf("instance %s is %s, last start attempt %v", id, rec.State, got.Status.LastStartAttempt)
+	})
+	t.Logf("an out-of-band stop was undone %.0fs after it, through EC2's events (%d ReceiveMessage calls)", time.Since(stopped).Seconds(), c.Queue.Calls("ReceiveMessage"))
+	if err := c.Client.Delete(ctx, obj); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // allNamespacesNS is where the AllNamespaces install lives: the default namespace.

@@ -51,6 +51,7 @@ func TestMain(m *testing.M) {
 	theCluster = c
 	code := m.Run()
 	_ = c.AWS.StopEmulators()
+	_ = c.sqsServer.Close()
 	os.Exit(code)
 }
 
