@@ -17,8 +17,10 @@ limitations under the License.
 package main
 
 // OLM v1's two managers, built by hack/build-olmv1.sh from
-// github.com/operator-framework/operator-controller at olmv1Version. Their manifests
-// are hack/cluster/olmv1/olmv1.yaml, which names these refs.
+// github.com/operator-framework/operator-controller at olmv1Version (operator-controller
+// with hack/cluster/olmv1/*.patch). Their manifests are hack/cluster/olmv1/olmv1.yaml,
+// which names these refs. The sources are the symlinks the build script points at the
+// binaries it built.
 const (
 	olmv1Version            = "v1.2.0"
 	olmv1BinDir             = "bin/cluster/olmv1"
@@ -31,14 +33,14 @@ func init() {
 		componentImage{
 			Ref: operatorControllerImage,
 			Files: []componentFile{{
-				Path: "/operator-controller", Source: olmv1BinDir + "/operator-controller-" + olmv1Version, Mode: 0o755,
+				Path: "/operator-controller", Source: olmv1BinDir + "/operator-controller", Mode: 0o755,
 			}},
 			Entrypoint: []string{"/operator-controller"},
 		},
 		componentImage{
 			Ref: catalogdImage,
 			Files: []componentFile{{
-				Path: "/catalogd", Source: olmv1BinDir + "/catalogd-" + olmv1Version, Mode: 0o755,
+				Path: "/catalogd", Source: olmv1BinDir + "/catalogd", Mode: 0o755,
 			}},
 			Entrypoint: []string{"/catalogd"},
 		},
