@@ -255,9 +255,22 @@ func installOLMv1(t *testing.T, c *Cluster, reg *olmv1Registry) {
 	if err := c.Client.Create(ctx, ns); err != nil && !apierrors.IsAlreadyExists(err) {
 		t.Fatal(err)
 	}
-	pki := newOLMv1PKI(t)
-	for _, s := range pki.secrets() {
-		createOrReplace(t, c, s)
+	// Keep the certificates of an earlier run: pods that mount them would otherwise
+	// serve the old ones until the kubelet refreshes the Secret volumes.
+	var caPEM []byte
+	existing := &corev1.Secret{}
+	err := c.Client.Get(ctx, client.ObjectKey{Namespace: olmv1Namespace, Name: catalogdCertSecret}, existing)
+	switch {
+	case err == nil && len(existing.Data["ca.crt"]) > 0:
+		caPEM = existing.Data["ca.crt"]
+	case err == nil || apierrors.IsNotFound(err):
+		pki := newOLMv1PKI(t)
+		for _, s := range pki.secrets() {
+			createOrReplace(t, c, s)
+		}
+		caPEM = pki.caPEM
+	default:
+		t.Fatal(err)
 	}
 	createOrReplace(t, c, &corev1.ConfigMap{
 		ObjectMeta: metav1.ObjectMeta{Name: olmv1RegistriesConf, Namespace: olmv1Namespace},
@@ -268,7 +281,7 @@ func installOLMv1(t *testing.T, c *Cluster, reg *olmv1Registry) {
 	// webhook (failurePolicy Fail: without it no ClusterCatalog can be created).
 	c.Kubectl(t, "patch", "mutatingwebhookconfiguration", catalogdWebhook, "--type=json", "-p",
 		fmt.Sprintf(`[{"op":"add","path":"/webhooks/0/clientConfig/caBundle","value":%q}]`,
-			base64.StdEncoding.EncodeToString(pki.caPEM)))
+			base64.StdEncoding.EncodeToString(caPEM)))
 	for _, d := range []string{"catalogd-controller-manager", "operator-controller-controller-manager"} {
 		c.Kubectl(t, "-n", olmv1Namespace, "rollout", "status", "deployment/"+d, "--timeout=5m")
 	}
