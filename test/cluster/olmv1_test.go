@@ -45,6 +45,14 @@ import (
 func testOLMv1(t *testing.T, c *Cluster) {
 	ctx := context.Background()
 
+	// The bundle ships a ServiceMonitor and a PrometheusRule: OLM v1 cannot install it
+	// without their CRDs (prometheus-operator's, as for the OLM v0 test).
+	for _, nm := range []string{"servicemonitors.monitoring.coreos.com", "prometheusrules.monitoring.coreos.com"} {
+		if err := c.Client.Get(ctx, client.ObjectKey{Name: nm}, &apiextensionsv1.CustomResourceDefinition{}); err != nil {
+			t.Fatalf("CRD %s: %v (apply prometheus-operator's CRDs before OLM v1 installs the bundle)", nm, err)
+		}
+	}
+
 	// catalogd and operator-controller pull with containers/image from a registry,
 	// never from containerd: serve the catalog and bundle images on the node.
 	reg := startOLMv1Registry(t, c)
