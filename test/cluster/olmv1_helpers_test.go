@@ -35,7 +35,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"reflect"
 	"sort"
 	"strings"
 	"testing"
@@ -340,36 +339,6 @@ func writeManifest(t *testing.T, nm, yaml string) string {
 		t.Fatal(err)
 	}
 	return p
-}
-
-// operatorAWSEnv is what the operator needs to reach the emulator: the endpoints and
-// credentials the emulator knows. OLM v1 v1.2.0 cannot set a bundle's env (no
-// spec.config), so the test patches them into the Deployment OLM v1 created. The
-// harness may offer the same env its OLM v0 test gives the Subscription's config.env
-// as a method `OperatorEnv() map[string]string`, or an STS URL as a field or method
-// STSEndpoint; without them the emulator's EC2 URL is used for STS as well.
-func operatorAWSEnv(c *Cluster) map[string]string {
-	v := reflect.ValueOf(c)
-	if m := v.MethodByName("OperatorEnv"); m.IsValid() && m.Type().NumIn() == 0 && m.Type().NumOut() == 1 {
-		if env, ok := m.Call(nil)[0].Interface().(map[string]string); ok && len(env) > 0 {
-			return env
-		}
-	}
-	sts := c.EC2Endpoint
-	if f := v.Elem().FieldByName("STSEndpoint"); f.IsValid() && f.Kind() == reflect.String && f.String() != "" {
-		sts = f.String()
-	} else if m := v.MethodByName("STSEndpoint"); m.IsValid() && m.Type().NumIn() == 0 && m.Type().NumOut() == 1 {
-		if s, ok := m.Call(nil)[0].Interface().(string); ok && s != "" {
-			sts = s
-		}
-	}
-	return map[string]string{
-		"AWS_ENDPOINT_URL_EC2":      c.EC2Endpoint,
-		"AWS_ENDPOINT_URL_STS":      sts,
-		"AWS_ACCESS_KEY_ID":         "sandbox",
-		"AWS_SECRET_ACCESS_KEY":     "sandbox",
-		"AWS_EC2_METADATA_DISABLED": "true",
-	}
 }
 
 // envArgs renders env for `kubectl set env` in a stable order.

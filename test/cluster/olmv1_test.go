@@ -104,11 +104,13 @@ spec:
 	t.Logf("installed through OLM v1 in %s", time.Since(start).Round(time.Second))
 
 	// OLM v1 v1.2.0 has no way to set a bundle's env (no spec.config; later releases
-	// add spec.config.inline, and deploymentConfig only after that). operator-controller
-	// re-applies its manifests with a three-way patch whose original is its own
-	// manifest, so env entries it does not manage survive its reconciles.
+	// add spec.config.inline, and deploymentConfig only after that), so the env the OLM
+	// v0 tests give the Subscription's config.env goes onto the Deployment OLM v1 made.
+	// operator-controller re-applies its manifests with a three-way patch whose
+	// original is its own manifest, so env entries it does not manage survive its
+	// reconciles (checked: a changed replica count is put back, added env stays).
 	c.Kubectl(t, append([]string{"-n", olmv1InstallNS, "set", "env", "deployment/" + olmv1OperatorDeploy},
-		envArgs(operatorAWSEnv(c))...)...)
+		envArgs(c.OperatorEnv())...)...)
 	c.Kubectl(t, "-n", olmv1InstallNS, "rollout", "status", "deployment/"+olmv1OperatorDeploy, "--timeout=5m")
 	c.Kubectl(t, "-n", olmv1InstallNS, "wait", "--for=condition=Available", "deployment/"+olmv1OperatorDeploy, "--timeout=2m")
 
