@@ -460,12 +460,14 @@ cluster-tool: | $(LOCALBIN)
 .PHONY: cluster-binaries
 cluster-binaries: setup-envtest images olm-tools scorecard-test ## Build the node's and its components' binaries from Go modules into bin/cluster (once: about 20 minutes cold on 2 cores).
 	@hack/build-node-binaries.sh $(ENVTEST_K8S_VERSION) $(CLUSTER_BIN)/node-$(ENVTEST_K8S_VERSION)
+	@hack/build-monitoring.sh $(CLUSTER_BIN)/monitoring
+	@hack/build-olmv1.sh
 
 .PHONY: cluster
-cluster: cluster-binaries cluster-tool ## Bring up the single-node cluster (state kept under bin/cluster/state); prints the KUBECONFIG to use.
-	$(CLUSTER_TOOL) up --root $(CURDIR)
-	@$(CLUSTER_TOOL) import --root $(CURDIR) $(IMAGES_DIR)/operator $(IMAGES_DIR)/bundle $(IMAGES_DIR)/catalog $(IMAGES_DIR)/scorecard
-	@$(CLUSTER_TOOL) env --root $(CURDIR)
+cluster: cluster-binaries cluster-tool ## Bring up the cluster with OLM, Prometheus and the operator from the catalog image, for exploring; Ctrl-C stops the emulators, make cluster-down the node.
+	$(CLUSTER_TOOL) up --root $(CURDIR) --fresh
+	CLUSTER_EXPLORE=1 IMAGES_DIR=$(IMAGES_DIR) go test -tags cluster ./test/cluster/ -count=1 -timeout 0 -v \
+		-run 'TestCluster/(OLM_v0|OwnNamespace|monitoring)' | grep -v '^>> importing'
 
 .PHONY: cluster-down
 cluster-down: cluster-tool ## Stop the cluster and restore the host's settings (keeps its state; PURGE=1 deletes it).

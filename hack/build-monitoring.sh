@@ -90,12 +90,13 @@ else
   mv "$work/out/prometheus-config-reloader" "$dest/prometheus-config-reloader"
 fi
 
-if [[ ! -x "$dest/service-ca" ]]; then
-  echo ">> building hack/cluster/serviceca"
-  start=$(date +%s)
-  (cd "$root" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$dest/service-ca.tmp" ./hack/cluster/serviceca)
-  mv "$dest/service-ca.tmp" "$dest/service-ca"
-  echo "built service-ca in $(( $(date +%s) - start ))s"
+# The service CA stand-in is this repository's code: built every time (seconds, with
+# the build cache), and replaced only when the binary changed, so that the node
+# re-imports its image exactly when its code changed.
+(cd "$root" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$dest/service-ca.tmp" ./hack/cluster/serviceca)
+if cmp -s "$dest/service-ca.tmp" "$dest/service-ca"; then
+  rm "$dest/service-ca.tmp"
 else
-  echo "service-ca already built in $dest"
+  mv "$dest/service-ca.tmp" "$dest/service-ca"
+  echo "built hack/cluster/serviceca into $dest/service-ca"
 fi

@@ -25,8 +25,8 @@ const (
 	prometheusImage         = "localhost/cluster/prometheus:v3.16.0"
 	prometheusOperatorImage = "localhost/cluster/prometheus-operator:v0.85.0"
 	configReloaderImage     = "localhost/cluster/prometheus-config-reloader:v0.85.0"
-	// The service CA stand-in is built from hack/cluster/serviceca in this repository:
-	// bump this tag when that program changes, so the node imports the new image.
+	// The service CA stand-in is built from hack/cluster/serviceca in this repository;
+	// a changed binary is imported again under the same name (its stamp changes).
 	serviceCAImage = "localhost/cluster/service-ca:v0.1.0"
 )
 

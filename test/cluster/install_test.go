@@ -110,9 +110,9 @@ func testAllNamespacesInstall(t *testing.T, c *Cluster) {
 // read-only root filesystem, from the image the CSV names by digest.
 func (c *Cluster) checkOperatorPod(t testing.TB, ns string) {
 	t.Helper()
-	c.Kubectl(t, "-n", ns, "rollout", "status", "deployment/"+operatorDeployment, "--timeout=180s")
+	c.Kubectl(t, "-n", ns, "rollout", "status", "deployment/"+managerDeployment, "--timeout=180s")
 	dep := &appsv1.Deployment{}
-	if err := c.Client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: operatorDeployment}, dep); err != nil {
+	if err := c.Client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: managerDeployment}, dep); err != nil {
 		t.Fatal(err)
 	}
 	pods := &corev1.PodList{}

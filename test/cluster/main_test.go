@@ -22,7 +22,9 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
+	"syscall"
 	"testing"
 
 	"github.com/google/go-containerregistry/pkg/name"
@@ -50,6 +52,9 @@ func TestMain(m *testing.M) {
 	}
 	theCluster = c
 	code := m.Run()
+	if exploring() && code == 0 {
+		c.printHowToExplore()
+	}
 	_ = c.AWS.StopEmulators()
 	_ = c.sqsServer.Close()
 	os.Exit(code)
@@ -104,8 +109,38 @@ func (c *Cluster) clusterTool(args ...string) error {
 	return cmd.Run()
 }
 
+// exploring is make cluster's mode: install OLM, the monitoring stack and the operator,
+// then keep them and the emulators running for a person until Ctrl-C.
+func exploring() bool { return os.Getenv("CLUSTER_EXPLORE") != "" }
+
+// printHowToExplore says where things are and waits for Ctrl-C; the emulators live in
+// this process, so they stop with it (the node stays up until make cluster-down).
+func (c *Cluster) printHowToExplore() {
+	fmt.Printf(`
+The cluster is up with OLM, the monitoring stack and ec2-operator (OwnNamespace, from the
+catalog image) in namespace ec2-operator-own; the EC2 emulator is at %s.
+
+  export KUBECONFIG=%s
+  alias kubectl=%s/bin/k8s/1.37.2-linux-amd64/kubectl
+  kubectl -n ec2-operator-own get csv,pods
+  kubectl -n ec2-operator-own logs deploy/ec2-operator-controller-manager
+  kubectl -n ec2-operator-own apply -f config/samples/compute_v1alpha1_ec2instance.yaml
+  kubectl -n ec2-operator-own get ec2 -w
+  kubectl -n openshift-user-workload-monitoring port-forward pod/prometheus-user-workload-0 9090 &
+  curl -s 'http://127.0.0.1:9090/api/v1/query?query=ec2_operator_instances'
+
+Ctrl-C stops the emulators; make cluster-down stops the node.
+`, c.EC2Endpoint, c.Kubeconfig, c.Root)
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	<-sig
+}
+
 // TestCluster runs the suite in order on the one node: each step leaves the cluster
-// as the next one expects it (OLM installed; an install removed before another).
+// as the next one expects it (OLM installed; an install removed before another). While
+// the OwnNamespace install is scaled to zero for EC2OperatorDown's ten-minute for:,
+// the upgrade and scorecard run in another namespace (two OwnNamespace installs do not
+// conflict; an AllNamespaces install would, so it comes after).
 func TestCluster(t *testing.T) {
 	c := theCluster
 	if !t.Run("OLM v0 runs as pods", func(t *testing.T) { installOLM(t, c) }) {
@@ -115,11 +150,28 @@ func TestCluster(t *testing.T) {
 	if !t.Run("OwnNamespace install from the catalog image", func(t *testing.T) { ownNS = testOwnNamespaceInstall(t, c) }) {
 		t.FailNow()
 	}
-	t.Run("monitoring as user-workload monitoring does it", func(t *testing.T) { testMonitoring(t, c, ownNS) })
+	var alert *alertCheck
+	t.Run("monitoring as user-workload monitoring does it", func(t *testing.T) { alert = testMonitoring(t, c, ownNS) })
+	if exploring() {
+		if alert != nil {
+			alert.restore(t)
+		}
+		return
+	}
+	var upgradeNS string
+	t.Run("upgrade with a live fleet", func(t *testing.T) { upgradeNS = testUpgrade(t, c) })
+	if upgradeNS != "" {
+		t.Run("scorecard runs its test pods", func(t *testing.T) { testScorecard(t, c, upgradeNS) })
+	}
+	if alert != nil {
+		t.Run("EC2OperatorDown fires while the operator is scaled to zero, and resolves", alert.finish)
+	}
 	uninstall(t, c, ownNS)
+	uninstall(t, c, upgradeNS)
 	t.Run("AllNamespaces install", func(t *testing.T) { testAllNamespacesInstall(t, c) })
-	t.Run("scorecard runs its test pods", func(t *testing.T) { testScorecard(t, c) })
 	uninstall(t, c, allNamespacesNS)
-	t.Run("upgrade with a live fleet", func(t *testing.T) { testUpgrade(t, c) })
+	// OLM v0 leaves the CRDs behind on uninstall; OLM v1 installs only CRDs it owns.
+	c.Kubectl(t, "delete", "crd", "ec2instances.compute.ec2-operator.dev", "awsaccounts.compute.ec2-operator.dev",
+		"--ignore-not-found", "--wait=true", "--timeout=120s")
 	t.Run("OLM v1", func(t *testing.T) { testOLMv1(t, c) })
 }

@@ -26,7 +26,6 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"testing"
 	"time"
 )
@@ -143,25 +142,6 @@ func (p *promClient) alerts() ([]promAlert, error) {
 	}
 	err := p.get("/api/v1/alerts", nil, &data)
 	return data.Alerts, err
-}
-
-// repoRoot is the directory of the repository's go.mod, above the test's directory.
-func repoRoot(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the test directory")
-		}
-		dir = parent
-	}
 }
 
 // moduleDir downloads (or finds in the module cache) a Go module at a named version and

@@ -22,7 +22,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -41,14 +40,9 @@ import (
 
 // The OLM release the cluster runs, and the module its manifests come from.
 const (
-	olmModule  = "github.com/operator-framework/operator-lifecycle-manager"
-	olmVersion = "v0.40.0"
-	// prometheusOperatorModule holds the ServiceMonitor and PrometheusRule CRDs, which
-	// must exist before OLM installs a bundle that ships those objects.
-	prometheusOperatorModule  = "github.com/prometheus-operator/prometheus-operator"
-	prometheusOperatorVersion = "v0.85.0"
-	packageName               = "ec2-operator"
-	operatorDeployment        = "ec2-operator-controller-manager"
+	olmModule   = "github.com/operator-framework/operator-lifecycle-manager"
+	olmVersion  = "v0.40.0"
+	packageName = "ec2-operator"
 )
 
 func init() {
@@ -74,7 +68,9 @@ func installOLM(t *testing.T, c *Cluster) {
 	for _, crd := range crds {
 		c.Apply(t, crd)
 	}
-	prom := moduleDir(t, prometheusOperatorModule, prometheusOperatorVersion)
+	// The ServiceMonitor and PrometheusRule CRDs must exist before OLM installs a
+	// bundle that ships those objects.
+	prom := moduleDir(t, promOperatorModule, promOperatorVersion)
 	for _, kind := range []string{"servicemonitors", "prometheusrules"} {
 		c.Apply(t, filepath.Join(prom, "example", "prometheus-operator-crd", "monitoring.coreos.com_"+kind+".yaml"))
 	}
@@ -90,23 +86,6 @@ func installOLM(t *testing.T, c *Cluster) {
 		c.Kubectl(t, "-n", "olm", "rollout", "status", "deployment/"+d, "--timeout=180s")
 	}
 	c.waitCSV(t, "olm", "packageserver", 4*time.Minute)
-}
-
-// moduleDir downloads a Go module (from the module cache when it is there) and returns
-// its directory.
-func moduleDir(t *testing.T, module, version string) string {
-	t.Helper()
-	out, err := exec.Command("go", "mod", "download", "-json", module+"@"+version).Output()
-	if err != nil {
-		t.Fatalf("go mod download %s@%s: %v", module, version, err)
-	}
-	for _, line := range strings.Split(string(out), "\n") {
-		if k, v, ok := strings.Cut(strings.TrimSpace(line), ": "); ok && k == `"Dir"` {
-			return strings.Trim(strings.TrimSuffix(v, ","), `"`)
-		}
-	}
-	t.Fatalf("go mod download %s@%s gave no directory", module, version)
-	return ""
 }
 
 // waitCSV waits until the CSV succeeded, saying where it stopped if it did not.
@@ -129,9 +108,15 @@ func (c *Cluster) waitCSV(t testing.TB, ns, name string, timeout time.Duration) 
 // OpenShift's operator namespaces and a careful platform team's do.
 func (c *Cluster) restrictedNamespace(t testing.TB, name string) {
 	t.Helper()
+	c.namespace(t, name, "restricted")
+}
+
+// namespace creates a namespace enforcing a Pod Security level, unless it exists.
+func (c *Cluster) namespace(t testing.TB, name, level string) {
+	t.Helper()
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{
-		"pod-security.kubernetes.io/enforce": "restricted", "pod-security.kubernetes.io/warn": "restricted",
-		"pod-security.kubernetes.io/audit": "restricted",
+		"pod-security.kubernetes.io/enforce": level, "pod-security.kubernetes.io/warn": level,
+		"pod-security.kubernetes.io/audit": level,
 	}}}
 	if err := c.Client.Create(context.Background(), ns); err != nil && !apierrors.IsAlreadyExists(err) {
 		t.Fatal(err)

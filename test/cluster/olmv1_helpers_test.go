@@ -77,16 +77,6 @@ var (
 	ec2InstanceGVK      = schema.GroupVersionKind{Group: "compute.ec2-operator.dev", Version: "v1alpha1", Kind: "EC2Instance"}
 )
 
-// repoPath is a path relative to the repository root (tests run in test/cluster).
-func repoPath(t *testing.T, rel string) string {
-	t.Helper()
-	p, err := filepath.Abs(filepath.Join("..", "..", rel))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
 // olmv1PKI is what cert-manager's olmv1-ca ClusterIssuer and the two Certificates
 // of upstream's cert-manager overlay would have produced: one CA, a serving cert for
 // catalogd (its catalog HTTPS server and its webhook share it) and one for
@@ -275,7 +265,7 @@ func installOLMv1(t *testing.T, c *Cluster, reg *olmv1Registry) {
 		ObjectMeta: metav1.ObjectMeta{Name: olmv1RegistriesConf, Namespace: olmv1Namespace},
 		Data:       map[string]string{"registries.conf": reg.registriesConf()},
 	})
-	c.Apply(t, repoPath(t, "hack/cluster/olmv1/olmv1.yaml"))
+	c.Apply(t, filepath.Join(c.Root, "hack/cluster/olmv1/olmv1.yaml"))
 	// What cert-manager's CA injector would do: the API server must trust catalogd's
 	// webhook (failurePolicy Fail: without it no ClusterCatalog can be created).
 	c.Kubectl(t, "patch", "mutatingwebhookconfiguration", catalogdWebhook, "--type=json", "-p",

@@ -28,8 +28,6 @@ import (
 
 	scapiv1alpha3 "github.com/operator-framework/api/pkg/apis/scorecard/v1alpha3"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // scorecardUntarImage is the image of the test pods' untar step (hack/cluster packs it).
@@ -39,16 +37,10 @@ const scorecardUntarImage = "localhost/cluster/busybox:1.35"
 // the bundle: it schedules one pod per test of bundle/tests/scorecard/config.yaml (the
 // six built-in tests from the scorecard-test image, and ours, which creates the CSV's
 // example EC2Instance and waits for it to be Ready), and every test passes. The
-// operator must watch the namespace, so this runs while the AllNamespaces install is
-// in place. Scorecard's pods set no security context, so the namespace enforces
+// operator must watch ns, and scorecard's pods set no security context, so ns enforces
 // "baseline", not "restricted".
-func testScorecard(t *testing.T, c *Cluster) {
-	const ns = "scorecard"
+func testScorecard(t *testing.T, c *Cluster, ns string) {
 	ctx := context.Background()
-	obj := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns, Labels: map[string]string{"pod-security.kubernetes.io/enforce": "baseline"}}}
-	if err := c.Client.Create(ctx, obj); err != nil && !apierrors.IsAlreadyExists(err) {
-		t.Fatal(err)
-	}
 	c.Kubectl(t, "-n", ns, "apply", "-f", filepath.Join(c.Root, "docs", "scorecard-rbac.yaml"))
 	untar := c.Image(t, scorecardUntarImage)
 	cmd := exec.Command(filepath.Join(c.Root, "bin", "operator-sdk"), "scorecard", filepath.Join(c.Root, "bundle"),

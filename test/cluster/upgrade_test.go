@@ -56,10 +56,13 @@ const (
 // test/release renders the next release) is published by pointing the CatalogSource at
 // it; OLM upgrades. During the upgrade no instance is launched or terminated, every
 // object stays Ready or is back within a minute, the new pod leads and the old CSV is
-// gone.
-func testUpgrade(t *testing.T, c *Cluster) {
+// gone. The install stays, for the scorecard test: its namespace enforces "baseline"
+// (scorecard's test pods set no security context), the other installs "restricted".
+// It returns the namespace once the upgrade is through.
+func testUpgrade(t *testing.T, c *Cluster) string {
 	const ns = "ec2-operator-upgrade"
 	ctx := context.Background()
+	c.namespace(t, ns, "baseline")
 	c.subscribe(t, ns, []string{ns}, c.CatalogImage)
 	names := c.createFleet(t, ns, fleetSize)
 	c.waitFleetReady(t, ns, names, 5*time.Minute)
@@ -106,7 +109,7 @@ func testUpgrade(t *testing.T, c *Cluster) {
 	if d := c.EC2Calls(t, "TerminateInstances") - terms; d != 0 {
 		t.Errorf("%d TerminateInstances during the upgrade, want 0", d)
 	}
-	uninstall(t, c, ns)
+	return ns
 }
 
 // createFleet creates n small EC2Instances.
@@ -205,7 +208,7 @@ func (w *fleetWatch) stop() time.Duration {
 func (c *Cluster) operatorPod(t testing.TB, ns string) corev1.Pod {
 	t.Helper()
 	pods := &corev1.PodList{}
-	if err := c.Client.List(context.Background(), pods, client.InNamespace(ns), client.MatchingLabels{"control-plane": "controller-manager"}); err != nil {
+	if err := c.Client.List(context.Background(), pods, client.InNamespace(ns), managerPods); err != nil {
 		t.Fatal(err)
 	}
 	var running []corev1.Pod
