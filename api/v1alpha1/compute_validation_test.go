@@ -166,6 +166,8 @@ func TestUpdateRejectsComputeChangesEC2CannotMake(t *testing.T) {
 func TestUpdateAcceptsComputeChangesAppliedInPlaceOrAtTheNextStop(t *testing.T) {
 	ctx := context.Background()
 	obj := computeBase("compute-mutable")
+	// An empty metadataOptions gets every option's default.
+	obj.Spec.MetadataOptions = &v1alpha1.MetadataOptions{}
 	if err := k8sClient.Create(ctx, obj); err != nil {
 		t.Fatalf("create: %v", err)
 	}

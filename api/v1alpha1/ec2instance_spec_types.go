@@ -39,15 +39,16 @@ package v1alpha1
 // +kubebuilder:validation:XValidation:rule="has(self.associatePublicIpAddress) == has(oldSelf.associatePublicIpAddress)",message="associatePublicIpAddress is immutable: it cannot be added or removed after creation"
 // +kubebuilder:validation:XValidation:rule="has(self.spot) == has(oldSelf.spot)",message="spot is immutable: it cannot be added or removed after creation"
 // +kubebuilder:validation:XValidation:rule="has(self.instanceId) == has(oldSelf.instanceId)",message="instanceId is immutable: it can only be set when the EC2Instance is created"
-// +kubebuilder:validation:XValidation:rule="!has(self.spot) || self.instanceType == oldSelf.instanceType",message="instanceType of a Spot Instance is immutable: EC2 cannot change the type of a Spot Instance"
+// +kubebuilder:validation:XValidation:rule="!has(self.spot) || !has(oldSelf.instanceType) || (has(self.instanceType) && self.instanceType == oldSelf.instanceType)",message="instanceType of a Spot Instance is immutable: EC2 cannot change the type of a Spot Instance"
+// +kubebuilder:validation:XValidation:rule="has(self.instanceType) || has(self.instanceId)",message="instanceType is required, unless instanceId adopts an instance (then it is filled in from the instance)",fieldPath=".instanceType"
 // +kubebuilder:validation:XValidation:rule="!has(self.rootVolume) || !has(self.imageId) || self.imageId.startsWith('ami-') || self.imageId.startsWith('resolve:ssm:/aws/service/ami-amazon-linux-latest/')",message="rootVolume needs an AMI ID, an image selector or an Amazon Linux SSM parameter: for other SSM parameters the root device name is unknown before launch"
-// +kubebuilder:validation:XValidation:rule="has(self.imageId) != has(self.imageSelector)",message="set exactly one of imageId and imageSelector"
+// +kubebuilder:validation:XValidation:rule="has(self.instanceId) ? !(has(self.imageId) && has(self.imageSelector)) : has(self.imageId) != has(self.imageSelector)",message="set exactly one of imageId and imageSelector (an adopted instance may leave both unset: imageId is then filled in from the instance)"
 // +kubebuilder:validation:XValidation:rule="has(self.imageSelector) == has(oldSelf.imageSelector)",message="imageSelector is immutable: it cannot be added or removed after creation"
 // +kubebuilder:validation:XValidation:rule="!has(self.hibernation) || !self.hibernation || (has(self.rootVolume) && has(self.rootVolume.encrypted) && self.rootVolume.encrypted)",message="hibernation needs an encrypted root volume (rootVolume.encrypted: true) large enough for the instance's memory",fieldPath=".hibernation"
 // +kubebuilder:validation:XValidation:rule="!has(self.hibernation) || !self.hibernation || !has(self.spot)",message="hibernation at launch is for On-Demand instances; a Spot Instance hibernates through spot.interruptionBehavior",fieldPath=".hibernation"
 // +kubebuilder:validation:XValidation:rule="!has(self.desiredState) || self.desiredState != 'hibernated' || (has(self.hibernation) && self.hibernation)",message="desiredState hibernated needs hibernation: true",fieldPath=".desiredState"
 // +kubebuilder:validation:XValidation:rule="has(self.hibernation) == has(oldSelf.hibernation)",message="hibernation is immutable: it cannot be added or removed after creation"
-// +kubebuilder:validation:XValidation:rule="!has(self.creditSpecification) || self.instanceType.matches('^t(2|3|3a|4g)[.]')",message="creditSpecification is for burstable instance types (T2, T3, T3a, T4g)",fieldPath=".creditSpecification"
+// +kubebuilder:validation:XValidation:rule="!has(self.creditSpecification) || !has(self.instanceType) || self.instanceType.matches('^t(2|3|3a|4g)[.]')",message="creditSpecification is for burstable instance types (T2, T3, T3a, T4g)",fieldPath=".creditSpecification"
 // +kubebuilder:validation:XValidation:rule="!has(self.disableApiStop) || !self.disableApiStop || !has(self.desiredState) || self.desiredState == 'running'",message="stop protection is on: set disableApiStop to false to stop or hibernate the instance",fieldPath=".disableApiStop"
 // +kubebuilder:validation:XValidation:rule="(has(self.placement) && has(self.placement.tenancy) ? self.placement.tenancy : 'default') == (has(oldSelf.placement) && has(oldSelf.placement.tenancy) ? oldSelf.placement.tenancy : 'default') || ((has(self.placement) && has(self.placement.tenancy) ? self.placement.tenancy : 'default') != 'default' && (has(oldSelf.placement) && has(oldSelf.placement.tenancy) ? oldSelf.placement.tenancy : 'default') != 'default')",message="placement.tenancy can only change between dedicated and host: EC2 cannot move an instance to or from shared hardware",fieldPath=".placement"
 // +kubebuilder:validation:XValidation:rule="!has(self.placement) || !has(self.placement.tenancy) || self.placement.tenancy != 'host' || !has(self.spot)",message="Spot Instances cannot run on Dedicated Hosts",fieldPath=".placement.tenancy"
@@ -82,12 +83,14 @@ type EC2InstanceSpec struct {
 	// instanceType is the EC2 instance type, for example t3.micro or m7g.large.
 	// Changing it on a running instance is disruptive: the operator stops the
 	// instance, changes its type and starts it again.
-	// +required
+	// Required, except when instanceId adopts an instance: then it is filled in from
+	// the instance (late-initialized) and, from then on, converged like any other field.
+	// +optional
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=64
 	// +kubebuilder:validation:Pattern=`^[a-z][a-z0-9-]*\.[a-z0-9-]+$`
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Instance Type",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text"}
-	InstanceType string `json:"instanceType"`
+	InstanceType string `json:"instanceType,omitempty"`
 
 	// subnetId is the VPC subnet to launch into (subnet-...). When omitted, EC2 uses the
 	// default subnet of the default VPC in the chosen (or an automatically chosen)
@@ -200,25 +203,28 @@ type EC2InstanceSpec struct {
 	Tags map[string]string `json:"tags,omitempty"`
 
 	// metadataOptions configures the instance metadata service (IMDS). IMDSv2
-	// (httpTokens: required) is the default because IMDSv1 exposes credentials to SSRF.
+	// (httpTokens: required) is the default because IMDSv1 exposes credentials to SSRF:
+	// when omitted, an instance the operator launches gets IMDSv2 only, and an adopted
+	// instance keeps its own options (they are filled in here from the instance).
 	// Mutable.
 	// +optional
-	// +kubebuilder:default={}
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Metadata Options"
 	MetadataOptions *MetadataOptions `json:"metadataOptions,omitempty"`
 
-	// monitoring enables CloudWatch detailed (one-minute) monitoring. Mutable.
+	// monitoring enables CloudWatch detailed (one-minute) monitoring. When omitted, an
+	// instance the operator launches has it off, and an adopted instance keeps its own
+	// setting (filled in here from the instance). Mutable.
 	// +optional
-	// +kubebuilder:default=false
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Detailed Monitoring",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:booleanSwitch"}
-	Monitoring bool `json:"monitoring,omitempty"`
+	Monitoring *bool `json:"monitoring,omitempty"`
 
 	// disableApiTermination turns on EC2 termination protection. The operator lifts it
-	// itself when the EC2Instance is deleted with deletionPolicy Delete. Mutable.
+	// itself when the EC2Instance is deleted with deletionPolicy Delete. When omitted,
+	// an instance the operator launches has it off, and an adopted instance keeps its
+	// own setting (filled in here from the instance). Mutable.
 	// +optional
-	// +kubebuilder:default=false
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Termination Protection",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:booleanSwitch"}
-	DisableAPITermination bool `json:"disableApiTermination,omitempty"`
+	DisableAPITermination *bool `json:"disableApiTermination,omitempty"`
 
 	// associatePublicIpAddress asks for a public IPv4 address on the primary network
 	// interface. When omitted, the subnet's setting applies. Immutable.
@@ -364,9 +370,10 @@ type EC2InstanceSpec struct {
 
 	// desiredState is the power state the operator keeps the instance in: running,
 	// stopped, or hibernated (stopped with its memory saved to the root volume; needs
-	// hibernation: true). Mutable.
+	// hibernation: true). When omitted, an instance the operator launches is kept
+	// running, and an adopted instance's state (running or stopped) is filled in here.
+	// Mutable.
 	// +optional
-	// +kubebuilder:default=running
 	// +kubebuilder:validation:Enum=running;stopped;hibernated
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Desired State",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:select:running","urn:alm:descriptor:com.tectonic.ui:select:stopped","urn:alm:descriptor:com.tectonic.ui:select:hibernated"}
 	DesiredState DesiredState `json:"desiredState,omitempty"`
@@ -404,10 +411,28 @@ type EC2InstanceSpec struct {
 	// instanceId adopts an existing instance (i-...) instead of launching one. The
 	// operator refuses an instance that another EC2Instance owns, tags the instance as
 	// its own, reports immutable fields that differ from this spec, and manages the
-	// mutable ones. Immutable once set.
+	// mutable ones. Every late-initialized field left unset (instanceType, imageId,
+	// metadataOptions, monitoring, disableApiTermination, desiredState, tags,
+	// securityGroupIds, iamInstanceProfile, sourceDestCheck) is filled in from the
+	// instance before anything is changed, so that adopting changes nothing that the
+	// spec does not ask for. Immutable once set.
 	// +optional
 	// +kubebuilder:validation:Pattern=`^i-([0-9a-f]{8}|[0-9a-f]{17})$`
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="instanceId is immutable once set"
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Adopt Instance ID",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text","urn:alm:descriptor:com.tectonic.ui:advanced"}
 	InstanceID string `json:"instanceId,omitempty"`
+
+	// managementPolicy says how far the operator acts on the instance. Full (the
+	// default) launches, converges and deletes it. Observe never makes a mutating EC2
+	// call: it needs instanceId (or an instance launched earlier under Full), fills
+	// status from the instance, reports differences from this spec as Synced False
+	// (reason DriftDetected) without correcting them, never launches or replaces an
+	// instance, and on deletion only releases the object (the instance, its volumes and
+	// Elastic IPs are left exactly as they are). Switching to Full starts managing at
+	// the next pass; switching back stops at once. Mutable.
+	// +optional
+	// +kubebuilder:default=Full
+	// +kubebuilder:validation:Enum=Full;Observe
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Management Policy",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:select:Full","urn:alm:descriptor:com.tectonic.ui:select:Observe"}
+	ManagementPolicy ManagementPolicy `json:"managementPolicy,omitempty"`
 }

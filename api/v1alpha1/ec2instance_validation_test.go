@@ -287,9 +287,9 @@ func TestUpdateAcceptsChangesTheOperatorAppliesInPlace(t *testing.T) {
 	obj.Spec.SecurityGroupIDs = []string{"sg-0a1b2c3d4e5f60002"}
 	obj.Spec.Tags = map[string]string{"team": "payments"}
 	obj.Spec.DesiredState = v1alpha1.DesiredStateStopped
-	obj.Spec.MetadataOptions.HTTPPutResponseHopLimit = 3
-	obj.Spec.Monitoring = true
-	obj.Spec.DisableAPITermination = true
+	obj.Spec.MetadataOptions = &v1alpha1.MetadataOptions{HTTPPutResponseHopLimit: 3}
+	obj.Spec.Monitoring = ptr.To(true)
+	obj.Spec.DisableAPITermination = ptr.To(true)
 	obj.Spec.UserData = "#!/bin/sh\necho hello\n"
 	obj.Spec.IAMInstanceProfile = "arn:aws:iam::123456789012:instance-profile/app"
 	obj.Spec.RootVolume.SizeGiB = ptr.To[int32](40)
@@ -318,6 +318,7 @@ func TestCreateFillsInSafeDefaults(t *testing.T) {
 	obj := validInstance("defaults")
 	obj.Spec.RootVolume = &v1alpha1.RootVolume{SizeGiB: ptr.To[int32](30)}
 	obj.Spec.Spot = &v1alpha1.SpotOptions{}
+	obj.Spec.MetadataOptions = &v1alpha1.MetadataOptions{}
 	if err := k8sClient.Create(ctx, obj); err != nil {
 		t.Fatalf("create: %v", err)
 	}
@@ -338,10 +339,8 @@ func TestCreateFillsInSafeDefaults(t *testing.T) {
 		{"metadataOptions.httpTokens", s.MetadataOptions.HTTPTokens, v1alpha1.HTTPTokensRequired},
 		{"metadataOptions.httpPutResponseHopLimit", s.MetadataOptions.HTTPPutResponseHopLimit, int32(2)},
 		{"metadataOptions.httpEndpoint", s.MetadataOptions.HTTPEndpoint, v1alpha1.EndpointState("enabled")},
-		{"desiredState", s.DesiredState, v1alpha1.DesiredStateRunning},
 		{"deletionPolicy", s.DeletionPolicy, v1alpha1.DeletionPolicyDelete},
-		{"monitoring", s.Monitoring, false},
-		{"disableApiTermination", s.DisableAPITermination, false},
+		{"managementPolicy", s.ManagementPolicy, v1alpha1.ManagementPolicyFull},
 		{"rootVolume.type", s.RootVolume.Type, v1alpha1.VolumeType("gp3")},
 		{"rootVolume.deleteOnTermination", *s.RootVolume.DeleteOnTermination, true},
 		{"spot.interruptionBehavior", s.Spot.InterruptionBehavior, v1alpha1.SpotInterruptionBehavior("terminate")},
@@ -350,6 +349,40 @@ func TestCreateFillsInSafeDefaults(t *testing.T) {
 		if c.got != c.want {
 			t.Errorf("%s: got %v, want %v", c.field, c.got, c.want)
 		}
+	}
+}
+
+// TestCreateLeavesLateInitializedFieldsUnset proves that the fields an adoption fills
+// in from the instance have no API default: a default would be indistinguishable from
+// the user's choice, and adopting would enforce it on the instance. The operator's
+// own launch defaults (IMDSv2 only, monitoring and protection off, running) are
+// applied in code, where nil means "launch with the safe default".
+func TestCreateLeavesLateInitializedFieldsUnset(t *testing.T) {
+	ctx := context.Background()
+	obj := &v1alpha1.EC2Instance{ObjectMeta: metav1.ObjectMeta{Name: "adopt-minimal", Namespace: "default"},
+		Spec: v1alpha1.EC2InstanceSpec{InstanceID: "i-0123456789abcdef0"}}
+	if err := k8sClient.Create(ctx, obj); err != nil {
+		t.Fatalf("an adoption naming only the instance ID was rejected: %v", err)
+	}
+	t.Cleanup(func() { _ = k8sClient.Delete(ctx, obj) })
+	s := obj.Spec
+	if s.InstanceType != "" || s.ImageID != "" || s.MetadataOptions != nil || s.Monitoring != nil ||
+		s.DisableAPITermination != nil || s.DesiredState != "" || s.Tags != nil {
+		t.Errorf("late-initialized fields were defaulted: %+v", s)
+	}
+	if s.ManagementPolicy != v1alpha1.ManagementPolicyFull || s.DeletionPolicy != v1alpha1.DeletionPolicyDelete {
+		t.Errorf("policies: management %q, deletion %q; want Full and Delete", s.ManagementPolicy, s.DeletionPolicy)
+	}
+	launch := &v1alpha1.EC2Instance{ObjectMeta: metav1.ObjectMeta{Name: "launch-without-type", Namespace: "default"},
+		Spec: v1alpha1.EC2InstanceSpec{ImageID: "ami-0123456789abcdef0"}}
+	err := k8sClient.Create(ctx, launch)
+	if err == nil || !strings.Contains(err.Error(), "instanceType is required") {
+		t.Errorf("a launch without instanceType: got %v, want it rejected", err)
+	}
+	observe := obj.DeepCopy()
+	observe.Spec.ManagementPolicy = "Watch"
+	if err := k8sClient.Update(ctx, observe); err == nil || !strings.Contains(err.Error(), "managementPolicy") {
+		t.Errorf("managementPolicy Watch: got %v, want it rejected", err)
 	}
 }
 

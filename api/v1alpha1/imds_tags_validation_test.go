@@ -72,6 +72,6 @@ func TestUpdateRejectsEnablingIMDSTagsWithAnInvalidKey(t *testing.T) {
 	base := validInstance("imds-edit")
 	base.Spec.Tags = map[string]string{"team/owner": "x"}
 	expectUpdateRejected(t, base, func(o *v1alpha1.EC2Instance) {
-		o.Spec.MetadataOptions.InstanceMetadataTags = "enabled"
+		o.Spec.MetadataOptions = &v1alpha1.MetadataOptions{InstanceMetadataTags: "enabled"}
 	}, "spec.tags", "rename the tag or disable instanceMetadataTags")
 }

@@ -397,6 +397,16 @@ func (in *EC2InstanceSpec) DeepCopyInto(out *EC2InstanceSpec) {
 		*out = new(MetadataOptions)
 		**out = **in
 	}
+	if in.Monitoring != nil {
+		in, out := &in.Monitoring, &out.Monitoring
+		*out = new(bool)
+		**out = **in
+	}
+	if in.DisableAPITermination != nil {
+		in, out := &in.DisableAPITermination, &out.DisableAPITermination
+		*out = new(bool)
+		**out = **in
+	}
 	if in.AssociatePublicIPAddress != nil {
 		in, out := &in.AssociatePublicIPAddress, &out.AssociatePublicIPAddress
 		*out = new(bool)

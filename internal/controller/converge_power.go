@@ -44,7 +44,7 @@ const startFailureReset = time.Minute
 // being changed (or waits), and lets it go on when the state is as desired.
 func (r *EC2InstanceReconciler) convergePower(ctx context.Context, s *instanceScope, inst *ec2.Instance, whileStopped []drift) step {
 	st := &s.obj.Status
-	wantRunning := s.obj.Spec.DesiredState != computev1alpha1.DesiredStateStopped && s.obj.Spec.DesiredState != computev1alpha1.DesiredStateHibernated
+	wantRunning := s.obj.Spec.WantsRunning()
 	// A type EC2 would not run the instance with is not tried again while the spec
 	// names it (keyed on the type, not the generation: an unrelated edit must not
 	// take the instance down again for the same refusal).

@@ -168,7 +168,7 @@ func sourceDestCheckSetting(in inputs) (drift, bool) {
 }
 
 func monitoringSetting(in inputs) (drift, bool) {
-	want := in.spec.Monitoring
+	want := in.spec.WantsMonitoring()
 	if want == in.inst.DetailedMonitoring {
 		return drift{}, false
 	}

@@ -28,7 +28,7 @@ import (
 // what the spec leaves out is left alone.
 
 func terminationProtectionSetting(in inputs) (drift, bool) {
-	a, want := in.seen.attrs, in.spec.DisableAPITermination
+	a, want := in.seen.attrs, in.spec.WantsTerminationProtection()
 	if a == nil || a.TerminationProtection == want {
 		return drift{}, false
 	}

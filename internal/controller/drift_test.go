@@ -122,7 +122,7 @@ func TestSpecChangesAreAppliedToTheRunningInstance(t *testing.T) {
 		o.Spec.InstanceType = "t3.small"
 		o.Spec.IAMInstanceProfile = "app"
 		o.Spec.RootVolume.SizeGiB = ptr.To[int32](20)
-		o.Spec.Monitoring = true
+		o.Spec.Monitoring = ptr.To(true)
 		o.Spec.MetadataOptions.HTTPPutResponseHopLimit = 3
 	})
 	h.eventually(h.timeout, func() string {

@@ -25,6 +25,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
@@ -231,7 +232,7 @@ func TestOneRefusedChangeDoesNotHoldBackTheOthers(t *testing.T) {
 	m := h.mark("partial")
 	h.update("partial", func(o *computev1alpha1.EC2Instance) {
 		o.Spec.Tags = map[string]string{"team": "new"}
-		o.Spec.Monitoring = true
+		o.Spec.Monitoring = ptr.To(true)
 		o.Spec.DesiredState = computev1alpha1.DesiredStateStopped
 	})
 	h.eventually(h.timeout, func() string {

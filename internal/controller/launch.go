@@ -200,7 +200,7 @@ func jitter(d time.Duration) time.Duration {
 // has, as observeAttributes would read them.
 func launchedAttributes(obj *computev1alpha1.EC2Instance, userData string) observedAttributes {
 	seen := observedFrom(&ec2.InstanceAttributes{
-		TerminationProtection: obj.Spec.DisableAPITermination,
+		TerminationProtection: obj.Spec.WantsTerminationProtection(),
 		UserData:              userData,
 	})
 	if rv := obj.Spec.RootVolume; rv != nil && rv.SizeGiB != nil {

@@ -23,6 +23,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
@@ -207,7 +208,7 @@ func TestDeleteLiftsTerminationProtectionAndTerminatesTheInstance(t *testing.T) 
 	t.Parallel()
 	h := newHarness(t, harnessOptions{})
 	obj := h.instance("protected")
-	obj.Spec.DisableAPITermination = true
+	obj.Spec.DisableAPITermination = ptr.To(true)
 	h.create(obj)
 	id := h.waitReady("protected").Status.InstanceID
 	if !h.simInstance(id).DisableAPITermination {
