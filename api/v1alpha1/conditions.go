@@ -81,23 +81,14 @@ const RetryAnnotation = "compute.ec2-operator.dev/retry"
 // Reasons used on the conditions above. They are part of the API: alerts and
 // scripts match on them.
 const (
-	ReasonAvailable    = "Available"
-	ReasonProvisioning = "Provisioning"
-	ReasonPending      = "Pending"
-	ReasonStarting     = "Starting"
-	ReasonStopping     = "Stopping"
-	ReasonStopped      = "Stopped"
-	ReasonUpdating     = "Updating"
-	ReasonInSync       = "InSync"
-	// ReasonDriftDetected (Synced False): under managementPolicy Observe, the instance
-	// differs from the spec; the message lists the differences, which are not corrected.
-	ReasonDriftDetected = "DriftDetected"
-	// ReasonObserving (Ready True): under managementPolicy Observe, the instance
-	// exists and its status is read from EC2; nothing is changed in AWS.
-	ReasonObserving = "Observing"
-	// ReasonNothingToObserve (Ready False): managementPolicy Observe, but no instance
-	// to look at: set spec.instanceId, or launch under Full first.
-	ReasonNothingToObserve     = "NothingToObserve"
+	ReasonAvailable            = "Available"
+	ReasonProvisioning         = "Provisioning"
+	ReasonPending              = "Pending"
+	ReasonStarting             = "Starting"
+	ReasonStopping             = "Stopping"
+	ReasonStopped              = "Stopped"
+	ReasonUpdating             = "Updating"
+	ReasonInSync               = "InSync"
 	ReasonImmutableFieldDiffer = "ImmutableFieldDiffers"
 	ReasonRecreating           = "Recreating"
 	ReasonTerminatedOutOfBand  = "TerminatedOutsideKubernetes"

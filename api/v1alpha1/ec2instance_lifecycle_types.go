@@ -42,20 +42,6 @@ const (
 	DeletionPolicyRetain DeletionPolicy = "Retain"
 )
 
-// ManagementPolicy says how far the operator acts on an instance.
-type ManagementPolicy string
-
-const (
-	// ManagementPolicyFull launches, converges and deletes the instance.
-	ManagementPolicyFull ManagementPolicy = "Full"
-	// ManagementPolicyObserve only reads the instance: status and drift are
-	// reported, and nothing in AWS is ever changed.
-	ManagementPolicyObserve ManagementPolicy = "Observe"
-)
-
-// Observes reports whether the spec asks the operator only to look at the instance.
-func (s *EC2InstanceSpec) Observes() bool { return s.ManagementPolicy == ManagementPolicyObserve }
-
 // WantsRunning reports whether the spec keeps the instance running (desiredState
 // omitted means running).
 func (s *EC2InstanceSpec) WantsRunning() bool {

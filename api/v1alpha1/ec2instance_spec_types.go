@@ -421,18 +421,4 @@ type EC2InstanceSpec struct {
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="instanceId is immutable once set"
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Adopt Instance ID",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text","urn:alm:descriptor:com.tectonic.ui:advanced"}
 	InstanceID string `json:"instanceId,omitempty"`
-
-	// managementPolicy says how far the operator acts on the instance. Full (the
-	// default) launches, converges and deletes it. Observe never makes a mutating EC2
-	// call: it needs instanceId (or an instance launched earlier under Full), fills
-	// status from the instance, reports differences from this spec as Synced False
-	// (reason DriftDetected) without correcting them, never launches or replaces an
-	// instance, and on deletion only releases the object (the instance, its volumes and
-	// Elastic IPs are left exactly as they are). Switching to Full starts managing at
-	// the next pass; switching back stops at once. Mutable.
-	// +optional
-	// +kubebuilder:default=Full
-	// +kubebuilder:validation:Enum=Full;Observe
-	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Management Policy",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:select:Full","urn:alm:descriptor:com.tectonic.ui:select:Observe"}
-	ManagementPolicy ManagementPolicy `json:"managementPolicy,omitempty"`
 }

@@ -340,7 +340,6 @@ func TestCreateFillsInSafeDefaults(t *testing.T) {
 		{"metadataOptions.httpPutResponseHopLimit", s.MetadataOptions.HTTPPutResponseHopLimit, int32(2)},
 		{"metadataOptions.httpEndpoint", s.MetadataOptions.HTTPEndpoint, v1alpha1.EndpointState("enabled")},
 		{"deletionPolicy", s.DeletionPolicy, v1alpha1.DeletionPolicyDelete},
-		{"managementPolicy", s.ManagementPolicy, v1alpha1.ManagementPolicyFull},
 		{"rootVolume.type", s.RootVolume.Type, v1alpha1.VolumeType("gp3")},
 		{"rootVolume.deleteOnTermination", *s.RootVolume.DeleteOnTermination, true},
 		{"spot.interruptionBehavior", s.Spot.InterruptionBehavior, v1alpha1.SpotInterruptionBehavior("terminate")},
@@ -370,19 +369,14 @@ func TestCreateLeavesLateInitializedFieldsUnset(t *testing.T) {
 		s.DisableAPITermination != nil || s.DesiredState != "" || s.Tags != nil {
 		t.Errorf("late-initialized fields were defaulted: %+v", s)
 	}
-	if s.ManagementPolicy != v1alpha1.ManagementPolicyFull || s.DeletionPolicy != v1alpha1.DeletionPolicyDelete {
-		t.Errorf("policies: management %q, deletion %q; want Full and Delete", s.ManagementPolicy, s.DeletionPolicy)
+	if s.DeletionPolicy != v1alpha1.DeletionPolicyDelete {
+		t.Errorf("deletionPolicy %q, want Delete", s.DeletionPolicy)
 	}
 	launch := &v1alpha1.EC2Instance{ObjectMeta: metav1.ObjectMeta{Name: "launch-without-type", Namespace: "default"},
 		Spec: v1alpha1.EC2InstanceSpec{ImageID: "ami-0123456789abcdef0"}}
 	err := k8sClient.Create(ctx, launch)
 	if err == nil || !strings.Contains(err.Error(), "instanceType is required") {
 		t.Errorf("a launch without instanceType: got %v, want it rejected", err)
-	}
-	observe := obj.DeepCopy()
-	observe.Spec.ManagementPolicy = "Watch"
-	if err := k8sClient.Update(ctx, observe); err == nil || !strings.Contains(err.Error(), "managementPolicy") {
-		t.Errorf("managementPolicy Watch: got %v, want it rejected", err)
 	}
 }
 

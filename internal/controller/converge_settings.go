@@ -191,7 +191,8 @@ func instanceProfileSetting(in inputs) (drift, bool) {
 
 func instanceTypeSetting(in inputs) (drift, bool) {
 	want := in.spec.InstanceType
-	if want == in.inst.InstanceType {
+	// An adopted object may leave the type to late-initialization: unset is "as it is".
+	if want == "" || want == in.inst.InstanceType {
 		return drift{}, false
 	}
 	return drift{field: "instanceType", desired: want, actual: in.inst.InstanceType, needsStopped: true,

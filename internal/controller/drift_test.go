@@ -123,7 +123,7 @@ func TestSpecChangesAreAppliedToTheRunningInstance(t *testing.T) {
 		o.Spec.IAMInstanceProfile = "app"
 		o.Spec.RootVolume.SizeGiB = ptr.To[int32](20)
 		o.Spec.Monitoring = ptr.To(true)
-		o.Spec.MetadataOptions.HTTPPutResponseHopLimit = 3
+		o.Spec.MetadataOptions = &computev1alpha1.MetadataOptions{HTTPPutResponseHopLimit: 3}
 	})
 	h.eventually(h.timeout, func() string {
 		i := h.simInstance(id)

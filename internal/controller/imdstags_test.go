@@ -113,7 +113,7 @@ func TestEnablingTagsInMetadataMigratesTheOwnershipTagsInPlace(t *testing.T) {
 	runs := h.sim.CallCounts()["RunInstances"]
 
 	h.update("migrate", func(o *computev1alpha1.EC2Instance) {
-		o.Spec.MetadataOptions.InstanceMetadataTags = "enabled"
+		o.Spec.MetadataOptions = &computev1alpha1.MetadataOptions{InstanceMetadataTags: "enabled"}
 	})
 	h.eventually(h.timeout, func() string { return imdsTagsOK(h.simInstance(id), string(ready.UID)) })
 	h.waitReady("migrate")

@@ -245,6 +245,9 @@ func (r *EC2InstanceReconciler) reconcile(ctx context.Context, s *instanceScope)
 	if st := r.ensureInstance(ctx, s); st.ends() {
 		return st
 	}
+	if st := r.lateInitialize(ctx, s); st.ends() {
+		return st
+	}
 	// An instance launched before accounts were recorded, found with these
 	// credentials, lives in their account.
 	if err := r.pinOwnAccount(ctx, s); err != nil {

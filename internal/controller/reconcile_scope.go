@@ -132,12 +132,21 @@ func allocationOf(eip *computev1alpha1.ElasticIPStatus) string {
 
 // patchMetadata writes a change to the finalizers.
 func (s *instanceScope) patchMetadata(ctx context.Context, c client.Client, mutate func()) error {
+	if err := s.patchObject(ctx, c, mutate); err != nil {
+		return fmt.Errorf("updating finalizers: %w", err)
+	}
+	return nil
+}
+
+// patchObject writes what mutate changes in the object's metadata or spec (not its
+// status), as patchMetadata does.
+func (s *instanceScope) patchObject(ctx context.Context, c client.Client, mutate func()) error {
 	base := s.obj.DeepCopy()
 	mutate()
-	// Optimistic locking: a merge patch replaces the whole finalizer list, so without
-	// it a finalizer another controller added meanwhile could be dropped.
+	// Optimistic locking: a merge patch replaces whole lists (the finalizers, the
+	// security groups), so without it a change made meanwhile could be dropped.
 	if err := c.Patch(ctx, s.obj, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
-		return fmt.Errorf("updating finalizers: %w", err)
+		return err
 	}
 	// The patch answer carries the new resourceVersion, and the stored status, which
 	// lacks what this pass has set and not written yet (the account it resolved):
