@@ -146,6 +146,14 @@ const (
 	ReasonAssociationPending = "AssociationPending"
 	// ReasonAssociated: the Elastic IP is associated.
 	ReasonAssociated = "Associated"
+	// ReasonObserving: managementPolicy Observe; the instance is read, never changed.
+	ReasonObserving = "Observing"
+	// ReasonDriftDetected: in Observe, the instance differs from the spec; the message
+	// says how, and nothing is corrected.
+	ReasonDriftDetected = "DriftDetected"
+	// ReasonNothingToObserve: managementPolicy Observe without an instance to look at
+	// (no instanceId, and none launched earlier); Observe never launches.
+	ReasonNothingToObserve = "NothingToObserve"
 	// ReasonUserDataNotFound: the Secret or ConfigMap of userDataFrom, or its key, does
 	// not exist.
 	ReasonUserDataNotFound = "UserDataNotFound"

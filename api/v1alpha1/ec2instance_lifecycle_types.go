@@ -42,6 +42,22 @@ const (
 	DeletionPolicyRetain DeletionPolicy = "Retain"
 )
 
+// ManagementPolicy says whether the operator manages the instance or only looks at it.
+type ManagementPolicy string
+
+const (
+	// ManagementPolicyFull launches or adopts the instance and keeps it matching the
+	// spec.
+	ManagementPolicyFull ManagementPolicy = "Full"
+	// ManagementPolicyObserve only reads the instance: status is filled from it and
+	// differences from the spec are reported, never corrected; nothing in AWS is ever
+	// changed, and deleting the object only releases it.
+	ManagementPolicyObserve ManagementPolicy = "Observe"
+)
+
+// Observes reports whether the object only observes its instance.
+func (s *EC2InstanceSpec) Observes() bool { return s.ManagementPolicy == ManagementPolicyObserve }
+
 // WantsRunning reports whether the spec keeps the instance running (desiredState
 // omitted means running).
 func (s *EC2InstanceSpec) WantsRunning() bool {

@@ -378,6 +378,19 @@ type EC2InstanceSpec struct {
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Desired State",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:select:running","urn:alm:descriptor:com.tectonic.ui:select:stopped","urn:alm:descriptor:com.tectonic.ui:select:hibernated"}
 	DesiredState DesiredState `json:"desiredState,omitempty"`
 
+	// managementPolicy says how far the operator acts. Full (the default) launches or
+	// adopts the instance and keeps it matching the spec. Observe never makes a
+	// changing EC2 call: it needs instanceId (or an instance launched earlier in
+	// Full), fills status from the instance, reports what differs from the fields the
+	// spec sets as Synced=False (reason DriftDetected) without correcting it, and
+	// deleting the object only releases it, whatever deletionPolicy says. Switching
+	// to Full manages the instance from that pass on; switching back stops at once.
+	// +optional
+	// +kubebuilder:default=Full
+	// +kubebuilder:validation:Enum=Full;Observe
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Management Policy",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:select:Full","urn:alm:descriptor:com.tectonic.ui:select:Observe"}
+	ManagementPolicy ManagementPolicy `json:"managementPolicy,omitempty"`
+
 	// deletionPolicy says what happens to the instance when the EC2Instance is deleted:
 	// Delete terminates it (lifting termination protection first); Retain leaves it as it
 	// is (running or stopped) and removes the operator's ownership tags so that another

@@ -372,6 +372,14 @@ func TestCreateLeavesLateInitializedFieldsUnset(t *testing.T) {
 	if s.DeletionPolicy != v1alpha1.DeletionPolicyDelete {
 		t.Errorf("deletionPolicy %q, want Delete", s.DeletionPolicy)
 	}
+	if s.ManagementPolicy != v1alpha1.ManagementPolicyFull {
+		t.Errorf("managementPolicy %q, want Full", s.ManagementPolicy)
+	}
+	readOnly := &v1alpha1.EC2Instance{ObjectMeta: metav1.ObjectMeta{Name: "read-only", Namespace: "default"},
+		Spec: v1alpha1.EC2InstanceSpec{InstanceID: "i-0123456789abcdef0", ManagementPolicy: "ReadOnly"}}
+	if err := k8sClient.Create(ctx, readOnly); err == nil || !strings.Contains(err.Error(), "managementPolicy") {
+		t.Errorf("managementPolicy ReadOnly: got %v, want it rejected", err)
+	}
 	launch := &v1alpha1.EC2Instance{ObjectMeta: metav1.ObjectMeta{Name: "launch-without-type", Namespace: "default"},
 		Spec: v1alpha1.EC2InstanceSpec{ImageID: "ami-0123456789abcdef0"}}
 	err := k8sClient.Create(ctx, launch)

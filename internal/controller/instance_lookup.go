@@ -54,6 +54,12 @@ func (r *EC2InstanceReconciler) ensureInstance(ctx context.Context, s *instanceS
 	if inst.State == ec2.StateShuttingDown || inst.State == ec2.StateTerminated {
 		return r.instanceTerminated(ctx, s, inst)
 	}
+	if s.obj.Spec.InstanceID != "" && ec2.OwnerTag(inst.Tags, ec2.TagOwnerUID) == "" {
+		// Recorded without this object's claim: observed in Observe, or the claim was
+		// removed outside Kubernetes. Full claims it again, with the same checks as a
+		// first adoption.
+		return r.adoptInstance(ctx, s, inst)
+	}
 	s.inst = inst
 	return proceed()
 }

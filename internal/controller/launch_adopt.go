@@ -34,6 +34,15 @@ func (r *EC2InstanceReconciler) adopt(ctx context.Context, s *instanceScope) ste
 	if err != nil {
 		return failed("adopting instance "+id, err)
 	}
+	return r.adoptInstance(ctx, s, inst)
+}
+
+// adoptInstance claims a described instance with the ownership tags and records it,
+// after checking that no other cluster or object claims it. An instance recorded in
+// status without this object's claim (observed while managementPolicy was Observe)
+// comes here too when the object switches to Full.
+func (r *EC2InstanceReconciler) adoptInstance(ctx context.Context, s *instanceScope, inst *ec2.Instance) step {
+	id := inst.ID
 	if r.claimOf(s, inst.Tags) == claimOtherCluster {
 		return r.instanceExists(s, otherClusterMessage(inst, r.ClusterID, "refusing to adopt it"))
 	}

@@ -209,6 +209,11 @@ func (r *EC2InstanceReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 // either the deletion or the instance (launched or adopted, then converged). Each
 // phase returns a step; the first that ends the pass ends it.
 func (r *EC2InstanceReconciler) reconcile(ctx context.Context, s *instanceScope) step {
+	if s.obj.Spec.Observes() {
+		// Observe has its own, read-only pass (observe_policy.go): none of the phases
+		// below may run, since each may change the instance.
+		return r.reconcileObserve(ctx, s)
+	}
 	deleting := !s.obj.DeletionTimestamp.IsZero()
 	// An object for which nothing was ever launched goes at once when deleted, without
 	// asking EC2 anything: a region, an account or credentials that no longer work
@@ -277,8 +282,9 @@ func (r *EC2InstanceReconciler) useAccount(ctx context.Context, s *instanceScope
 		return errored(err)
 	}
 	s.account = acct
-	if s.obj.DeletionTimestamp.IsZero() {
-		// Guardrails bound what is asked for, never a deletion.
+	if s.obj.DeletionTimestamp.IsZero() && !s.obj.Spec.Observes() {
+		// Guardrails bound what is asked for, never a deletion, and Observe asks for
+		// nothing.
 		if err := r.checkStaticGuardrails(s); err != nil {
 			return accountRefused()
 		}

@@ -118,6 +118,7 @@ var reasonsNeedingTheUser = map[string]bool{
 	computev1alpha1.ReasonInstanceTypeUnavailable: true,
 	computev1alpha1.ReasonUpdateFailed:            true,
 	computev1alpha1.ReasonInstanceNotFound:        true,
+	computev1alpha1.ReasonNothingToObserve:        true,
 	computev1alpha1.ReasonQuotaExceeded:           true,
 	computev1alpha1.ReasonSnapshotNotFound:        true,
 	computev1alpha1.ReasonVolumeZoneMismatch:      true,
