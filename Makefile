@@ -123,8 +123,9 @@ bench: setup-envtest ## Count AWS calls, apiserver writes and memory for bulk cr
 ##@ Build
 
 .PHONY: build
-build: manifests generate fmt vet ## Build the manager binary.
+build: manifests generate fmt vet ## Build the manager binary and the kubectl-ec2 plugin.
 	go build -o bin/manager ./cmd
+	go build -o bin/kubectl-ec2 ./cmd/kubectl-ec2
 
 .PHONY: run
 run: manifests generate fmt vet ## Run the manager against the cluster in ~/.kube/config and real AWS.

@@ -72,6 +72,7 @@ var handlers = map[string]handler{
 	"DetachVolume":                           (*Sim).detachVolume,
 	"DeleteVolume":                           (*Sim).deleteVolumeOp,
 	"CancelSpotInstanceRequests":             (*Sim).cancelSpotInstanceRequests,
+	"DescribeSpotInstanceRequests":           (*Sim).describeSpotInstanceRequests,
 	"DescribeIamInstanceProfileAssociations": (*Sim).describeIamInstanceProfileAssociations,
 	"AssociateIamInstanceProfile":            (*Sim).associateIamInstanceProfile,
 	"ReplaceIamInstanceProfileAssociation":   (*Sim).replaceIamInstanceProfileAssociation,

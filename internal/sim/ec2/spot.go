@@ -16,7 +16,10 @@ limitations under the License.
 
 package ec2sim
 
-import "strings"
+import (
+	"sort"
+	"strings"
+)
 
 // cancelSpotInstanceRequests cancels Spot Instance requests. As in EC2, cancelling
 // leaves the instances of the request running, and cancelling a cancelled request
@@ -24,8 +27,14 @@ import "strings"
 // instances of persistent requests, so cancelling only changes what the request
 // reports (see SpotRequestCancelled).
 func (s *Sim) cancelSpotInstanceRequests(p params, x *xmlBuilder) *apiError {
-	ids := p.list("SpotInstanceRequestId")
-	if len(ids) == 0 {
+	ids, filters := p.list("SpotInstanceRequestId"), p.filters()
+	for _, f := range filters {
+		if !contains(spotFilterNames, f.Name) {
+			return invalidValue("The filter '%s' is invalid", f.Name)
+		}
+	}
+	named := len(ids) > 0
+	if !named {
 		return missingParam("SpotInstanceRequestId")
 	}
 	known := map[string]bool{}
@@ -59,4 +68,82 @@ func (s *Sim) SpotRequestCancelled(id string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.cancelledSpot[id]
+}
+
+// describeSpotInstanceRequests describes the Spot Instance requests behind the Spot
+// instances, by SpotInstanceRequestId.N, or all of them. As in EC2 an unknown ID fails
+// the request (InvalidSpotInstanceRequestID.NotFound), and the request's state follows
+// its instance: active while it runs, disabled while it is stopped (a persistent
+// request), closed once it is terminated, cancelled once cancelled.
+func (s *Sim) describeSpotInstanceRequests(p params, x *xmlBuilder) *apiError {
+	byRequest := map[string]*instance{}
+	for _, in := range s.instances {
+		if in.SpotRequestID != "" {
+			byRequest[in.SpotRequestID] = in
+		}
+	}
+	ids, filters := p.list("SpotInstanceRequestId"), p.filters()
+	for _, f := range filters {
+		if !contains(spotFilterNames, f.Name) {
+			return invalidValue("The filter '%s' is invalid", f.Name)
+		}
+	}
+	named := len(ids) > 0
+	if !named {
+		for id := range byRequest {
+			ids = append(ids, id)
+		}
+		sort.Strings(ids)
+	}
+	for _, id := range ids {
+		if !strings.HasPrefix(id, "sir-") {
+			return clientErr("InvalidSpotInstanceRequestID.Malformed", "Invalid id: %q (expecting \"sir-...\")", id)
+		}
+		if byRequest[id] == nil && named {
+			return clientErr("InvalidSpotInstanceRequestID.NotFound", "The spot instance request ID '%s' does not exist", id)
+		}
+	}
+	x.open("spotInstanceRequestSet")
+	for _, id := range ids {
+		in := byRequest[id]
+		state, code := s.spotRequestState(in)
+		fields := map[string]string{"spot-instance-request-id": id, "instance-id": in.ID, "state": state,
+			"type": in.SpotInstanceType, "status-code": code}
+		if !resourceMatches(fields, nil, filters) {
+			continue
+		}
+		x.open("item")
+		x.leaf("spotInstanceRequestId", id)
+		x.leafIf("spotPrice", in.SpotMaxPrice)
+		x.leaf("type", in.SpotInstanceType)
+		x.leaf("state", state)
+		x.open("status")
+		x.leaf("code", code)
+		x.close("status")
+		x.leaf("instanceId", in.ID)
+		x.leaf("instanceInterruptionBehavior", in.SpotInterruptionBehavior)
+		x.leaf("launchedAvailabilityZone", in.AZ)
+		x.leaf("productDescription", "Linux/UNIX")
+		x.close("item")
+	}
+	x.close("spotInstanceRequestSet")
+	return nil
+}
+
+// spotFilterNames are the DescribeSpotInstanceRequests filters the emulator
+// evaluates.
+var spotFilterNames = []string{"spot-instance-request-id", "instance-id", "state", "type", "status-code"}
+
+// spotRequestState is the state and status code EC2 reports for the request of a
+// Spot instance in its current state.
+func (s *Sim) spotRequestState(in *instance) (string, string) {
+	switch {
+	case s.cancelledSpot[in.SpotRequestID]:
+		return "cancelled", "request-canceled-and-instance-running"
+	case in.State == StateTerminated || in.State == StateShuttingDown:
+		return "closed", "instance-terminated-by-user"
+	case in.State == StateStopped || in.State == StateStopping:
+		return "disabled", "instance-stopped-by-user"
+	}
+	return "active", "fulfilled"
 }

@@ -1,0 +1,94 @@
+/*
+Copyright 2026 The ec2-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/yaml"
+
+	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
+)
+
+// manifest is what is written of an object: what a user applies, without the empty
+// status and the server-set metadata a full object would carry.
+type manifest struct {
+	metav1.TypeMeta `json:",inline"`
+	Metadata        struct {
+		Name        string            `json:"name"`
+		Namespace   string            `json:"namespace"`
+		Annotations map[string]string `json:"annotations,omitempty"`
+	} `json:"metadata"`
+	Spec computev1alpha1.EC2InstanceSpec `json:"spec"`
+}
+
+func render(obj computev1alpha1.EC2Instance) ([]byte, error) {
+	m := manifest{TypeMeta: obj.TypeMeta, Spec: obj.Spec}
+	m.Metadata.Name, m.Metadata.Namespace, m.Metadata.Annotations = obj.Name, obj.Namespace, obj.Annotations
+	return yaml.Marshal(m)
+}
+
+// writeManifests writes the objects into one multi-document file (or standard output
+// for "-"), or, with dir set, one file per object named after it. Files are written
+// whole or not at all: a failed import leaves no half manifest behind.
+func writeManifests(objs []computev1alpha1.EC2Instance, output, dir string, stdout io.Writer) error {
+	if dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+		for _, obj := range objs {
+			doc, err := render(obj)
+			if err != nil {
+				return err
+			}
+			if err := writeFile(filepath.Join(dir, obj.Name+".yaml"), doc); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	var all bytes.Buffer
+	for i, obj := range objs {
+		doc, err := render(obj)
+		if err != nil {
+			return err
+		}
+		if i > 0 {
+			all.WriteString("---\n")
+		}
+		all.Write(doc)
+	}
+	if output == "-" {
+		_, err := stdout.Write(all.Bytes())
+		return err
+	}
+	return writeFile(output, all.Bytes())
+}
+
+// writeFile writes through a temporary file renamed into place.
+func writeFile(path string, data []byte) error {
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return os.Rename(tmp, path)
+}
