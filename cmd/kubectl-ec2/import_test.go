@@ -85,7 +85,9 @@ func TestImportWritesTheFleetAsItIs(t *testing.T) {
 			func(s computev1alpha1.EC2InstanceSpec) bool {
 				return s.Spot != nil && s.Spot.InterruptionBehavior == computev1alpha1.SpotInterruptionBehavior("stop")
 			}},
-		{"stopped", nil, func(s computev1alpha1.EC2InstanceSpec) bool { return s.DesiredState == computev1alpha1.DesiredStateStopped }},
+		{"stopped", nil, func(s computev1alpha1.EC2InstanceSpec) bool {
+			return s.DesiredState == computev1alpha1.DesiredStateStopped
+		}},
 	}
 	ids := map[string]string{}
 	for _, m := range fleet {

@@ -46,19 +46,11 @@ func TestImportedFleetObserveThenFull(t *testing.T) {
 	c := h.ec2Client()
 	const fleet = 20
 	ids := h.launchVariedFleet(c, fleet)
+	var stopped []string
 	for i := 1; i < fleet; i += 5 {
-		if err := c.StopInstance(ctx, ids[i]); err != nil {
-			t.Fatal(err)
-		}
+		stopped = append(stopped, ids[i])
 	}
-	h.eventually(h.timeout, func() string {
-		for i := 1; i < fleet; i += 5 {
-			if st := h.simInstance(ids[i]).State; st != ec2sim.StateStopped {
-				return ids[i] + " is " + st
-			}
-		}
-		return ""
-	})
+	h.stopOutside(c, stopped...)
 
 	start := h.sim.CallCounts()
 	objs := h.importFleet()

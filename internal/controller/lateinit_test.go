@@ -17,7 +17,6 @@ limitations under the License.
 package controller
 
 import (
-	"context"
 	"fmt"
 	"sort"
 	"strings"
@@ -41,39 +40,10 @@ import (
 func TestAdoptionLateInitializesAndChangesNothing(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, harnessOptions{})
-	c, err := h.clients.ForRegion(context.Background(), ec2sim.DefaultRegion)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := h.ec2Client()
 	const fleet = 4
-	ids := make([]string, fleet)
-	for i := range ids {
-		inst, err := c.RunInstance(context.Background(), ec2.LaunchRequest{
-			ClientToken: fmt.Sprintf("terraform-%d", i), ImageID: ec2sim.DefaultImageID, InstanceType: "t3.small",
-			SubnetID: ec2sim.DefaultSubnetIDs[i%2], DetailedMonitoring: true, DisableAPITermination: i%2 == 0,
-			MetadataOptions: ec2.MetadataOptions{HTTPTokens: "optional", HTTPPutResponseHopLimit: 1, HTTPEndpoint: "enabled",
-				InstanceMetadataTags: "disabled", HTTPProtocolIPv6: "disabled"},
-			Tags: map[string]string{"Name": fmt.Sprintf("legacy-%d", i), "cost-center": "42"},
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		ids[i] = inst.ID
-	}
-	h.eventually(h.timeout, func() string {
-		for _, id := range ids {
-			if st := h.simInstance(id).State; st != ec2sim.StateRunning {
-				return id + " is " + st
-			}
-		}
-		return ""
-	})
-	if err := c.StopInstance(context.Background(), ids[1]); err != nil {
-		t.Fatal(err)
-	}
-	h.eventually(h.timeout, func() string {
-		return unless(h.simInstance(ids[1]).State == ec2sim.StateStopped, "%s is %s", ids[1], h.simInstance(ids[1]).State)
-	})
+	ids := h.launchVariedFleet(c, fleet)
+	h.stopOutside(c, ids[1])
 
 	before := h.sim.CallCounts()
 	for i, id := range ids {

@@ -45,9 +45,7 @@ func TestObserveNeverChangesTheInstance(t *testing.T) {
 	ctx := context.Background()
 	c := h.ec2Client()
 	ids := h.launchVariedFleet(c, 3)
-	if err := c.StopInstance(ctx, ids[1]); err != nil {
-		t.Fatal(err)
-	}
+	h.stopOutside(c, ids[1])
 	eip, err := c.AllocateAddress(ctx, "", map[string]string{"Name": "legacy"})
 	if err != nil {
 		t.Fatal(err)
@@ -60,9 +58,6 @@ func TestObserveNeverChangesTheInstance(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h.eventually(h.timeout, func() string {
-		return unless(h.simInstance(ids[1]).State == ec2sim.StateStopped, "%s is %s", ids[1], h.simInstance(ids[1]).State)
-	})
 
 	setup := h.sim.CallCounts()
 	observe := computev1alpha1.ManagementPolicyObserve
@@ -184,6 +179,25 @@ func (h *harness) launchVariedFleet(c ec2.Client, n int) []string {
 		return ""
 	})
 	return ids
+}
+
+// stopOutside stops instances the way another tool would, and waits until they are
+// stopped.
+func (h *harness) stopOutside(c ec2.Client, ids ...string) {
+	h.t.Helper()
+	for _, id := range ids {
+		if err := c.StopInstance(context.Background(), id); err != nil {
+			h.t.Fatal(err)
+		}
+	}
+	h.eventually(h.timeout, func() string {
+		for _, id := range ids {
+			if st := h.simInstance(id).State; st != ec2sim.StateStopped {
+				return id + " is " + st
+			}
+		}
+		return ""
+	})
 }
 
 // importedSpec is the spec an import writes for the instance: as it is in AWS.

@@ -208,7 +208,9 @@ var otherControllers = []struct {
 }
 
 func exact(want string) func(string) bool { return func(k string) bool { return k == want } }
-func prefix(p string) func(string) bool   { return func(k string) bool { return strings.HasPrefix(k, p) } }
+func prefix(p string) func(string) bool {
+	return func(k string) bool { return strings.HasPrefix(k, p) }
+}
 
 // nameFor is the object's name: the instance's Name tag made a DNS label, unless
 // that is empty or taken, then the instance ID (always a valid name).
