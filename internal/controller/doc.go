@@ -40,8 +40,13 @@ limitations under the License.
 //   - launch_*: launching (launch.go) with the launch record written first, finding a
 //     launch whose answer was lost (launch_find.go), EC2's idempotency answers
 //     (launch_failed.go), adoption (launch_adopt.go), taking over the instance of an
-//     earlier object with the same name (launch_restore.go), and what the launch
+//     earlier object with the same name (launch_restore.go), late-initialization of an
+//     adopted instance's unset fields (launch_lateinit.go), and what the launch
 //     sends: image, placement, request.
+//   - observe_*: managementPolicy Observe, its own read-only pass (observe_policy.go):
+//     the instance is found and reported, never changed, and its differences from the
+//     spec are listed by a pure function (observe_drift.go) that reuses the settings'
+//     plans, so that Observe reports exactly what Full would change.
 //   - converge*: converge.go runs the aspects in order (tags, the security group
 //     selector, the extra attributes, the user data, the in-place settings, data
 //     volumes, the Elastic IP, the power state) and settles the object when nothing
