@@ -43,7 +43,9 @@ func callsInSource(t *testing.T) []string {
 	call := regexp.MustCompile(`\bapi\.([A-Z][A-Za-z]+)\(|\bNew([A-Z][A-Za-z]+)Paginator\(`)
 	seen := map[string]bool{}
 	for _, f := range files {
-		if strings.HasSuffix(f, "_test.go") {
+		// The import command's listings run with the user's credentials, never the
+		// operator's (internal/cloud/ec2/inventory.go).
+		if strings.HasSuffix(f, "_test.go") || filepath.Base(f) == "inventory.go" {
 			continue
 		}
 		src, err := os.ReadFile(f)

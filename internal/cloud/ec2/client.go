@@ -161,6 +161,8 @@ func (o Options) withDefaults() Options {
 // AWSClient implements Client with the AWS SDK for Go v2.
 type AWSClient struct {
 	api *awsec2.Client
+	// region is the region the client calls.
+	region string
 	// pacer keeps calls within EC2's per-API budgets; nil when pacing is off.
 	pacer   *pacer
 	batcher *describeBatcher
@@ -252,6 +254,7 @@ func NewFromConfig(cfg aws.Config, opts Options) *AWSClient {
 	})
 	c := &AWSClient{
 		api:      api,
+		region:   cfg.Region,
 		pacer:    p,
 		pageSize: opts.PageSize,
 	}

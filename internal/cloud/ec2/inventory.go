@@ -28,7 +28,9 @@ import (
 // This file holds the read-only listings an import needs (cmd/kubectl-ec2): the
 // instances of an account's region that a query selects, the interruption behaviour
 // of their Spot requests and the Elastic IPs associated with them. The operator
-// itself never lists an account's instances beyond its own.
+// itself never lists an account's instances beyond its own, and never calls these:
+// the import runs with the user's credentials, so its calls are not in the
+// operator's IAM policy (internal/credentials leaves this file out).
 
 // InventoryQuery selects instances to import. Every set part must match: instance IDs,
 // a VPC, and tags (each key with one of its values; an empty value list matches any
@@ -147,4 +149,4 @@ func sortedTagKeys(m map[string][]string) []string {
 }
 
 // Region is the region the client calls.
-func (c *AWSClient) Region() string { return c.api.Options().Region }
+func (c *AWSClient) Region() string { return c.region }
