@@ -213,3 +213,32 @@ func (h *harness) importedSpec(c ec2.Client, id string) computev1alpha1.EC2Insta
 	}
 	return adoption.SpecFromInstance(adoption.Facts{Instance: inst, Attributes: attrs})
 }
+
+// TestObserveSwitchFollowsTheSpecAtShippedPeriods switches the policy with the
+// periods the manager ships (a ten-minute resync): the spec change itself, through
+// the watch, must start and stop the management, well before any resync would.
+func TestObserveSwitchFollowsTheSpecAtShippedPeriods(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, harnessOptions{tweak: shippedTimings})
+	c := h.ec2Client()
+	id := h.launchVariedFleet(c, 1)[0]
+	h.create(&computev1alpha1.EC2Instance{ObjectMeta: metav1.ObjectMeta{Name: "switched", Namespace: h.ns},
+		Spec: computev1alpha1.EC2InstanceSpec{InstanceID: id, ManagementPolicy: computev1alpha1.ManagementPolicyObserve}})
+	h.waitCondition("switched", computev1alpha1.ConditionReady, metav1.ConditionTrue, computev1alpha1.ReasonObserving)
+
+	m := h.mark("switched")
+	h.update("switched", func(o *computev1alpha1.EC2Instance) { o.Spec.ManagementPolicy = computev1alpha1.ManagementPolicyFull })
+	h.waitConditionSince(m, computev1alpha1.ConditionReady, metav1.ConditionTrue, computev1alpha1.ReasonAvailable)
+	h.waitEvent("switched", "Adopted")
+
+	before := h.sim.CallCounts()
+	m = h.mark("switched")
+	h.update("switched", func(o *computev1alpha1.EC2Instance) {
+		o.Spec.ManagementPolicy = computev1alpha1.ManagementPolicyObserve
+		o.Spec.Monitoring = ptr.To(false)
+	})
+	h.waitConditionSince(m, computev1alpha1.ConditionSynced, metav1.ConditionFalse, computev1alpha1.ReasonDriftDetected)
+	if calls := mutatingSince(before, h.sim.CallCounts()); calls != "" || !h.simInstance(id).Monitoring {
+		t.Errorf("back in Observe, the monitoring change was applied (%q)", calls)
+	}
+}
