@@ -69,6 +69,27 @@ const (
 	// same namespace. The message names the other field manager and when it wrote.
 	// The operator backs off meanwhile; the condition goes once the writes stop.
 	ConditionSecondWriter = "SecondWriter"
+
+	// ConditionOutputsWritten is present when spec.outputsTo is set: True once the
+	// ConfigMap or Secret holds the instance's current coordinates, False while there
+	// is no instance yet or the object cannot be written (the reason says why: the
+	// namespace has not granted it, or the name belongs to something else; both set
+	// Stalled).
+	ConditionOutputsWritten = "OutputsWritten"
+)
+
+// Reasons of ConditionOutputsWritten.
+const (
+	// ReasonOutputsWritten: the object holds the instance's current coordinates.
+	ReasonOutputsWritten = "Written"
+	// ReasonWaitingForInstance: no instance is recorded yet, so there is nothing to write.
+	ReasonWaitingForInstance = "WaitingForInstance"
+	// ReasonOutputsNotGranted: the namespace has not bound the operator the
+	// ec2-operator-outputs-writer ClusterRole; the message says how to.
+	ReasonOutputsNotGranted = "OutputsNotGranted"
+	// ReasonOutputsTargetRefused: the named ConfigMap or Secret exists and is not
+	// owned by this EC2Instance, or is one of the operator's own Secrets.
+	ReasonOutputsTargetRefused = "OutputsTargetRefused"
 )
 
 // ReasonAnotherWriter is the reason of ConditionSecondWriter.

@@ -391,6 +391,16 @@ type EC2InstanceSpec struct {
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Management Policy",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:select:Full","urn:alm:descriptor:com.tectonic.ui:select:Observe"}
 	ManagementPolicy ManagementPolicy `json:"managementPolicy,omitempty"`
 
+	// outputsTo names a ConfigMap or Secret of the object's namespace that the operator
+	// keeps the instance's coordinates in (its ID, addresses, DNS names, Elastic IP,
+	// Availability Zone and region: the same values as status), for workloads that
+	// need them. It is written in Observe too, since it changes nothing in AWS. The
+	// namespace must grant the operator the ec2-operator-outputs-writer ClusterRole
+	// (README "Outputs"). Mutable: a rename or removal deletes the old object.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Outputs To"
+	OutputsTo *OutputsTarget `json:"outputsTo,omitempty"`
+
 	// deletionPolicy says what happens to the instance when the EC2Instance is deleted:
 	// Delete terminates it (lifting termination protection first); Retain leaves it as it
 	// is (running or stopped) and removes the operator's ownership tags so that another

@@ -278,6 +278,12 @@ type EC2InstanceStatus struct {
 	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Observed Retry",xDescriptors={"urn:alm:descriptor:text","urn:alm:descriptor:com.tectonic.ui:advanced"}
 	ObservedRetry string `json:"observedRetry,omitempty"`
 
+	// outputs is the ConfigMap or Secret the instance's coordinates were last written
+	// to (spec.outputsTo), so that it is deleted when the spec names another or none.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Outputs"
+	Outputs *OutputsStatus `json:"outputs,omitempty"`
+
 	// observedGeneration is the metadata.generation that the status describes; 0
 	// until the operator first writes status.
 	// +optional

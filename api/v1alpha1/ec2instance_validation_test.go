@@ -166,6 +166,12 @@ func TestCreateRejectsInvalidSpecsNamingTheField(t *testing.T) {
 		{"unknown volume type", func(o *v1alpha1.EC2Instance) { o.Spec.RootVolume = &v1alpha1.RootVolume{Type: "nvme"} }, "spec.rootVolume.type", "Unsupported value"},
 		{"unknown desired state", func(o *v1alpha1.EC2Instance) { o.Spec.DesiredState = "paused" }, "spec.desiredState", "Unsupported value"},
 		{"unknown deletion policy", func(o *v1alpha1.EC2Instance) { o.Spec.DeletionPolicy = "Orphan" }, "spec.deletionPolicy", "Unsupported value"},
+		{"outputs to a name no object may have", func(o *v1alpha1.EC2Instance) {
+			o.Spec.OutputsTo = &v1alpha1.OutputsTarget{Name: "Web_1"}
+		}, "spec.outputsTo.name", "should match"},
+		{"outputs to another kind", func(o *v1alpha1.EC2Instance) {
+			o.Spec.OutputsTo = &v1alpha1.OutputsTarget{Kind: "Service", Name: "web"}
+		}, "spec.outputsTo.kind", "Unsupported value"},
 		{"IMDS tokens neither required nor optional", func(o *v1alpha1.EC2Instance) {
 			o.Spec.MetadataOptions = &v1alpha1.MetadataOptions{HTTPTokens: "maybe"}
 		}, "spec.metadataOptions.httpTokens", "Unsupported value"},
@@ -319,6 +325,7 @@ func TestCreateFillsInSafeDefaults(t *testing.T) {
 	obj.Spec.RootVolume = &v1alpha1.RootVolume{SizeGiB: ptr.To[int32](30)}
 	obj.Spec.Spot = &v1alpha1.SpotOptions{}
 	obj.Spec.MetadataOptions = &v1alpha1.MetadataOptions{}
+	obj.Spec.OutputsTo = &v1alpha1.OutputsTarget{Name: "defaults-out"}
 	if err := k8sClient.Create(ctx, obj); err != nil {
 		t.Fatalf("create: %v", err)
 	}
@@ -343,6 +350,7 @@ func TestCreateFillsInSafeDefaults(t *testing.T) {
 		{"rootVolume.type", s.RootVolume.Type, v1alpha1.VolumeType("gp3")},
 		{"rootVolume.deleteOnTermination", *s.RootVolume.DeleteOnTermination, true},
 		{"spot.interruptionBehavior", s.Spot.InterruptionBehavior, v1alpha1.SpotInterruptionBehavior("terminate")},
+		{"outputsTo.kind", s.OutputsTo.Kind, v1alpha1.OutputsConfigMap},
 	}
 	for _, c := range checks {
 		if c.got != c.want {

@@ -106,13 +106,20 @@ func deriveProgress(s *instanceScope) {
 	default:
 		reason, message = ready.Reason, ready.Message
 	}
+	stalledReason, stalledMessage := reason, message
+	if o := s.condition(computev1alpha1.ConditionOutputsWritten); !stalled && s.obj.DeletionTimestamp.IsZero() &&
+		o != nil && o.Status == metav1.ConditionFalse && reasonsNeedingTheUser[o.Reason] {
+		// The instance may be fine, but the workloads waiting for its outputs wait for
+		// the user too.
+		stalled, stalledReason, stalledMessage = true, o.Reason, o.Message
+	}
 	if reconciling {
 		s.setCondition(computev1alpha1.ConditionReconciling, metav1.ConditionTrue, reason, message)
 	} else {
 		s.setCondition(computev1alpha1.ConditionReconciling, metav1.ConditionFalse, computev1alpha1.ReasonSettled, "nothing in progress")
 	}
 	if stalled {
-		s.setCondition(computev1alpha1.ConditionStalled, metav1.ConditionTrue, reason, message)
+		s.setCondition(computev1alpha1.ConditionStalled, metav1.ConditionTrue, stalledReason, stalledMessage)
 	} else {
 		s.setCondition(computev1alpha1.ConditionStalled, metav1.ConditionFalse, computev1alpha1.ReasonSettled, "not waiting for the user")
 	}

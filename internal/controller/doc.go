@@ -58,6 +58,9 @@ limitations under the License.
 //     AWS (delete_uninstall.go).
 //   - inputs_*: what reaches a pass from outside the object: the user data of
 //     userDataFrom and its watch, and EC2 events.
+//   - outputs.go: after every pass, in Full and Observe, spec.outputsTo's ConfigMap
+//     or Secret is kept holding the instance's coordinates from status (a Kubernetes
+//     write only, where the namespace granted it, and only to an object it owns).
 //   - reconcile_*: the scope of a pass, the per-object memory (one home, one forget),
 //     conflict handling, backoff, metrics and the manager setup.
 //

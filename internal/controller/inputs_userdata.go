@@ -87,9 +87,9 @@ type Identity struct {
 	OwnSecrets []string
 }
 
-// grantCommand is the one line a namespace admin runs to let the operator read user
-// data sources in namespace.
-func (id Identity) grantCommand(namespace string) string {
+// grantCommand is the one line a namespace admin runs to bind the operator the
+// ClusterRole role in namespace (UserDataReaderRole, OutputsWriterRole).
+func (id Identity) grantCommand(role, namespace string) string {
 	ns, sa := id.Namespace, id.ServiceAccount
 	if ns == "" {
 		ns = "<operator-namespace>"
@@ -98,7 +98,7 @@ func (id Identity) grantCommand(namespace string) string {
 		sa = "<operator-service-account>"
 	}
 	return fmt.Sprintf("kubectl create rolebinding %s --namespace %s --clusterrole=%s --serviceaccount=%s:%s",
-		UserDataReaderRole, namespace, UserDataReaderRole, ns, sa)
+		role, namespace, role, ns, sa)
 }
 
 // ownSecret reports whether the Secret is one of the operator's own.
@@ -213,7 +213,7 @@ func (r *EC2InstanceReconciler) userDataError(ref userDataRef, err error) error 
 	case apierrors.IsForbidden(err):
 		return refusal(computev1alpha1.ReasonUserDataNotGranted, "", codeUserDataNotGranted,
 			fmt.Sprintf("namespace %s has not granted the operator reading its Secrets and ConfigMaps for userDataFrom (%s %s); a namespace admin grants it with: %s",
-				ref.namespace, ref.kind, ref.name, r.Identity.grantCommand(ref.namespace)))
+				ref.namespace, ref.kind, ref.name, r.Identity.grantCommand(UserDataReaderRole, ref.namespace)))
 	default:
 		return fmt.Errorf("reading %s: %w", ref, err)
 	}

@@ -119,6 +119,9 @@ type EC2InstanceReconciler struct {
 	// APIReader reads the Secrets and ConfigMaps of userDataFrom from the API server
 	// (the manager never caches their values); nil reads through Client.
 	APIReader client.Reader
+	// OutputsClient writes spec.outputsTo's ConfigMaps and Secrets (outputs.go); nil
+	// writes through Client. Tests set it to impersonate the operator's ServiceAccount.
+	OutputsClient client.Writer
 	// SourceWatcher lists and watches, metadata only, the Secrets and ConfigMaps that
 	// userDataFrom names (inputs_sourcewatch.go); nil builds one from the manager's config.
 	SourceWatcher metadata.Interface
@@ -184,6 +187,9 @@ func (r *EC2InstanceReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 	// After a conflict the pass's copy is stale: writing it again would only meet
 	// the same conflict.
 	if !apierrors.IsConflict(err) {
+		if oerr := r.syncOutputs(ctx, s); oerr != nil && err == nil {
+			res, err = r.afterOutputsFailed(s, res, oerr)
+		}
 		if perr := s.patchStatus(ctx, r.Client); perr != nil && err == nil {
 			err = perr
 		}
@@ -305,27 +311,6 @@ func (r *EC2InstanceReconciler) useClient(ctx context.Context, s *instanceScope)
 	s.ec2 = c
 	r.expectFleet(ctx, s.obj.Status.Account, s.region, c)
 	return proceed()
-}
-
-// nothingLaunched reports whether no instance can exist for the object: none recorded
-// or remembered, none adopted, none replaced, and no RunInstances outstanding (never
-// sent, or refused outright by EC2, which clears the launch time).
-func (r *EC2InstanceReconciler) nothingLaunched(s *instanceScope) bool {
-	return s.obj.Spec.InstanceID == "" && r.noInstanceRecorded(s)
-}
-
-// noInstanceRecorded reports whether no instance is recorded for the object yet: none
-// launched (or sent to be), and none adopted. Until then an adopting object may still
-// choose its account.
-func (r *EC2InstanceReconciler) noInstanceRecorded(s *instanceScope) bool {
-	st := &s.obj.Status
-	if st.InstanceID != "" || st.Recreations > 0 {
-		return false
-	}
-	if _, ok := r.launched.get(s.obj.UID, st.ClientToken); ok {
-		return false
-	}
-	return st.LastLaunchAttempt == nil || r.launched.notSent(s.obj.UID, st.ClientToken)
 }
 
 // credentialsWait is how soon an object comes back while the AWS credentials are not

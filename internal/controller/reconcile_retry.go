@@ -129,6 +129,8 @@ var reasonsNeedingTheUser = map[string]bool{
 	computev1alpha1.ReasonUserDataNotFound:        true,
 	computev1alpha1.ReasonUserDataNotGranted:      true,
 	computev1alpha1.ReasonUserDataSourceRefused:   true,
+	computev1alpha1.ReasonOutputsNotGranted:       true,
+	computev1alpha1.ReasonOutputsTargetRefused:    true,
 	computev1alpha1.ReasonGuardrailViolation:      true,
 	computev1alpha1.ReasonRegionUnknown:           true,
 	computev1alpha1.ReasonReplacementPaused:       true,

@@ -22,6 +22,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -158,9 +159,11 @@ type harness struct {
 	timeout time.Duration
 
 	// reconciles counts Reconcile calls; apiWrites counts the manager's writes to
-	// EC2Instance objects (create, update, patch, delete of the object or its status).
-	reconciles atomic.Int64
-	apiWrites  atomic.Int64
+	// EC2Instance objects (create, update, patch, delete of the object or its status);
+	// outputsWrites its writes to Secrets and ConfigMaps.
+	reconciles    atomic.Int64
+	apiWrites     atomic.Int64
+	outputsWrites atomic.Int64
 
 	// extraNS are the further namespaces of opts.extraNamespaces.
 	extraNS []string
@@ -286,7 +289,14 @@ func (h *harness) ForAccount(ctx context.Context, role ec2.AssumedRole, region s
 func (h *harness) startManager() {
 	h.t.Helper()
 	cfg := rest.CopyConfig(h.opts.config())
-	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return &writeCounter{next: rt, writes: &h.apiWrites} })
+	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper {
+		return &writeCounter{next: rt, writes: &h.apiWrites, paths: []string{"/ec2instances"}}
+	})
+	// The API server takes an unchanged update without a new resourceVersion, so only
+	// the requests tell whether outputs were written.
+	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper {
+		return &writeCounter{next: rt, writes: &h.outputsWrites, paths: []string{"/secrets", "/configmaps"}}
+	})
 	if h.opts.apiMiddleware != nil {
 		cfg.Wrap(h.opts.apiMiddleware)
 	}
@@ -379,14 +389,16 @@ func (h *harness) stopManager() {
 	}
 }
 
-// writeCounter counts the manager's writes to EC2Instance objects.
+// writeCounter counts the manager's writes (any method but GET) to the resources of
+// paths (for example "/ec2instances").
 type writeCounter struct {
 	next   http.RoundTripper
 	writes *atomic.Int64
+	paths  []string
 }
 
 func (w *writeCounter) RoundTrip(req *http.Request) (*http.Response, error) {
-	if req.Method != http.MethodGet && strings.Contains(req.URL.Path, "/ec2instances") {
+	if req.Method != http.MethodGet && slices.ContainsFunc(w.paths, func(p string) bool { return strings.Contains(req.URL.Path, p) }) {
 		w.writes.Add(1)
 	}
 	return w.next.RoundTrip(req)

@@ -39,12 +39,13 @@ import (
 // operatorSA is the manager's ServiceAccount, as the bundle and config/ name it.
 const operatorSA = "ec2-operator-controller-manager"
 
-// asOperator makes the reconciler read userDataFrom sources as the operator's
-// ServiceAccount of namespace opNS, under the RBAC the API server really has, instead
+// asOperator makes the reconciler read userDataFrom sources and write outputs as the
+// operator's ServiceAccount of namespace opNS, under the RBAC the API server really has, instead
 // of the test's admin identity; the namespace's grant is then what decides.
 func asOperator(t testing.TB, opNS string, ownSecrets ...string) func(*EC2InstanceReconciler) {
 	t.Helper()
-	installUserDataReaderRole(t)
+	installShippedRole(t, "config/rbac/userdata_reader_role.yaml", UserDataReaderRole)
+	installShippedRole(t, "config/rbac/outputs_writer_role.yaml", OutputsWriterRole)
 	cfg := rest.CopyConfig(sharedEnv().Config)
 	cfg.Impersonate = rest.ImpersonationConfig{
 		UserName: "system:serviceaccount:" + opNS + ":" + operatorSA,
@@ -60,16 +61,17 @@ func asOperator(t testing.TB, opNS string, ownSecrets ...string) func(*EC2Instan
 	}
 	return func(r *EC2InstanceReconciler) {
 		r.APIReader = reader
+		r.OutputsClient = reader
 		r.SourceWatcher = watcher
 		r.Identity = Identity{Namespace: opNS, ServiceAccount: operatorSA, OwnSecrets: ownSecrets}
 	}
 }
 
-// installUserDataReaderRole creates the shipped ClusterRole
-// (config/rbac/userdata_reader_role.yaml) under the name kustomize gives it.
-func installUserDataReaderRole(t testing.TB) {
+// installShippedRole creates a shipped ClusterRole (file, under config/rbac) under the
+// name kustomize gives it.
+func installShippedRole(t testing.TB, file, name string) {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(testenv.ProjectRoot(), "config/rbac/userdata_reader_role.yaml"))
+	data, err := os.ReadFile(filepath.Join(testenv.ProjectRoot(), file))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +79,7 @@ func installUserDataReaderRole(t testing.TB) {
 	if err := yaml.UnmarshalStrict(data, &role); err != nil {
 		t.Fatal(err)
 	}
-	role.Name = UserDataReaderRole
+	role.Name = name
 	admin, err := client.New(sharedEnv().Config, client.Options{Scheme: scheme.Scheme})
 	if err != nil {
 		t.Fatal(err)
@@ -90,9 +92,16 @@ func installUserDataReaderRole(t testing.TB) {
 // grantUserData runs, in effect, the command the refusal names.
 func (h *harness) grantUserData(opNS string) {
 	h.t.Helper()
+	h.grant(opNS, UserDataReaderRole)
+}
+
+// grant binds the ClusterRole role to the operator's ServiceAccount in the test's
+// namespace, as the commands the refusals name do.
+func (h *harness) grant(opNS, role string) {
+	h.t.Helper()
 	binding := &rbacv1.RoleBinding{
-		ObjectMeta: metav1.ObjectMeta{Namespace: h.ns, Name: UserDataReaderRole},
-		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: UserDataReaderRole},
+		ObjectMeta: metav1.ObjectMeta{Namespace: h.ns, Name: role},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role},
 		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: operatorSA, Namespace: opNS}},
 	}
 	if err := h.k8s.Create(context.Background(), binding); err != nil {

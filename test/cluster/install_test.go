@@ -169,6 +169,7 @@ func (c *Cluster) checkSampleLifecycle(t testing.TB, ns string) {
 	if rec, ok := c.AWS.Sim.Instance(id); !ok || rec.State != ec2sim.StateRunning {
 		t.Fatalf("instance %s of the Ready sample: %+v (found %v)", id, rec.State, ok)
 	}
+	outputs := c.checkOutputs(t, ns, "web-1", id)
 	c.Kubectl(t, "-n", ns, "delete", "ec2instance", "web-1", "--wait=false")
 	c.WaitFor(t, 3*time.Minute, "the sample gone and its instance terminated", func() (bool, error) {
 		err := c.Client.Get(ctx, key, &computev1alpha1.EC2Instance{})
@@ -178,4 +179,30 @@ func (c *Cluster) checkSampleLifecycle(t testing.TB, ns string) {
 		rec, _ := c.AWS.Sim.Instance(id)
 		return rec.State == ec2sim.StateTerminated || rec.State == ec2sim.StateShuttingDown, fmt.Errorf("instance %s is %s", id, rec.State)
 	})
+	// The garbage collector (kube-controller-manager) deletes the outputs with their
+	// owner.
+	c.WaitFor(t, 2*time.Minute, "the outputs ConfigMap garbage-collected", func() (bool, error) {
+		err := c.Client.Get(ctx, outputs, &corev1.ConfigMap{})
+		return apierrors.IsNotFound(err), fmt.Errorf("ConfigMap %s: %v", outputs, err)
+	})
+}
+
+// checkOutputs grants the namespace's outputs-writer role with the README's command,
+// as the OLM-installed operator's ServiceAccount really holds it, and sets
+// spec.outputsTo: the ConfigMap appears with the instance's coordinates.
+func (c *Cluster) checkOutputs(t testing.TB, ns, name, id string) client.ObjectKey {
+	t.Helper()
+	c.Kubectl(t, "-n", ns, "create", "rolebinding", "ec2-operator-outputs-writer",
+		"--clusterrole=ec2-operator-outputs-writer", "--serviceaccount="+ns+":ec2-operator-controller-manager")
+	c.Kubectl(t, "-n", ns, "patch", "ec2instance", name, "--type=merge",
+		"-p", `{"spec":{"outputsTo":{"name":"`+name+`-coordinates"}}}`)
+	key := client.ObjectKey{Namespace: ns, Name: name + "-coordinates"}
+	c.WaitFor(t, 2*time.Minute, "the outputs ConfigMap written", func() (bool, error) {
+		cm := &corev1.ConfigMap{}
+		if err := c.Client.Get(context.Background(), key, cm); err != nil {
+			return false, err
+		}
+		return cm.Data["instanceId"] == id && cm.Data["privateIp"] != "", fmt.Errorf("data %v", cm.Data)
+	})
+	return key
 }

@@ -92,6 +92,7 @@ func checkManagerAccess(t *testing.T, c client.Client, m *installMode, other str
 	t.Helper()
 	rbactest.CheckManager(t, c, m.name, m.opNS, m.target, other)
 	checkUserDataGrant(t, c, m)
+	checkOutputsGrant(t, c, m)
 }
 
 // checkUserDataGrant binds the shipped userdata-reader ClusterRole in a tenant
@@ -99,26 +100,53 @@ func checkManagerAccess(t *testing.T, c client.Client, m *installMode, other str
 // get, list and watch its Secrets (the watch that sees user data edits at once).
 func checkUserDataGrant(t *testing.T, c client.Client, m *installMode) {
 	t.Helper()
+	checkTenantGrant(t, c, m, controller.UserDataReaderRole, []string{"get", "list", "watch"}, []string{"create", "update", "delete"})
+}
+
+// checkOutputsGrant binds the shipped outputs-writer ClusterRole in a tenant
+// namespace: then, and only there, the manager may write its ConfigMaps and Secrets
+// (spec.outputsTo), and still not list or watch them.
+func checkOutputsGrant(t *testing.T, c client.Client, m *installMode) {
+	t.Helper()
+	checkTenantGrant(t, c, m, controller.OutputsWriterRole, []string{"get", "create", "update", "delete"}, []string{"list", "watch", "patch"})
+}
+
+// checkTenantGrant binds role to the manager in a new tenant namespace and checks
+// that the manager may then do granted, and only granted, to that namespace's Secrets
+// and ConfigMaps: nothing before the binding, nothing in another namespace, never
+// withheld.
+func checkTenantGrant(t *testing.T, c client.Client, m *installMode, role string, granted, withheld []string) {
+	t.Helper()
 	tenant := newNamespace(t, c, "rbac-"+m.name+"-tenant-")
-	secret := rbactest.Access{Verb: "get", Resource: "secrets", Namespace: tenant, Name: "boot"}
-	if rbactest.May(t, c, m.opNS, secret) {
-		t.Fatalf("%s install: the manager may read a tenant's Secret before the tenant granted it", m.name)
+	elsewhere := newNamespace(t, c, "rbac-"+m.name+"-other-")
+	for _, res := range []string{"secrets", "configmaps"} {
+		for _, verb := range granted {
+			if rbactest.May(t, c, m.opNS, rbactest.Access{Verb: verb, Resource: res, Namespace: tenant, Name: "boot"}) {
+				t.Fatalf("%s install: the manager may %s a tenant's %s before the tenant bound %s", m.name, verb, res, role)
+			}
+		}
 	}
 	create(t, c, &rbacv1.RoleBinding{
-		ObjectMeta: metav1.ObjectMeta{Namespace: tenant, Name: controller.UserDataReaderRole},
-		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: controller.UserDataReaderRole},
+		ObjectMeta: metav1.ObjectMeta{Namespace: tenant, Name: role},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role},
 		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: managerSA, Namespace: m.opNS}},
 	})
-	if !rbactest.Eventually(t, c, m.opNS, secret) {
-		t.Errorf("%s install: the tenant's grant does not let the manager read its Secret", m.name)
+	if !rbactest.Eventually(t, c, m.opNS, rbactest.Access{Verb: granted[0], Resource: "secrets", Namespace: tenant, Name: "boot"}) {
+		t.Fatalf("%s install: binding %s does not let the manager %s the tenant's Secrets", m.name, role, granted[0])
 	}
-	elsewhere := newNamespace(t, c, "rbac-"+m.name+"-other-")
-	for _, verb := range []string{"list", "watch"} {
-		if !rbactest.May(t, c, m.opNS, rbactest.Access{Verb: verb, Resource: "secrets", Namespace: tenant}) {
-			t.Errorf("%s install: the tenant's grant does not let the manager %s its Secrets", m.name, verb)
+	for _, res := range []string{"secrets", "configmaps"} {
+		for _, verb := range granted {
+			if !rbactest.May(t, c, m.opNS, rbactest.Access{Verb: verb, Resource: res, Namespace: tenant, Name: "boot"}) {
+				t.Errorf("%s install: binding %s does not let the manager %s the tenant's %s", m.name, role, verb, res)
+			}
+			if rbactest.May(t, c, m.opNS, rbactest.Access{Verb: verb, Resource: res, Namespace: elsewhere, Name: "boot"}) {
+				t.Errorf("%s install: one tenant's %s lets the manager %s %s of another namespace", m.name, role, verb, res)
+			}
 		}
-		if rbactest.May(t, c, m.opNS, rbactest.Access{Verb: verb, Resource: "secrets", Namespace: elsewhere}) {
-			t.Errorf("%s install: one tenant's grant lets the manager %s Secrets of another namespace", m.name, verb)
+		for _, verb := range withheld {
+			if rbactest.May(t, c, m.opNS, rbactest.Access{Verb: verb, Resource: res, Namespace: tenant, Name: "boot"}) {
+				t.Errorf("%s install: binding %s lets the manager %s the tenant's %s", m.name, role, verb, res)
+			}
 		}
 	}
 }
@@ -159,8 +187,8 @@ func grantBundle(t *testing.T, c client.Client, m *installMode, csv *operatorsv1
 				}
 			}
 		case "ClusterRole":
-			// The bundle's ClusterRoles are for people (and the userdata-reader role for
-			// namespace admins); created once, as OLM would.
+			// The bundle's ClusterRoles are for people (and the userdata-reader and
+			// outputs-writer roles for namespace admins); created once, as OLM would.
 			obj := o.DeepCopy()
 			if err := c.Create(context.Background(), obj); client.IgnoreAlreadyExists(err) != nil {
 				t.Fatal(err)
@@ -198,11 +226,13 @@ func grantDeploy(t *testing.T, c client.Client, m *installMode) {
 			create(t, c, &b)
 		}
 	}
-	// The userdata-reader role under the name the README's command binds.
-	var ud rbacv1.ClusterRole
-	into(t, find(t, kustomize(t, "config/default"), "ClusterRole", controller.UserDataReaderRole).Object, &ud)
-	if err := c.Create(context.Background(), &ud); client.IgnoreAlreadyExists(err) != nil {
-		t.Fatal(err)
+	// The namespace admins' roles under the names the README's commands bind.
+	for _, name := range []string{controller.UserDataReaderRole, controller.OutputsWriterRole} {
+		var role rbacv1.ClusterRole
+		into(t, find(t, kustomize(t, "config/default"), "ClusterRole", name).Object, &role)
+		if err := c.Create(context.Background(), &role); client.IgnoreAlreadyExists(err) != nil {
+			t.Fatal(err)
+		}
 	}
 }
 

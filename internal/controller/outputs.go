@@ -1,0 +1,261 @@
+/*
+Copyright 2026 The ec2-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
+)
+
+// OutputsWriterRole is the ClusterRole (config/rbac/outputs_writer_role.yaml) that a
+// namespace's admin binds to the operator's ServiceAccount in that namespace to let its
+// EC2Instances write spec.outputsTo there. As for user data, the operator holds no
+// ConfigMap or Secret rule of its own in tenants' namespaces: writing there is the
+// namespace's to allow.
+const OutputsWriterRole = "ec2-operator-outputs-writer"
+
+// outputsManagedBy labels the objects the operator writes outputs to, so that they can
+// be listed (kubectl get cm -l app.kubernetes.io/managed-by=ec2-operator).
+const outputsManagedBy = "ec2-operator"
+
+// outputsRefusal is an outputs target that retrying does not fix: the namespace must
+// grant it, or the spec must name another object.
+type outputsRefusal struct{ reason, message string }
+
+func (e *outputsRefusal) Error() string { return e.message }
+
+// syncOutputs keeps spec.outputsTo's object holding the instance's coordinates, from
+// status only: nothing a user with read access to the EC2Instance could not see. It
+// writes nothing when nothing changed, deletes the object it wrote before when the
+// spec names another or none, and changes nothing in AWS, so that Observe does it too.
+// A deleted EC2Instance's object goes with it by garbage collection (its owner
+// reference), not here.
+func (r *EC2InstanceReconciler) syncOutputs(ctx context.Context, s *instanceScope) error {
+	if s.released || !s.obj.DeletionTimestamp.IsZero() {
+		return nil
+	}
+	want := s.obj.Spec.OutputsTo
+	if err := r.dropStaleOutputs(ctx, s, want); err != nil {
+		return r.outputsFailed(s, err)
+	}
+	if want == nil {
+		meta.RemoveStatusCondition(&s.obj.Status.Conditions, computev1alpha1.ConditionOutputsWritten)
+		return nil
+	}
+	if s.obj.Status.InstanceID == "" {
+		s.setCondition(computev1alpha1.ConditionOutputsWritten, metav1.ConditionFalse,
+			computev1alpha1.ReasonWaitingForInstance, "no instance is recorded yet")
+		return nil
+	}
+	kind := outputsKindOf(want)
+	if err := r.writeOutputs(ctx, s, kind, want.Name); err != nil {
+		return r.outputsFailed(s, err)
+	}
+	s.obj.Status.Outputs = &computev1alpha1.OutputsStatus{Kind: kind, Name: want.Name}
+	s.setCondition(computev1alpha1.ConditionOutputsWritten, metav1.ConditionTrue, computev1alpha1.ReasonOutputsWritten,
+		fmt.Sprintf("%s %s holds the instance's coordinates", kind, want.Name))
+	return nil
+}
+
+// outputsKindOf is the target's kind; an object written before the CRD defaulted it
+// has none, which means ConfigMap.
+func outputsKindOf(t *computev1alpha1.OutputsTarget) computev1alpha1.OutputsKind {
+	if t.Kind == "" {
+		return computev1alpha1.OutputsConfigMap
+	}
+	return t.Kind
+}
+
+// outputsFailed reports a refused target as OutputsWritten=False (Stalled follows in
+// deriveProgress) with a Warning event, and returns the error for backoff either way.
+func (r *EC2InstanceReconciler) outputsFailed(s *instanceScope, err error) error {
+	var refused *outputsRefusal
+	if errors.As(err, &refused) {
+		s.setCondition(computev1alpha1.ConditionOutputsWritten, metav1.ConditionFalse, refused.reason, refused.message)
+		r.event(s, corev1.EventTypeWarning, refused.reason, refused.message)
+	}
+	return fmt.Errorf("writing outputs: %w", err)
+}
+
+// afterOutputsFailed decides when a pass whose outputs failed comes back. While the
+// instance is in motion the pass's own soon return retries the outputs too: the
+// failure backoff, which grows to minutes, must not slow the instance down. Otherwise
+// the error brings the object back with backoff, sooner than the resync.
+func (r *EC2InstanceReconciler) afterOutputsFailed(s *instanceScope, res ctrl.Result, err error) (ctrl.Result, error) {
+	if res.Requeue || (res.RequeueAfter > 0 && res.RequeueAfter <= r.PollInterval) {
+		s.log.V(1).Info("outputs not written; retried with the next poll", "reason", err.Error())
+		return res, nil
+	}
+	return ctrl.Result{}, err
+}
+
+// writeOutputs creates the target, or updates it when its data differ. It reads the
+// target past the cache (the manager caches no ConfigMap or Secret, and may not list
+// them), once per pass.
+func (r *EC2InstanceReconciler) writeOutputs(ctx context.Context, s *instanceScope, kind computev1alpha1.OutputsKind, name string) error {
+	ns := s.obj.Namespace
+	if kind == computev1alpha1.OutputsSecret && r.Identity.ownSecret(ns, name) {
+		return &outputsRefusal{computev1alpha1.ReasonOutputsTargetRefused,
+			fmt.Sprintf("Secret %s/%s holds the operator's own credentials and is never written", ns, name)}
+	}
+	want := outputsData(&s.obj.Status)
+	target := newOutputsObject(kind, ns, name)
+	err := r.outputsReader().Get(ctx, client.ObjectKeyFromObject(target), target)
+	switch {
+	case apierrors.IsNotFound(err):
+		target = newOutputsObject(kind, ns, name)
+		if err := controllerutil.SetControllerReference(s.obj, target, r.Scheme()); err != nil {
+			return err
+		}
+		target.SetLabels(map[string]string{"app.kubernetes.io/managed-by": outputsManagedBy})
+		setOutputsData(target, want)
+		return r.outputsError(kind, ns, name, r.outputsWriter().Create(ctx, target))
+	case err != nil:
+		return r.outputsError(kind, ns, name, err)
+	}
+	if !metav1.IsControlledBy(target, s.obj) {
+		return &outputsRefusal{computev1alpha1.ReasonOutputsTargetRefused,
+			fmt.Sprintf("%s %s/%s exists and is not owned by this EC2Instance: name another in spec.outputsTo, or delete it", kind, ns, name)}
+	}
+	if maps.Equal(outputsDataOf(target), want) {
+		return nil
+	}
+	setOutputsData(target, want)
+	return r.outputsError(kind, ns, name, r.outputsWriter().Update(ctx, target))
+}
+
+// dropStaleOutputs deletes the object the coordinates were last written to when the
+// spec no longer names it, if this EC2Instance still owns it.
+func (r *EC2InstanceReconciler) dropStaleOutputs(ctx context.Context, s *instanceScope, want *computev1alpha1.OutputsTarget) error {
+	old := s.obj.Status.Outputs
+	if old == nil || (want != nil && old.Name == want.Name && old.Kind == outputsKindOf(want)) {
+		return nil
+	}
+	target := newOutputsObject(old.Kind, s.obj.Namespace, old.Name)
+	err := r.outputsReader().Get(ctx, client.ObjectKeyFromObject(target), target)
+	if err == nil && metav1.IsControlledBy(target, s.obj) {
+		// The precondition spares an object created meanwhile by someone else under
+		// the same name.
+		uid := target.GetUID()
+		err = r.outputsWriter().Delete(ctx, target, client.Preconditions{UID: &uid})
+	}
+	if err != nil && !apierrors.IsNotFound(err) {
+		return r.outputsError(old.Kind, s.obj.Namespace, old.Name, err)
+	}
+	s.obj.Status.Outputs = nil
+	return nil
+}
+
+// outputsError names what the namespace must grant when the API server refuses.
+func (r *EC2InstanceReconciler) outputsError(kind computev1alpha1.OutputsKind, ns, name string, err error) error {
+	if apierrors.IsForbidden(err) {
+		return &outputsRefusal{computev1alpha1.ReasonOutputsNotGranted,
+			fmt.Sprintf("namespace %s has not granted the operator writing its ConfigMaps and Secrets for spec.outputsTo (%s %s); a namespace admin grants it with: %s",
+				ns, kind, name, r.Identity.grantCommand(OutputsWriterRole, ns))}
+	}
+	return err
+}
+
+func (r *EC2InstanceReconciler) outputsReader() client.Reader {
+	if r.APIReader != nil {
+		return r.APIReader
+	}
+	return r.Client
+}
+
+func (r *EC2InstanceReconciler) outputsWriter() client.Writer {
+	if r.OutputsClient != nil {
+		return r.OutputsClient
+	}
+	return r.Client
+}
+
+// outputsData are the keys written, from status; every key is always there, empty
+// while the instance has no such value, so that a workload can mount all of them.
+func outputsData(st *computev1alpha1.EC2InstanceStatus) map[string]string {
+	d := map[string]string{
+		"instanceId":       st.InstanceID,
+		"privateIp":        st.PrivateIP,
+		"publicIp":         st.PublicIP,
+		"ipv6Address":      "",
+		"privateDnsName":   st.PrivateDNSName,
+		"publicDnsName":    st.PublicDNSName,
+		"elasticIp":        "",
+		"availabilityZone": st.AvailabilityZone,
+		"region":           st.Region,
+	}
+	for _, n := range st.NetworkInterfaces {
+		if n.DeviceIndex == 0 && len(n.IPv6Addresses) > 0 {
+			d["ipv6Address"] = n.IPv6Addresses[0]
+		}
+	}
+	// The Elastic IP is written once it is the instance's address, not while it
+	// waits to be associated.
+	if eip := st.ElasticIP; eip != nil && eip.AssociationID != "" {
+		d["elasticIp"] = eip.PublicIP
+	}
+	return d
+}
+
+func newOutputsObject(kind computev1alpha1.OutputsKind, ns, name string) client.Object {
+	m := metav1.ObjectMeta{Namespace: ns, Name: name}
+	if kind == computev1alpha1.OutputsSecret {
+		return &corev1.Secret{ObjectMeta: m, Type: corev1.SecretTypeOpaque}
+	}
+	return &corev1.ConfigMap{ObjectMeta: m}
+}
+
+func outputsDataOf(obj client.Object) map[string]string {
+	switch o := obj.(type) {
+	case *corev1.ConfigMap:
+		return o.Data
+	case *corev1.Secret:
+		d := make(map[string]string, len(o.Data))
+		for k, v := range o.Data {
+			d[k] = string(v)
+		}
+		return d
+	}
+	return nil
+}
+
+func setOutputsData(obj client.Object, d map[string]string) {
+	switch o := obj.(type) {
+	case *corev1.ConfigMap:
+		o.Data = d
+	case *corev1.Secret:
+		o.Data = make(map[string][]byte, len(d))
+		for k, v := range d {
+			o.Data[k] = []byte(v)
+		}
+		// A Secret is written through .data only, so stringData left by a client
+		// would not shadow it.
+		o.StringData = nil
+	}
+}
