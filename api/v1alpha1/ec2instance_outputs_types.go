@@ -54,7 +54,9 @@ type OutputsTarget struct {
 // operator can delete it when spec.outputsTo is renamed or removed.
 type OutputsStatus struct {
 	// kind is ConfigMap or Secret.
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Outputs Kind",xDescriptors={"urn:alm:descriptor:text"}
 	Kind OutputsKind `json:"kind"`
 	// name is the object's name, in the EC2Instance's namespace.
+	// +operator-sdk:csv:customresourcedefinitions:type=status,displayName="Outputs Name",xDescriptors={"urn:alm:descriptor:text"}
 	Name string `json:"name"`
 }
