@@ -22,6 +22,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -45,7 +46,7 @@ func testOwnNamespaceInstall(t *testing.T, c *Cluster) string {
 	c.checkUnpackJobs(t, ns)
 	c.checkOperatorPod(t, ns)
 	c.checkEventReaction(t, ns)
-	c.checkSampleLifecycle(t, ns)
+	c.checkSampleLifecycle(t, ns, ns)
 	return ns
 }
 
@@ -100,7 +101,7 @@ func testAllNamespacesInstall(t *testing.T, c *Cluster) {
 	c.subscribe(t, allNamespacesNS, nil, c.CatalogImage)
 	c.checkOperatorPod(t, allNamespacesNS)
 	c.restrictedNamespace(t, team)
-	c.checkSampleLifecycle(t, team)
+	c.checkSampleLifecycle(t, team, allNamespacesNS)
 	c.Kubectl(t, "delete", "namespace", team, "--wait=true", "--timeout=180s")
 }
 
@@ -147,9 +148,11 @@ func (c *Cluster) checkOperatorPod(t testing.TB, ns string) {
 	t.Logf("operator pod %s runs %s", pod.Name, want)
 }
 
-// checkSampleLifecycle applies the shipped sample with kubectl: it becomes Ready with
-// a running instance in the emulator, and deleting it terminates the instance.
-func (c *Cluster) checkSampleLifecycle(t testing.TB, ns string) {
+// checkSampleLifecycle applies the shipped sample with kubectl in ns: it becomes Ready
+// with a running instance in the emulator, its outputs are written once the namespace
+// grants it to the operator of opNS, and deleting it terminates the instance and
+// garbage-collects the outputs.
+func (c *Cluster) checkSampleLifecycle(t testing.TB, ns, opNS string) {
 	t.Helper()
 	ctx := context.Background()
 	c.Kubectl(t, "-n", ns, "apply", "-f", filepath.Join(c.Root, "config", "samples", "compute_v1alpha1_ec2instance.yaml"))
@@ -169,7 +172,7 @@ func (c *Cluster) checkSampleLifecycle(t testing.TB, ns string) {
 	if rec, ok := c.AWS.Sim.Instance(id); !ok || rec.State != ec2sim.StateRunning {
 		t.Fatalf("instance %s of the Ready sample: %+v (found %v)", id, rec.State, ok)
 	}
-	outputs := c.checkOutputs(t, ns, "web-1", id)
+	outputs := c.checkOutputs(t, ns, opNS, "web-1", id)
 	c.Kubectl(t, "-n", ns, "delete", "ec2instance", "web-1", "--wait=false")
 	c.WaitFor(t, 3*time.Minute, "the sample gone and its instance terminated", func() (bool, error) {
 		err := c.Client.Get(ctx, key, &computev1alpha1.EC2Instance{})
@@ -187,17 +190,35 @@ func (c *Cluster) checkSampleLifecycle(t testing.TB, ns string) {
 	})
 }
 
-// checkOutputs grants the namespace's outputs-writer role with the README's command,
-// as the OLM-installed operator's ServiceAccount really holds it, and sets
-// spec.outputsTo: the ConfigMap appears with the instance's coordinates.
-func (c *Cluster) checkOutputs(t testing.TB, ns, name, id string) client.ObjectKey {
+// checkOutputs sets spec.outputsTo as a namespace user would: the object says that the
+// namespace has not granted it, with the command; a namespace admin runs that command,
+// which binds the role the OLM-installed operator then really holds, and the ConfigMap
+// appears with the instance's coordinates.
+func (c *Cluster) checkOutputs(t testing.TB, ns, opNS, name, id string) client.ObjectKey {
 	t.Helper()
-	c.Kubectl(t, "-n", ns, "create", "rolebinding", "ec2-operator-outputs-writer",
-		"--clusterrole=ec2-operator-outputs-writer", "--serviceaccount="+ns+":ec2-operator-controller-manager")
 	c.Kubectl(t, "-n", ns, "patch", "ec2instance", name, "--type=merge",
 		"-p", `{"spec":{"outputsTo":{"name":"`+name+`-coordinates"}}}`)
+	var command string
+	c.WaitFor(t, 2*time.Minute, "OutputsNotGranted naming the grant", func() (bool, error) {
+		obj := &computev1alpha1.EC2Instance{}
+		if err := c.Client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, obj); err != nil {
+			return false, err
+		}
+		cond := meta.FindStatusCondition(obj.Status.Conditions, computev1alpha1.ConditionOutputsWritten)
+		if cond == nil || cond.Reason != computev1alpha1.ReasonOutputsNotGranted {
+			return false, fmt.Errorf("OutputsWritten %+v", cond)
+		}
+		_, command, _ = strings.Cut(cond.Message, "grants it with: ")
+		return true, nil
+	})
+	want := "kubectl create rolebinding ec2-operator-outputs-writer --namespace " + ns +
+		" --clusterrole=ec2-operator-outputs-writer --serviceaccount=" + opNS + ":ec2-operator-controller-manager"
+	if command != want {
+		t.Fatalf("the refusal names %q, want %q", command, want)
+	}
+	c.Kubectl(t, strings.Fields(command)[1:]...)
 	key := client.ObjectKey{Namespace: ns, Name: name + "-coordinates"}
-	c.WaitFor(t, 2*time.Minute, "the outputs ConfigMap written", func() (bool, error) {
+	c.WaitFor(t, 3*time.Minute, "the outputs ConfigMap written", func() (bool, error) {
 		cm := &corev1.ConfigMap{}
 		if err := c.Client.Get(context.Background(), key, cm); err != nil {
 			return false, err
