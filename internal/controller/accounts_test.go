@@ -560,11 +560,14 @@ func TestRetainReleasesAnObjectWhoseAccountNoLongerAllowsItsNamespace(t *testing
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The mark comes before the update: the operator may react before this test
+	// reads the object again, and a mark taken after that would wait for a change
+	// that has already happened.
+	m := h.mark("orphan")
 	acct.Spec.AllowedNamespaces.Names = []string{"someone-else"}
 	if err := h.k8s.Update(context.Background(), acct); err != nil {
 		t.Fatal(err)
 	}
-	m := h.mark("orphan")
 	h.waitConditionSince(m, computev1alpha1.ConditionReady, metav1.ConditionFalse, computev1alpha1.ReasonAccountNotAllowed)
 
 	// Deleting it with Retain cannot untag the instance without the account, and must
