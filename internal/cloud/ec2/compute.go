@@ -22,7 +22,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -66,12 +65,11 @@ type InstanceTypeInfo struct {
 	Burstable            bool
 }
 
-// computeCache remembers what never changes for a region: images by ID and instance
-// types by name.
+// computeCache remembers what never changes for a region and account: images by ID
+// and instance types by name, each asked once for all concurrent reconciles.
 type computeCache struct {
-	mu     sync.Mutex
-	images map[string]Image
-	types  map[string]InstanceTypeInfo
+	images permanentCache[Image]
+	types  permanentCache[InstanceTypeInfo]
 }
 
 // FindImages lists the available images matching q, newest first (by creation date,
@@ -122,50 +120,48 @@ func fromSDKImage(img types.Image) Image {
 // DescribeImage returns one image by ID, remembered for the client's lifetime (an
 // image's architecture and root device never change).
 func (c *AWSClient) DescribeImage(ctx context.Context, id string) (*Image, error) {
-	c.compute.mu.Lock()
-	img, ok := c.compute.images[id]
-	c.compute.mu.Unlock()
-	if ok {
-		return &img, nil
-	}
-	out, err := c.api.DescribeImages(ctx, &awsec2.DescribeImagesInput{ImageIds: []string{id}})
+	img, err := c.compute.images.get(ctx, "DescribeImages", id, func() (Image, error) {
+		out, err := c.api.DescribeImages(ctx, &awsec2.DescribeImagesInput{ImageIds: []string{id}})
+		if err != nil {
+			return Image{}, classify("DescribeImages", err)
+		}
+		if len(out.Images) == 0 {
+			// EC2 leaves an image out (rather than failing) when it is not visible to
+			// the account, for example after deregistration.
+			return Image{}, &Error{Kind: KindInvalidInput, Operation: "DescribeImages", Code: "InvalidAMIID.NotFound",
+				Message: fmt.Sprintf("The image id '[%s]' does not exist", id)}
+		}
+		return fromSDKImage(out.Images[0]), nil
+	})
 	if err != nil {
-		return nil, classify("DescribeImages", err)
+		return nil, err
 	}
-	if len(out.Images) == 0 {
-		// EC2 leaves an image out (rather than failing) when it is not visible to the
-		// account, for example after deregistration.
-		return nil, &Error{Kind: KindInvalidInput, Operation: "DescribeImages", Code: "InvalidAMIID.NotFound",
-			Message: fmt.Sprintf("The image id '[%s]' does not exist", id)}
-	}
-	img = fromSDKImage(out.Images[0])
-	c.compute.mu.Lock()
-	if c.compute.images == nil {
-		c.compute.images = map[string]Image{}
-	}
-	c.compute.images[id] = img
-	c.compute.mu.Unlock()
 	return &img, nil
 }
 
 // InstanceType describes an instance type, remembered for the client's lifetime.
 func (c *AWSClient) InstanceType(ctx context.Context, name string) (*InstanceTypeInfo, error) {
-	c.compute.mu.Lock()
-	info, ok := c.compute.types[name]
-	c.compute.mu.Unlock()
-	if ok {
-		return &info, nil
+	info, err := c.compute.types.get(ctx, "DescribeInstanceTypes", name, func() (InstanceTypeInfo, error) {
+		return c.describeInstanceType(ctx, name)
+	})
+	if err != nil {
+		return nil, err
 	}
+	return &info, nil
+}
+
+// describeInstanceType asks EC2 about one instance type.
+func (c *AWSClient) describeInstanceType(ctx context.Context, name string) (InstanceTypeInfo, error) {
 	out, err := c.api.DescribeInstanceTypes(ctx, &awsec2.DescribeInstanceTypesInput{InstanceTypes: []types.InstanceType{types.InstanceType(name)}})
 	if err != nil {
-		return nil, classify("DescribeInstanceTypes", err)
+		return InstanceTypeInfo{}, classify("DescribeInstanceTypes", err)
 	}
 	if len(out.InstanceTypes) == 0 {
-		return nil, &Error{Kind: KindInvalidInput, Operation: "DescribeInstanceTypes", Code: "InvalidInstanceType",
+		return InstanceTypeInfo{}, &Error{Kind: KindInvalidInput, Operation: "DescribeInstanceTypes", Code: "InvalidInstanceType",
 			Message: fmt.Sprintf("The following supplied instance types do not exist: [%s]", name)}
 	}
 	t := out.InstanceTypes[0]
-	info = InstanceTypeInfo{
+	info := InstanceTypeInfo{
 		Name: name, HibernationSupported: aws.ToBool(t.HibernationSupported), Burstable: aws.ToBool(t.BurstablePerformanceSupported),
 	}
 	if t.ProcessorInfo != nil {
@@ -180,11 +176,5 @@ func (c *AWSClient) InstanceType(ctx context.Context, name string) (*InstanceTyp
 	if t.MemoryInfo != nil {
 		info.MemoryMiB = aws.ToInt64(t.MemoryInfo.SizeInMiB)
 	}
-	c.compute.mu.Lock()
-	if c.compute.types == nil {
-		c.compute.types = map[string]InstanceTypeInfo{}
-	}
-	c.compute.types[name] = info
-	c.compute.mu.Unlock()
-	return &info, nil
+	return info, nil
 }

@@ -18,6 +18,9 @@ package ec2
 
 import (
 	"context"
+	"fmt"
+	"net/http"
+	"sync"
 	"testing"
 	"time"
 
@@ -78,6 +81,66 @@ func TestInstanceTypeIsDescribedOnceWithWhatLaunchChecksNeed(t *testing.T) {
 	}
 	if _, err := e.client.InstanceType(ctx, "zz9.mega"); CodeOf(err) != "InvalidInstanceType" || KindOf(err) != KindInvalidInput {
 		t.Errorf("an unknown type: %v", err)
+	}
+}
+
+// TestConcurrentLookupsOfOneImageAndTypeMakeOneCallEach is a bulk create's first
+// moments: many reconciles ask about the same image and instance type before EC2 has
+// answered the first of them. EC2 answers slowly here (200 ms) so that every asker
+// arrives while the first call is in flight; all of them get the answer of that one
+// call. A failure is shared the same way and then forgotten: the next ask calls again.
+func TestConcurrentLookupsOfOneImageAndTypeMakeOneCallEach(t *testing.T) {
+	slow := func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			time.Sleep(200 * time.Millisecond)
+			h.ServeHTTP(w, r)
+		})
+	}
+	e := newSimEnvBehind(t, ec2sim.Config{Seed: 1}, Options{}, slow)
+	ctx := context.Background()
+	const askers = 20
+	ask := func(do func() error) []error {
+		errs := make([]error, askers)
+		var wg sync.WaitGroup
+		for i := range askers {
+			wg.Go(func() { errs[i] = do() })
+		}
+		wg.Wait()
+		return errs
+	}
+	for _, err := range ask(func() error {
+		img, err := e.client.DescribeImage(ctx, ec2sim.DefaultImageID)
+		if err == nil && img.RootDeviceName == "" {
+			return fmt.Errorf("image %+v has no root device", img)
+		}
+		return err
+	}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, err := range ask(func() error { _, err := e.client.InstanceType(ctx, "m5.large"); return err }) {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if i, ty := e.sim.Calls("DescribeImages"), e.sim.Calls("DescribeInstanceTypes"); i != 1 || ty != 1 {
+		t.Errorf("%d DescribeImages and %d DescribeInstanceTypes for %d concurrent askers each, want 1 and 1", i, ty, askers)
+	}
+
+	for _, err := range ask(func() error { _, err := e.client.InstanceType(ctx, "zz9.mega"); return err }) {
+		if CodeOf(err) != "InvalidInstanceType" {
+			t.Fatalf("an unknown type: %v", err)
+		}
+	}
+	if n := e.sim.Calls("DescribeInstanceTypes"); n != 2 {
+		t.Errorf("%d DescribeInstanceTypes after the unknown type, want 2 (one more, shared by all askers)", n)
+	}
+	if _, err := e.client.InstanceType(ctx, "zz9.mega"); CodeOf(err) != "InvalidInstanceType" {
+		t.Fatalf("the unknown type asked again: %v", err)
+	}
+	if n := e.sim.Calls("DescribeInstanceTypes"); n != 3 {
+		t.Errorf("%d DescribeInstanceTypes, want 3: a failure is not remembered", n)
 	}
 }
 

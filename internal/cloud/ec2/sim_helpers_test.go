@@ -18,6 +18,7 @@ package ec2
 
 import (
 	"context"
+	"net/http"
 	"testing"
 	"time"
 
@@ -42,8 +43,19 @@ type simEnv struct {
 // backoff).
 func newSimEnv(t testing.TB, cfg ec2sim.Config, opts Options) *simEnv {
 	t.Helper()
+	return newSimEnvBehind(t, cfg, opts, nil)
+}
+
+// newSimEnvBehind is newSimEnv with the emulator served behind wrap (when not nil),
+// for tests that need EC2 to answer slowly or to see the requests.
+func newSimEnvBehind(t testing.TB, cfg ec2sim.Config, opts Options, wrap func(http.Handler) http.Handler) *simEnv {
+	t.Helper()
 	sim := ec2sim.New(cfg)
-	url := simtest.Serve(t, sim)
+	var h http.Handler = sim
+	if wrap != nil {
+		h = wrap(sim)
+	}
+	url := simtest.Serve(t, h)
 	rec := NewMemoryRecorder()
 	if opts.Recorder == nil {
 		opts.Recorder = rec
