@@ -133,9 +133,11 @@ func (o *options) bindAWSFlags(fs *flag.FlagSet) {
 		"Override the EC2 endpoint URL, for example a local emulator (env AWS_ENDPOINT_URL_EC2).")
 	fs.IntVar(&o.awsMaxAttempts, "aws-max-attempts", envInt("AWS_MAX_ATTEMPTS", 5),
 		"Attempts per AWS call, the first one included; the SDK retries throttling and transient errors (env AWS_MAX_ATTEMPTS).")
-	fs.StringVar(&o.awsAPILimits, "aws-api-limits", envOr("AWS_API_LIMITS", "documented"),
-		`The EC2 API budget the operator keeps to per region: "documented" (EC2's default token buckets per API, `+
-			`for example RunInstances 5 then 2 a second), overrides of them for an account whose limits AWS raised, `+
+	fs.StringVar(&o.awsAPILimits, "aws-api-limits", envOr("AWS_API_LIMITS", "learn"),
+		`The EC2 API budget the operator keeps to per region: "learn" (start from EC2's default token buckets per API, `+
+			`for example RunInstances 5 then 2 a second, and while calls wait probe upward to the account's real limits, `+
+			`backing off at EC2's first RequestLimitExceeded), "documented" (the default buckets, never exceeded), `+
+			`overrides of them that pin the rates of an account whose limits AWS raised, `+
 			`such as "RunInstances=50/20,RunInstances.resources=5000/10", or "off" (env AWS_API_LIMITS).`)
 	fs.Float64Var(&o.awsRateLimit, "aws-rate-limit", envFloat("AWS_RATE_LIMIT", 0),
 		"An additional client-side cap on all AWS requests per second per region, retries included; 0 means none (env AWS_RATE_LIMIT).")
@@ -225,13 +227,17 @@ func (o *options) validate() error {
 	return nil
 }
 
+// learnLimits reports whether the per-API budget probes for the account's real
+// limits: with "learn", the default; every other value pins the rates.
+func (o *options) learnLimits() bool { return o.awsAPILimits == "" || o.awsAPILimits == "learn" }
+
 // apiLimits returns the per-API budget: EC2's documented buckets with the overrides
 // of --aws-api-limits, or nil for "off".
 func (o *options) apiLimits() (*ec2limits.Limits, error) {
 	switch o.awsAPILimits {
 	case "off":
 		return nil, nil
-	case "", "documented":
+	case "", "learn", "documented":
 		l := ec2limits.Documented()
 		return &l, nil
 	}

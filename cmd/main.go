@@ -129,6 +129,7 @@ func newEC2Clients(ctx context.Context, opts options, awsCreds aws.CredentialsPr
 		ExtraRegions: strings.FieldsFunc(opts.extraRegions, func(c rune) bool { return c == ',' || c == ' ' }),
 		MaxAttempts:  opts.awsMaxAttempts,
 		Limits:       limits,
+		LearnLimits:  opts.learnLimits(),
 		NoPacing:     limits == nil,
 		RateLimit:    opts.awsRateLimit,
 		Recorder:     m,

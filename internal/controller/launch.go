@@ -55,12 +55,13 @@ func (r *EC2InstanceReconciler) launch(ctx context.Context, s *instanceScope) st
 		return next
 	}
 	// EC2 allows few launches a second per account; while the budget is spent, the
-	// object waits its turn without holding a worker or writing anything.
-	if wait := s.ec2.LaunchDelay(); wait > maxLaunchWait {
+	// object waits its turn without holding a worker or writing anything, and comes
+	// back when the client says its turn comes (its own place in line, so no spread).
+	if wait := s.ec2.LaunchTurn(token); wait > 0 {
 		// Nothing was sent under this token, and the checks above found nothing: the
 		// next pass goes straight to the launch, without listing or looking again.
 		r.launched.putNotSent(s.obj.UID, token)
-		return waitSpread(wait)
+		return doneAfter(wait)
 	}
 	// User data from a Secret or ConfigMap must be readable before anything is
 	// launched: a missing one is the user's to fix, not EC2's to refuse. Its version is
@@ -168,20 +169,15 @@ func (r *EC2InstanceReconciler) runInstance(ctx context.Context, s *instanceScop
 const firstLookAfterLaunch = 500 * time.Millisecond
 
 // firstLook says when to look at an instance just launched. Soon, as it can be running
-// within a second; but while launches are paced by the RunInstances budget (a bulk
-// create, one launch every half second), a look one poll interval later lets one
+// within a second; but while launches wait for the RunInstances budget (a bulk create,
+// one launch every half second), a look one poll interval later lets one
 // DescribeInstances answer all the instances launched in between, instead of one call
-// per launch.
+// per launch. The launches of a backlog's last poll interval are looked at together,
+// just after the last of them, so the last instances are not left waiting a full
+// interval.
 func (r *EC2InstanceReconciler) firstLook(c ec2.FleetHints) time.Duration {
-	if c.LaunchDelay() > 0 {
-		return r.PollInterval
-	}
-	return min(r.PollInterval, firstLookAfterLaunch)
+	return min(r.PollInterval, c.LaunchBacklog()+firstLookAfterLaunch)
 }
-
-// maxLaunchWait is how long a launch may wait for the RunInstances budget inside a
-// reconcile; longer waits come back later instead.
-const maxLaunchWait = 500 * time.Millisecond
 
 // launchRecordReuse is how old a launch record may be and still serve a launch that
 // was put off for the RunInstances budget, instead of being written again.

@@ -67,8 +67,8 @@ func TestALaunchWaitsForTheBudgetWithoutSendingAndRemembersIt(t *testing.T) {
 	f.SetLaunchDelay(3 * time.Second)
 	r, _, s := launchScope(f)
 	next := r.launch(context.Background(), s)
-	if next.kind != stepDone || !next.spread || next.after != 3*time.Second {
-		t.Errorf("step %+v, want to come back after the budget's delay, spread", next)
+	if next.kind != stepDone || next.spread || next.after != 3*time.Second {
+		t.Errorf("step %+v, want to come back when the client says its turn comes, not spread", next)
 	}
 	if f.Count("RunInstance") != 0 {
 		t.Error("launched while the budget was spent")

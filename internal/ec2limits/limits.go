@@ -116,6 +116,24 @@ type Limits struct {
 	// action.
 	request  map[string]Bucket
 	resource map[string]Bucket
+	// scale multiplies every bucket that is not overridden; zero means one.
+	scale float64
+}
+
+// Scaled returns the limits with every bucket that is not overridden multiplied by
+// factor, capacity and refill alike: an account whose limits AWS raised across the
+// board (an emulator's configuration; the operator is told overrides, or learns).
+func (l Limits) Scaled(factor float64) Limits {
+	l.scale = factor
+	return l
+}
+
+// scaled applies the scale to a documented bucket.
+func (l Limits) scaled(b Bucket) Bucket {
+	if l.scale == 0 {
+		return b
+	}
+	return Bucket{Capacity: b.Capacity * l.scale, RefillPerSecond: b.RefillPerSecond * l.scale}
 }
 
 // Documented returns the documented default limits.
@@ -134,15 +152,15 @@ func (l Limits) Request(key string) Bucket {
 	}
 	switch {
 	case unfiltered:
-		return UnfilteredNonMutating
+		return l.scaled(UnfilteredNonMutating)
 	case ownRequestBuckets[action] != (Bucket{}):
-		return ownRequestBuckets[action]
+		return l.scaled(ownRequestBuckets[action])
 	case resourceIntensiveActions[action]:
-		return ResourceIntensive
+		return l.scaled(ResourceIntensive)
 	case isNonMutating(action):
-		return NonMutating
+		return l.scaled(NonMutating)
 	default:
-		return Mutating
+		return l.scaled(Mutating)
 	}
 }
 
@@ -152,7 +170,7 @@ func (l Limits) Resource(action string) (Bucket, bool) {
 		return b, true
 	}
 	b, ok := documentedResourceBuckets[action]
-	return b, ok
+	return l.scaled(b), ok
 }
 
 func isNonMutating(action string) bool {
@@ -169,7 +187,7 @@ func isNonMutating(action string) bool {
 // request bucket, for example "RunInstances=50/20,RunInstances.resources=5000/10"
 // (an account whose limits AWS raised).
 func (l Limits) Parse(spec string) (Limits, error) {
-	out := Limits{request: map[string]Bucket{}, resource: map[string]Bucket{}}
+	out := Limits{request: map[string]Bucket{}, resource: map[string]Bucket{}, scale: l.scale}
 	for k, v := range l.request {
 		out.request[k] = v
 	}

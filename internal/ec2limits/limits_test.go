@@ -108,3 +108,22 @@ func TestTokenBucketRefusesWhenEmptyAndRefillsAtItsRate(t *testing.T) {
 		t.Error("took more tokens than the capacity")
 	}
 }
+
+func TestScaledRaisesEveryBucketButTheOverriddenOnes(t *testing.T) {
+	l, err := Documented().Scaled(10).Parse("DescribeInstances=7/3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := l.Request("RunInstances"); got != (Bucket{Capacity: 50, RefillPerSecond: 20}) {
+		t.Errorf("RunInstances raised tenfold is %v, want 50/20", got)
+	}
+	if got, _ := l.Resource("RunInstances"); got != (Bucket{Capacity: 10000, RefillPerSecond: 20}) {
+		t.Errorf("RunInstances' resource bucket raised tenfold is %v, want 10000/20", got)
+	}
+	if got := l.Request("DescribeInstances"); got != (Bucket{Capacity: 7, RefillPerSecond: 3}) {
+		t.Errorf("an override is %v, want it as given", got)
+	}
+	if got := l.Request("CreateTags"); got != (Bucket{Capacity: 1000, RefillPerSecond: 100}) {
+		t.Errorf("CreateTags raised tenfold is %v", got)
+	}
+}

@@ -42,6 +42,7 @@ type Metrics struct {
 	apiDuration     *prometheus.HistogramVec
 	apiThrottled    *prometheus.CounterVec
 	apiRetries      *prometheus.CounterVec
+	apiBudget       *prometheus.GaugeVec
 	instances       *prometheus.GaugeVec
 	timeToRunning   prometheus.Histogram
 	driftCorrected  *prometheus.CounterVec
@@ -74,7 +75,7 @@ func New(reg prometheus.Registerer) *Metrics {
 		Help: "Always 1; the labels name the operator's version and the source revision it was built from.",
 	}, []string{"version", "revision"})
 	buildInfo.WithLabelValues(version.Version, version.Revision).Set(1)
-	reg.MustRegister(m.apiCalls, m.apiDuration, m.apiThrottled, m.apiRetries, m.instances,
+	reg.MustRegister(m.apiCalls, m.apiDuration, m.apiThrottled, m.apiRetries, m.apiBudget, m.instances,
 		m.timeToRunning, m.driftCorrected, m.reconcileErrors, m.instanceReady, m.credsReady, m.eventsReady, m.eventsReceived, m.accountReady, m.replacementsPaused, buildInfo)
 	return m
 }
@@ -99,6 +100,10 @@ func (m *Metrics) addAWSCallCollectors() {
 		Name: "ec2_operator_aws_api_retries_total",
 		Help: "AWS API call attempts retried by the SDK, by operation, the error code that caused the retry and AWSAccount (empty for the operator's own credentials).",
 	}, []string{"operation", "code", "account"})
+	m.apiBudget = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "ec2_operator_aws_api_budget_per_second",
+		Help: "The refill rate the operator keeps to for one EC2 token bucket, by request key (the action, with :unfiltered for unfiltered describes), bucket (request or resource), region and AWSAccount (empty for the operator's own credentials): the documented or configured rate, lower after EC2 throttled, higher once a raised limit is learned.",
+	}, []string{"operation", "bucket", "region", "account"})
 }
 
 // addInstanceCollectors creates the collectors of EC2Instances and what the
@@ -170,6 +175,11 @@ func (m *Metrics) ForAccount(account string) ec2.CallRecorder {
 	return accountCalls{m: m, account: account}
 }
 
+// RecordBudget records the rate of one EC2 bucket of the operator's own credentials.
+func (m *Metrics) RecordBudget(region, key, bucket string, perSecond float64) {
+	m.apiBudget.WithLabelValues(key, bucket, region, "").Set(perSecond)
+}
+
 func (m *Metrics) recordCall(account, operation, code string, latency time.Duration) {
 	label := code
 	if label == "" {
@@ -193,6 +203,11 @@ func (a accountCalls) RecordCall(operation, code string, latency time.Duration) 
 	a.m.recordCall(a.account, operation, code, latency)
 }
 
+// RecordBudget records the rate of one EC2 bucket of the account.
+func (a accountCalls) RecordBudget(region, key, bucket string, perSecond float64) {
+	a.m.apiBudget.WithLabelValues(key, bucket, region, a.account).Set(perSecond)
+}
+
 // RecordRetry records one retry made in the account.
 func (a accountCalls) RecordRetry(operation, code string) {
 	a.m.apiRetries.WithLabelValues(operation, code, a.account).Inc()
@@ -211,6 +226,7 @@ func (m *Metrics) AccountReady(account string, ready bool) {
 // counters stay: they are history, and Prometheus needs counters to persist.
 func (m *Metrics) ForgetAccount(account string) {
 	m.accountReady.DeleteLabelValues(account)
+	m.apiBudget.DeletePartialMatch(prometheus.Labels{"account": account})
 }
 
 // CredentialsReady records whether the manager has AWS credentials to use.

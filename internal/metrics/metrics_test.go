@@ -23,6 +23,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
+
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
 )
 
 func TestCallsAreCountedByOperationCodeAndAccountWithThrottlesSeparately(t *testing.T) {
@@ -123,5 +125,26 @@ func TestCredentialsReadyStartsReadyAndFollowsTheWait(t *testing.T) {
 	m.CredentialsReady(true)
 	if v := testutil.ToFloat64(m.credsReady); v != 1 {
 		t.Errorf("after the Secret arrived %v, want 1", v)
+	}
+}
+
+// The learned EC2 budgets are one series per bucket, region and account; an account's
+// go when it is deleted. The client reports them through ec2.BudgetRecorder, which
+// both the operator's own recorder and an account's implement.
+func TestAPIBudgetsAreGaugesPerBucketRegionAndAccount(t *testing.T) {
+	m := New(prometheus.NewRegistry())
+	var own, account ec2.BudgetRecorder = m, m.ForAccount("team-a").(ec2.BudgetRecorder)
+	own.RecordBudget("us-east-1", "RunInstances", "request", 2)
+	own.RecordBudget("us-east-1", "RunInstances", "request", 6.5)
+	account.RecordBudget("eu-west-1", "RunInstances", "resource", 2)
+	if got := testutil.ToFloat64(m.apiBudget.WithLabelValues("RunInstances", "request", "us-east-1", "")); got != 6.5 {
+		t.Errorf("the operator's RunInstances budget is %v, want the last rate 6.5", got)
+	}
+	if n := testutil.CollectAndCount(m.apiBudget); n != 2 {
+		t.Errorf("%d series, want 2", n)
+	}
+	m.ForgetAccount("team-a")
+	if n := testutil.CollectAndCount(m.apiBudget); n != 1 {
+		t.Errorf("%d series after the account was deleted, want only the operator's own", n)
 	}
 }

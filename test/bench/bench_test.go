@@ -40,21 +40,35 @@ func benchScenarios(t *testing.T) []scenario {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// An account whose every limit AWS raised tenfold, which the manager is not told.
+	tenfold := ec2limits.Documented().Scaled(10)
 	return []scenario{
 		// The peers' harness: an EC2 that neither throttles nor waits, and no client
 		// pacing, so the time is the operator's own.
-		{name: "unthrottled", n: 100, timeout: 5 * time.Minute, args: []string{"--aws-api-limits=off"}},
+		{name: "unthrottled, limits off", n: 100, timeout: 5 * time.Minute, args: []string{"--aws-api-limits=off"}},
+		// The same EC2 with the defaults: the manager starts from the documented
+		// limits and learns that there are none to speak of.
+		{name: "unthrottled, learned", n: 100, timeout: 5 * time.Minute, learning: true},
 		// The defaults against an EC2 enforcing its documented limits: the time is
-		// what AWS allows (5 launches, then 2 a second).
-		{name: "documented limits", n: 100, timeout: 5 * time.Minute, sim: ec2sim.Config{Throttle: &documented}},
-		// The same with instances that take time to boot and to shut down.
-		{name: "documented, realistic delays", n: 100, timeout: 5 * time.Minute,
+		// what AWS allows (5 launches, then 2 a second), plus the one probe that
+		// finds the documented limit is the account's.
+		{name: "documented limits, learned", n: 100, timeout: 5 * time.Minute, sim: ec2sim.Config{Throttle: &documented}, learning: true},
+		// The same with the limits pinned: nothing is ever throttled.
+		{name: "documented limits, pinned", n: 100, timeout: 5 * time.Minute, sim: ec2sim.Config{Throttle: &documented},
+			args: []string{"--aws-api-limits=documented"}},
+		// The documented limits with instances that take time to boot and to shut down.
+		{name: "documented, realistic delays", n: 100, timeout: 5 * time.Minute, learning: true,
 			sim: ec2sim.Config{Throttle: &documented, PendingDuration: 15 * time.Second, ShuttingDownDuration: 5 * time.Second}},
 		// The documented limits with a data volume and an allocated Elastic IP on
 		// every object.
-		{name: "documented, volumes and addresses", n: 100, timeout: 5 * time.Minute, storage: true, sim: ec2sim.Config{Throttle: &documented}},
-		// A thousand objects against an account with raised launch limits.
-		{name: "raised limits", n: 1000, timeout: 10 * time.Minute, sim: ec2sim.Config{Throttle: &raised},
+		{name: "documented, volumes and addresses", n: 100, timeout: 5 * time.Minute, storage: true, learning: true,
+			sim: ec2sim.Config{Throttle: &documented}},
+		// Limits raised tenfold that the manager is not told: it learns them.
+		{name: "raised tenfold, learned", n: 100, timeout: 5 * time.Minute, sim: ec2sim.Config{Throttle: &tenfold}, learning: true},
+		{name: "raised tenfold, learned", n: 1000, timeout: 10 * time.Minute, sim: ec2sim.Config{Throttle: &tenfold}, learning: true},
+		// A thousand objects against an account with raised launch limits, which the
+		// manager is told.
+		{name: "raised launch limits, configured", n: 1000, timeout: 10 * time.Minute, sim: ec2sim.Config{Throttle: &raised},
 			args: []string{"--aws-api-limits=" + raisedLimits}},
 	}
 }

@@ -95,6 +95,16 @@ func startManager(t *testing.T, kubeconfig, simURL, ns string, args []string) *m
 	if err := m.WaitReady(context.Background(), 60*time.Second); err != nil {
 		t.Fatalf("%v:\n%s", err, tail(m.Log(), 4000))
 	}
+	// The manager is ready (its probe answers) a second or two before its
+	// controllers have synced their caches and started their workers; a phase timed
+	// from readiness would count that start-up as the phase's own time.
+	deadline := time.Now().Add(60 * time.Second)
+	for !strings.Contains(m.Log(), `"msg":"Starting workers","controller":"ec2instance"`) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the manager's EC2Instance workers did not start within a minute:\n%s", tail(m.Log(), 4000))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 	return m
 }
 

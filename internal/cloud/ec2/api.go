@@ -274,10 +274,18 @@ type Tags interface {
 // that neither batches nor paces may ignore the hints and report no delay, and
 // callers stay correct, only slower.
 type FleetHints interface {
-	// LaunchDelay says how long a RunInstance call would wait now for EC2's
-	// RunInstances budget (two launches a second once a burst of five is spent, by
-	// default), so that a caller can come back later instead of blocking.
-	LaunchDelay() time.Duration
+	// LaunchTurn says whether the launch under this client token may be sent now
+	// (zero) or how long it should wait for its turn in EC2's RunInstances budget (two
+	// launches a second once a burst of five is spent, by default), so that a caller
+	// comes back then instead of blocking. Launches take their turns in the order
+	// they first asked; a zero answer keeps the launch's tokens for its RunInstance
+	// call, which should follow at once.
+	LaunchTurn(clientToken string) time.Duration
+
+	// LaunchBacklog says about how long the launches waiting for their turn take to
+	// be sent (zero when none waits), so that a new instance can be looked at once
+	// the launches around it are done, in one call.
+	LaunchBacklog() time.Duration
 
 	// ChangedElsewhere says these instances changed outside this client (an EC2
 	// event said so), so that the next lookup describes them afresh.

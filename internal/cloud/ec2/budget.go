@@ -17,18 +17,24 @@ limitations under the License.
 package ec2
 
 import (
+	"math"
 	"time"
 
 	"golang.org/x/time/rate"
 )
 
 // The client's share of an API's budget adapts to EC2's answers the way TCP adapts
-// to a congested network: it halves when EC2 throttles and grows back linearly while
+// to a congested network: it falls when EC2 throttles and grows back linearly while
 // it does not. Each API adapts on its own, as EC2 throttles each on its own, so a
 // throttled RunInstances does not slow the DescribeInstances that report launches
 // Ready. (The SDK's adaptive retry mode keeps one rate for the whole client and cuts
 // it on every throttled answer; under a steady share of throttled calls it falls to
 // half a call per second for every API at once.)
+//
+// A learning budget (the default: the account's limits are not configured) also
+// probes upward while calls wait for it, because AWS raises limits per account on
+// request and nothing in EC2's API says by how much: the first RequestLimitExceeded
+// above the documented rate says where the account's limit is.
 const (
 	// cutSpacing is the least time between two cuts of one bucket: the calls already
 	// on their way when EC2 throttled one were sent at the old rate, and their
@@ -37,45 +43,165 @@ const (
 	// floorShare is the least share of the documented refill rate a bucket is cut to,
 	// so that a run of throttles never stops an API.
 	floorShare = 0.1
-	// regainShare is the share of the documented refill rate won back per second
-	// without a throttle: a bucket cut to its floor is full again in nine seconds.
+	// regainShare is the share of the rate a bucket regains towards (the documented
+	// one, or nine tenths of the rate EC2 last throttled) won back per second without
+	// a throttle: a bucket cut to its floor is back in nine seconds.
 	regainShare = 0.1
+	// belowBaseCut is the cut of a bucket EC2 throttled at or below its documented
+	// rate: other tools spend the account's budget too, so the share left is unknown
+	// and the client halves its own.
+	belowBaseCut = 0.5
+	// learnedCut is the cut of a bucket EC2 throttled above its documented rate while
+	// learning, once it knows roughly where the account's limit is: a rate a fifth
+	// below keeps most of the throughput while EC2's bucket refills.
+	learnedCut = 0.8
+	// firstLearnedCut is the cut at the first throttle above the documented rate: EC2's
+	// bucket (larger, for an account with raised limits) absorbed the probe for a
+	// while, so the rate reached is well past the limit, about twice it when the
+	// probe rose steadily from well below. The rate after the cut is taken as the
+	// limit until EC2 says otherwise.
+	firstLearnedCut = 0.5
+	// probeShare is how much of the documented rate a learning bucket adds per second
+	// of backlog before EC2 has ever throttled it: from RunInstances' documented 2 a
+	// second to a tenfold raised 20 in three seconds.
+	probeShare = 3.0
+	// ceilingProbeShare is how much of the rate EC2 last throttled a learning bucket
+	// adds per second of backlog once it is above nine tenths of that rate: slowly,
+	// so that a limit found is only tested again now and then.
+	ceilingProbeShare = 0.02
+	// ceilingShare is where regaining ends and slow probing begins: nine tenths of
+	// the rate EC2 last throttled.
+	ceilingShare = 0.9
+	// documentedQuiet is how long a learning bucket does not probe after EC2 throttled
+	// its first step above the documented rate: the account has the documented
+	// limit, and testing it again at every backlog would cost a throttle each time.
+	documentedQuiet = 10 * time.Minute
+	// backlogWindow is how recently a call must have waited for a bucket for it to
+	// have a backlog: without one, faster would not help, and probing would only
+	// risk a throttle.
+	backlogWindow = time.Second
 )
 
 // budget is one of EC2's token buckets as the client spends it: the limiter, the
-// documented refill rate (full) and the rate it currently refills at.
+// documented (or configured) refill rate and the rate it currently refills at.
 type budget struct {
-	lim     *rate.Limiter
+	lim *rate.Limiter
+	// full is the documented or configured refill rate.
 	full    float64
 	current float64
+	// learn lets the rate probe above full while calls wait (see probe).
+	learn bool
+	// ceiling is the rate EC2 last throttled this bucket at, zero before it has.
+	ceiling float64
+	// quietUntil is when a learning bucket may probe again (see documentedQuiet).
+	quietUntil time.Time
 	// changed is when current was last cut or regained.
 	changed time.Time
 	// lastCut is when EC2 last throttled a call on this bucket.
 	lastCut time.Time
+	// waited is when a call last had to wait for this bucket: its backlog.
+	waited time.Time
+	// reserve is how many tokens the limiter keeps below EC2's bucket (see limiter).
+	reserve int
+	// report is told the rate whenever it changes (a metric), when not nil.
+	report func(perSecond float64)
 }
 
-// cut halves the refill rate, at most once per cutSpacing, down to the floor.
+// cut lowers the refill rate, at most once per cutSpacing, down to the floor: by
+// learnedCut when EC2 throttled a rate above the documented one (the account's
+// limit is found), by half otherwise. After a cut the limiter also gives up its
+// reserve again, which the calls over the limit spent on EC2's side.
 func (b *budget) cut(now time.Time) {
 	if !b.lastCut.IsZero() && now.Sub(b.lastCut) < cutSpacing {
 		return
 	}
 	b.regain(now)
-	b.current = max(b.full*floorShare, b.current/2)
+	throttledAt := b.current
+	switch {
+	case throttledAt <= b.full:
+		b.current = max(b.full*floorShare, throttledAt*belowBaseCut)
+	case throttledAt <= b.full*(1+probeShare):
+		// The first second of probing was already too much: the account's limit is
+		// the documented one.
+		b.current, b.ceiling, b.quietUntil = b.full, b.full, now.Add(documentedQuiet)
+	case b.ceiling == 0:
+		b.current = max(b.full, throttledAt*firstLearnedCut)
+		b.ceiling = b.current
+	default:
+		b.current = max(b.full, throttledAt*learnedCut)
+		b.ceiling = throttledAt
+	}
 	b.lastCut, b.changed = now, now
 	b.lim.SetLimitAt(now, rate.Limit(b.current))
+	if b.reserve > 0 {
+		b.lim.ReserveN(now, b.reserve)
+	}
+	b.reportRate()
 }
 
-// regain adds back regainShare of the documented rate for each second since the
-// last change, up to the documented rate.
+// regain adds back regainShare of its target for each second since the last change,
+// up to the target: the documented rate, or nine tenths of the rate EC2 last
+// throttled while learning. Past the target a learning bucket with a backlog probes.
 func (b *budget) regain(now time.Time) {
-	if b.current >= b.full {
-		return
-	}
 	elapsed := now.Sub(b.changed)
 	if elapsed < 100*time.Millisecond {
 		return
 	}
-	b.current = min(b.full, b.current+b.full*regainShare*elapsed.Seconds())
+	target := b.full
+	if b.learn {
+		target = max(target, b.ceiling*ceilingShare)
+	}
+	before := b.current
+	switch {
+	case b.current < target:
+		b.current = min(target, b.current+target*regainShare*elapsed.Seconds())
+	case now.Sub(b.waited) < backlogWindow && b.canProbe(now):
+		b.current += b.probeStep() * min(elapsed, backlogWindow).Seconds()
+	}
 	b.changed = now
-	b.lim.SetLimitAt(now, rate.Limit(b.current))
+	if b.current != before {
+		b.lim.SetLimitAt(now, rate.Limit(b.current))
+		b.reportRate()
+	}
+}
+
+// probeStep is the rate a learning bucket adds per second of backlog: fast until EC2
+// has throttled it above the documented rate, slowly near the rate it throttled.
+func (b *budget) probeStep() float64 {
+	if b.ceiling <= b.full {
+		return b.full * probeShare
+	}
+	return b.ceiling * ceilingProbeShare
+}
+
+// canProbe reports whether a learning bucket may probe above its rate now: not
+// within a second of a throttle, nor while the documented limit holds (quietUntil).
+func (b *budget) canProbe(now time.Time) bool {
+	return b.learn && now.Sub(b.lastCut) >= cutSpacing && !now.Before(b.quietUntil)
+}
+
+// timeFor is how long the bucket takes to hold n more tokens than it has now: at its
+// current rate, or while it may probe, at a rate growing by its probe step each
+// second (the optimistic answer: a throttle only makes it later, and a launch told
+// to come back too early asks again).
+func (b *budget) timeFor(now time.Time, n float64) time.Duration {
+	need := n - b.lim.TokensAt(now)
+	if need <= 0 || b.current <= 0 {
+		return 0
+	}
+	seconds := need / b.current
+	if b.canProbe(now) {
+		step := b.probeStep()
+		seconds = (math.Sqrt(b.current*b.current+2*step*need) - b.current) / step
+	}
+	return time.Duration(seconds * float64(time.Second))
+}
+
+// backlogged records that a call waited for this bucket.
+func (b *budget) backlogged(now time.Time) { b.waited = now }
+
+func (b *budget) reportRate() {
+	if b.report != nil {
+		b.report(b.current)
+	}
 }

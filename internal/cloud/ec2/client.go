@@ -68,6 +68,11 @@ type Options struct {
 	// Limits are the per-API buckets the client keeps to (see pacer); nil means EC2's
 	// documented defaults (ec2limits.Documented).
 	Limits *ec2limits.Limits
+	// LearnLimits lets the per-API buckets probe above Limits while calls wait for
+	// them, and keep the highest rate EC2 allows (see budget): the account's limits
+	// are not known, and AWS raises them per account on request. Without it the
+	// buckets never exceed Limits.
+	LearnLimits bool
 	// NoPacing turns the per-API buckets off, for an endpoint that does not throttle
 	// (a test emulator); EC2 itself would then refuse calls over its limits.
 	NoPacing bool
@@ -225,6 +230,11 @@ func NewFromConfig(cfg aws.Config, opts Options) *AWSClient {
 			limits = nil // only the overall cap
 		}
 		p = newPacer(limits, opts.RateLimit, opts.MaxPacingWait)
+		p.learn = opts.LearnLimits
+		if br, ok := opts.Recorder.(BudgetRecorder); ok {
+			region := cfg.Region
+			p.report = func(key, bucket string, perSecond float64) { br.RecordBudget(region, key, bucket, perSecond) }
+		}
 	}
 	api := awsec2.NewFromConfig(cfg, func(o *awsec2.Options) {
 		if opts.Endpoint != "" {

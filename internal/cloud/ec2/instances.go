@@ -67,13 +67,22 @@ func (c *AWSClient) ChangedElsewhere(ids ...string) { c.changing(ids...) }
 // FleetHints.ExpectLookups.
 func (c *AWSClient) ExpectLookups(ids []string) { c.batcher.ahead.expect(ids) }
 
-// LaunchDelay says how long a RunInstance call would wait for its budget now; see
-// Client.LaunchDelay.
-func (c *AWSClient) LaunchDelay() time.Duration {
+// LaunchTurn says whether a launch may be sent now or how long it should wait for
+// its turn in the RunInstances budget; see FleetHints.LaunchTurn.
+func (c *AWSClient) LaunchTurn(clientToken string) time.Duration {
 	if c.pacer == nil {
 		return 0
 	}
-	return c.pacer.delay(callCost{operation: "RunInstances", resources: 1})
+	return c.pacer.launchTurn(time.Now(), clientToken)
+}
+
+// LaunchBacklog says how long the launches waiting for their turn take to be sent;
+// see FleetHints.LaunchBacklog.
+func (c *AWSClient) LaunchBacklog() time.Duration {
+	if c.pacer == nil {
+		return 0
+	}
+	return c.pacer.launchBacklog(time.Now())
 }
 
 // GetInstance describes one instance through the lookup coalescer; see

@@ -41,6 +41,16 @@ type CallRecorder interface {
 	RecordRetry(operation, code string)
 }
 
+// BudgetRecorder is a CallRecorder that is also told the refill rate the client
+// keeps to for each EC2 bucket, whenever it changes: the documented or configured
+// rate, lower after EC2 throttled, higher once a learning client found a raised limit.
+type BudgetRecorder interface {
+	// RecordBudget records the rate of one bucket in a region: a request bucket by
+	// its request key (the action, or the action with ":unfiltered") or an action's
+	// resource-token bucket; bucket is "request" or "resource".
+	RecordBudget(region, key, bucket string, perSecond float64)
+}
+
 // NopRecorder is a CallRecorder that records nothing.
 type NopRecorder struct{}
 

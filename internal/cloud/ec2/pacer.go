@@ -19,9 +19,11 @@ package ec2
 import (
 	"context"
 	"fmt"
+	"math"
 	"sync"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	awsec2 "github.com/aws/aws-sdk-go-v2/service/ec2"
 	"github.com/aws/smithy-go/middleware"
 	"golang.org/x/time/rate"
@@ -44,51 +46,85 @@ const DefaultMaxPacingWait = time.Second
 // buckets of the instance lifecycle calls, and optionally one overall cap. EC2 would
 // refuse calls over these buckets with RequestLimitExceeded; spending the same budget
 // on the client side means those refusals do not happen, and one busy API (a burst of
-// launches) never starves another (the describes that report them Ready).
+// launches) never starves another (the describes that report them Ready). A learning
+// pacer also finds limits AWS raised for the account (see budget).
 type pacer struct {
 	// limits are the per-API buckets; nil keeps only the overall cap.
 	limits  *ec2limits.Limits
 	overall *rate.Limiter
 	maxWait time.Duration
+	// learn lets every bucket probe above its documented rate (see budget).
+	learn bool
+	// report, when not nil, is told each bucket's refill rate when it changes.
+	report func(key, bucket string, perSecond float64)
 
 	mu       sync.Mutex
 	request  map[string]*budget
 	resource map[string]*budget
+	// tickets are the launches admitted by launchTurn, by client token (launchqueue.go).
+	tickets map[string]ticket
+	// queue orders the launches waiting for their turn (launchqueue.go).
+	queue launchQueue
 }
 
 func newPacer(limits *ec2limits.Limits, overall float64, maxWait time.Duration) *pacer {
-	p := &pacer{limits: limits, maxWait: maxWait, request: map[string]*budget{}, resource: map[string]*budget{}}
+	p := &pacer{limits: limits, maxWait: maxWait, request: map[string]*budget{}, resource: map[string]*budget{}, tickets: map[string]ticket{}}
 	if overall > 0 {
 		p.overall = rate.NewLimiter(rate.Limit(overall), max(1, int(overall)))
 	}
 	return p
 }
 
-// refillMargin is the share of EC2's refill rate the client uses. The client cannot
-// see EC2's bucket: its clock and EC2's differ by each call's network delay, so
-// refilling exactly as fast would now and then send a call a few milliseconds before
-// EC2 has its token. A tenth less keeps the client behind EC2's bucket, and leaves a
-// little of the account's budget to the other tools that share it.
-const refillMargin = 0.9
+// jitterAllowance is how much later than the client's clock says a call may reach
+// EC2 (network delay varies call by call) without EC2 finding its bucket empty. The
+// client refills exactly as fast as EC2 does, and keeps that much of each request
+// bucket's refill below EC2's capacity instead: a call that arrives early by up to
+// this much still finds a token. (A smaller refill rate would cost a tenth of every
+// bulk create; the reserve costs one burst token.)
+const jitterAllowance = 500 * time.Millisecond
 
-// limiter returns the bucket for a key, creating it full, with the refill rate it has
-// regained since EC2 last throttled it.
-func limiter(m map[string]*budget, key string, b ec2limits.Bucket, now time.Time) *rate.Limiter {
+// bucketReserve is how many tokens the client keeps in an EC2 bucket, below its
+// capacity: the jitter allowance's worth, at most a fifth of the bucket, so that small
+// configured buckets keep their burst.
+func bucketReserve(b ec2limits.Bucket) int {
+	return min(int(math.Ceil(b.RefillPerSecond*jitterAllowance.Seconds())), int(b.Capacity)/5)
+}
+
+// smallBucketMargin is the share of EC2's refill rate the client uses for a bucket too
+// small to keep a token back (fewer than five): without a reserve, only a slower
+// refill keeps the client's bucket behind EC2's.
+const smallBucketMargin = 0.9
+
+// limiter returns the budget for a key, creating it full, with the refill rate it has
+// regained (or learned) since EC2 last throttled it.
+func (p *pacer) limiter(m map[string]*budget, kind, key string, b ec2limits.Bucket, now time.Time) *budget {
+	reserve := bucketReserve(b)
 	bu, ok := m[key]
 	if !ok {
-		full := b.RefillPerSecond * refillMargin
-		bu = &budget{lim: rate.NewLimiter(rate.Limit(full), int(b.Capacity)), full: full, current: full}
+		refill := b.RefillPerSecond
+		if reserve == 0 {
+			refill *= smallBucketMargin
+		}
+		bu = &budget{lim: rate.NewLimiter(rate.Limit(refill), int(b.Capacity)-reserve), full: refill,
+			current: refill, learn: p.learn, reserve: reserve, changed: now}
+		if p.report != nil {
+			bu.report = func(perSecond float64) { p.report(key, kind, perSecond) }
+			bu.reportRate()
+		}
 		m[key] = bu
 	}
 	bu.regain(now)
-	return bu.lim
+	return bu
 }
 
 // throttled lowers the refill rate of the bucket EC2 throttled the call on: the
 // resource-token bucket for RequestResourceCountExceeded, the API's request bucket
 // otherwise. It is how the client learns that its share of the account's budget is
 // smaller than the documented one (other tools in the account spend it too).
-func (p *pacer) throttled(call callCost, code string) {
+func (p *pacer) throttled(call callCost, code string) { p.throttledAt(time.Now(), call, code) }
+
+// throttledAt is throttled at a given time.
+func (p *pacer) throttledAt(now time.Time, call callCost, code string) {
 	if p.limits == nil {
 		return
 	}
@@ -101,7 +137,7 @@ func (p *pacer) throttled(call callCost, code string) {
 		bu = p.request[ec2limits.RequestKey(call.operation, call.filtered)]
 	}
 	if bu != nil {
-		bu.cut(time.Now())
+		bu.cut(now)
 	}
 }
 
@@ -109,6 +145,26 @@ func (p *pacer) throttled(call callCost, code string) {
 func (p *pacer) reservations(now time.Time, call callCost) ([]*rate.Reservation, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	return p.reserveLocked(now, call)
+}
+
+// budgetsOf returns the request and (when the call has one) resource budgets of a
+// call; p.mu is held.
+func (p *pacer) budgetsOf(now time.Time, call callCost) []*budget {
+	if p.limits == nil {
+		return nil
+	}
+	key := ec2limits.RequestKey(call.operation, call.filtered)
+	b := p.limits.Request(key)
+	out := []*budget{p.limiter(p.request, "request", key, b, now)}
+	if rb, ok := p.limits.Resource(call.operation); ok && call.resources > 0 {
+		out = append(out, p.limiter(p.resource, "resource", call.operation, rb, now))
+	}
+	return out
+}
+
+// reserveLocked is reservations with p.mu held.
+func (p *pacer) reserveLocked(now time.Time, call callCost) ([]*rate.Reservation, error) {
 	var rs []*rate.Reservation
 	add := func(l *rate.Limiter, n int, what string) error {
 		r := l.ReserveN(now, n)
@@ -118,16 +174,19 @@ func (p *pacer) reservations(now time.Time, call callCost) ([]*rate.Reservation,
 		rs = append(rs, r)
 		return nil
 	}
-	if p.limits != nil {
-		key := ec2limits.RequestKey(call.operation, call.filtered)
-		if err := add(limiter(p.request, key, p.limits.Request(key), now), 1, call.operation); err != nil {
-			return nil, err
-		}
-		if b, ok := p.limits.Resource(call.operation); ok && call.resources > 0 {
-			if err := add(limiter(p.resource, call.operation, b, now), call.resources, call.operation+" resources"); err != nil {
-				cancelAll(now, rs)
-				return nil, err
+	for i, bu := range p.budgetsOf(now, call) {
+		n, what := 1, call.operation
+		if i > 0 {
+			n, what = call.resources, call.operation+" resources"
+			if n <= bu.lim.Burst()+bu.reserve {
+				// A batch that needs the reserve too (a thousand terminations at
+				// once) waits for a full bucket: EC2's holds it all then.
+				n = min(n, bu.lim.Burst())
 			}
+		}
+		if err := add(bu.lim, n, what); err != nil {
+			cancelAll(now, rs)
+			return nil, err
 		}
 	}
 	if p.overall != nil {
@@ -147,20 +206,12 @@ func cancelAll(now time.Time, rs []*rate.Reservation) {
 
 // wait blocks until the call's buckets allow it, or fails at once with
 // CodeClientRateLimited (and when the call may go) if that is more than maxWait away.
+// A launch admitted by launchTurn spends the tokens it was given then.
 func (p *pacer) wait(ctx context.Context, call callCost) error {
 	now := time.Now()
-	rs, err := p.reservations(now, call)
+	rs, delay, err := p.admit(now, call)
 	if err != nil {
-		return &Error{Kind: KindInvalidInput, Operation: call.operation, Code: CodeClientRateLimited, Message: err.Error()}
-	}
-	var delay time.Duration
-	for _, r := range rs {
-		delay = max(delay, r.DelayFrom(now))
-	}
-	if delay > p.maxWait {
-		cancelAll(now, rs)
-		return &Error{Kind: KindThrottled, Operation: call.operation, Code: CodeClientRateLimited, RetryAfter: delay,
-			Message: fmt.Sprintf("the %s budget allows this call in %s; not waiting that long", call.operation, delay.Round(time.Millisecond))}
+		return err
 	}
 	if delay == 0 {
 		return nil
@@ -176,17 +227,58 @@ func (p *pacer) wait(ctx context.Context, call callCost) error {
 	}
 }
 
-// delay says how long a call would wait now, without taking anything.
-func (p *pacer) delay(call callCost) time.Duration {
-	now := time.Now()
-	rs, err := p.reservations(now, call)
-	if err != nil {
-		return 0
+// admit takes the call's tokens (or its launch ticket) and says how long the call
+// must wait for them; a call that would wait longer than maxWait takes nothing and
+// fails with CodeClientRateLimited. A call that waits at all marks its budgets as
+// backlogged, which is what lets a learning budget probe.
+func (p *pacer) admit(now time.Time, call callCost) ([]*rate.Reservation, time.Duration, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if t, ok := p.takeTicket(now, call); ok {
+		return t.reservations, max(0, t.at.Sub(now)), nil
 	}
+	rs, err := p.reserveLocked(now, call)
+	if err != nil {
+		return nil, 0, &Error{Kind: KindInvalidInput, Operation: call.operation, Code: CodeClientRateLimited, Message: err.Error()}
+	}
+	delay := delayOf(now, rs)
+	if delay > 0 {
+		for _, bu := range p.budgetsOf(now, call) {
+			bu.backlogged(now)
+		}
+	}
+	if delay > p.maxWait {
+		cancelAll(now, rs)
+		return nil, 0, &Error{Kind: KindThrottled, Operation: call.operation, Code: CodeClientRateLimited, RetryAfter: delay,
+			Message: fmt.Sprintf("the %s budget allows this call in %s; not waiting that long", call.operation, delay.Round(time.Millisecond))}
+	}
+	return rs, delay, nil
+}
+
+// delayOf is how long the longest of the reservations waits.
+func delayOf(now time.Time, rs []*rate.Reservation) time.Duration {
 	var d time.Duration
 	for _, r := range rs {
 		d = max(d, r.DelayFrom(now))
 	}
+	return d
+}
+
+// delay says how long a call would wait now, without taking anything.
+func (p *pacer) delay(call callCost) time.Duration {
+	now := time.Now()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.delayLocked(now, call)
+}
+
+// delayLocked is delay with p.mu held.
+func (p *pacer) delayLocked(now time.Time, call callCost) time.Duration {
+	rs, err := p.reserveLocked(now, call)
+	if err != nil {
+		return 0
+	}
+	d := delayOf(now, rs)
 	cancelAll(now, rs)
 	return d
 }
@@ -199,6 +291,8 @@ type callCost struct {
 	filtered bool
 	// resources is the number of instances a lifecycle call affects.
 	resources int
+	// clientToken is a launch's idempotency token, which names its ticket.
+	clientToken string
 }
 
 type callCostKey struct{}
@@ -217,6 +311,7 @@ func costOf(operation string, input any) callCost {
 		if in.MaxCount != nil {
 			c.resources = int(*in.MaxCount)
 		}
+		c.clientToken = aws.ToString(in.ClientToken)
 	case *awsec2.TerminateInstancesInput:
 		c.resources = len(in.InstanceIds)
 	case *awsec2.StartInstancesInput:

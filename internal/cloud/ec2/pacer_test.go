@@ -65,8 +65,8 @@ func TestACallThatWouldWaitLongerThanAllowedIsNotSentAndSaysWhen(t *testing.T) {
 	if _, err := e.client.RunInstance(ctx, basicLaunch("first")); err != nil {
 		t.Fatal(err)
 	}
-	if d := e.client.LaunchDelay(); d < 9*time.Second {
-		t.Errorf("LaunchDelay %s, want about the 10 s one token takes", d)
+	if d := e.client.LaunchTurn("second"); d < 9*time.Second {
+		t.Errorf("LaunchTurn %s, want about the 10 s one token takes", d)
 	}
 	_, err := e.client.RunInstance(ctx, basicLaunch("second"))
 	if CodeOf(err) != CodeClientRateLimited || KindOf(err) != KindThrottled || RetryAfterOf(err) < 9*time.Second {

@@ -126,8 +126,8 @@ func (f *Fake) ResetCalls() {
 	f.calls = nil
 }
 
-// SetLaunchDelay sets what LaunchDelay reports, to test a caller's handling of a spent
-// RunInstances budget.
+// SetLaunchDelay sets what LaunchTurn and LaunchBacklog report, to test a caller's
+// handling of a spent RunInstances budget.
 func (f *Fake) SetLaunchDelay(d time.Duration) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -151,11 +151,19 @@ func (f *Fake) newID(prefix string) string {
 	return fmt.Sprintf("%s-%017x", prefix, f.next)
 }
 
-// LaunchDelay reports the delay set by SetLaunchDelay (zero by default).
-func (f *Fake) LaunchDelay() time.Duration {
+// LaunchTurn reports the delay set by SetLaunchDelay (zero by default).
+func (f *Fake) LaunchTurn(clientToken string) time.Duration {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	_ = f.begin("LaunchDelay", "")
+	_ = f.begin("LaunchTurn", clientToken)
+	return f.delay
+}
+
+// LaunchBacklog reports the delay set by SetLaunchDelay (zero by default).
+func (f *Fake) LaunchBacklog() time.Duration {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	_ = f.begin("LaunchBacklog", "")
 	return f.delay
 }
 

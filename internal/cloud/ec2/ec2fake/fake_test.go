@@ -330,17 +330,17 @@ func Example() {
 	// Output: true running 1
 }
 
-func TestFleetHintsAreLoggedAndLaunchDelayIsSet(t *testing.T) {
+func TestFleetHintsAreLoggedAndTheLaunchDelayIsSet(t *testing.T) {
 	f := ec2fake.New()
-	if d := f.LaunchDelay(); d != 0 {
-		t.Errorf("LaunchDelay = %v by default, want 0", d)
+	if d := f.LaunchTurn("t"); d != 0 {
+		t.Errorf("LaunchTurn = %v by default, want 0", d)
 	}
 	f.SetLaunchDelay(time.Second)
-	if d := f.LaunchDelay(); d != time.Second {
-		t.Errorf("LaunchDelay = %v, want the delay set", d)
+	if d := f.LaunchTurn("t"); d != time.Second {
+		t.Errorf("LaunchTurn = %v, want the delay set", d)
 	}
 	f.ExpectLookups([]string{"i-1", "i-2"})
-	if f.Count("LaunchDelay") != 2 || f.Count("ExpectLookups") != 1 {
+	if f.Count("LaunchTurn") != 2 || f.Count("ExpectLookups") != 1 {
 		t.Errorf("calls %v", f.Calls())
 	}
 }
