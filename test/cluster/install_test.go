@@ -105,6 +105,19 @@ func testAllNamespacesInstall(t *testing.T, c *Cluster) {
 	c.Kubectl(t, "delete", "namespace", team, "--wait=true", "--timeout=180s")
 }
 
+// podPhases names each pod with its phase, and whether it is being deleted.
+func podPhases(pods []corev1.Pod) []string {
+	var out []string
+	for _, p := range pods {
+		s := p.Name + " " + string(p.Status.Phase)
+		if p.DeletionTimestamp != nil {
+			s += " (terminating)"
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
 // checkOperatorPod: the operator's Deployment is available with one pod that the
 // kubelet's readiness probe passed and that did not restart (the liveness probe
 // passes too, or the kubelet would have restarted it), running as non-root with a
@@ -116,12 +129,19 @@ func (c *Cluster) checkOperatorPod(t testing.TB, ns string) {
 	if err := c.Client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: managerDeployment}, dep); err != nil {
 		t.Fatal(err)
 	}
+	// A rollout is through once the new pod is available; the pod it replaces may
+	// still be shutting down (releasing its lease, finishing its reconciles) and is
+	// listed until it is gone, which takes at most its grace period.
 	pods := &corev1.PodList{}
-	if err := c.Client.List(context.Background(), pods, client.InNamespace(ns), client.MatchingLabels(dep.Spec.Selector.MatchLabels)); err != nil {
-		t.Fatal(err)
-	}
-	if len(pods.Items) != 1 {
-		t.Fatalf("%d operator pods, want 1", len(pods.Items))
+	began := time.Now()
+	c.WaitFor(t, 2*time.Minute, "one operator pod, the replaced ones gone", func() (bool, error) {
+		if err := c.Client.List(context.Background(), pods, client.InNamespace(ns), client.MatchingLabels(dep.Spec.Selector.MatchLabels)); err != nil {
+			return false, err
+		}
+		return len(pods.Items) == 1 && pods.Items[0].DeletionTimestamp == nil, fmt.Errorf("%d operator pods: %v", len(pods.Items), podPhases(pods.Items))
+	})
+	if waited := time.Since(began); waited > 2*time.Second {
+		t.Logf("the replaced operator pod was gone %s after the rollout", waited.Round(time.Second))
 	}
 	pod := pods.Items[0]
 	if !podReady(&pod) {

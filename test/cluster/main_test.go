@@ -167,7 +167,9 @@ func TestCluster(t *testing.T) {
 		t.Run("EC2OperatorDown fires while the operator is scaled to zero, and resolves", alert.finish)
 	}
 	uninstall(t, c, ownNS)
-	uninstall(t, c, upgradeNS)
+	// Also when the upgrade failed half-way: an OwnNamespace install left running
+	// would conflict with the AllNamespaces install that follows.
+	uninstall(t, c, upgradeNamespace)
 	t.Run("AllNamespaces install", func(t *testing.T) { testAllNamespacesInstall(t, c) })
 	uninstall(t, c, allNamespacesNS)
 	// OLM v0 leaves the CRDs and the bundle's cluster-scoped objects (ClusterRoles and

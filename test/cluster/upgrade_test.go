@@ -46,6 +46,8 @@ const (
 	nextCSV    = "ec2-operator.v0.2.0"
 	// fleetSize is the live fleet the upgrade must leave alone.
 	fleetSize = 20
+	// upgradeNamespace holds the install that is upgraded and then scorecard-tested.
+	upgradeNamespace = "ec2-operator-upgrade"
 	// leaseName is the manager's leader-election lease (cmd/manager.go).
 	leaseName = "ec2-operator.ec2-operator.dev"
 )
@@ -60,7 +62,7 @@ const (
 // (scorecard's test pods set no security context), the other installs "restricted".
 // It returns the namespace once the upgrade is through.
 func testUpgrade(t *testing.T, c *Cluster) string {
-	const ns = "ec2-operator-upgrade"
+	const ns = upgradeNamespace
 	ctx := context.Background()
 	c.namespace(t, ns, "baseline")
 	c.subscribe(t, ns, []string{ns}, c.CatalogImage)
@@ -74,8 +76,11 @@ func testUpgrade(t *testing.T, c *Cluster) string {
 	if err := c.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "ec2-operator-catalog"}, source); err != nil {
 		t.Fatal(err)
 	}
+	// A patch, not an update: OLM writes the CatalogSource's status all the time, and
+	// an update of what was read a moment ago can meet a conflict.
+	patch := client.MergeFrom(source.DeepCopy())
 	source.Spec.Image = nextCatalog
-	if err := c.Client.Update(ctx, source); err != nil {
+	if err := c.Client.Patch(ctx, source, patch); err != nil {
 		t.Fatal(err)
 	}
 	began := time.Now()
