@@ -139,8 +139,8 @@ func (r *EC2InstanceReconciler) observeAttributes(ctx context.Context, s *instan
 	return seen, true, nil
 }
 
-// sourceVersion is the version of the object's userDataFrom source as its
-// namespace's watch (inputs_sourcewatch.go) last saw it: "" when the object has none, or no
+// sourceVersion is the version of the object's userDataFrom source as the watch
+// covering it (inputs_sourcewatch.go) last saw it: "" when the object has none, or no
 // watch knows it (then the attribute resync is what finds an edit).
 func (r *EC2InstanceReconciler) sourceVersion(obj *computev1alpha1.EC2Instance) string {
 	ref, ok := userDataRefOf(obj)

@@ -25,6 +25,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/metadata"
@@ -35,12 +36,20 @@ import (
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 )
 
-// sourceWatches keeps one watch on the Secrets (or the ConfigMaps) of each namespace
-// in which some EC2Instance's userDataFrom names one, for as long as one does, so
-// that an edit of the value brings the object back within seconds instead of at the
-// next attribute resync. The operator may list and watch Secrets only where the
-// namespace granted it (UserDataReaderRole), which is why the watches are per
-// namespace and started on demand rather than one cluster-wide informer.
+// sourceWatches watches the Secrets and ConfigMaps that some EC2Instance's
+// userDataFrom names, for as long as one does, so that an edit of the value brings
+// the object back within seconds instead of at the next attribute resync. The
+// operator may list and watch Secrets only where the namespace granted it
+// (UserDataReaderRole), which is why the watches are per namespace and started on
+// demand rather than one cluster-wide informer.
+//
+// A watch selects one source by name (a field selector on metadata.name), so what the
+// operator keeps and is sent grows with what objects read, not with what else the
+// namespace holds: 10,000 unrelated Secrets next to a fleet's one cloud-init cost
+// nothing. A namespace whose objects read more than namedWatchLimit sources of one
+// kind gets one watch of the whole kind instead, so that thousands of sources never
+// mean thousands of watch connections; it keeps that watch until no object of the
+// namespace reads the kind.
 //
 // The watches are metadata-only and keep nothing but each object's name and
 // resourceVersion (a transform drops labels, annotations and the rest): no value of a
@@ -52,34 +61,51 @@ type sourceWatches struct {
 	// client lists and watches metadata; nil disables the watches (the attribute
 	// resync then finds edits).
 	client metadata.Interface
-	// retry is how long a namespace whose watch was refused waits before the next try.
+	// retry is how long a watch that was refused waits before the next try.
 	retry time.Duration
 	now   func() time.Time
 	log   logr.Logger
+	// namedLimit is namedWatchLimit, smaller in tests.
+	namedLimit int
 	// requests carries the objects to reconcile to the controller.
 	requests chan event.GenericEvent
 
-	watches map[watchKey]*sourceWatch
-	// users holds what each object reads; watches[key].users the same, by key.
+	groups map[groupKey]*sourceGroup
+	// users holds what each object reads; groups[key].users the same, by group.
 	users map[types.UID]sourceUser
 }
 
-// watchKey names one watch: a kind of source in a namespace.
-type watchKey struct {
+// namedWatchLimit is how many sources of one kind in one namespace are watched each by
+// its name before one watch of the namespace's kind replaces them.
+const namedWatchLimit = 16
+
+// wholeKind is the name under which a group keeps its watch of the whole kind.
+const wholeKind = ""
+
+// groupKey names the sources of one kind in one namespace.
+type groupKey struct {
 	namespace string
 	kind      userDataSourceKind
 }
 
+// sourceGroup is what is read and watched of one kind in one namespace.
+type sourceGroup struct {
+	users map[types.UID]sourceUser
+	// readers counts the users of each source by its name.
+	readers map[string]int
+	// watches are by source name, or under wholeKind the watch of the whole kind.
+	watches map[string]*sourceWatch
+}
+
 // sourceUser is an object that reads a source, and the source's name.
 type sourceUser struct {
-	key    watchKey
+	key    groupKey
 	source string
 	object types.NamespacedName
 }
 
 // sourceWatch is one running (or refused) watch.
 type sourceWatch struct {
-	users    map[types.UID]sourceUser
 	informer toolscache.SharedIndexInformer
 	stop     chan struct{}
 	// refusedUntil, when set, says the API server refused the watch and when it is
@@ -89,33 +115,58 @@ type sourceWatch struct {
 
 func (w *sourceWatches) init(retry time.Duration, now func() time.Time, log logr.Logger) {
 	w.retry, w.now, w.log = retry, now, log
-	w.watches = map[watchKey]*sourceWatch{}
+	if w.namedLimit <= 0 {
+		w.namedLimit = namedWatchLimit
+	}
+	w.groups = map[groupKey]*sourceGroup{}
 	w.users = map[types.UID]sourceUser{}
 	w.requests = make(chan event.GenericEvent, 1024)
 }
 
-// use records that the object reads ref and starts the watch of its namespace and
-// kind if none runs (or a refused one is due for another try).
+// use records that the object reads ref and makes sure a watch covers it.
 func (w *sourceWatches) use(obj types.NamespacedName, uid types.UID, ref userDataRef) {
 	if w.client == nil {
 		return
 	}
-	key := watchKey{namespace: ref.namespace, kind: ref.kind}
-	user := sourceUser{key: key, source: ref.name, object: obj}
+	user := sourceUser{key: groupKey{namespace: ref.namespace, kind: ref.kind}, source: ref.name, object: obj}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if old, ok := w.users[uid]; ok && old.key != key {
-		w.dropLocked(uid, old.key)
+	if old, ok := w.users[uid]; ok && (old.key != user.key || old.source != user.source) {
+		w.dropLocked(uid, old)
 	}
-	w.users[uid] = user
-	sw := w.watches[key]
+	g := w.groups[user.key]
+	if g == nil {
+		g = &sourceGroup{users: map[types.UID]sourceUser{}, readers: map[string]int{}, watches: map[string]*sourceWatch{}}
+		w.groups[user.key] = g
+	}
+	if _, ok := g.users[uid]; !ok {
+		g.readers[user.source]++
+	}
+	w.users[uid], g.users[uid] = user, user
+	w.coverLocked(user.key, g, user.source)
+}
+
+// coverLocked starts the watch that covers the source, unless it runs or was refused
+// a moment ago: the named one, or the whole kind's once the group reads more than
+// namedLimit sources (which stops the named ones).
+func (w *sourceWatches) coverLocked(key groupKey, g *sourceGroup, source string) {
+	name := source
+	if _, whole := g.watches[wholeKind]; whole || len(g.readers) > w.namedLimit {
+		name = wholeKind
+		for n, sw := range g.watches {
+			if n != wholeKind {
+				sw.halt()
+				delete(g.watches, n)
+			}
+		}
+	}
+	sw := g.watches[name]
 	if sw == nil {
-		sw = &sourceWatch{users: map[types.UID]sourceUser{}}
-		w.watches[key] = sw
+		sw = &sourceWatch{}
+		g.watches[name] = sw
 	}
-	sw.users[uid] = user
 	if sw.informer == nil && !w.now().Before(sw.refusedUntil) {
-		w.startLocked(key, sw)
+		w.startLocked(key, name, sw)
 	}
 }
 
@@ -124,35 +175,60 @@ func (w *sourceWatches) release(uid types.UID) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if old, ok := w.users[uid]; ok {
-		w.dropLocked(uid, old.key)
+		w.dropLocked(uid, old)
 	}
 }
 
-// dropLocked removes the user and stops the key's watch when nobody uses it.
-func (w *sourceWatches) dropLocked(uid types.UID, key watchKey) {
+// dropLocked removes the user, stops the named watch of its source when nobody else
+// reads that, and the group's last watch with its last user.
+func (w *sourceWatches) dropLocked(uid types.UID, user sourceUser) {
 	delete(w.users, uid)
-	sw := w.watches[key]
-	if sw == nil {
+	g := w.groups[user.key]
+	if g == nil {
 		return
 	}
-	delete(sw.users, uid)
-	if len(sw.users) == 0 {
-		if sw.informer != nil {
-			close(sw.stop)
+	if _, ok := g.users[uid]; !ok {
+		return
+	}
+	delete(g.users, uid)
+	if g.readers[user.source]--; g.readers[user.source] > 0 {
+		return
+	}
+	delete(g.readers, user.source)
+	if sw := g.watches[user.source]; sw != nil && user.source != wholeKind {
+		sw.halt()
+		delete(g.watches, user.source)
+	}
+	if len(g.users) == 0 {
+		for _, sw := range g.watches {
+			sw.halt()
 		}
-		delete(w.watches, key)
+		delete(w.groups, user.key)
 	}
 }
 
-// version returns the resourceVersion of the source ref names as its namespace's
-// watch last saw it ("absent" when it does not exist), and false when no watch of it
-// has synced (none runs, or it was refused): then nothing is known.
+// halt stops the watch if it runs.
+func (sw *sourceWatch) halt() {
+	if sw.informer != nil {
+		close(sw.stop)
+		sw.informer, sw.stop = nil, nil
+	}
+}
+
+// version returns the resourceVersion of the source ref names as the watch covering
+// it last saw it ("absent" when it does not exist), and false when no watch of it has
+// synced (none runs, or it was refused): then nothing is known.
 func (w *sourceWatches) version(ref userDataRef) (string, bool) {
 	w.mu.Lock()
-	sw := w.watches[watchKey{namespace: ref.namespace, kind: ref.kind}]
 	var inf toolscache.SharedIndexInformer
-	if sw != nil {
-		inf = sw.informer
+	if g := w.groups[groupKey{namespace: ref.namespace, kind: ref.kind}]; g != nil {
+		sw := g.watches[wholeKind]
+		if sw == nil {
+			sw = g.watches[ref.name]
+		}
+		if sw != nil {
+			inf = sw.informer
+		}
 	}
 	w.mu.Unlock()
 	if inf == nil || !inf.HasSynced() {
@@ -173,21 +249,31 @@ func (w *sourceWatches) version(ref userDataRef) (string, bool) {
 func (w *sourceWatches) counts() (watches, users int) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return len(w.watches), len(w.users)
+	for _, g := range w.groups {
+		watches += len(g.watches)
+	}
+	return watches, len(w.users)
 }
 
-// startLocked starts the metadata-only watch of the key's namespace and kind.
-func (w *sourceWatches) startLocked(key watchKey, sw *sourceWatch) {
+// startLocked starts the metadata-only watch of the named source, or of the whole
+// kind in the namespace for wholeKind.
+func (w *sourceWatches) startLocked(key groupKey, name string, sw *sourceWatch) {
 	gvr := schema.GroupVersionResource{Version: "v1", Resource: "secrets"}
 	if key.kind == sourceConfigMap {
 		gvr.Resource = "configmaps"
 	}
-	inf := metadatainformer.NewFilteredMetadataInformer(w.client, gvr, key.namespace, 0, toolscache.Indexers{}, nil).Informer()
+	var selectName metadatainformer.TweakListOptionsFunc
+	if name != wholeKind {
+		selectName = func(o *metav1.ListOptions) {
+			o.FieldSelector = fields.OneTermEqualSelector("metadata.name", name).String()
+		}
+	}
+	inf := metadatainformer.NewFilteredMetadataInformer(w.client, gvr, key.namespace, 0, toolscache.Indexers{}, selectName).Informer()
 	stop := make(chan struct{})
 	_ = inf.SetTransform(keepNameAndVersion)
 	_ = inf.SetWatchErrorHandlerWithContext(func(ctx context.Context, r *toolscache.Reflector, err error) {
 		if apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err) {
-			w.refused(key, inf, err)
+			w.refused(key, name, inf, err)
 			return
 		}
 		toolscache.DefaultWatchErrorHandler(ctx, r, err)
@@ -214,17 +300,20 @@ func (w *sourceWatches) startLocked(key watchKey, sw *sourceWatch) {
 // list and watch, or took its grant back) and brings its objects back: their next
 // pass reads the source with get and reports what it finds; edits are then seen at
 // the attribute resync, and the watch is tried again after w.retry.
-func (w *sourceWatches) refused(key watchKey, inf toolscache.SharedIndexInformer, err error) {
+func (w *sourceWatches) refused(key groupKey, name string, inf toolscache.SharedIndexInformer, err error) {
 	w.mu.Lock()
-	sw := w.watches[key]
+	g := w.groups[key]
+	var sw *sourceWatch
+	if g != nil {
+		sw = g.watches[name]
+	}
 	if sw == nil || sw.informer != inf {
 		w.mu.Unlock()
 		return
 	}
-	close(sw.stop)
-	sw.informer, sw.stop = nil, nil
+	sw.halt()
 	sw.refusedUntil = w.now().Add(w.retry)
-	objects := usersOf(sw, "")
+	objects := usersOf(g, name)
 	w.mu.Unlock()
 	w.log.Info("userDataFrom sources are read but not watched: the operator may not list and watch them in the namespace; edits are seen at the next attribute check",
 		"namespace", key.namespace, "kind", key.kind, "retryIn", w.retry.String(), "error", err.Error())
@@ -232,15 +321,15 @@ func (w *sourceWatches) refused(key watchKey, inf toolscache.SharedIndexInformer
 }
 
 // changed brings back the objects that read the source the event is about.
-func (w *sourceWatches) changed(key watchKey, o any, stop <-chan struct{}) {
+func (w *sourceWatches) changed(key groupKey, o any, stop <-chan struct{}) {
 	m, err := meta.Accessor(o)
 	if err != nil {
 		return
 	}
 	w.mu.Lock()
 	var objects []types.NamespacedName
-	if sw := w.watches[key]; sw != nil {
-		objects = usersOf(sw, m.GetName())
+	if g := w.groups[key]; g != nil {
+		objects = usersOf(g, m.GetName())
 	}
 	w.mu.Unlock()
 	w.send(objects, stop)
@@ -258,11 +347,12 @@ func (w *sourceWatches) send(objects []types.NamespacedName, stop <-chan struct{
 	}
 }
 
-// usersOf lists the objects of the watch that read the named source (any, for "").
-func usersOf(sw *sourceWatch, source string) []types.NamespacedName {
+// usersOf lists the objects of the group that read the named source (any, for
+// wholeKind).
+func usersOf(g *sourceGroup, source string) []types.NamespacedName {
 	var out []types.NamespacedName
-	for _, u := range sw.users {
-		if source == "" || u.source == source {
+	for _, u := range g.users {
+		if source == wholeKind || u.source == source {
 			out = append(out, u.object)
 		}
 	}

@@ -132,12 +132,14 @@ func checkWatchesKeepNoValues(t *testing.T, h *harness) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	stored := 0
-	for key, sw := range w.watches {
-		for _, o := range sw.informer.GetStore().List() {
-			m := o.(*metav1.PartialObjectMetadata)
-			stored++
-			if len(m.Annotations) != 0 || len(m.Labels) != 0 || len(m.ManagedFields) != 0 {
-				t.Errorf("the %s watch of %s keeps more than names and versions: %+v", key.kind, key.namespace, m.ObjectMeta)
+	for key, g := range w.groups {
+		for _, sw := range g.watches {
+			for _, o := range sw.informer.GetStore().List() {
+				m := o.(*metav1.PartialObjectMetadata)
+				stored++
+				if len(m.Annotations) != 0 || len(m.Labels) != 0 || len(m.ManagedFields) != 0 {
+					t.Errorf("the %s watch of %s keeps more than names and versions: %+v", key.kind, key.namespace, m.ObjectMeta)
+				}
 			}
 		}
 	}
@@ -180,7 +182,11 @@ func TestAGrantOfGetAloneStillLaunchesAndItsRefusedWatchIsNotRetriedHot(t *testi
 		w := &h.reconciler.sources
 		w.mu.Lock()
 		defer w.mu.Unlock()
-		sw := w.watches[watchKey{namespace: h.ns, kind: sourceSecret}]
+		g := w.groups[groupKey{namespace: h.ns, kind: sourceSecret}]
+		if g == nil {
+			return false
+		}
+		sw := g.watches["boot"]
 		return sw != nil && sw.informer == nil && !sw.refusedUntil.IsZero()
 	}
 	h.eventually(h.timeout, func() string { return unless(refused(), "the watch is not recorded as refused") })

@@ -66,6 +66,13 @@ func benchScenarios(t *testing.T) []scenario {
 		// Limits raised tenfold that the manager is not told: it learns them.
 		{name: "raised tenfold, learned", n: 100, timeout: 5 * time.Minute, sim: ec2sim.Config{Throttle: &tenfold}, learning: true},
 		{name: "raised tenfold, learned", n: 1000, timeout: 10 * time.Minute, sim: ec2sim.Config{Throttle: &tenfold}, learning: true},
+		// Every object reads its user data from a Secret or a ConfigMap, so the
+		// manager watches both kinds in the namespace; then the same next to 10,000
+		// Secrets and ConfigMaps there that no object reads, which may cost at most
+		// unrelatedGrowthMiB more (checkUnrelatedGrowth).
+		{name: "user data from sources", n: 100, timeout: 5 * time.Minute, sources: true, args: []string{"--aws-api-limits=off"}},
+		{name: "user data from sources, 10,000 unrelated", n: 100, timeout: 5 * time.Minute, sources: true, unrelated: 10000,
+			args: []string{"--aws-api-limits=off"}},
 		// A thousand objects against an account with raised launch limits, which the
 		// manager is told.
 		{name: "raised launch limits, configured", n: 1000, timeout: 10 * time.Minute, sim: ec2sim.Config{Throttle: &raised},
@@ -99,6 +106,7 @@ func TestBench(t *testing.T) {
 			checkCeilings(t, p, sc.sim.PendingDuration == 0, sc.storage)
 		}
 	}
+	checkUnrelatedGrowth(t, phases)
 	fmt.Printf("\n%s\n", table(phases))
 }
 

@@ -50,6 +50,10 @@ type scenario struct {
 	// storage gives every object a data volume and an Elastic IP the operator
 	// allocates, so that their calls are counted too.
 	storage bool
+	// sources has every object read its user data from a Secret or a ConfigMap of
+	// its namespace, next to unrelated Secrets and ConfigMaps that none reads.
+	sources   bool
+	unrelated int
 	// learning says the manager is not told the emulator's limits and learns them,
 	// which costs a few throttled answers (see throttleAllowance).
 	learning bool
@@ -128,6 +132,9 @@ func run(t *testing.T, sc scenario) []phase {
 	if err := k8s.Create(context.Background(), ns); err != nil {
 		t.Fatal(err)
 	}
+	if sc.sources {
+		createSources(t, k8s, ns.Name, sc.unrelated)
+	}
 	mgr := startManager(t, string(proxy.kubeconfig()), srv.URL, ns.Name, sc.args)
 
 	var phaseStart time.Time
@@ -165,7 +172,7 @@ func run(t *testing.T, sc scenario) []phase {
 	var createdAt time.Time
 	create := measure("create", func() {
 		parallel(names, func(name string) {
-			if err := k8s.Create(context.Background(), instance(ns.Name, name, sc.storage)); err != nil {
+			if err := k8s.Create(context.Background(), instance(ns.Name, name, sc)); err != nil {
 				t.Errorf("creating %s: %v", name, err)
 			}
 		})
@@ -241,8 +248,9 @@ func run(t *testing.T, sc scenario) []phase {
 }
 
 // instance is the object every scenario creates, against the emulator's seeded
-// resources; with storage, it has a data volume and an Elastic IP.
-func instance(ns, name string, storage bool) *computev1alpha1.EC2Instance {
+// resources; with storage, it has a data volume and an Elastic IP; with sources, it
+// reads its user data from a Secret or a ConfigMap.
+func instance(ns, name string, sc scenario) *computev1alpha1.EC2Instance {
 	obj := &computev1alpha1.EC2Instance{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
 		Spec: computev1alpha1.EC2InstanceSpec{
@@ -253,7 +261,10 @@ func instance(ns, name string, storage bool) *computev1alpha1.EC2Instance {
 			Tags:             map[string]string{"team": "bench"},
 		},
 	}
-	if storage {
+	if sc.sources {
+		readUserDataFromSources(obj)
+	}
+	if sc.storage {
 		size := int32(10)
 		obj.Spec.Volumes = []computev1alpha1.DataVolume{{DeviceName: "/dev/sdf", SizeGiB: &size}}
 		obj.Spec.ElasticIP = &computev1alpha1.ElasticIP{Allocate: true}
