@@ -22,7 +22,6 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
-	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/ec2-operator/ec2-operator/internal/monitoring"
@@ -65,7 +64,7 @@ func managerOptions(opts options, scrapeToken *monitoring.ScrapeToken) (ctrl.Opt
 	}
 	var certs *metricsCert
 	if opts.secureMetrics {
-		metricsOpts.FilterProvider = scrapeToken.Filter(filters.WithAuthenticationAndAuthorization)
+		metricsOpts.FilterProvider = scrapeToken.Filter(monitoring.KubernetesAuth)
 		if opts.metricsCertPath != "" {
 			var err error
 			if certs, err = newMetricsCert(opts.metricsCertPath, opts.metricsCertName, opts.metricsCertKey); err != nil {
