@@ -42,6 +42,8 @@ func benchScenarios(t *testing.T) []scenario {
 	}
 	// An account whose every limit AWS raised tenfold, which the manager is not told.
 	tenfold := ec2limits.Documented().Scaled(10)
+	// And one raised a hundredfold: 200 launches a second, for ten thousand objects.
+	hundredfold := ec2limits.Documented().Scaled(100)
 	return []scenario{
 		// The peers' harness: an EC2 that neither throttles nor waits, and no client
 		// pacing, so the time is the operator's own.
@@ -65,7 +67,13 @@ func benchScenarios(t *testing.T) []scenario {
 			sim: ec2sim.Config{Throttle: &documented}},
 		// Limits raised tenfold that the manager is not told: it learns them.
 		{name: "raised tenfold, learned", n: 100, timeout: 5 * time.Minute, sim: ec2sim.Config{Throttle: &tenfold}, learning: true},
-		{name: "raised tenfold, learned", n: 1000, timeout: 10 * time.Minute, sim: ec2sim.Config{Throttle: &tenfold}, learning: true},
+		{name: "raised tenfold, learned", n: 1000, timeout: 10 * time.Minute, sim: ec2sim.Config{Throttle: &tenfold}, learning: true,
+			steady: 65 * time.Second},
+		// Ten thousand objects against an account with every limit raised a
+		// hundredfold, with the defaults: create, a settled resync period (the
+		// bench's 60 s), restart and delete, with the reconciles' durations.
+		{name: "raised hundredfold, learned", n: 10000, timeout: 20 * time.Minute, sim: ec2sim.Config{Throttle: &hundredfold},
+			learning: true, steady: 65 * time.Second},
 		// Every object reads its user data from a Secret or a ConfigMap, so the
 		// manager watches both kinds in the namespace; then the same next to 10,000
 		// Secrets and ConfigMaps there that no object reads, which may cost at most

@@ -21,8 +21,6 @@ import (
 	"fmt"
 	"net/http/httptest"
 	"os"
-	"slices"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -35,7 +33,6 @@ import (
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/ec2limits"
 	ec2sim "github.com/ec2-operator/ec2-operator/internal/sim/ec2"
-	"github.com/ec2-operator/ec2-operator/internal/sim/simtest"
 )
 
 // scenario is one bulk run: N objects against an emulator configured as sim, with a
@@ -54,6 +51,9 @@ type scenario struct {
 	// its namespace, next to unrelated Secrets and ConfigMaps that none reads.
 	sources   bool
 	unrelated int
+	// steady, when set, measures the settled fleet for that long between create and
+	// restart.
+	steady time.Duration
 	// learning says the manager is not told the emulator's limits and learns them,
 	// which costs a few throttled answers (see throttleAllowance).
 	learning bool
@@ -76,6 +76,11 @@ type phase struct {
 	floor time.Duration
 	// learning is the scenario's.
 	learning bool
+	// accepted is how long the API server took to accept the create phase's objects.
+	accepted time.Duration
+	// reconciles are the phase's EC2Instance reconciles and their durations'
+	// percentiles.
+	reconciles string
 }
 
 // launchFloor is the least time n separate RunInstances calls take under limits: a
@@ -136,10 +141,12 @@ func run(t *testing.T, sc scenario) []phase {
 		createSources(t, k8s, ns.Name, sc.unrelated)
 	}
 	mgr := startManager(t, string(proxy.kubeconfig()), srv.URL, ns.Name, sc.args)
+	current := mgr
 
 	var phaseStart time.Time
 	measure := func(name string, do func(), done func() string) phase {
 		t.Helper()
+		before, measured := scrapeReconcileHistogram(current.metricsURL), current
 		sim.ResetCalls()
 		throttledBefore := sumOf(sim.ThrottledCalls())
 		writes := proxy.writes.Load()
@@ -159,6 +166,13 @@ func run(t *testing.T, sc scenario) []phase {
 		}
 		p := phase{scenario: sc.name, name: name, n: sc.n, wall: time.Since(start), calls: sim.CallCounts(),
 			throttled: sumOf(sim.ThrottledCalls()) - throttledBefore, writes: proxy.writes.Load() - writes, learning: sc.learning}
+		if current != measured {
+			// A restarted manager counts from zero.
+			before = nil
+		}
+		if after := scrapeReconcileHistogram(current.metricsURL); after != nil {
+			p.reconciles = after.since(before).summary()
+		}
 		if p.calls["RunInstances"] > sc.n {
 			p.launches = launchLog(sim)
 		}
@@ -180,6 +194,13 @@ func run(t *testing.T, sc scenario) []phase {
 	}, func() string { return notReady(t, k8s, ns.Name, sc.n) })
 	create.rssMiB = mgr.peakRSS()
 	create.floor = launchFloor(sc.sim.Throttle, sc.n)
+	create.accepted = createdAt.Sub(phaseStart)
+	phases := []phase{create}
+	if sc.steady > 0 {
+		steady := measure("steady", func() {}, elapsed(sc.steady))
+		steady.rssMiB = mgr.peakRSS()
+		phases = append(phases, steady)
+	}
 	if os.Getenv("BENCH_DEBUG") != "" {
 		var first, last time.Time
 		for _, r := range sim.Requests() {
@@ -197,6 +218,7 @@ func run(t *testing.T, sc scenario) []phase {
 	var restarted *manager
 	restart := measure("restart", func() {
 		restarted = startManager(t, string(proxy.kubeconfig()), srv.URL, ns.Name, sc.args)
+		current = restarted
 	}, quietFor(sim, 5*time.Second))
 	restart.rssMiB = restarted.peakRSS()
 
@@ -244,7 +266,7 @@ func run(t *testing.T, sc scenario) []phase {
 			time.Sleep(100 * time.Millisecond)
 		}
 	}
-	return []phase{create, restart, del}
+	return append(phases, restart, del)
 }
 
 // instance is the object every scenario creates, against the emulator's seeded
@@ -346,54 +368,24 @@ func quietFor(sim *ec2sim.Sim, d time.Duration) func() string {
 	}
 }
 
+// elapsed is done once d has passed since its first call.
+func elapsed(d time.Duration) func() string {
+	var since time.Time
+	return func() string {
+		if since.IsZero() {
+			since = time.Now()
+		}
+		if left := d - time.Since(since); left > 0 {
+			return fmt.Sprintf("%s of the window left", left.Round(time.Second))
+		}
+		return ""
+	}
+}
+
 func sumOf(m map[string]int) int {
 	n := 0
 	for _, v := range m {
 		n += v
 	}
 	return n
-}
-
-// table prints the phases as the README's performance table.
-func table(phases []phase) string {
-	var b strings.Builder
-	fmt.Fprintln(&b, "| scenario | phase | N | wall | floor | calls per instance by action | all calls/inst | apiserver writes/inst | RequestLimitExceeded | peak RSS |")
-	fmt.Fprintln(&b, "|---|---|---|---|---|---|---|---|---|---|")
-	for _, p := range phases {
-		actions := simtest.SortedKeys(p.calls)
-		var calls []string
-		for _, a := range actions {
-			calls = append(calls, fmt.Sprintf("%s %.2f", a, p.perInstance(a)))
-		}
-		floor := "-"
-		if p.floor > 0 {
-			floor = fmt.Sprintf("%.1f s (+%.0f %%)", p.floor.Seconds(), 100*(p.wall.Seconds()/p.floor.Seconds()-1))
-		}
-		fmt.Fprintf(&b, "| %s | %s | %d | %.1f s | %s | %s | %.3f | %.2f | %d | %.0f MiB |\n", p.scenario, p.name, p.n,
-			p.wall.Seconds(), floor, strings.Join(calls, ", "), float64(p.totalCalls())/float64(p.n),
-			float64(p.writes)/float64(p.n), p.throttled, p.rssMiB)
-	}
-	return b.String()
-}
-
-// launchLog lists the RunInstances calls by client token with their answers.
-func launchLog(sim *ec2sim.Sim) string {
-	byToken := map[string][]string{}
-	for _, r := range sim.Requests() {
-		if r.Operation == "RunInstances" {
-			answer := r.ErrorCode
-			if answer == "" {
-				answer = fmt.Sprint(r.HTTPStatus)
-			}
-			byToken[r.Params.Get("ClientToken")] = append(byToken[r.Params.Get("ClientToken")], answer)
-		}
-	}
-	var out []string
-	for token, answers := range byToken {
-		if len(answers) > 1 {
-			out = append(out, token+": "+strings.Join(answers, ","))
-		}
-	}
-	slices.Sort(out)
-	return strings.Join(out, "; ")
 }
