@@ -162,7 +162,7 @@ func run(t *testing.T, sc scenario) []phase {
 			if time.Now().After(deadline) {
 				t.Fatalf("%s %s: not done after %s: %s", sc.name, name, sc.timeout, missing)
 			}
-			time.Sleep(100 * time.Millisecond)
+			time.Sleep(pollEvery(sc.n))
 		}
 		p := phase{scenario: sc.name, name: name, n: sc.n, wall: time.Since(start), calls: sim.CallCounts(),
 			throttled: sumOf(sim.ThrottledCalls()) - throttledBefore, writes: proxy.writes.Load() - writes, learning: sc.learning}
@@ -366,6 +366,13 @@ func quietFor(sim *ec2sim.Sim, d time.Duration) func() string {
 		}
 		return ""
 	}
+}
+
+// pollEvery is how often a phase's end is looked for: every 100 ms, and for more than
+// 1,000 objects proportionally less often, so that listing them all does not load the
+// API server the manager is measured against (10,000 objects are about 50 MB a list).
+func pollEvery(n int) time.Duration {
+	return 100 * time.Millisecond * time.Duration(max(1, n/1000))
 }
 
 // elapsed is done once d has passed since its first call.
