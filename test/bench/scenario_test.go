@@ -278,7 +278,7 @@ func instance(ns, name string, sc scenario) *computev1alpha1.EC2Instance {
 		Spec: computev1alpha1.EC2InstanceSpec{
 			ImageID:          ec2sim.DefaultImageID,
 			InstanceType:     "t3.micro",
-			SubnetID:         ec2sim.DefaultSubnetIDs[0],
+			SubnetID:         subnetFor(name, sc.n),
 			SecurityGroupIDs: []string{ec2sim.DefaultSecurityGroupID},
 			Tags:             map[string]string{"team": "bench"},
 		},
@@ -292,6 +292,23 @@ func instance(ns, name string, sc scenario) *computev1alpha1.EC2Instance {
 		obj.Spec.ElasticIP = &computev1alpha1.ElasticIP{Allocate: true}
 	}
 	return obj
+}
+
+// subnetAddresses is how many instances one default subnet (a /20, of which EC2
+// reserves five addresses) holds.
+const subnetAddresses = 4091
+
+// subnetFor spreads n objects over as many of the default VPC's subnets as they need,
+// by their number: all in the first up to 4,091, as a fleet in one subnet is; ten
+// thousand over three, or the emulator answers InsufficientFreeAddressesInSubnet, as
+// EC2 would.
+func subnetFor(name string, n int) string {
+	subnets := min(len(ec2sim.DefaultSubnetIDs), (n+subnetAddresses-1)/subnetAddresses)
+	var i int
+	if _, err := fmt.Sscanf(name, "bench-%d", &i); err != nil || subnets <= 1 {
+		return ec2sim.DefaultSubnetIDs[0]
+	}
+	return ec2sim.DefaultSubnetIDs[i%subnets]
 }
 
 // parallel runs f for every name with a few goroutines: objects "applied at once".
