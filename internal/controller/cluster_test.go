@@ -230,7 +230,7 @@ func (h *harness) waitListed(instanceID string) {
 		h.t.Fatal(err)
 	}
 	h.eventually(h.timeout, func() string {
-		owned, err := c.OwnedInstances(context.Background(), h.ns)
+		owned, err := c.OwnedInstances(context.Background(), h.ns, "")
 		if err != nil {
 			return err.Error()
 		}

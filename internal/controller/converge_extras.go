@@ -34,7 +34,7 @@ import (
 // of an older version, or copies someone made with the tags. The namespace's listing, shared with
 // the other objects that ask at about the same time, answers it.
 func (r *EC2InstanceReconciler) extraInstances(ctx context.Context, s *instanceScope, managed string) ([]ec2.Instance, error) {
-	owned, err := s.ec2.OwnedInstances(ctx, s.obj.Namespace)
+	owned, err := s.ec2.OwnedInstances(ctx, s.obj.Namespace, s.obj.Name)
 	if err != nil {
 		return nil, err
 	}

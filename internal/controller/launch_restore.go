@@ -53,15 +53,12 @@ const (
 // another cluster, or one without the cluster tag (launched before it existed, by
 // whichever cluster), is reported and left alone, under either restore policy.
 func (r *EC2InstanceReconciler) restoreCheck(ctx context.Context, s *instanceScope) step {
-	owned, err := s.ec2.OwnedInstances(ctx, s.obj.Namespace)
+	owned, err := s.ec2.OwnedInstances(ctx, s.obj.Namespace, s.obj.Name)
 	if err != nil {
 		return failed("looking for an instance of an earlier object with this name", err)
 	}
 	var earlier, foreign, unproven []ec2.Instance
 	for _, inst := range owned {
-		if ec2.OwnerTag(inst.Tags, ec2.TagOwnerName) != s.obj.Name {
-			continue
-		}
 		switch r.claimOf(s, inst.Tags) {
 		case claimOurs:
 			// This object's own instance, although status has no launch record (it was

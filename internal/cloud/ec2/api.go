@@ -65,13 +65,14 @@ type Instances interface {
 	FindInstances(ctx context.Context, filter InstanceFilter) ([]Instance, error)
 
 	// OwnedInstances lists the live (not shutting-down or terminated) instances that
-	// carry the ownership tag of a namespace, whatever object they name. One listing
-	// answers every caller for the namespace for a few seconds, so it may miss an
-	// instance launched since; callers that act on what it returns look the instance
-	// up again first. It holds every cluster's instances of the namespace (another
-	// cluster's must be seen to be reported): callers act only on those whose
-	// TagCluster is theirs, or, without one, whose TagOwnerUID is their object's.
-	OwnedInstances(ctx context.Context, namespace string) ([]Instance, error)
+	// carry the ownership tags of a namespace and an object name, whatever object UID
+	// they name (an empty name: every object's). One listing of the namespace answers
+	// every caller for a few seconds, so it may miss an instance launched since;
+	// callers that act on what it returns look the instance up again first. It holds
+	// every cluster's instances (another cluster's must be seen to be reported):
+	// callers act only on those whose TagCluster is theirs, or, without one, whose
+	// TagOwnerUID is their object's.
+	OwnedInstances(ctx context.Context, namespace, name string) ([]Instance, error)
 
 	// StartInstance starts the instance. Starting a pending or running instance succeeds.
 	StartInstance(ctx context.Context, id string) error

@@ -43,6 +43,10 @@ type ownedLister struct {
 
 	mu      sync.Mutex
 	entries map[string]*ownedListing
+	// last holds each namespace's latest successful listing. It answers while the
+	// next one is fetched, which takes seconds for thousands of instances: without
+	// it, every reconcile that needed the listing stopped for that long once per ttl.
+	last map[string]*ownedListing
 	// recent holds the instances this client launched lately, per namespace. A listing
 	// that started before a launch answers with it too.
 	recent map[string][]recentLaunch
@@ -65,16 +69,23 @@ type ownedListing struct {
 	// after it are added to its answer.
 	startedAt time.Time
 	fetchedAt time.Time
-	instances []Instance
-	err       error
+	// byName holds the instances by the object name of their ownership tag. Every
+	// caller asks about one object, and a namespace of 10,000 instances must not be
+	// copied for each of them: that made a bulk delete quadratic in memory and CPU.
+	byName map[string][]Instance
+	// count is how many instances the listing holds, for callers that ask about all.
+	count int
+	err   error
 }
 
 func newOwnedLister(api awsec2.DescribeInstancesAPIClient, pageSize int32, ttl time.Duration) *ownedLister {
-	return &ownedLister{api: api, pageSize: pageSize, ttl: ttl, entries: map[string]*ownedListing{}, recent: map[string][]recentLaunch{}}
+	return &ownedLister{api: api, pageSize: pageSize, ttl: ttl, entries: map[string]*ownedListing{},
+		last: map[string]*ownedListing{}, recent: map[string][]recentLaunch{}}
 }
 
-// list returns the live instances tagged for namespace.
-func (l *ownedLister) list(ctx context.Context, namespace string) ([]Instance, error) {
+// list returns the live instances tagged for namespace and, unless name is empty, for
+// an object of that name.
+func (l *ownedLister) list(ctx context.Context, namespace, name string) ([]Instance, error) {
 	l.mu.Lock()
 	e, ok := l.entries[namespace]
 	fresh := ok && (!isClosed(e.done) || (e.err == nil && time.Since(e.fetchedAt) < l.ttl))
@@ -82,6 +93,14 @@ func (l *ownedLister) list(ctx context.Context, namespace string) ([]Instance, e
 		e = &ownedListing{done: make(chan struct{}), startedAt: time.Now()}
 		l.entries[namespace] = e
 		go l.fetch(namespace, e)
+	}
+	// While a listing is fetched, the one before it answers: it is about ttl plus the
+	// fetch's time old, as old as a listing waited for could be by the end of its
+	// fetch. Launches since it started are added below, as for any listing, which
+	// needs it to have started within recentLaunchTTL (after failed fetches it may not
+	// have, and the caller waits).
+	if prev := l.last[namespace]; prev != nil && !isClosed(e.done) && time.Since(prev.startedAt) < recentLaunchTTL {
+		e = prev
 	}
 	l.mu.Unlock()
 	select {
@@ -92,13 +111,23 @@ func (l *ownedLister) list(ctx context.Context, namespace string) ([]Instance, e
 	if e.err != nil {
 		return nil, e.err
 	}
-	out := make([]Instance, 0, len(e.instances))
+	var out []Instance
 	listed := map[string]bool{}
-	for i := range e.instances {
-		out = append(out, *cloneInstance(&e.instances[i]))
-		listed[e.instances[i].ID] = true
+	add := func(insts []Instance) {
+		for i := range insts {
+			out = append(out, *cloneInstance(&insts[i]))
+			listed[insts[i].ID] = true
+		}
 	}
-	for _, r := range l.launchedSince(namespace, e.startedAt) {
+	if name != "" {
+		add(e.byName[name])
+	} else {
+		out = make([]Instance, 0, e.count)
+		for _, n := range sortedKeys(e.byName) {
+			add(e.byName[n])
+		}
+	}
+	for _, r := range l.launchedSince(namespace, name, e.startedAt) {
 		if !listed[r.ID] {
 			out = append(out, r)
 		}
@@ -118,10 +147,11 @@ func (l *ownedLister) launched(namespace string, inst *Instance) {
 	l.recent[namespace] = append(l.recent[namespace], recentLaunch{instance: *cloneInstance(inst), at: time.Now()})
 }
 
-// launchedSince returns copies of a namespace's launches after since, and drops those
-// older than recentLaunchTTL. A listing that started after a launch shows what EC2
-// says of it (terminated since, for example), so only later launches are added.
-func (l *ownedLister) launchedSince(namespace string, since time.Time) []Instance {
+// launchedSince returns copies of a namespace's launches after since (for objects
+// named name, unless it is empty), and drops those older than recentLaunchTTL. A
+// listing that started after a launch shows what EC2 says of it (terminated since, for
+// example), so only later launches are added.
+func (l *ownedLister) launchedSince(namespace, name string, since time.Time) []Instance {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	var keep []recentLaunch
@@ -131,7 +161,7 @@ func (l *ownedLister) launchedSince(namespace string, since time.Time) []Instanc
 			continue
 		}
 		keep = append(keep, r)
-		if r.at.After(since) {
+		if r.at.After(since) && (name == "" || OwnerTag(r.instance.Tags, TagOwnerName) == name) {
 			out = append(out, *cloneInstance(&r.instance))
 		}
 	}
@@ -159,12 +189,26 @@ func (l *ownedLister) fetch(namespace string, e *ownedListing) {
 		e.err = err
 		return
 	}
+	defer l.succeeded(namespace, e)
 	e.fetchedAt = time.Now()
+	e.byName = map[string][]Instance{}
 	for _, id := range sortedKeys(instanceIDs(found)) {
 		// The filters find a superset (see ownerTagFilters): keep the namespace's own.
 		if OwnerTag(found[id].Tags, TagOwnerNamespace) == namespace {
-			e.instances = append(e.instances, *found[id])
+			name := OwnerTag(found[id].Tags, TagOwnerName)
+			e.byName[name] = append(e.byName[name], *found[id])
+			e.count++
 		}
+	}
+}
+
+// succeeded makes a finished listing the one that answers while the next is fetched,
+// unless the namespace's listings were dropped (forget) while it ran.
+func (l *ownedLister) succeeded(namespace string, e *ownedListing) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.entries[namespace] == e {
+		l.last[namespace] = e
 	}
 }
 
@@ -193,13 +237,14 @@ func (l *ownedLister) forget(namespace string) {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	delete(l.last, namespace)
 	if e, ok := l.entries[namespace]; ok && isClosed(e.done) {
 		delete(l.entries, namespace)
 	}
 }
 
-// OwnedInstances lists the live instances tagged for a namespace; see
+// OwnedInstances lists the live instances tagged for a namespace and object name; see
 // Client.OwnedInstances.
-func (c *AWSClient) OwnedInstances(ctx context.Context, namespace string) ([]Instance, error) {
-	return c.owned.list(ctx, namespace)
+func (c *AWSClient) OwnedInstances(ctx context.Context, namespace, name string) ([]Instance, error) {
+	return c.owned.list(ctx, namespace, name)
 }

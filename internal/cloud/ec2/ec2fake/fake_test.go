@@ -188,7 +188,7 @@ func TestATerminationEndsLikeEC2s(t *testing.T) {
 	if a, _ := f.Address(addr.AllocationID); a.AssociationID != "" {
 		t.Errorf("the address is still associated: %+v", a)
 	}
-	if owned, _ := f.OwnedInstances(ctx, "default"); len(owned) != 0 {
+	if owned, _ := f.OwnedInstances(ctx, "default", ""); len(owned) != 0 {
 		t.Errorf("OwnedInstances lists a terminated instance: %v", owned)
 	}
 	f.Forget(inst.ID)

@@ -104,8 +104,8 @@ func (f *Fake) FindInstances(_ context.Context, filter ec2.InstanceFilter) ([]ec
 }
 
 // OwnedInstances lists the live instances whose owner-namespace tag (in either form)
-// is namespace, in launch order.
-func (f *Fake) OwnedInstances(_ context.Context, namespace string) ([]ec2.Instance, error) {
+// is namespace and, unless name is empty, whose owner-name tag is name, in launch order.
+func (f *Fake) OwnedInstances(_ context.Context, namespace, name string) ([]ec2.Instance, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if err := f.begin("OwnedInstances", namespace); err != nil {
@@ -115,7 +115,8 @@ func (f *Fake) OwnedInstances(_ context.Context, namespace string) ([]ec2.Instan
 	for _, id := range f.order {
 		in := f.instances[id]
 		if in.State != ec2.StateShuttingDown && in.State != ec2.StateTerminated &&
-			ec2.CarriesTags(in.Tags, map[string]string{ec2.TagOwnerNamespace: namespace}) {
+			ec2.CarriesTags(in.Tags, map[string]string{ec2.TagOwnerNamespace: namespace}) &&
+			(name == "" || ec2.OwnerTag(in.Tags, ec2.TagOwnerName) == name) {
 			out = append(out, cloneInstance(in.Instance))
 		}
 	}
