@@ -38,6 +38,9 @@ func (c *AWSClient) TerminateInstance(ctx context.Context, id string) (string, e
 			state = StateShuttingDown
 		}
 	}
+	if err == nil && gone(state) {
+		c.batcher.ahead.retire(id)
+	}
 	return state, err
 }
 

@@ -146,7 +146,11 @@ func (r *readAhead) extra(batch []string, limit int, skip map[string]*pendingBat
 		if _, inFlight := skip[id]; inBatch[id] || inFlight || len(out) >= limit {
 			continue
 		}
-		if a, ok := r.answers[id]; ok && now.Sub(a.fetchedAt) < r.ttlFor(a.instance.State)/2 {
+		a, ok := r.answers[id]
+		if ok && (gone(a.instance.State) || now.Sub(a.fetchedAt) < r.ttlFor(a.instance.State)/2) {
+			// An instance on its way out is described again only when someone asks:
+			// EC2 lists terminated instances for an hour, and reading them ahead
+			// filled the batches of a bulk delete with instances nobody would ask about.
 			continue
 		}
 		out = append(out, id)
@@ -194,6 +198,24 @@ func (r *readAhead) invalidate(ids ...string) {
 		r.changed[id] = now
 	}
 }
+
+// retire drops instances this client terminated from the known fleet: their objects
+// are released, and a later lookup makes them known again.
+func (r *readAhead) retire(ids ...string) {
+	if r == nil {
+		return
+	}
+	r.invalidate(ids...)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, id := range ids {
+		delete(r.asked, id)
+	}
+}
+
+// gone reports whether an instance state is one that only ends (shutting-down,
+// terminated).
+func gone(state string) bool { return state == StateShuttingDown || state == StateTerminated }
 
 // forget drops instances from the known fleet.
 func (r *readAhead) forget(ids []string) {

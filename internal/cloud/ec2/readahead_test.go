@@ -190,3 +190,41 @@ func TestReadAheadServesInstancesInTransitionOnlyForTheShortTTL(t *testing.T) {
 		t.Error("a shutting-down answer was served from memory")
 	}
 }
+
+// TestReadAheadLeavesOutInstancesOnTheirWayOut is a bulk delete: the instances this
+// client terminated, and those terminated elsewhere, must not fill the batches that
+// refresh the rest of the fleet (EC2 lists terminated instances for an hour). Either
+// is described again when someone asks about it.
+func TestReadAheadLeavesOutInstancesOnTheirWayOut(t *testing.T) {
+	const ttl = time.Minute
+	now := time.Unix(1_000_000, 0)
+	ra := newReadAhead(ttl, 0, func() time.Time { return now })
+	ids := []string{"i-live1", "i-live2", "i-elsewhere", "i-terminated-here"}
+	ra.expect(ids)
+	found := map[string]*Instance{}
+	for _, id := range ids {
+		found[id] = &Instance{ID: id, State: StateRunning}
+	}
+	found["i-elsewhere"].State = StateTerminated
+	ra.store(ids, found, now)
+	ra.retire("i-terminated-here")
+	now = now.Add(ttl/2 + time.Second)
+
+	got := map[string]bool{}
+	for _, id := range ra.extra(nil, 10, nil) {
+		got[id] = true
+	}
+	if len(got) != 2 || !got["i-live1"] || !got["i-live2"] {
+		t.Errorf("read ahead %v, want only the two live instances", got)
+	}
+	if _, ok := ra.lookup("i-terminated-here"); ok {
+		t.Error("an instance this client terminated was answered from memory")
+	}
+	got = map[string]bool{}
+	for _, id := range ra.extra(nil, 10, nil) {
+		got[id] = true
+	}
+	if !got["i-terminated-here"] {
+		t.Errorf("read ahead %v after a lookup of the terminated instance, want it asked again with the rest", got)
+	}
+}
