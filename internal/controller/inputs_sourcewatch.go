@@ -148,7 +148,10 @@ func (w *sourceWatches) use(obj types.NamespacedName, uid types.UID, ref userDat
 
 // coverLocked starts the watch that covers the source, unless it runs or was refused
 // a moment ago: the named one, or the whole kind's once the group reads more than
-// namedLimit sources (which stops the named ones).
+// namedLimit sources (which stops the named ones). The named watches stop before the
+// whole kind's has listed, and no edit is lost in between: that first listing adds
+// every source, which brings back every object that reads one, and each pass compares
+// the source's version with the one it last used.
 func (w *sourceWatches) coverLocked(key groupKey, g *sourceGroup, source string) {
 	name := source
 	if _, whole := g.watches[wholeKind]; whole || len(g.readers) > w.namedLimit {
