@@ -128,15 +128,7 @@ func TestALaunchJoinsTheSharedListingInsteadOfEndingIt(t *testing.T) {
 func TestOwnedInstancesOfOneNameAnswersFromTheSharedListingWithThatNamesInstancesOnly(t *testing.T) {
 	e := newSimEnv(t, ec2sim.Config{Seed: 8}, Options{})
 	ctx := context.Background()
-	launch := func(name, uid string) *Instance {
-		req := basicLaunch("named-" + uid)
-		req.Tags = OwnershipTags("team", name, uid, "cluster-1")
-		inst, err := e.client.RunInstance(ctx, req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return inst
-	}
+	launch := func(name, uid string) *Instance { return e.launchOwned(t, "team", name, uid) }
 	web1, web2 := launch("web", "uid-1"), launch("web", "uid-2")
 	launch("db", "uid-3")
 	e.sim.ResetCalls()
@@ -195,15 +187,7 @@ func TestThePreviousListingAnswersWhileTheNextIsFetched(t *testing.T) {
 	}
 	e := newSimEnvBehind(t, ec2sim.Config{Seed: 9}, Options{}, holding)
 	ctx := context.Background()
-	launch := func(name, uid string) *Instance {
-		req := basicLaunch("held-" + uid)
-		req.Tags = OwnershipTags("team", name, uid, "cluster-1")
-		inst, err := e.client.RunInstance(ctx, req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return inst
-	}
+	launch := func(name, uid string) *Instance { return e.launchOwned(t, "team", name, uid) }
 	first := launch("web", "uid-1")
 	if got, err := e.client.OwnedInstances(ctx, "team", "web"); err != nil || len(got) != 1 {
 		t.Fatalf("first listing: %v (%v)", got, err)
@@ -234,4 +218,17 @@ func TestThePreviousListingAnswersWhileTheNextIsFetched(t *testing.T) {
 		t.Error("the caller waited for the listing in flight although an earlier one could answer")
 	}
 	close(gate)
+}
+
+// launchOwned launches an instance with the ownership tags of an object of this
+// cluster.
+func (e *simEnv) launchOwned(t *testing.T, namespace, name, uid string) *Instance {
+	t.Helper()
+	req := basicLaunch("owned-" + uid)
+	req.Tags = OwnershipTags(namespace, name, uid, "cluster-1")
+	inst, err := e.client.RunInstance(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return inst
 }
