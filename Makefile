@@ -321,7 +321,8 @@ bundle: manifests kustomize operator-sdk images-tool ## Generate the OLM bundle 
 	$(KUSTOMIZE) build config/manifests | $(OPERATOR_SDK) generate bundle $(BUNDLE_GEN_FLAGS) && \
 	hack/bundle-own-namespace-rbac.sh bundle $(KUSTOMIZE) && \
 	hack/openshift-bundle-metadata.sh bundle bundle.Dockerfile "$(OPENSHIFT_VERSIONS)" && \
-	hack/pin-bundle.sh bundle "$(BUNDLE_CREATED_AT)" "$$operator" "$$scorecard"
+	hack/pin-bundle.sh bundle "$(BUNDLE_CREATED_AT)" "$$operator" "$$scorecard" && \
+	hack/bundle-platform-labels.sh bundle "$(IMAGE_PLATFORMS)"
 	$(OPERATOR_SDK) bundle validate ./bundle --select-optional suite=operatorframework
 
 .PHONY: bundle-build
