@@ -27,6 +27,7 @@ import (
 	"github.com/ec2-operator/ec2-operator/internal/clusterid"
 	"github.com/ec2-operator/ec2-operator/internal/controller"
 	"github.com/ec2-operator/ec2-operator/internal/ec2limits"
+	"github.com/ec2-operator/ec2-operator/internal/tlsprofile"
 )
 
 // options are the manager's settings. Operator settings take a flag or, when the flag
@@ -40,6 +41,10 @@ type options struct {
 	secureMetrics   bool
 	enableHTTP2     bool
 	probeAddr       string
+	// tlsProfile is --tls-profile; empty follows the cluster's profile on OpenShift.
+	tlsProfile      string
+	tlsMinVersion   string
+	tlsCipherSuites string
 
 	leaderElect          bool
 	leaderElectionNS     string
@@ -103,6 +108,42 @@ func (o *options) bindServingFlags(fs *flag.FlagSet) {
 	fs.BoolVar(&o.enableHTTP2, "enable-http2", false,
 		"Enable HTTP/2 for the metrics server (off by default because of the HTTP/2 Stream Cancellation and Rapid Reset CVEs).")
 	fs.StringVar(&o.probeAddr, "health-probe-bind-address", ":8081", "The address the probe endpoint binds to.")
+	fs.StringVar(&o.tlsProfile, "tls-profile", "",
+		"The TLS security profile of the metrics server: Old, Intermediate, Modern or Custom (with --tls-min-version and --tls-cipher-suites). "+
+			"When empty, the cluster's APIServer tlsSecurityProfile on OpenShift, followed as it changes, and Intermediate elsewhere.")
+	fs.StringVar(&o.tlsMinVersion, "tls-min-version", "",
+		"With --tls-profile=Custom: the lowest TLS version served, VersionTLS10 to VersionTLS13.")
+	fs.StringVar(&o.tlsCipherSuites, "tls-cipher-suites", "",
+		"With --tls-profile=Custom: comma-separated TLS 1.2 ciphers, OpenSSL or IANA names (TLS 1.3's are always on).")
+}
+
+// tlsSettings returns the TLS settings the flags fix, and whether the servers instead
+// follow the cluster's profile (no --tls-profile; where there is no cluster profile,
+// the settings returned, Intermediate, stay).
+func (o *options) tlsSettings() (settings tlsprofile.Settings, followCluster bool, err error) {
+	if o.tlsProfile == "" {
+		if o.tlsMinVersion != "" || o.tlsCipherSuites != "" {
+			return settings, false, fmt.Errorf("--tls-min-version and --tls-cipher-suites need --tls-profile=Custom")
+		}
+		return tlsprofile.Default(), true, nil
+	}
+	spec := tlsprofile.Spec{Type: o.tlsProfile}
+	if o.tlsProfile == tlsprofile.Custom {
+		spec.Custom = &tlsprofile.CustomSpec{MinTLSVersion: o.tlsMinVersion}
+		for _, c := range strings.Split(o.tlsCipherSuites, ",") {
+			if c = strings.TrimSpace(c); c != "" {
+				spec.Custom.Ciphers = append(spec.Custom.Ciphers, c)
+			}
+		}
+	} else if o.tlsMinVersion != "" || o.tlsCipherSuites != "" {
+		return settings, false, fmt.Errorf("--tls-min-version and --tls-cipher-suites need --tls-profile=Custom, not %s", o.tlsProfile)
+	}
+	settings, err = tlsprofile.Resolve(spec)
+	if err != nil {
+		return settings, false, fmt.Errorf("--tls-profile: %w", err)
+	}
+	settings.Profile += " (--tls-profile)"
+	return settings, false, nil
 }
 
 // bindLeaderElectionFlags registers the flags of leader election and shutdown.
@@ -224,7 +265,8 @@ func (o *options) validate() error {
 	case o.renewDeadline >= o.leaseDuration:
 		return fmt.Errorf("--leader-elect-renew-deadline must be shorter than --leader-elect-lease-duration")
 	}
-	return nil
+	_, _, err := o.tlsSettings()
+	return err
 }
 
 // learnLimits reports whether the per-API budget probes for the account's real

@@ -17,6 +17,7 @@ limitations under the License.
 package main
 
 import (
+	"crypto/tls"
 	"flag"
 	"io"
 	"os"
@@ -190,5 +191,41 @@ func TestEventsLengthenTheDefaultResyncPeriodOnly(t *testing.T) {
 	}
 	if r := queueRegion("http://127.0.0.1:8788/123456789012/q", "us-east-1"); r != "us-east-1" {
 		t.Errorf("an emulator's queue URL takes the default region, got %q", r)
+	}
+}
+
+func TestTLSProfileFlagsFixTheProfileOrFollowTheCluster(t *testing.T) {
+	for _, tc := range []struct {
+		args          []string
+		followCluster bool
+		minVersion    uint16
+		wantErr       string
+	}{
+		{args: nil, followCluster: true, minVersion: tls.VersionTLS12},
+		{args: []string{"--tls-profile=Modern"}, minVersion: tls.VersionTLS13},
+		{args: []string{"--tls-profile=Old"}, minVersion: tls.VersionTLS10},
+		{args: []string{"--tls-profile=Custom", "--tls-min-version=VersionTLS12", "--tls-cipher-suites=ECDHE-RSA-AES128-GCM-SHA256, TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256"}, minVersion: tls.VersionTLS12},
+		{args: []string{"--tls-profile=Custom", "--tls-min-version=VersionTLS12"}, wantErr: "--tls-profile"},
+		{args: []string{"--tls-profile=Strict"}, wantErr: "--tls-profile"},
+		{args: []string{"--tls-min-version=VersionTLS13"}, wantErr: "--tls-profile=Custom"},
+		{args: []string{"--tls-profile=Modern", "--tls-cipher-suites=AES128-SHA"}, wantErr: "--tls-profile=Custom"},
+	} {
+		opts, err := parse(t, tc.args)
+		if err != nil {
+			t.Fatalf("%v: %v", tc.args, err)
+		}
+		settings, follow, err := opts.tlsSettings()
+		if verr := opts.validate(); (verr == nil) != (err == nil) {
+			t.Errorf("%v: validate says %v, tlsSettings %v", tc.args, verr, err)
+		}
+		if tc.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Errorf("%v: error %v, want one naming %s", tc.args, err, tc.wantErr)
+			}
+			continue
+		}
+		if err != nil || follow != tc.followCluster || settings.MinVersion != tc.minVersion {
+			t.Errorf("%v: follow %v, min %s, err %v", tc.args, follow, tls.VersionName(settings.MinVersion), err)
+		}
 	}
 }

@@ -75,7 +75,7 @@ func run(ctx context.Context, opts options) error {
 		return err
 	}
 	scrapeToken := &monitoring.ScrapeToken{}
-	mgr, err := newManager(opts, scrapeToken)
+	mgr, err := newManager(ctx, opts, scrapeToken)
 	if err != nil {
 		return err
 	}

@@ -17,7 +17,11 @@ limitations under the License.
 package main
 
 import (
+	"context"
 	"crypto/tls"
+
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/dynamic"
 
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -25,13 +29,20 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/ec2-operator/ec2-operator/internal/monitoring"
+	"github.com/ec2-operator/ec2-operator/internal/tlsprofile"
 )
 
 // newManager makes the controller-runtime manager the flags describe. When the metrics
 // endpoint serves a mounted certificate, the manager also runs what loads it once it
-// exists and reloads it on rotation.
-func newManager(opts options, scrapeToken *monitoring.ScrapeToken) (ctrl.Manager, error) {
-	mo, certs, err := managerOptions(opts, scrapeToken)
+// exists and reloads it on rotation; on OpenShift, without --tls-profile, what keeps
+// the metrics server at the cluster's TLS security profile.
+func newManager(ctx context.Context, opts options, scrapeToken *monitoring.ScrapeToken) (ctrl.Manager, error) {
+	settings, followCluster, err := opts.tlsSettings()
+	if err != nil {
+		return nil, err
+	}
+	tlsCurrent := tlsprofile.NewCurrent(settings)
+	mo, certs, err := managerOptions(opts, scrapeToken, tlsCurrent)
 	if err != nil {
 		return nil, err
 	}
@@ -44,14 +55,43 @@ func newManager(opts options, scrapeToken *monitoring.ScrapeToken) (ctrl.Manager
 			return nil, err
 		}
 	}
+	if followCluster {
+		if err := followClusterTLSProfile(ctx, mgr, tlsCurrent); err != nil {
+			return nil, err
+		}
+	}
+	setupLog.Info("TLS servers use a TLS security profile", "profile", tlsCurrent.Get().Profile)
 	return mgr, nil
+}
+
+// followClusterTLSProfile keeps the TLS servers at OpenShift's cluster-wide profile
+// (the APIServer named cluster), read once now so that no server starts weaker, then
+// watched. Elsewhere the settings given stay.
+func followClusterTLSProfile(ctx context.Context, mgr ctrl.Manager, current *tlsprofile.Current) error {
+	d, err := discovery.NewDiscoveryClientForConfig(mgr.GetConfig())
+	if err != nil {
+		return err
+	}
+	onOpenShift, err := tlsprofile.OnOpenShift(d)
+	if err != nil || !onOpenShift {
+		return err
+	}
+	dyn, err := dynamic.NewForConfig(mgr.GetConfig())
+	if err != nil {
+		return err
+	}
+	follower := &tlsprofile.Follower{Client: dyn, Current: current, Log: ctrl.Log.WithName("tls-profile")}
+	if err := follower.Sync(ctx); err != nil {
+		return err
+	}
+	return mgr.Add(follower)
 }
 
 // managerOptions turns the flags into controller-runtime's manager options, and the
 // source of the metrics certificate when --metrics-cert-path is set.
 // The metrics endpoint accepts the scrape token (internal/monitoring) besides
 // Kubernetes identities that may GET /metrics.
-func managerOptions(opts options, scrapeToken *monitoring.ScrapeToken) (ctrl.Options, *metricsCert, error) {
+func managerOptions(opts options, scrapeToken *monitoring.ScrapeToken, tlsCurrent *tlsprofile.Current) (ctrl.Options, *metricsCert, error) {
 	var tlsOpts []func(*tls.Config)
 	if !opts.enableHTTP2 {
 		// HTTP/2 is off to avoid the Stream Cancellation and Rapid Reset CVEs.
@@ -73,6 +113,8 @@ func managerOptions(opts options, scrapeToken *monitoring.ScrapeToken) (ctrl.Opt
 			metricsOpts.TLSOpts = append(metricsOpts.TLSOpts, func(c *tls.Config) { c.GetCertificate = certs.GetCertificate })
 		}
 	}
+	// Last: it copies what the options before it set, at every handshake.
+	metricsOpts.TLSOpts = append(metricsOpts.TLSOpts, tlsCurrent.ServerOption())
 
 	mo := ctrl.Options{
 		Scheme:                        scheme,

@@ -42,6 +42,9 @@ const (
 	crdGroup        = "apiextensions.k8s.io"
 	crds            = "customresourcedefinitions"
 	ec2InstancesCRD = "ec2instances.compute.ec2-operator.dev"
+	// OpenShift's cluster configuration, of which the manager reads the APIServer.
+	openshiftConfig = "config.openshift.io"
+	apiservers      = "apiservers"
 )
 
 // Access is one request the manager might make.
@@ -108,6 +111,14 @@ func CheckManager(t testing.TB, c client.Client, mode, opNS, target, other strin
 		{Verb: "watch", Group: crdGroup, Resource: crds},
 		{Verb: "update", Group: crdGroup, Resource: crds, Name: ec2InstancesCRD},
 		{Verb: "delete", Group: crdGroup, Resource: crds, Name: ec2InstancesCRD},
+		// The TLS profile follower reads OpenShift's APIServer named cluster, and
+		// nothing else of the cluster's configuration.
+		{Verb: "list", Group: openshiftConfig, Resource: apiservers},
+		{Verb: "watch", Group: openshiftConfig, Resource: apiservers},
+		{Verb: "get", Group: openshiftConfig, Resource: apiservers, Name: "another"},
+		{Verb: "update", Group: openshiftConfig, Resource: apiservers, Name: "cluster"},
+		{Verb: "patch", Group: openshiftConfig, Resource: apiservers, Name: "cluster"},
+		{Verb: "get", Group: openshiftConfig, Resource: "proxies", Name: "cluster"},
 	}
 	for _, verb := range []string{"list", "watch"} {
 		for _, ns := range []string{"", opNS, target, other} {
@@ -124,6 +135,9 @@ func CheckManager(t testing.TB, c client.Client, mode, opNS, target, other strin
 		{Verb: "patch", Group: "compute.ec2-operator.dev", Resource: "ec2instances", Subresource: "status", Namespace: target},
 		{Verb: "get", Group: crdGroup, Resource: crds, Name: ec2InstancesCRD},
 		{Verb: "get", Group: crdGroup, Resource: crds, Name: "awsaccounts.compute.ec2-operator.dev"},
+		{Verb: "get", Group: openshiftConfig, Resource: apiservers, Name: "cluster"},
+		{Verb: "list", Group: openshiftConfig, Resource: apiservers, Name: "cluster"},
+		{Verb: "watch", Group: openshiftConfig, Resource: apiservers, Name: "cluster"},
 	}
 	// What it needs first, waiting for the API server's RBAC caches to see the grants
 	// just made: a denial read from a stale cache would prove nothing.
