@@ -28,12 +28,12 @@ type UserDataSource struct {
 	// credentials or keys: Secrets are the object RBAC guards for that.
 	// +optional
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Secret Key",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
-	SecretKeyRef *KeySelector `json:"secretKeyRef,omitempty"`
+	SecretKeyRef *SecretKeySelector `json:"secretKeyRef,omitempty"`
 
 	// configMapKeyRef selects a key of a ConfigMap.
 	// +optional
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="ConfigMap Key",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:advanced"}
-	ConfigMapKeyRef *KeySelector `json:"configMapKeyRef,omitempty"`
+	ConfigMapKeyRef *ConfigMapKeySelector `json:"configMapKeyRef,omitempty"`
 
 	// base64 says the value is base64-encoded (for example gzip-compressed cloud-init
 	// stored as text); the operator decodes it, and the decoded bytes are the user
@@ -43,17 +43,40 @@ type UserDataSource struct {
 	Base64 bool `json:"base64,omitempty"`
 }
 
-// KeySelector names one key of a Secret or ConfigMap in the object's namespace.
-type KeySelector struct {
-	// name is the Secret's or ConfigMap's name.
+// SecretKeySelector names one key of a Secret in the object's namespace. It and
+// ConfigMapKeySelector have the same fields and rules; they are two types because
+// the console's form takes the widget of a field from the field's descriptor, and
+// only a type of its own gives the name a Secret picker here and a ConfigMap picker
+// there.
+type SecretKeySelector struct {
+	// name is the Secret's name.
 	// +required
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=253
 	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
-	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Name",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text","urn:alm:descriptor:com.tectonic.ui:advanced"}
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Secret",xDescriptors={"urn:alm:descriptor:io.kubernetes:Secret","urn:alm:descriptor:com.tectonic.ui:advanced"}
 	Name string `json:"name"`
 
-	// key is the key in its data.
+	// key is the key in the Secret's data.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[-._a-zA-Z0-9]+$`
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Key",xDescriptors={"urn:alm:descriptor:com.tectonic.ui:text","urn:alm:descriptor:com.tectonic.ui:advanced"}
+	Key string `json:"key"`
+}
+
+// ConfigMapKeySelector names one key of a ConfigMap in the object's namespace.
+type ConfigMapKeySelector struct {
+	// name is the ConfigMap's name.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="ConfigMap",xDescriptors={"urn:alm:descriptor:io.kubernetes:ConfigMap","urn:alm:descriptor:com.tectonic.ui:advanced"}
+	Name string `json:"name"`
+
+	// key is the key in the ConfigMap's data.
 	// +required
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=253

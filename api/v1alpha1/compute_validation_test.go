@@ -30,7 +30,8 @@ import (
 // lifecycle, CPU, credit, capacity and placement options.
 
 func TestCreateRejectsInvalidComputeSpecs(t *testing.T) {
-	secretRef := &v1alpha1.KeySelector{Name: "boot", Key: "user-data"}
+	secretRef := &v1alpha1.SecretKeySelector{Name: "boot", Key: "user-data"}
+	configMapRef := &v1alpha1.ConfigMapKeySelector{Name: "boot", Key: "user-data"}
 	testCases := []struct {
 		name      string
 		mutate    func(*v1alpha1.EC2Instance)
@@ -43,13 +44,13 @@ func TestCreateRejectsInvalidComputeSpecs(t *testing.T) {
 		}, "spec.userDataFrom", "not both"},
 		{"userDataFrom naming nothing", func(o *v1alpha1.EC2Instance) { o.Spec.UserDataFrom = &v1alpha1.UserDataSource{} }, "spec.userDataFrom", "exactly one"},
 		{"userDataFrom naming a Secret and a ConfigMap", func(o *v1alpha1.EC2Instance) {
-			o.Spec.UserDataFrom = &v1alpha1.UserDataSource{SecretKeyRef: secretRef, ConfigMapKeyRef: secretRef}
+			o.Spec.UserDataFrom = &v1alpha1.UserDataSource{SecretKeyRef: secretRef, ConfigMapKeyRef: configMapRef}
 		}, "spec.userDataFrom", "exactly one"},
 		{"Secret name that is not a DNS subdomain", func(o *v1alpha1.EC2Instance) {
-			o.Spec.UserDataFrom = &v1alpha1.UserDataSource{SecretKeyRef: &v1alpha1.KeySelector{Name: "Boot_Data", Key: "k"}}
+			o.Spec.UserDataFrom = &v1alpha1.UserDataSource{SecretKeyRef: &v1alpha1.SecretKeySelector{Name: "Boot_Data", Key: "k"}}
 		}, "spec.userDataFrom.secretKeyRef.name", "should match"},
 		{"key with a slash", func(o *v1alpha1.EC2Instance) {
-			o.Spec.UserDataFrom = &v1alpha1.UserDataSource{ConfigMapKeyRef: &v1alpha1.KeySelector{Name: "boot", Key: "a/b"}}
+			o.Spec.UserDataFrom = &v1alpha1.UserDataSource{ConfigMapKeyRef: &v1alpha1.ConfigMapKeySelector{Name: "boot", Key: "a/b"}}
 		}, "spec.userDataFrom.configMapKeyRef.key", "should match"},
 		{"image ID and selector together", func(o *v1alpha1.EC2Instance) {
 			o.Spec.ImageSelector = &v1alpha1.ImageSelector{Owners: []string{"amazon"}}
@@ -123,7 +124,7 @@ func TestUserDataCanMoveBetweenTheSpecAndASecret(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = k8sClient.Delete(ctx, obj) })
 	obj.Spec.UserData = ""
-	obj.Spec.UserDataFrom = &v1alpha1.UserDataSource{SecretKeyRef: &v1alpha1.KeySelector{Name: "boot", Key: "user-data"}, Base64: true}
+	obj.Spec.UserDataFrom = &v1alpha1.UserDataSource{SecretKeyRef: &v1alpha1.SecretKeySelector{Name: "boot", Key: "user-data"}, Base64: true}
 	if err := k8sClient.Update(ctx, obj); err != nil {
 		t.Fatalf("moving user data to a Secret: %v", err)
 	}

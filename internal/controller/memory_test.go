@@ -69,7 +69,7 @@ func TestWhatTheReconcilerKeepsPerObjectGoesWithTheObjects(t *testing.T) {
 	for i := range objects {
 		obj := h.instance(fmt.Sprintf("m-%04d", i))
 		if i%10 == 0 {
-			obj.Spec.UserDataFrom = &computev1alpha1.UserDataSource{SecretKeyRef: &computev1alpha1.KeySelector{Name: "boot", Key: "user-data"}}
+			obj.Spec.UserDataFrom = &computev1alpha1.UserDataSource{SecretKeyRef: &computev1alpha1.SecretKeySelector{Name: "boot", Key: "user-data"}}
 		}
 		h.create(obj)
 	}

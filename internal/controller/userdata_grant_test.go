@@ -115,7 +115,7 @@ func TestUserDataFromWaitsForTheNamespacesGrantAndNamesTheCommand(t *testing.T) 
 	h := newHarness(t, harnessOptions{tweak: asOperator(t, opNS)})
 	h.createSecret("boot", "user-data", secretUserData)
 	obj := h.instance("needsgrant")
-	obj.Spec.UserDataFrom = &computev1alpha1.UserDataSource{SecretKeyRef: &computev1alpha1.KeySelector{Name: "boot", Key: "user-data"}}
+	obj.Spec.UserDataFrom = &computev1alpha1.UserDataSource{SecretKeyRef: &computev1alpha1.SecretKeySelector{Name: "boot", Key: "user-data"}}
 	h.create(obj)
 
 	got := h.waitCondition("needsgrant", computev1alpha1.ConditionStalled, metav1.ConditionTrue, computev1alpha1.ReasonUserDataNotGranted)
@@ -158,7 +158,7 @@ func TestUserDataFromNeverReadsTokensOrTheOperatorsOwnSecretsEvenWhenGranted(t *
 	}
 	for name, key := range map[string]string{"own": "ec2-operator-aws-credentials", "token": "builder-token"} {
 		obj := h.instance(name)
-		obj.Spec.UserDataFrom = &computev1alpha1.UserDataSource{SecretKeyRef: &computev1alpha1.KeySelector{Name: key, Key: "token"}}
+		obj.Spec.UserDataFrom = &computev1alpha1.UserDataSource{SecretKeyRef: &computev1alpha1.SecretKeySelector{Name: key, Key: "token"}}
 		if key == "ec2-operator-aws-credentials" {
 			obj.Spec.UserDataFrom.SecretKeyRef.Key = "credentials"
 		}
@@ -171,7 +171,7 @@ func TestUserDataFromNeverReadsTokensOrTheOperatorsOwnSecretsEvenWhenGranted(t *
 	// The grant works for an ordinary Secret, so the refusals are the rule's, not RBAC's.
 	h.createSecret("boot", "user-data", secretUserData)
 	ok := h.instance("ordinary")
-	ok.Spec.UserDataFrom = &computev1alpha1.UserDataSource{SecretKeyRef: &computev1alpha1.KeySelector{Name: "boot", Key: "user-data"}}
+	ok.Spec.UserDataFrom = &computev1alpha1.UserDataSource{SecretKeyRef: &computev1alpha1.SecretKeySelector{Name: "boot", Key: "user-data"}}
 	h.create(ok)
 	got := h.waitReady("ordinary")
 	// Only the ordinary Secret's object launched (a retried RunInstances under its

@@ -61,7 +61,7 @@ func TestUserDataFromASecretIsLaunchedAndNeverLoggedOrShown(t *testing.T) {
 	h := newHarness(t, harnessOptions{})
 	h.createSecret("boot", "user-data", secretUserData)
 	obj := h.instance("fromsecret")
-	obj.Spec.UserDataFrom = &computev1alpha1.UserDataSource{SecretKeyRef: &computev1alpha1.KeySelector{Name: "boot", Key: "user-data"}}
+	obj.Spec.UserDataFrom = &computev1alpha1.UserDataSource{SecretKeyRef: &computev1alpha1.SecretKeySelector{Name: "boot", Key: "user-data"}}
 	h.create(obj)
 	got := h.waitReady("fromsecret")
 	if ud := string(h.simInstance(got.Status.InstanceID).UserData); ud != secretUserData {
@@ -112,7 +112,7 @@ func TestMissingUserDataSourceStopsTheLaunchUntilItExists(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, harnessOptions{})
 	obj := h.instance("nosecret")
-	obj.Spec.UserDataFrom = &computev1alpha1.UserDataSource{ConfigMapKeyRef: &computev1alpha1.KeySelector{Name: "boot", Key: "user-data"}, Base64: true}
+	obj.Spec.UserDataFrom = &computev1alpha1.UserDataSource{ConfigMapKeyRef: &computev1alpha1.ConfigMapKeySelector{Name: "boot", Key: "user-data"}, Base64: true}
 	h.create(obj)
 	h.waitCondition("nosecret", computev1alpha1.ConditionStalled, metav1.ConditionTrue, computev1alpha1.ReasonUserDataNotFound)
 	h.waitEvent("nosecret", computev1alpha1.ReasonUserDataNotFound)

@@ -81,8 +81,8 @@ func TestAUserDataEditIsSeenWithinSecondsWithTheShippedPeriods(t *testing.T) {
 		t.Fatal(err)
 	}
 	fromSecret, fromCM := h.instance("fromsecret"), h.instance("fromcm")
-	fromSecret.Spec.UserDataFrom = &computev1alpha1.UserDataSource{SecretKeyRef: &computev1alpha1.KeySelector{Name: "boot", Key: "user-data"}}
-	fromCM.Spec.UserDataFrom = &computev1alpha1.UserDataSource{ConfigMapKeyRef: &computev1alpha1.KeySelector{Name: "boot-cm", Key: "user-data"}}
+	fromSecret.Spec.UserDataFrom = &computev1alpha1.UserDataSource{SecretKeyRef: &computev1alpha1.SecretKeySelector{Name: "boot", Key: "user-data"}}
+	fromCM.Spec.UserDataFrom = &computev1alpha1.UserDataSource{ConfigMapKeyRef: &computev1alpha1.ConfigMapKeySelector{Name: "boot-cm", Key: "user-data"}}
 	h.create(fromSecret)
 	h.create(fromCM)
 	h.waitReady("fromsecret")
@@ -168,7 +168,7 @@ func TestAGrantOfGetAloneStillLaunchesAndItsRefusedWatchIsNotRetriedHot(t *testi
 	}
 	h.createSecret("boot", "user-data", secretUserData)
 	obj := h.instance("getonly")
-	obj.Spec.UserDataFrom = &computev1alpha1.UserDataSource{SecretKeyRef: &computev1alpha1.KeySelector{Name: "boot", Key: "user-data"}}
+	obj.Spec.UserDataFrom = &computev1alpha1.UserDataSource{SecretKeyRef: &computev1alpha1.SecretKeySelector{Name: "boot", Key: "user-data"}}
 	h.create(obj)
 	got := h.waitReady("getonly")
 	if ud := string(h.simInstance(got.Status.InstanceID).UserData); ud != secretUserData {

@@ -75,7 +75,7 @@ func TestSourceWatchesKeepWhatObjectsReadAndNotTheRestOfTheNamespace(t *testing.
 		source := "boot-" + string(rune('a'+i))
 		h.createSecret(source, "user-data", secretUserData)
 		obj := h.instance(name)
-		obj.Spec.UserDataFrom = &computev1alpha1.UserDataSource{SecretKeyRef: &computev1alpha1.KeySelector{Name: source, Key: "user-data"}}
+		obj.Spec.UserDataFrom = &computev1alpha1.UserDataSource{SecretKeyRef: &computev1alpha1.SecretKeySelector{Name: source, Key: "user-data"}}
 		h.create(obj)
 		h.waitReady(name)
 		if i == 1 {

@@ -88,13 +88,10 @@ func createSources(t *testing.T, k8s client.Client, ns string, unrelated int) {
 
 // readUserDataFromSources points obj at one of the two sources, by its name's parity.
 func readUserDataFromSources(obj *computev1alpha1.EC2Instance) {
-	ref := &computev1alpha1.KeySelector{Key: userDataKey}
 	if last := obj.Name[len(obj.Name)-1]; (last-'0')%2 == 0 {
-		ref.Name = userDataSecret
-		obj.Spec.UserDataFrom = &computev1alpha1.UserDataSource{SecretKeyRef: ref}
+		obj.Spec.UserDataFrom = &computev1alpha1.UserDataSource{SecretKeyRef: &computev1alpha1.SecretKeySelector{Name: userDataSecret, Key: userDataKey}}
 	} else {
-		ref.Name = userDataConfigMap
-		obj.Spec.UserDataFrom = &computev1alpha1.UserDataSource{ConfigMapKeyRef: ref}
+		obj.Spec.UserDataFrom = &computev1alpha1.UserDataSource{ConfigMapKeyRef: &computev1alpha1.ConfigMapKeySelector{Name: userDataConfigMap, Key: userDataKey}}
 	}
 }
 

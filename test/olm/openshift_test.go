@@ -165,8 +165,12 @@ func checkDescriptorTypes(t *testing.T, desc operatorsv1alpha1.CRDDescription) {
 			case kind == "status" && xd == "urn:alm:descriptor:io.kubernetes.conditions":
 				ok = field.Type == "array"
 			case kind == "spec" && strings.HasPrefix(xd, "urn:alm:descriptor:io.kubernetes:"):
-				// A picker of objects of a kind; the field holds the chosen one's name.
-				ok = field.Type == "string"
+				// A picker of objects of a kind in the object's namespace (or cluster
+				// scoped); the field holds the chosen one's name. The kind must be one
+				// the console can list: a core kind by name, or group:version:Kind.
+				pickerKind := strings.TrimPrefix(xd, "urn:alm:descriptor:io.kubernetes:")
+				ok = field.Type == "string" && (pickerKind == "Secret" || pickerKind == "ConfigMap" ||
+					pickerKind == "compute.ec2-operator.dev:v1alpha1:AWSAccount")
 			case kind == "spec" && strings.HasPrefix(xd, "urn:alm:descriptor:com.tectonic.ui:selector:"):
 				// A label selector editor over objects of a kind.
 				ok = field.Type == "object" && field.Properties["matchLabels"].Type == "object"
@@ -184,6 +188,45 @@ func checkDescriptorTypes(t *testing.T, desc operatorsv1alpha1.CRDDescription) {
 	}
 	for _, d := range desc.StatusDescriptors {
 		check("status", d.Path, d.XDescriptors)
+	}
+}
+
+// The names of the Secret and ConfigMap that user data comes from are picked from the
+// namespace's Secrets and ConfigMaps in the console's form, not typed: a picker shows
+// what exists and cannot misspell it. Every field that names a Secret or a ConfigMap
+// (a path ending in secretKeyRef.name or configMapKeyRef.name) has its picker, and no
+// other field has one.
+func TestSecretAndConfigMapNamesArePickedNotTyped(t *testing.T) {
+	pickers := map[string]string{"secretKeyRef.name": "Secret", "configMapKeyRef.name": "ConfigMap"}
+	found := 0
+	for _, desc := range loadCSV(t).Spec.CustomResourceDefinitions.Owned {
+		for _, d := range desc.SpecDescriptors {
+			want := ""
+			for suffix, kind := range pickers {
+				if strings.HasSuffix(d.Path, suffix) {
+					want = "urn:alm:descriptor:io.kubernetes:" + kind
+				}
+			}
+			for _, xd := range d.XDescriptors {
+				isPicker := xd == "urn:alm:descriptor:io.kubernetes:Secret" || xd == "urn:alm:descriptor:io.kubernetes:ConfigMap"
+				if isPicker && xd != want {
+					t.Errorf("%s spec descriptor %s has the picker %s; it names no such object", desc.Kind, d.Path, xd)
+				}
+			}
+			if want == "" {
+				continue
+			}
+			found++
+			if !contains(d.XDescriptors, want) {
+				t.Errorf("%s spec descriptor %s has %v; want the picker %s", desc.Kind, d.Path, d.XDescriptors, want)
+			}
+			if contains(d.XDescriptors, "urn:alm:descriptor:com.tectonic.ui:text") {
+				t.Errorf("%s spec descriptor %s is still a text field too", desc.Kind, d.Path)
+			}
+		}
+	}
+	if found != 2 {
+		t.Errorf("%d descriptors name a Secret or ConfigMap, want 2 (userDataFrom's secretKeyRef.name and configMapKeyRef.name)", found)
 	}
 }
 
