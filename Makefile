@@ -154,11 +154,28 @@ ifndef ignore-not-found
   ignore-not-found = false
 endif
 
+# make deploy and build-installer render config/default through a throwaway overlay in
+# bin/ (ignored by git), so that neither edits a tracked file. Without IMG on the
+# command line they install the operator image config/manager pins by digest (make
+# bundle sets that pin); IMG=<registry>/ec2-operator@sha256:<digest> (or :<tag>, for
+# a build of your own) replaces it in the overlay only.
+DEPLOY_OVERLAY ?= $(LOCALBIN)/deploy-overlay
+DEPLOY_IMAGE = $(if $(filter command line environment,$(origin IMG)),$(IMG))
+
+.PHONY: deploy-overlay
+deploy-overlay: manifests kustomize
+	@rm -rf $(DEPLOY_OVERLAY) && mkdir -p $(DEPLOY_OVERLAY)
+	@printf 'apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n- %s\n' \
+		"$$(realpath --relative-to=$(DEPLOY_OVERLAY) config/default)" > $(DEPLOY_OVERLAY)/kustomization.yaml
+	@if [ -n "$(DEPLOY_IMAGE)" ]; then cd $(DEPLOY_OVERLAY) && $(KUSTOMIZE) edit set image $(IMAGE_TAG_BASE)=$(DEPLOY_IMAGE); fi
+
+# dist/install.yaml is the release's install without OLM (kubectl apply -f), generated
+# like the bundle and checked like it: make test fails when it is not what
+# build-installer writes now.
 .PHONY: build-installer
-build-installer: manifests generate kustomize ## Write dist/install.yaml with the CRDs and the deployment.
-	mkdir -p dist
-	cd config/manager && $(KUSTOMIZE) edit set image controller=$(IMG)
-	$(KUSTOMIZE) build config/default > dist/install.yaml
+build-installer: deploy-overlay ## Write dist/install.yaml with the CRDs and the deployment, the operator image pinned by digest.
+	@mkdir -p dist
+	$(KUSTOMIZE) build $(DEPLOY_OVERLAY) > dist/install.yaml
 
 .PHONY: install
 install: manifests kustomize ## Install the CRDs into the cluster in ~/.kube/config.
@@ -169,9 +186,8 @@ uninstall: manifests kustomize ## Uninstall the CRDs from the cluster in ~/.kube
 	$(KUSTOMIZE) build config/crd | $(KUBECTL) delete --ignore-not-found=$(ignore-not-found) -f -
 
 .PHONY: deploy
-deploy: manifests kustomize ## Deploy the operator to the cluster in ~/.kube/config.
-	cd config/manager && $(KUSTOMIZE) edit set image controller=$(IMG)
-	$(KUSTOMIZE) build config/default | $(KUBECTL) apply -f -
+deploy: deploy-overlay ## Deploy the operator to the cluster in ~/.kube/config (the pinned image, or IMG=...).
+	$(KUSTOMIZE) build $(DEPLOY_OVERLAY) | $(KUBECTL) apply -f -
 
 .PHONY: undeploy
 undeploy: kustomize ## Remove the operator from the cluster in ~/.kube/config.
@@ -324,6 +340,8 @@ bundle: manifests kustomize operator-sdk images-tool ## Generate the OLM bundle 
 	hack/pin-bundle.sh bundle "$(BUNDLE_CREATED_AT)" "$$operator" "$$scorecard" && \
 	hack/bundle-platform-labels.sh bundle "$(IMAGE_PLATFORMS)"
 	$(OPERATOR_SDK) bundle validate ./bundle --select-optional suite=operatorframework
+	@# The install without OLM pins the same image: dist/install.yaml follows the bundle.
+	$(MAKE) --no-print-directory -s build-installer DEPLOY_IMAGE=
 
 .PHONY: bundle-build
 bundle-build: ## Build the bundle image (needs a container engine).
@@ -363,7 +381,7 @@ catalog-push: ## Push the catalog image.
 	$(CONTAINER_TOOL) push $(CATALOG_IMG)
 
 .PHONY: verify-bundle
-verify-bundle: kustomize operator-sdk opm ## Fail when `make bundle catalog` would change bundle/, catalog/ or the base CSV.
+verify-bundle: kustomize operator-sdk opm ## Fail when `make bundle catalog` would change bundle/, catalog/, dist/install.yaml or the base CSV.
 	LOCALBIN=$(LOCALBIN) hack/verify-bundle.sh
 
 .PHONY: validate-bundle

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fails when the committed OLM bundle or catalog differ from what `make bundle catalog`
+# Fails when the committed OLM bundle, catalog or dist/install.yaml differ from what `make bundle catalog`
 # produces from the current sources: someone changed config/ or the API markers and
 # forgot to regenerate, hand-edited generated files, or the generation is not
 # reproducible (a timestamp, an unpinned tool), or the Go sources changed since the
@@ -17,7 +17,7 @@ trap 'rm -rf "$scratch"' EXIT
 # The images the bundle pins are labelled with the last commit of the sources, which the
 # scratch copy (no .git) cannot tell, so it is computed here.
 revision=$(cd "$root" && go run ./cmd/images revision)
-tar -C "$root" --exclude=./bin --exclude=./.git --exclude=./dist -cf - . | tar -C "$scratch" -xf -
+tar -C "$root" --exclude=./bin --exclude=./.git -cf - . | tar -C "$scratch" -xf -
 make -C "$scratch" --no-print-directory bundle catalog LOCALBIN="$localbin" SOURCE_REVISION="$revision" >"$scratch.log" 2>&1 || {
   cat "$scratch.log" >&2
   rm -f "$scratch.log"
@@ -27,7 +27,7 @@ make -C "$scratch" --no-print-directory bundle catalog LOCALBIN="$localbin" SOUR
 rm -f "$scratch.log"
 
 status=0
-for path in bundle bundle.Dockerfile catalog catalog.Dockerfile config/catalog config/manifests config/manager/kustomization.yaml; do
+for path in bundle bundle.Dockerfile catalog catalog.Dockerfile config/catalog config/manifests config/manager/kustomization.yaml dist/install.yaml; do
   if ! diff -ruN "$root/$path" "$scratch/$path" >"$scratch.diff" 2>&1; then
     echo "$path is stale or not reproducible; run 'make bundle catalog' and commit the result:" >&2
     head -60 "$scratch.diff" >&2

@@ -91,6 +91,21 @@ func loadCSV(t *testing.T) *operatorsv1alpha1.ClusterServiceVersion {
 // kustomize renders a kustomization directory with the project's pinned kustomize.
 func kustomize(t *testing.T, dir string) []*unstructured.Unstructured {
 	t.Helper()
+	if !filepath.IsAbs(dir) {
+		dir = path(dir)
+	}
+	var stdout, stderr bytes.Buffer
+	cmd := exec.Command(kustomizeBin(t), "build", dir)
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("kustomize build %s: %v\n%s", dir, err, stderr.String())
+	}
+	return decodeAll(t, stdout.Bytes())
+}
+
+// kustomizeBin is the kustomize that make test installs (or $KUSTOMIZE).
+func kustomizeBin(t *testing.T) string {
+	t.Helper()
 	bin := os.Getenv("KUSTOMIZE")
 	if bin == "" {
 		bin = path("bin/kustomize")
@@ -98,13 +113,7 @@ func kustomize(t *testing.T, dir string) []*unstructured.Unstructured {
 	if _, err := os.Stat(bin); err != nil {
 		t.Fatalf("kustomize not found at %s: run `make kustomize` (make test does): %v", bin, err)
 	}
-	var stdout, stderr bytes.Buffer
-	cmd := exec.Command(bin, "build", path(dir))
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("kustomize build %s: %v\n%s", dir, err, stderr.String())
-	}
-	return decodeAll(t, stdout.Bytes())
+	return bin
 }
 
 // decodeAll splits a multi-document YAML stream into objects.
