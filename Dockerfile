@@ -18,7 +18,9 @@ COPY api/ api/
 COPY internal/ internal/
 
 # CGO is off so the binary runs on a distroless image; -trimpath keeps builder paths out.
-RUN CGO_ENABLED=0 GOOS=${TARGETOS:-linux} GOARCH=${TARGETARCH} go build -trimpath -buildvcs=false \
+# GOFIPS140: the Go Cryptographic Module validated under FIPS 140-3, as make images
+# builds it (Makefile GOFIPS140).
+RUN CGO_ENABLED=0 GOFIPS140=v1.0.0-c2097c7c GOOS=${TARGETOS:-linux} GOARCH=${TARGETARCH} go build -trimpath -buildvcs=false \
     -ldflags "-s -w -X github.com/ec2-operator/ec2-operator/internal/version.Version=${VERSION} -X github.com/ec2-operator/ec2-operator/internal/version.Revision=${REVISION}" \
     -o manager ./cmd
 

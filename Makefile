@@ -406,10 +406,14 @@ IMAGES_DIR ?= $(LOCALBIN)/images
 IMAGES_TOOL ?= $(LOCALBIN)/images-tool
 # IMAGE_PLATFORMS are the platforms of every release image.
 IMAGE_PLATFORMS ?= linux/amd64,linux/arm64
+# GOFIPS140 is the Go Cryptographic Module (FIPS 140-3) the operator and scorecard-test
+# binaries are built with: the snapshot Go lists as certified, by its exact name
+# (README "FIPS"); empty builds them with the toolchain's own crypto.
+GOFIPS140 ?= v1.0.0-c2097c7c
 # SOURCE_REVISION, when set, replaces the git history as the images' revision.
 export SOURCE_REVISION
 IMAGES_FLAGS = --root $(CURDIR) --out $(IMAGES_DIR) --bin $(LOCALBIN) --version $(VERSION) --created $(BUNDLE_CREATED_AT) \
-	--repo $(IMAGE_REPO) --platforms $(IMAGE_PLATFORMS) --opm-version $(OPM_VERSION)
+	--repo $(IMAGE_REPO) --platforms $(IMAGE_PLATFORMS) --opm-version $(OPM_VERSION) --gofips140 "$(GOFIPS140)"
 
 .PHONY: images-tool
 images-tool: | $(LOCALBIN) ## Build cmd/images, the engine-free image builder.

@@ -33,8 +33,8 @@ const versionPackage = "github.com/ec2-operator/ec2-operator/internal/version"
 // buildOwn compiles a package of this module for a platform and returns the binary:
 // static (no cgo, so it runs on an image without libc), stripped, with no build paths
 // (-trimpath) and no VCS stamp (-buildvcs=false: the stamp would name HEAD, which
-// changes with every commit of the bundle), and with the version and revision stamped
-// into internal/version.
+// changes with every commit of the bundle), with the version and revision stamped
+// into internal/version, and with the Go Cryptographic Module of --gofips140.
 func (s *settings) buildOwn(ctx context.Context, pkg string, p images.Platform) ([]byte, error) {
 	tmp, err := os.MkdirTemp("", "images-build-")
 	if err != nil {
@@ -45,7 +45,13 @@ func (s *settings) buildOwn(ctx context.Context, pkg string, p images.Platform) 
 	ldflags := fmt.Sprintf("-s -w -X %s.Version=%s -X %s.Revision=%s", versionPackage, s.version, versionPackage, s.revision)
 	cmd := exec.CommandContext(ctx, "go", "build", "-trimpath", "-buildvcs=false", "-ldflags", ldflags, "-o", out, pkg)
 	cmd.Dir = s.root
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS="+p.OS, "GOARCH="+p.Architecture, "GOFLAGS=-mod=readonly")
+	// GOFIPS140 builds in the frozen, validated Go Cryptographic Module instead of the
+	// toolchain's crypto, and makes fips140=on the binary's default.
+	fips140 := s.fips140
+	if fips140 == "" {
+		fips140 = "off"
+	}
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS="+p.OS, "GOARCH="+p.Architecture, "GOFLAGS=-mod=readonly", "GOFIPS140="+fips140)
 	if output, err := cmd.CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("go build %s for %s: %v: %s", pkg, p, err, strings.TrimSpace(string(output)))
 	}

@@ -67,7 +67,16 @@ type settings struct {
 	platforms     []images.Platform
 	// opmVersion and probeVersion pin the catalog image's tools.
 	opmVersion, probeVersion string
+	// fips140 is the Go Cryptographic Module version our binaries are built with
+	// (GOFIPS140); empty builds them with the toolchain's own crypto.
+	fips140 string
 }
+
+// defaultFIPS140 is the Go Cryptographic Module v1.0.0 snapshot the Go toolchain lists
+// as certified (lib/fips140/certified.txt; CMVP certificate for the module validated
+// under FIPS 140-3), by its exact name so that a newer toolchain cannot change it. A
+// binary built with it runs with GODEBUG fips140=on by default.
+const defaultFIPS140 = "v1.0.0-c2097c7c"
 
 func bindSettings(fs *flag.FlagSet) *settings {
 	s := &settings{}
@@ -82,6 +91,7 @@ func bindSettings(fs *flag.FlagSet) *settings {
 	fs.StringVar(&s.platformsFlag, "platforms", "linux/amd64,linux/arm64", "platforms to build for")
 	fs.StringVar(&s.opmVersion, "opm-version", "v1.61.0", "operator-registry (opm) version in the catalog image")
 	fs.StringVar(&s.probeVersion, "grpc-health-probe-version", "v0.4.63", "grpc_health_probe version in the catalog image")
+	fs.StringVar(&s.fips140, "gofips140", defaultFIPS140, "Go Cryptographic Module (GOFIPS140) the operator's own binaries are built with; empty: none")
 	return s
 }
 

@@ -53,6 +53,10 @@ const (
 	SampleExternalID = "payments-ec2-operator"
 	// accessKey is the manager's placeholder key, an IAM user of the default account.
 	accessKey = "sandbox"
+	// secretKey is its secret, shaped like a real one (AWS's documented example, 40
+	// characters): SigV4 derives its HMAC keys from it, and a FIPS 140-only Go binary
+	// refuses HMAC keys shorter than 112 bits, as a short placeholder would make them.
+	secretKey = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
 )
 
 // Options configure Start.
@@ -180,7 +184,7 @@ func newWorld(cfg ec2sim.Config) *Env {
 	sample := ec2sim.New(sampleCfg)
 
 	sts := stssim.New(stssim.Config{Seed: cfg.Seed})
-	sts.AddUser(defaultAccount, accessKey, accessKey)
+	sts.AddUser(defaultAccount, accessKey, secretKey)
 	sts.AddRole(SampleRoleARN, []string{accessKey}, SampleExternalID)
 	router := accounts.NewRouter(sts, map[string]*ec2sim.Sim{defaultAccount: sim, SampleAccountID: sample})
 	router.AcceptUnknownKeysAs(defaultAccount)
@@ -212,7 +216,7 @@ func (e *Env) AWSEnv() []string {
 		"AWS_ENDPOINT_URL_EC2=" + e.SimURL,
 		"AWS_ENDPOINT_URL_STS=" + e.STSURL,
 		"AWS_ACCESS_KEY_ID=" + accessKey,
-		"AWS_SECRET_ACCESS_KEY=" + accessKey,
+		"AWS_SECRET_ACCESS_KEY=" + secretKey,
 		"AWS_EC2_METADATA_DISABLED=true",
 	}
 }

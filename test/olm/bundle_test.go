@@ -130,8 +130,9 @@ func TestCSVDescribesTheOperatorCompletely(t *testing.T) {
 		"repository":   "https://github.com/ec2-operator/ec2-operator",
 		"operatorframework.io/suggested-namespace": installNS,
 		// Honest feature flags: see the report in the CSV description and docs.
-		"features.operators.openshift.io/disconnected":   "false",
-		"features.operators.openshift.io/fips-compliant": "false",
+		"features.operators.openshift.io/disconnected": "false",
+		// test/release's TestOperatorImageRunsInFIPSOnlyModeWithTheValidatedModule.
+		"features.operators.openshift.io/fips-compliant": "true",
 		"features.operators.openshift.io/proxy-aware":    "true",
 		// test/e2e's TestOnOpenShiftTheMetricsServerFollowsTheClustersTLSSecurityProfile.
 		"features.operators.openshift.io/tls-profiles":     "true",
