@@ -130,7 +130,8 @@ func TestCSVDescribesTheOperatorCompletely(t *testing.T) {
 		"repository":   "https://github.com/ec2-operator/ec2-operator",
 		"operatorframework.io/suggested-namespace": installNS,
 		// Honest feature flags: see the report in the CSV description and docs.
-		"features.operators.openshift.io/disconnected": "false",
+		// test/release's TestOperatorImageWorksDisconnected.
+		"features.operators.openshift.io/disconnected": "true",
 		// test/release's TestOperatorImageRunsInFIPSOnlyModeWithTheValidatedModule.
 		"features.operators.openshift.io/fips-compliant": "true",
 		"features.operators.openshift.io/proxy-aware":    "true",

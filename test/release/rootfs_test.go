@@ -104,6 +104,13 @@ var running sync.Map // *container -> struct{}
 // ("UID:GID", from the image config).
 func startContainer(t *testing.T, name, rootfs, user string, argv, environ []string) *container {
 	t.Helper()
+	return startContainerIn(t, "", name, rootfs, user, argv, environ)
+}
+
+// startContainerIn is startContainer in the network namespace at netnsPath (empty:
+// the test's own).
+func startContainerIn(t *testing.T, netnsPath, name, rootfs, user string, argv, environ []string) *container {
+	t.Helper()
 	uid, gid := parseUser(t, user)
 	// Container runtimes (and the kubelet) provide /etc/hosts; programs resolve
 	// localhost through it. A test may have written one with more names.
@@ -117,7 +124,7 @@ func startContainer(t *testing.T, name, rootfs, user string, argv, environ []str
 	c.cmd.Env = environ
 	c.cmd.Stdout, c.cmd.Stderr = c.out, c.out
 	c.cmd.SysProcAttr = imageUser(t, rootfs, uid, gid)
-	if err := c.cmd.Start(); err != nil {
+	if err := inNetns(netnsPath, c.cmd.Start, c.done); err != nil {
 		t.Fatalf("starting %s from its image: %v", name, err)
 	}
 	running.Store(c, struct{}{})

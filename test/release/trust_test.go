@@ -91,6 +91,8 @@ type imageRun struct {
 	// namespace is where the manager watches and the EC2Instance is created; empty
 	// makes a new one.
 	namespace string
+	// netns is the network namespace the manager runs in (a path); empty: the test's.
+	netns string
 }
 
 // runImageManager starts the manager from the operator image as r says, creates an
@@ -129,7 +131,7 @@ func runImageManager(t *testing.T, img v1.Image, cf *v1.ConfigFile, r imageRun, 
 			environ = append(environ, kv)
 		}
 	}
-	manager := startContainer(t, r.name, rootfs, cf.Config.User,
+	manager := startContainerIn(t, r.netns, r.name, rootfs, cf.Config.User,
 		append(cf.Config.Entrypoint, "--health-probe-bind-address="+simtest.FreeAddr(t), "--metrics-bind-address=0",
 			"--watch-namespaces="+ns.Name, "--resync-period=5s", "--poll-interval=1s"),
 		append(environ, r.env...))
