@@ -58,8 +58,10 @@ help: ## Display this help.
 ##@ Development
 
 .PHONY: manifests
-manifests: controller-gen ## Generate the CRD and RBAC manifests from the Go markers.
+manifests: controller-gen crd-ref-docs ## Generate the CRD and RBAC manifests from the Go markers, and the API reference (docs/api-reference.md).
 	$(CONTROLLER_GEN) rbac:roleName=manager-role crd webhook paths="./..." output:crd:artifacts:config=config/crd/bases
+	@$(CRD_REF_DOCS) --source-path=./api --config=hack/api-reference.yaml --renderer=markdown \
+		--output-path=docs/api-reference.md --log-level=ERROR
 
 .PHONY: generate
 generate: controller-gen ## Generate DeepCopy methods from the Go types.
@@ -74,8 +76,8 @@ vet: ## Run go vet against code.
 	go vet ./...
 
 .PHONY: verify-generated
-verify-generated: controller-gen ## Fail when generated files (deepcopy, CRDs, RBAC) are stale.
-	CONTROLLER_GEN=$(CONTROLLER_GEN) hack/verify-generated.sh
+verify-generated: controller-gen crd-ref-docs ## Fail when generated files (deepcopy, CRDs, RBAC, the API reference) are stale.
+	CONTROLLER_GEN=$(CONTROLLER_GEN) CRD_REF_DOCS=$(CRD_REF_DOCS) hack/verify-generated.sh
 
 .PHONY: verify-headers
 verify-headers: ## Fail when a Go file lacks the licence header of hack/boilerplate.go.txt (hack/license-headers.sh --fix adds it).
@@ -204,18 +206,26 @@ $(LOCALBIN):
 KUBECTL ?= kubectl
 KUSTOMIZE ?= $(LOCALBIN)/kustomize
 CONTROLLER_GEN ?= $(LOCALBIN)/controller-gen
+CRD_REF_DOCS ?= $(LOCALBIN)/crd-ref-docs
 ENVTEST ?= $(LOCALBIN)/setup-envtest
 
 ## Tool versions. setup-envtest is pinned to a release, not a branch: a branch query
 ## needs the proxy's version list, which some proxies refuse.
 KUSTOMIZE_VERSION ?= v5.8.2
 CONTROLLER_TOOLS_VERSION ?= v0.23.0
+CRD_REF_DOCS_VERSION ?= v0.3.0
 ENVTEST_VERSION ?= v0.25.1
 
 .PHONY: kustomize
 kustomize: $(KUSTOMIZE) ## Download kustomize locally if necessary.
 $(KUSTOMIZE): $(LOCALBIN)
 	$(call go-install-tool,$(KUSTOMIZE),sigs.k8s.io/kustomize/kustomize/v5,$(KUSTOMIZE_VERSION))
+
+# crd-ref-docs writes the API reference from the Go types and their markers.
+.PHONY: crd-ref-docs
+crd-ref-docs: $(CRD_REF_DOCS) ## Build crd-ref-docs into bin/ if necessary.
+$(CRD_REF_DOCS): $(LOCALBIN)
+	$(call go-install-tool,$(CRD_REF_DOCS),github.com/elastic/crd-ref-docs,$(CRD_REF_DOCS_VERSION))
 
 .PHONY: controller-gen
 controller-gen: $(CONTROLLER_GEN) ## Download controller-gen locally if necessary.

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Fails when the generated files in the working tree (deepcopy code, CRDs, RBAC) differ
+# Fails when the generated files in the working tree (deepcopy code, CRDs, RBAC, the
+# API reference) differ
 # from what the generators produce from the current Go sources, i.e. when someone edited
 # API types or RBAC markers and forgot `make manifests generate`, or hand-edited output.
 #
@@ -8,6 +9,7 @@ set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 controller_gen=${CONTROLLER_GEN:-$root/bin/controller-gen}
+crd_ref_docs=${CRD_REF_DOCS:-$root/bin/crd-ref-docs}
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 
@@ -16,10 +18,12 @@ tar -C "$root" --exclude=./bin --exclude=./.git --exclude=./dist -cf - . | tar -
   cd "$scratch"
   "$controller_gen" object:headerFile="hack/boilerplate.go.txt" paths="./..."
   "$controller_gen" rbac:roleName=manager-role crd webhook paths="./..." output:crd:artifacts:config=config/crd/bases
+  "$crd_ref_docs" --source-path=./api --config=hack/api-reference.yaml --renderer=markdown \
+    --output-path=docs/api-reference.md --log-level=ERROR
 )
 
 status=0
-for path in api config/crd/bases config/rbac/role.yaml; do
+for path in api config/crd/bases config/rbac/role.yaml docs/api-reference.md; do
   # A path neither side has (no RBAC markers yet) is current by definition.
   [[ -e "$root/$path" || -e "$scratch/$path" ]] || continue
   if ! diff -ruN "$root/$path" "$scratch/$path" >"$scratch.diff" 2>&1; then
