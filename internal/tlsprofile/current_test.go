@@ -27,6 +27,8 @@ import (
 
 	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/ec2-operator/ec2-operator/internal/sim/simtest"
 )
 
 // serve starts an HTTPS server configured as the metrics server is: the server's own
@@ -51,19 +53,6 @@ func serve(t *testing.T, current *Current) string {
 	return l.Addr().String()
 }
 
-// handshake says whether a client limited to one version (and, below TLS 1.3, to the
-// given suites) gets a connection.
-func handshake(addr string, version uint16, suites ...uint16) error {
-	conn, err := tls.Dial("tcp", addr, &tls.Config{
-		InsecureSkipVerify: true, //nolint:gosec // the test server's certificate; only the handshake matters
-		MinVersion:         version, MaxVersion: version, CipherSuites: suites,
-	})
-	if err == nil {
-		_ = conn.Close()
-	}
-	return err
-}
-
 func mustResolve(t *testing.T, spec Spec) Settings {
 	t.Helper()
 	s, err := Resolve(spec)
@@ -79,31 +68,31 @@ func TestAServerFollowsTheCurrentSettingsAtEachHandshake(t *testing.T) {
 	current := NewCurrent(mustResolve(t, Spec{Type: Modern}))
 	addr := serve(t, current)
 
-	if err := handshake(addr, tls.VersionTLS12); err == nil {
+	if err := simtest.TLSHandshake(addr, tls.VersionTLS12); err == nil {
 		t.Error("Modern: a TLS 1.2 client was served")
 	}
-	if err := handshake(addr, tls.VersionTLS13); err != nil {
+	if err := simtest.TLSHandshake(addr, tls.VersionTLS13); err != nil {
 		t.Errorf("Modern: a TLS 1.3 client was refused: %v", err)
 	}
 
 	if !current.Set(mustResolve(t, Spec{Type: Intermediate})) {
 		t.Error("Set from Modern to Intermediate reported no change")
 	}
-	if err := handshake(addr, tls.VersionTLS12); err != nil {
+	if err := simtest.TLSHandshake(addr, tls.VersionTLS12); err != nil {
 		t.Errorf("Intermediate: a TLS 1.2 client was refused: %v", err)
 	}
-	if err := handshake(addr, tls.VersionTLS11); err == nil {
+	if err := simtest.TLSHandshake(addr, tls.VersionTLS11); err == nil {
 		t.Error("Intermediate: a TLS 1.1 client was served")
 	}
-	if err := handshake(addr, tls.VersionTLS12, tls.TLS_RSA_WITH_AES_128_CBC_SHA); err == nil {
+	if err := simtest.TLSHandshake(addr, tls.VersionTLS12, tls.TLS_RSA_WITH_AES_128_CBC_SHA); err == nil {
 		t.Error("Intermediate: a TLS 1.2 client offering only a CBC suite was served")
 	}
 
 	current.Set(mustResolve(t, Spec{Type: Custom, Custom: &CustomSpec{MinTLSVersion: "VersionTLS12", Ciphers: []string{"ECDHE-RSA-AES256-GCM-SHA384"}}}))
-	if err := handshake(addr, tls.VersionTLS12, tls.TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384); err != nil {
+	if err := simtest.TLSHandshake(addr, tls.VersionTLS12, tls.TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384); err != nil {
 		t.Errorf("Custom: a client offering its one cipher was refused: %v", err)
 	}
-	if err := handshake(addr, tls.VersionTLS12, tls.TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256); err == nil {
+	if err := simtest.TLSHandshake(addr, tls.VersionTLS12, tls.TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256); err == nil {
 		t.Error("Custom: a client offering only another cipher was served")
 	}
 	if current.Set(current.Get()) {

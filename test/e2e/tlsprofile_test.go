@@ -38,21 +38,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/yaml"
 
+	"github.com/ec2-operator/ec2-operator/internal/sim/simtest"
 	"github.com/ec2-operator/ec2-operator/internal/tlsprofile"
 )
-
-// tlsClientGets says whether a client limited to one TLS version (and, below 1.3, to
-// the given suites) completes a handshake with the manager's metrics server.
-func tlsClientGets(addr string, version uint16, suites ...uint16) error {
-	conn, err := tls.Dial("tcp", addr, &tls.Config{
-		InsecureSkipVerify: true, //nolint:gosec // only the handshake is tested, not the certificate
-		MinVersion:         version, MaxVersion: version, CipherSuites: suites,
-	})
-	if err == nil {
-		_ = conn.Close()
-	}
-	return err
-}
 
 // waitListening waits for the metrics server to accept connections: the manager
 // answers its readiness probe a moment before the metrics server listens.
@@ -105,10 +93,10 @@ func TestOnOpenShiftTheMetricsServerFollowsTheClustersTLSSecurityProfile(t *test
 	waitListening(t, mgr.metricsAddr)
 
 	// Modern from the first connection on: the profile is read before the server starts.
-	if err := tlsClientGets(mgr.metricsAddr, tls.VersionTLS12); err == nil {
+	if err := simtest.TLSHandshake(mgr.metricsAddr, tls.VersionTLS12); err == nil {
 		t.Error("Modern: a TLS 1.2 client was served")
 	}
-	if err := tlsClientGets(mgr.metricsAddr, tls.VersionTLS13); err != nil {
+	if err := simtest.TLSHandshake(mgr.metricsAddr, tls.VersionTLS13); err != nil {
 		t.Errorf("Modern: a TLS 1.3 client was refused: %v", err)
 	}
 	if !strings.Contains(mgr.Log(), "Modern (the cluster's APIServer)") {
@@ -119,13 +107,13 @@ func TestOnOpenShiftTheMetricsServerFollowsTheClustersTLSSecurityProfile(t *test
 	changed := time.Now()
 	setClusterTLSProfile(t, map[string]any{"type": "Intermediate", "intermediate": map[string]any{}})
 	eventually(t, 30*time.Second, func() string {
-		if err := tlsClientGets(mgr.metricsAddr, tls.VersionTLS12, tls.TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256); err != nil {
+		if err := simtest.TLSHandshake(mgr.metricsAddr, tls.VersionTLS12, tls.TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256); err != nil {
 			return fmt.Sprintf("Intermediate: a TLS 1.2 client is refused: %v", err)
 		}
 		return ""
 	})
 	t.Logf("Modern to Intermediate took effect %v after the APIServer was written", time.Since(changed).Round(time.Millisecond))
-	if err := tlsClientGets(mgr.metricsAddr, tls.VersionTLS11); err == nil {
+	if err := simtest.TLSHandshake(mgr.metricsAddr, tls.VersionTLS11); err == nil {
 		t.Error("Intermediate: a TLS 1.1 client was served")
 	}
 
@@ -138,12 +126,12 @@ func TestOnOpenShiftTheMetricsServerFollowsTheClustersTLSSecurityProfile(t *test
 		"minTLSVersion": "VersionTLS12", "ciphers": []any{"ECDHE-RSA-AES256-GCM-SHA384"},
 	}})
 	eventually(t, 30*time.Second, func() string {
-		if err := tlsClientGets(mgr.metricsAddr, tls.VersionTLS12, tls.TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256); err == nil {
+		if err := simtest.TLSHandshake(mgr.metricsAddr, tls.VersionTLS12, tls.TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256); err == nil {
 			return "Custom: a TLS 1.2 client offering a cipher the profile leaves out is still served"
 		}
 		return ""
 	})
-	if err := tlsClientGets(mgr.metricsAddr, tls.VersionTLS12, tls.TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384); err != nil {
+	if err := simtest.TLSHandshake(mgr.metricsAddr, tls.VersionTLS12, tls.TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384); err != nil {
 		t.Errorf("Custom: a client offering the profile's cipher was refused: %v", err)
 	}
 	if mgr.HasExited() {
@@ -153,10 +141,10 @@ func TestOnOpenShiftTheMetricsServerFollowsTheClustersTLSSecurityProfile(t *test
 	// --tls-profile wins over the cluster's profile.
 	pinned := startManager(t, "tlsprofile-pinned", newNamespace(t, "tlsprofile-pinned"), "--tls-profile=Modern")
 	waitListening(t, pinned.metricsAddr)
-	if err := tlsClientGets(pinned.metricsAddr, tls.VersionTLS12, tls.TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384); err == nil {
+	if err := simtest.TLSHandshake(pinned.metricsAddr, tls.VersionTLS12, tls.TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384); err == nil {
 		t.Error("--tls-profile=Modern: a TLS 1.2 client was served under the cluster's Custom profile")
 	}
-	if err := tlsClientGets(pinned.metricsAddr, tls.VersionTLS13); err != nil {
+	if err := simtest.TLSHandshake(pinned.metricsAddr, tls.VersionTLS13); err != nil {
 		t.Errorf("--tls-profile=Modern: a TLS 1.3 client was refused: %v", err)
 	}
 }

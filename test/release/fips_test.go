@@ -37,19 +37,6 @@ import (
 	"github.com/ec2-operator/ec2-operator/internal/sim/simtest"
 )
 
-// metricsHandshake says whether a TLS 1.2 client offering only the given suites gets
-// a connection to the metrics server.
-func metricsHandshake(addr string, suites ...uint16) error {
-	conn, err := tls.Dial("tcp", addr, &tls.Config{
-		InsecureSkipVerify: true, //nolint:gosec // only the negotiation is tested, not the certificate
-		MinVersion:         tls.VersionTLS12, MaxVersion: tls.VersionTLS12, CipherSuites: suites,
-	})
-	if err == nil {
-		_ = conn.Close()
-	}
-	return err
-}
-
 // startImageManager starts the operator image's manager in its own namespace with
 // GODEBUG as given, waits for its readiness probe and for the metrics server.
 func startImageManager(t *testing.T, k8s client.Client, rootfs, user string, entrypoint, imageEnv []string, godebug string) (ns, metrics string, manager *container) {
@@ -79,7 +66,7 @@ func startImageManager(t *testing.T, k8s client.Client, rootfs, user string, ent
 		if resp.StatusCode != http.StatusOK {
 			return fmt.Sprintf("readyz %d", resp.StatusCode)
 		}
-		if err := metricsHandshake(metrics, tls.TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256); err != nil {
+		if err := simtest.TLSHandshake(metrics, tls.VersionTLS12, tls.TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256); err != nil {
 			return "metrics: " + err.Error()
 		}
 		return ""
@@ -140,7 +127,7 @@ func TestOperatorImageRunsInFIPSOnlyModeWithTheValidatedModule(t *testing.T) {
 		}
 		return ""
 	})
-	if err := metricsHandshake(metrics, tls.TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256); err == nil {
+	if err := simtest.TLSHandshake(metrics, tls.VersionTLS12, tls.TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256); err == nil {
 		t.Error("fips140=only: the metrics server negotiated ChaCha20-Poly1305, which FIPS 140-3 does not approve")
 	}
 	if log := manager.out.String(); strings.Contains(log, "fips140") || strings.Contains(log, "panic") {
@@ -149,7 +136,7 @@ func TestOperatorImageRunsInFIPSOnlyModeWithTheValidatedModule(t *testing.T) {
 	manager.stop()
 
 	_, metrics, _ = startImageManager(t, k8s, rootfs, cf.Config.User, cf.Config.Entrypoint, cf.Config.Env, "fips140=off")
-	if err := metricsHandshake(metrics, tls.TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256); err != nil {
+	if err := simtest.TLSHandshake(metrics, tls.VersionTLS12, tls.TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256); err != nil {
 		t.Errorf("fips140=off: the metrics server refused ChaCha20-Poly1305 (%v), so the check above proves nothing", err)
 	}
 }
