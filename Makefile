@@ -18,6 +18,11 @@ BUNDLE_METADATA_OPTS ?= $(BUNDLE_CHANNELS) $(BUNDLE_DEFAULT_CHANNEL)
 # 1.30, the CSV's minKubeVersion; test/olm checks that the two agree.
 OPENSHIFT_VERSIONS ?= v4.17
 
+# OPENSHIFT_API_VERSION is the openshift/api module whose console CRDs (ConsoleYAMLSample,
+# ConsoleQuickStart) the tests install, so the bundle's console objects are checked
+# against the schemas OpenShift's API server enforces and OLM can install them.
+OPENSHIFT_API_VERSION ?= v0.0.0-20260204104751-e09e5a4ebcd0
+
 # IMAGE_REPO is the registry and organisation of the release images. The bundle names
 # the operator image there by digest, and the catalog the bundle image.
 IMAGE_REPO ?= quay.io/ec2-operator

@@ -45,6 +45,7 @@ func testOwnNamespaceInstall(t *testing.T, c *Cluster) string {
 	c.subscribe(t, ns, []string{ns}, c.CatalogImage)
 	c.checkUnpackJobs(t, ns)
 	c.checkOperatorPod(t, ns)
+	c.checkConsoleObjects(t)
 	c.checkEventReaction(t, ns)
 	c.checkSampleLifecycle(t, ns, ns)
 	return ns

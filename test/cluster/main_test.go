@@ -173,11 +173,12 @@ func TestCluster(t *testing.T) {
 	t.Run("AllNamespaces install", func(t *testing.T) { testAllNamespacesInstall(t, c) })
 	uninstall(t, c, allNamespacesNS)
 	// OLM v0 leaves the CRDs and the bundle's cluster-scoped objects (ClusterRoles and
-	// ClusterRoleBindings labelled olm.owner) behind on uninstall; OLM v1 installs only
-	// into objects it owns. This is what a user moving from OLM v0 to v1 removes first
-	// (docs/olmv1.md).
+	// ClusterRoleBindings labelled olm.owner, the console samples and quick start)
+	// behind on uninstall; OLM v1 installs only into objects it owns. This is what a
+	// user moving from OLM v0 to v1 removes first (docs/olmv1.md).
 	c.Kubectl(t, "delete", "crd", "ec2instances.compute.ec2-operator.dev", "awsaccounts.compute.ec2-operator.dev",
 		"--ignore-not-found", "--wait=true", "--timeout=120s")
 	c.Kubectl(t, "delete", "clusterrole,clusterrolebinding", "-l", "olm.owner in (ec2-operator.v0.1.0,ec2-operator.v0.2.0)")
+	c.deleteConsoleObjects(t)
 	t.Run("OLM v1", func(t *testing.T) { testOLMv1(t, c) })
 }

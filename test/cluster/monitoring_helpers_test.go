@@ -24,10 +24,10 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"os"
-	"os/exec"
 	"testing"
 	"time"
+
+	"github.com/ec2-operator/ec2-operator/internal/devtools"
 )
 
 // promClient reads the Prometheus HTTP API through a port-forward.
@@ -145,17 +145,12 @@ func (p *promClient) alerts() ([]promAlert, error) {
 }
 
 // moduleDir downloads (or finds in the module cache) a Go module at a named version and
-// returns its directory. The module proxy here refuses version lists for some modules;
-// a named version downloads.
+// returns its directory.
 func moduleDir(t *testing.T, module, version string) string {
 	t.Helper()
-	cmd := exec.Command("go", "mod", "download", "-json", module+"@"+version)
-	cmd.Dir = t.TempDir() // outside this module: its go.mod does not require the module
-	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=")
-	out, err := cmd.Output()
-	var info struct{ Dir, Error string }
-	if jerr := json.Unmarshal(out, &info); jerr != nil || info.Dir == "" {
-		t.Fatalf("go mod download %s@%s: %v %s %s", module, version, err, info.Error, out)
+	dir, err := devtools.ModuleDir(module + "@" + version)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return info.Dir
+	return dir
 }

@@ -74,6 +74,8 @@ func installOLM(t *testing.T, c *Cluster) {
 	for _, kind := range []string{"servicemonitors", "prometheusrules"} {
 		c.Apply(t, filepath.Join(prom, "example", "prometheus-operator-crd", "monitoring.coreos.com_"+kind+".yaml"))
 	}
+	// So must the console's CRDs, for the bundle's ConsoleYAMLSamples and ConsoleQuickStart.
+	installConsoleCRDs(t, c)
 	c.Kubectl(t, "wait", "--for=condition=Established", "--timeout=60s", "crd", "--all")
 	manifest, err := os.ReadFile(filepath.Join(c.Root, "test", "cluster", "testdata", "olm", "olm.yaml"))
 	if err != nil {

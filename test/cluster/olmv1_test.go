@@ -46,11 +46,13 @@ import (
 func testOLMv1(t *testing.T, c *Cluster) {
 	ctx := context.Background()
 
-	// The bundle ships a ServiceMonitor and a PrometheusRule: OLM v1 cannot install it
-	// without their CRDs (prometheus-operator's, as for the OLM v0 test).
-	for _, nm := range []string{"servicemonitors.monitoring.coreos.com", "prometheusrules.monitoring.coreos.com"} {
+	// The bundle ships a ServiceMonitor, a PrometheusRule, ConsoleYAMLSamples and a
+	// ConsoleQuickStart: OLM v1 cannot install it without their CRDs
+	// (prometheus-operator's and the console's, applied for the OLM v0 test).
+	for _, nm := range []string{"servicemonitors.monitoring.coreos.com", "prometheusrules.monitoring.coreos.com",
+		"consoleyamlsamples.console.openshift.io", "consolequickstarts.console.openshift.io"} {
 		if err := c.Client.Get(ctx, client.ObjectKey{Name: nm}, &apiextensionsv1.CustomResourceDefinition{}); err != nil {
-			t.Fatalf("CRD %s: %v (apply prometheus-operator's CRDs before OLM v1 installs the bundle)", nm, err)
+			t.Fatalf("CRD %s: %v (apply the monitoring and console CRDs before OLM v1 installs the bundle)", nm, err)
 		}
 	}
 
@@ -103,6 +105,7 @@ spec:
 `, olmv1ExtensionName, olmv1InstallNS, olmv1InstallerSA, olmv1CatalogName)))
 	waitCondition(t, c, 5*time.Minute, clusterExtensionGVK, olmv1ExtensionName, "Installed")
 	t.Logf("installed through OLM v1 in %s", time.Since(start).Round(time.Second))
+	c.checkConsoleObjects(t)
 
 	// OLM v1 v1.2.0 has no way to set a bundle's env (no spec.config; later releases
 	// add spec.config.inline, and deploymentConfig only after that), so the env the OLM

@@ -17,10 +17,6 @@ limitations under the License.
 package olm
 
 import (
-	"bytes"
-	"encoding/json"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -28,6 +24,7 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
+	"github.com/ec2-operator/ec2-operator/internal/devtools"
 	"github.com/ec2-operator/ec2-operator/internal/testenv"
 )
 
@@ -36,33 +33,43 @@ import (
 // module; OpenShift 4.20 runs prometheus-operator 0.85).
 const prometheusOperatorModule = "github.com/prometheus-operator/prometheus-operator@v0.85.0"
 
+// consoleCRDs are the OpenShift console's CRDs for the bundle's ConsoleYAMLSamples and
+// ConsoleQuickStart, from openshift/api at the Makefile's OPENSHIFT_API_VERSION: the
+// schemas the console's API server enforces.
+var consoleCRDs = []string{"00_consoleyamlsamples.crd.yaml", "00_consolequickstarts.crd.yaml"}
+
 var (
 	envOnce sync.Once
 	env     *testenv.Environment
 	envErr  error
 )
 
-// apiServer starts one envtest control plane for the package, with the project's CRDs
-// and prometheus-operator's ServiceMonitor and PrometheusRule CRDs.
+// apiServer starts one envtest control plane for the package, with the project's CRDs,
+// prometheus-operator's ServiceMonitor and PrometheusRule CRDs and the console's
+// ConsoleYAMLSample and ConsoleQuickStart CRDs.
 func apiServer(t *testing.T) *rest.Config {
 	t.Helper()
+	consoleModule := "github.com/openshift/api@" + makeVar(t, "OPENSHIFT_API_VERSION")
 	envOnce.Do(func() {
-		var crdDir string
-		crdDir, envErr = prometheusOperatorCRDs()
-		if envErr != nil {
+		var promDir, consoleDir string
+		if promDir, envErr = devtools.ModuleDir(prometheusOperatorModule); envErr != nil {
+			return
+		}
+		if consoleDir, envErr = devtools.ModuleDir(consoleModule); envErr != nil {
 			return
 		}
 		env, envErr = testenv.Start()
 		if envErr != nil {
 			return
 		}
-		_, envErr = envtest.InstallCRDs(env.Config, envtest.CRDInstallOptions{
-			Paths: []string{
-				filepath.Join(crdDir, "monitoring.coreos.com_servicemonitors.yaml"),
-				filepath.Join(crdDir, "monitoring.coreos.com_prometheusrules.yaml"),
-			},
-			ErrorIfPathMissing: true,
-		})
+		paths := []string{
+			filepath.Join(promDir, "example", "prometheus-operator-crd", "monitoring.coreos.com_servicemonitors.yaml"),
+			filepath.Join(promDir, "example", "prometheus-operator-crd", "monitoring.coreos.com_prometheusrules.yaml"),
+		}
+		for _, f := range consoleCRDs {
+			paths = append(paths, filepath.Join(consoleDir, "console", "v1", "zz_generated.crd-manifests", f))
+		}
+		_, envErr = envtest.InstallCRDs(env.Config, envtest.CRDInstallOptions{Paths: paths, ErrorIfPathMissing: true})
 	})
 	if envErr != nil {
 		t.Fatalf("starting the test API server: %v", envErr)
@@ -74,35 +81,4 @@ func stopEnv() {
 	if env != nil {
 		_ = env.Stop()
 	}
-}
-
-// prometheusOperatorCRDs downloads prometheus-operator's module through the Go module
-// proxy (a no-op when it is in the module cache) and returns its CRD directory.
-func prometheusOperatorCRDs() (string, error) {
-	cmd := exec.Command("go", "mod", "download", "-json", prometheusOperatorModule)
-	// Outside this module, so go.mod and go.sum are left alone.
-	cmd.Dir = os.TempDir()
-	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off")
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		return "", &downloadError{err: err, stderr: stderr.String() + stdout.String()}
-	}
-	var mod struct{ Dir, Error string }
-	if err := json.Unmarshal(stdout.Bytes(), &mod); err != nil {
-		return "", err
-	}
-	if mod.Error != "" {
-		return "", &downloadError{stderr: mod.Error}
-	}
-	return filepath.Join(mod.Dir, "example", "prometheus-operator-crd"), nil
-}
-
-type downloadError struct {
-	err    error
-	stderr string
-}
-
-func (e *downloadError) Error() string {
-	return "go mod download " + prometheusOperatorModule + ": " + e.stderr
 }

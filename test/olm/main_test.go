@@ -30,7 +30,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"strings"
 	"testing"
 
 	"github.com/operator-framework/api/pkg/manifests"
@@ -39,6 +38,7 @@ import (
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
 
+	"github.com/ec2-operator/ec2-operator/internal/devtools"
 	"github.com/ec2-operator/ec2-operator/internal/testenv"
 )
 
@@ -166,16 +166,11 @@ func into(t *testing.T, from any, to any) {
 // makeVar reads a `NAME ?= value` variable from the Makefile.
 func makeVar(t *testing.T, name string) string {
 	t.Helper()
-	data, err := os.ReadFile(path("Makefile"))
+	v, err := devtools.MakeVar(root, name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	re := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(name) + `\s*\?=\s*(.*)$`)
-	m := re.FindSubmatch(data)
-	if m == nil {
-		t.Fatalf("Makefile has no %s ?= ...", name)
-	}
-	return strings.TrimSpace(string(m[1]))
+	return v
 }
 
 // expandMake expands $(VAR) references using the Makefile's ?= variables.

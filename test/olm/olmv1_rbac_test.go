@@ -78,3 +78,47 @@ func olmv1RoleName(t *testing.T, csvName string, p operatorsv1alpha1.StrategyDep
 	}
 	return base + "-" + hash
 }
+
+// TestOLMv1InstallerRBACCoversEveryBundleObject: the installer ServiceAccount manages
+// the bundle's cluster-scoped objects by name and watches its namespaced ones by kind,
+// so an object added to the bundle (a new ClusterRole, a console sample) that the file
+// does not name makes the OLM v1 install fail. Every kind must be known here, so a new
+// cluster-scoped kind cannot slip through as "namespaced".
+func TestOLMv1InstallerRBACCoversEveryBundleObject(t *testing.T) {
+	clusterScoped := map[string]string{
+		"CustomResourceDefinition": "customresourcedefinitions",
+		"ClusterRole":              "clusterroles",
+		"ClusterRoleBinding":       "clusterrolebindings",
+		"ConsoleYAMLSample":        "consoleyamlsamples",
+		"ConsoleQuickStart":        "consolequickstarts",
+	}
+	namespaced := map[string]string{
+		"Service": "services", "ConfigMap": "configmaps", "Secret": "secrets",
+		"Role": "roles", "RoleBinding": "rolebindings",
+		"ServiceMonitor": "servicemonitors", "PrometheusRule": "prometheusrules",
+	}
+	data, err := os.ReadFile(path("hack/cluster/olmv1/installer-rbac.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rbac := string(data)
+	for _, obj := range loadBundle(t).Objects {
+		kind, name := obj.GetKind(), obj.GetName()
+		if kind == "ClusterServiceVersion" {
+			continue
+		}
+		resource, ok := clusterScoped[kind]
+		if !ok {
+			if resource, ok = namespaced[kind]; !ok {
+				t.Errorf("bundle object %s %s has a kind this test does not know: say whether it is cluster-scoped", kind, name)
+				continue
+			}
+		}
+		if !strings.Contains(rbac, resource) {
+			t.Errorf("installer-rbac.yaml has no rule for %s (bundle object %s %s)", resource, kind, name)
+		}
+		if _, cluster := clusterScoped[kind]; cluster && !strings.Contains(rbac, name) {
+			t.Errorf("installer-rbac.yaml does not name %s %s: OLM v1 cannot create or update it", kind, name)
+		}
+	}
+}

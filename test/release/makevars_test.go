@@ -17,23 +17,17 @@ limitations under the License.
 package release
 
 import (
-	"os"
-	"path/filepath"
-	"regexp"
-	"strings"
 	"testing"
+
+	"github.com/ec2-operator/ec2-operator/internal/devtools"
 )
 
 // makeVar reads a `NAME ?= value` default from the Makefile.
 func makeVar(t *testing.T, name string) string {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(root, "Makefile"))
+	v, err := devtools.MakeVar(root, name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(name) + `\s*\?=\s*(.*)$`).FindSubmatch(data)
-	if m == nil {
-		t.Fatalf("Makefile has no %s ?= ...", name)
-	}
-	return strings.TrimSpace(string(m[1]))
+	return v
 }

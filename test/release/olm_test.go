@@ -18,7 +18,6 @@ package release
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http/httptest"
 	"net/url"
@@ -52,6 +51,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/yaml"
 
+	"github.com/ec2-operator/ec2-operator/internal/devtools"
 	"github.com/ec2-operator/ec2-operator/internal/images"
 	"github.com/ec2-operator/ec2-operator/internal/rbactest"
 	"github.com/ec2-operator/ec2-operator/internal/sim/simtest"
@@ -218,7 +218,7 @@ func TestOLMResolvesTheOperatorFromTheCatalogImageAndUnpacksTheDigestPinnedBundl
 	for _, step := range plan.Status.Plan {
 		kinds[step.Resource.Kind] = true
 	}
-	for _, kind := range []string{"ClusterServiceVersion", "CustomResourceDefinition", "ServiceMonitor", "PrometheusRule"} {
+	for _, kind := range []string{"ClusterServiceVersion", "CustomResourceDefinition", "ServiceMonitor", "PrometheusRule", "ConsoleYAMLSample", "ConsoleQuickStart"} {
 		if !kinds[kind] {
 			t.Errorf("the InstallPlan has no %s step: %v", kind, kinds)
 		}
@@ -451,14 +451,20 @@ func olmClient(t *testing.T) client.Client {
 }
 
 // installOLMCRDs installs OLM's CRDs from the operator-lifecycle-manager module at the
-// version the Makefile builds the catalog operator from, and the monitoring CRDs the
-// bundle's ServiceMonitor and PrometheusRule need.
+// version the Makefile builds the catalog operator from, the monitoring CRDs the
+// bundle's ServiceMonitor and PrometheusRule need, and the console CRDs of its
+// ConsoleYAMLSamples and ConsoleQuickStart (an InstallPlan with a kind the API server
+// does not serve fails).
 func installOLMCRDs(t *testing.T) {
 	t.Helper()
 	dirs := []string{filepath.Join(moduleDir(t, "github.com/operator-framework/operator-lifecycle-manager", makeVar(t, "OLM_VERSION")), "deploy", "chart", "crds")}
 	po := moduleDir(t, "github.com/prometheus-operator/prometheus-operator", "v0.85.0")
 	for _, f := range []string{"monitoring.coreos.com_servicemonitors.yaml", "monitoring.coreos.com_prometheusrules.yaml"} {
 		dirs = append(dirs, filepath.Join(po, "example", "prometheus-operator-crd", f))
+	}
+	console := moduleDir(t, "github.com/openshift/api", makeVar(t, "OPENSHIFT_API_VERSION"))
+	for _, f := range []string{"00_consoleyamlsamples.crd.yaml", "00_consolequickstarts.crd.yaml"} {
+		dirs = append(dirs, filepath.Join(console, "console", "v1", "zz_generated.crd-manifests", f))
 	}
 	if _, err := envtest.InstallCRDs(env.Kube.Config, envtest.CRDInstallOptions{Paths: dirs, ErrorIfPathMissing: true}); err != nil {
 		t.Fatal(err)
@@ -469,15 +475,11 @@ func installOLMCRDs(t *testing.T) {
 // directory.
 func moduleDir(t *testing.T, module, version string) string {
 	t.Helper()
-	out, err := exec.Command("go", "mod", "download", "-json", module+"@"+version).Output()
+	dir, err := devtools.ModuleDir(module + "@" + version)
 	if err != nil {
-		t.Fatalf("go mod download %s@%s: %v", module, version, err)
+		t.Fatal(err)
 	}
-	var info struct{ Dir string }
-	if err := json.Unmarshal(out, &info); err != nil || info.Dir == "" {
-		t.Fatalf("go mod download %s@%s: no directory in %s", module, version, out)
-	}
-	return info.Dir
+	return dir
 }
 
 // catalogBundleImage is the bundle image reference in catalog/.
