@@ -176,13 +176,15 @@ deploy-overlay: manifests kustomize
 		"$$(realpath --relative-to=$(DEPLOY_OVERLAY) config/default)" > $(DEPLOY_OVERLAY)/kustomization.yaml
 	@if [ -n "$(DEPLOY_IMAGE)" ]; then cd $(DEPLOY_OVERLAY) && $(KUSTOMIZE) edit set image $(IMAGE_TAG_BASE)=$(DEPLOY_IMAGE); fi
 
-# dist/install.yaml is the release's install without OLM (kubectl apply -f), generated
-# like the bundle and checked like it: make test fails when it is not what
-# build-installer writes now.
+# dist/install.yaml is the release's install without OLM (kubectl apply -f), and
+# dist/chart the same objects as a Helm chart (cmd/helmchart templates kustomize's
+# output; no second source of truth). Both are generated like the bundle and checked
+# like it: make test fails when they are not what build-installer writes now.
 .PHONY: build-installer
-build-installer: deploy-overlay ## Write dist/install.yaml with the CRDs and the deployment, the operator image pinned by digest.
+build-installer: deploy-overlay ## Write dist/install.yaml and the Helm chart dist/chart, the operator image pinned by digest.
 	@mkdir -p dist
 	$(KUSTOMIZE) build $(DEPLOY_OVERLAY) > dist/install.yaml
+	go run ./cmd/helmchart --install dist/install.yaml --version $(VERSION) --out dist/chart
 
 .PHONY: install
 install: manifests kustomize ## Install the CRDs into the cluster in ~/.kube/config.
@@ -236,6 +238,16 @@ $(CRD_REF_DOCS): $(LOCALBIN)
 controller-gen: $(CONTROLLER_GEN) ## Download controller-gen locally if necessary.
 $(CONTROLLER_GEN): $(LOCALBIN)
 	$(call go-install-tool,$(CONTROLLER_GEN),sigs.k8s.io/controller-tools/cmd/controller-gen,$(CONTROLLER_TOOLS_VERSION))
+
+# helm lints the chart in dist/chart and renders it for the test that compares it with
+# kustomize's output (test/chart). Built from its Go module like the other tools.
+HELM ?= $(LOCALBIN)/helm
+HELM_VERSION ?= v4.3.2
+
+.PHONY: helm
+helm: $(HELM) ## Build helm into bin/ if necessary (about 2 minutes once).
+$(HELM): $(LOCALBIN)
+	$(call go-install-tool,$(HELM),helm.sh/helm/v4/cmd/helm,$(HELM_VERSION))
 
 # promtool runs the alert rules' unit tests (test/olm/testdata/alerts.test.yaml).
 # Prometheus v3's Go module versions are v0.3xx; v0.316.0 is Prometheus 3.16.
@@ -396,7 +408,7 @@ catalog-push: ## Push the catalog image.
 	$(CONTAINER_TOOL) push $(CATALOG_IMG)
 
 .PHONY: verify-bundle
-verify-bundle: kustomize operator-sdk opm ## Fail when `make bundle catalog` would change bundle/, catalog/, dist/install.yaml or the base CSV.
+verify-bundle: kustomize operator-sdk opm ## Fail when `make bundle catalog` would change bundle/, catalog/, dist/ (install.yaml, the chart) or the base CSV.
 	LOCALBIN=$(LOCALBIN) hack/verify-bundle.sh
 
 .PHONY: validate-bundle
@@ -473,9 +485,10 @@ olm-tools: | $(LOCALBIN) ## Build OLM's operators, packageserver and copy tools 
 images-push: images-tool ## Push the release images by digest, then tag them v$(VERSION): make images-push REGISTRY=<host>/<org>.
 	$(IMAGES_TOOL) push $(IMAGES_FLAGS) --registry "$(REGISTRY)"
 
-# make test runs the OLM checks in test/olm, which compare the CSV with `kustomize build`.
+# make test runs the OLM checks in test/olm, which compare the CSV with `kustomize build`,
+# and test/chart, which renders and lints the Helm chart with helm.
 .PHONY: test-olm-prereqs
-test-olm-prereqs: kustomize promtool opm
+test-olm-prereqs: kustomize promtool opm helm
 test: test-olm-prereqs
 
 ##@ A real cluster (one node on this machine)
@@ -515,7 +528,7 @@ cluster-down: cluster-tool ## Stop the cluster and restore the host's settings (
 # test-cluster brings up a fresh node (images and certificates are kept), runs the
 # suite and takes the node down again however the suite ends, also on Ctrl-C.
 .PHONY: test-cluster
-test-cluster: cluster-binaries cluster-tool ## Run the end-to-end suite on a real single-node cluster: OLM v0 and v1 as pods, Prometheus, upgrades, scorecard.
+test-cluster: cluster-binaries cluster-tool helm ## Run the end-to-end suite on a real single-node cluster: OLM v0 and v1 as pods, Helm, Prometheus, upgrades, scorecard.
 	@status=0; \
 	trap '$(CLUSTER_TOOL) down --root $(CURDIR) --purge' EXIT; \
 	trap 'exit 130' INT TERM; \

@@ -27,7 +27,7 @@ make -C "$scratch" --no-print-directory bundle catalog LOCALBIN="$localbin" SOUR
 rm -f "$scratch.log"
 
 status=0
-for path in bundle bundle.Dockerfile catalog catalog.Dockerfile config/catalog config/manifests config/manager/kustomization.yaml dist/install.yaml; do
+for path in bundle bundle.Dockerfile catalog catalog.Dockerfile config/catalog config/manifests config/manager/kustomization.yaml dist/install.yaml dist/chart; do
   if ! diff -ruN "$root/$path" "$scratch/$path" >"$scratch.diff" 2>&1; then
     echo "$path is stale or not reproducible; run 'make bundle catalog' and commit the result:" >&2
     head -60 "$scratch.diff" >&2

@@ -180,5 +180,8 @@ func TestCluster(t *testing.T) {
 		"--ignore-not-found", "--wait=true", "--timeout=120s")
 	c.Kubectl(t, "delete", "clusterrole,clusterrolebinding", "-l", "olm.owner in (ec2-operator.v0.1.0,ec2-operator.v0.2.0)")
 	c.deleteConsoleObjects(t)
+	// Without OLM, between the two: helm installs into a cluster without the CRDs and
+	// leaves none of its objects but the CRDs, which it deletes itself.
+	t.Run("Helm install, watching one namespace", func(t *testing.T) { testHelmInstall(t, c) })
 	t.Run("OLM v1", func(t *testing.T) { testOLMv1(t, c) })
 }
