@@ -245,3 +245,24 @@ func TestADirectoryAnUpperLayerImpliesKeepsTheModeOfTheLayerBelow(t *testing.T) 
 		t.Errorf("/tmp is %s after a layer added /tmp/cache, want the base layer's drwxrwxrwt", fi.Mode())
 	}
 }
+
+func TestUnpackMakesSymbolicLinksThatResolveInsideTheImage(t *testing.T) {
+	img, err := Build(Spec{Created: epoch, Layers: []LayerSpec{{Files: []File{
+		{Path: "/usr/bin/tool", Mode: 0o755, Data: []byte("#!")},
+		{Path: "/bin/sh", Link: "/usr/bin/tool"},
+		{Path: "/usr/bin/other", Link: "tool"},
+	}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := Unpack(img, dir); err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]string{"bin/sh": "/usr/bin/tool", "usr/bin/other": "tool"} {
+		got, err := os.Readlink(filepath.Join(dir, path))
+		if err != nil || got != want {
+			t.Errorf("%s links to %q (%v), want %q", path, got, err, want)
+		}
+	}
+}

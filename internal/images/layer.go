@@ -43,6 +43,9 @@ type File struct {
 	Dir bool
 	// Data is the content of a regular file.
 	Data []byte
+	// Link makes the entry a symbolic link to this target; Data and Mode are then
+	// ignored (a link's own mode means nothing on Linux, so it is written as 0777).
+	Link string
 	// UID and GID own the entry; zero is root.
 	UID, GID int
 }
@@ -90,10 +93,15 @@ func newLayer(files []File, mtime time.Time, below map[string]File) (*Layer, err
 			// PAX records would add access and change times; USTAR holds all we need.
 			Format: tar.FormatUSTAR,
 		}
-		if f.Dir {
+		switch {
+		case f.Dir:
 			hdr.Typeflag = tar.TypeDir
 			hdr.Name += "/"
-		} else {
+		case f.Link != "":
+			hdr.Typeflag = tar.TypeSymlink
+			hdr.Linkname = f.Link
+			hdr.Mode = 0o777
+		default:
 			hdr.Typeflag = tar.TypeReg
 			hdr.Size = int64(len(f.Data))
 		}
@@ -107,7 +115,7 @@ func newLayer(files []File, mtime time.Time, below map[string]File) (*Layer, err
 				return nil, fmt.Errorf("layer entry %s: %w", f.Path, err)
 			}
 		}
-		if !f.Dir {
+		if hdr.Typeflag == tar.TypeReg {
 			if _, err := tw.Write(f.Data); err != nil {
 				return nil, fmt.Errorf("layer entry %s: %w", f.Path, err)
 			}
@@ -147,6 +155,9 @@ func withParents(files []File, below map[string]File) ([]File, error) {
 		}
 		if _, dup := byPath[f.Path]; dup {
 			return nil, fmt.Errorf("image path %s is given twice", f.Path)
+		}
+		if f.Link != "" && (f.Dir || len(f.Data) > 0) {
+			return nil, fmt.Errorf("image path %s is a link and has a directory's or a file's content", f.Path)
 		}
 		byPath[f.Path] = f
 	}

@@ -111,6 +111,9 @@ func TestLayerRejectsRelativeDuplicateAndNestedFilePaths(t *testing.T) {
 		{"root", []File{{Path: "/", Dir: true}}},
 		{"duplicate", []File{{Path: "/a"}, {Path: "/a"}}},
 		{"inside a file", []File{{Path: "/a", Data: []byte("x")}, {Path: "/a/b"}}},
+		{"inside a link", []File{{Path: "/a", Link: "/b"}, {Path: "/a/b"}}},
+		{"a link with content", []File{{Path: "/a", Link: "/b", Data: []byte("x")}}},
+		{"a link that is a directory", []File{{Path: "/a", Link: "/b", Dir: true}}},
 	}
 	for _, tc := range testCases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -88,6 +88,21 @@ func Unpack(img v1.Image, dir string) error {
 			if err := f.Close(); err != nil {
 				return err
 			}
+		case tar.TypeSymlink:
+			// A link is made as the runtime makes it; its target is resolved inside the
+			// container's root, never here, so an absolute target is no escape.
+			if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+				return err
+			}
+			if err := os.Symlink(hdr.Linkname, target); err != nil {
+				return err
+			}
+			if chown {
+				if err := os.Lchown(target, hdr.Uid, hdr.Gid); err != nil {
+					return err
+				}
+			}
+			continue
 		default:
 			return fmt.Errorf("%s: entry type %c is not supported", hdr.Name, hdr.Typeflag)
 		}
