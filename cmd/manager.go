@@ -55,7 +55,10 @@ func newManager(ctx context.Context, opts options, scrapeToken *monitoring.Scrap
 			return nil, err
 		}
 	}
-	if followCluster {
+	// The metrics server is the manager's one TLS server; without it there is no
+	// profile to follow, and no reason to read the cluster's configuration.
+	servesTLS := opts.metricsAddr != "0" && opts.secureMetrics
+	if followCluster && servesTLS {
 		if err := followClusterTLSProfile(ctx, mgr, tlsCurrent); err != nil {
 			return nil, err
 		}

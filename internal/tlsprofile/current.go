@@ -58,6 +58,3 @@ func (c *Current) ServerOption() func(*tls.Config) {
 		}
 	}
 }
-
-// versionName names a protocol version for logs.
-func versionName(v uint16) string { return tls.VersionName(v) }

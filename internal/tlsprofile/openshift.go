@@ -18,6 +18,7 @@ package tlsprofile
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 
 	"github.com/go-logr/logr"
@@ -142,6 +143,6 @@ func (f *Follower) observe(obj *unstructured.Unstructured) {
 	}
 	settings.Profile += " (the cluster's APIServer)"
 	if f.Current.Set(settings) {
-		f.Log.Info("TLS servers follow the cluster's TLS security profile", "profile", settings.Profile, "minVersion", versionName(settings.MinVersion), "cipherSuites", len(settings.CipherSuites))
+		f.Log.Info("TLS servers follow the cluster's TLS security profile", "profile", settings.Profile, "minVersion", tls.VersionName(settings.MinVersion), "cipherSuites", len(settings.CipherSuites))
 	}
 }
