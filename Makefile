@@ -351,20 +351,21 @@ $(SCORECARD_TEST): | $(LOCALBIN)
 opm: images-tool | $(LOCALBIN) ## Build opm into bin/ if necessary.
 	@ln -sf "$$($(IMAGES_TOOL) tool $(IMAGES_FLAGS) opm)" $(OPM)
 
-# The bundle names the operator and scorecard images by the digests of the images
-# `make images` builds from these sources, so it builds those two first.
+# The bundle names the operator, scorecard and must-gather images by the digests of the
+# images `make images` builds from these sources, so it builds those three first.
 .PHONY: bundle
 bundle: manifests kustomize operator-sdk images-tool ## Generate the OLM bundle (bundle/, bundle.Dockerfile) from config/, pinned to the images' digests, and validate it.
 	$(OPERATOR_SDK) generate kustomize manifests -q --interactive=false
-	$(IMAGES_TOOL) build $(IMAGES_FLAGS) operator scorecard
+	$(IMAGES_TOOL) build $(IMAGES_FLAGS) operator scorecard must-gather
 	operator=$(IMAGE_TAG_BASE)@$$($(IMAGES_TOOL) digest $(IMAGES_DIR)/operator) && \
 	scorecard=$(IMAGE_TAG_BASE)-scorecard@$$($(IMAGES_TOOL) digest $(IMAGES_DIR)/scorecard) && \
+	mustgather=$(IMAGE_TAG_BASE)-must-gather@$$($(IMAGES_TOOL) digest $(IMAGES_DIR)/must-gather) && \
 	(cd config/manager && $(KUSTOMIZE) edit set image controller=$$operator) && \
 	rm -rf bundle/manifests bundle/metadata bundle/tests && \
 	$(KUSTOMIZE) build config/manifests | $(OPERATOR_SDK) generate bundle $(BUNDLE_GEN_FLAGS) && \
 	hack/bundle-own-namespace-rbac.sh bundle $(KUSTOMIZE) && \
 	hack/openshift-bundle-metadata.sh bundle bundle.Dockerfile "$(OPENSHIFT_VERSIONS)" && \
-	hack/pin-bundle.sh bundle "$(BUNDLE_CREATED_AT)" "$$operator" "$$scorecard" && \
+	hack/pin-bundle.sh bundle "$(BUNDLE_CREATED_AT)" "$$operator" "$$scorecard" "$$mustgather" && \
 	hack/bundle-platform-labels.sh bundle "$(IMAGE_PLATFORMS)"
 	$(OPERATOR_SDK) bundle validate ./bundle --select-optional suite=operatorframework
 	@# The install without OLM pins the same image: dist/install.yaml follows the bundle.
@@ -424,18 +425,18 @@ verify-olm: verify-bundle validate-bundle scorecard ## All OLM checks that need 
 
 ##@ Release images (no container engine needed)
 #
-# cmd/images builds the operator, scorecard-test, bundle and catalog images from Go
-# modules into OCI layouts (bin/images/<name>/index.json), reproducibly: the same
-# commit gives the same digests on any machine. The Dockerfile targets above build the
+# cmd/images builds the operator, scorecard-test, must-gather, bundle and catalog
+# images from Go modules into OCI layouts (bin/images/<name>/index.json),
+# reproducibly: the same commit gives the same digests on any machine. The Dockerfile targets above build the
 # same content for those who have an engine.
 
 IMAGES_DIR ?= $(LOCALBIN)/images
 IMAGES_TOOL ?= $(LOCALBIN)/images-tool
 # IMAGE_PLATFORMS are the platforms of every release image.
 IMAGE_PLATFORMS ?= linux/amd64,linux/arm64
-# GOFIPS140 is the Go Cryptographic Module (FIPS 140-3) the operator and scorecard-test
-# binaries are built with: the snapshot Go lists as certified, by its exact name
-# (README "FIPS"); empty builds them with the toolchain's own crypto.
+# GOFIPS140 is the Go Cryptographic Module (FIPS 140-3) the operator, scorecard-test
+# and must-gather binaries are built with: the snapshot Go lists as certified, by its
+# exact name (README "FIPS"); empty builds them with the toolchain's own crypto.
 GOFIPS140 ?= v1.0.0-c2097c7c
 # SOURCE_REVISION, when set, replaces the git history as the images' revision.
 export SOURCE_REVISION
@@ -461,7 +462,7 @@ REGISTRY ?=
 verify-images-reproducible: images-tool ## Fail unless building the images again gives identical digests.
 	@again=$$(mktemp -d); trap 'rm -rf "$$again"' EXIT; \
 	$(IMAGES_TOOL) build $(IMAGES_FLAGS) --out "$$again" >/dev/null; \
-	for image in operator scorecard bundle catalog; do \
+	for image in operator scorecard must-gather bundle catalog; do \
 		first=$$($(IMAGES_TOOL) digest $(IMAGES_DIR)/$$image); second=$$($(IMAGES_TOOL) digest "$$again/$$image"); \
 		if [ "$$first" != "$$second" ]; then echo "$$image is not reproducible: $$first, then $$second"; exit 1; fi; \
 		echo "$$image $$first reproduced"; \

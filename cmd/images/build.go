@@ -20,6 +20,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
@@ -35,7 +36,7 @@ func (s *settings) build(ctx context.Context, targets []string) error {
 	}
 	for _, t := range targets {
 		if !slices.Contains(allImages, t) {
-			return fmt.Errorf("unknown image %q (operator, scorecard, bundle, catalog)", t)
+			return fmt.Errorf("unknown image %q (%s)", t, strings.Join(allImages, ", "))
 		}
 	}
 	for _, t := range allImages {
@@ -55,7 +56,7 @@ func (s *settings) build(ctx context.Context, targets []string) error {
 		if err != nil {
 			return err
 		}
-		fmt.Printf("%-9s %s@%s (%s, %s)\n", t, s.ref(imageNames[t]), digest, s.layoutDir(t), time.Since(start).Round(100*time.Millisecond))
+		fmt.Printf("%-11s %s@%s (%s, %s)\n", t, s.ref(imageNames[t]), digest, s.layoutDir(t), time.Since(start).Round(100*time.Millisecond))
 	}
 	return nil
 }
@@ -67,6 +68,8 @@ func (s *settings) buildIndex(ctx context.Context, target string) (v1.ImageIndex
 		return images.Index(s.platforms, func(p images.Platform) (images.Spec, error) { return s.operatorSpec(ctx, p) })
 	case "scorecard":
 		return images.Index(s.platforms, func(p images.Platform) (images.Spec, error) { return s.scorecardSpec(ctx, p) })
+	case "must-gather":
+		return images.Index(s.platforms, func(p images.Platform) (images.Spec, error) { return s.mustGatherSpec(ctx, p) })
 	case "bundle":
 		return images.Index(s.platforms, func(images.Platform) (images.Spec, error) { return s.bundleSpec() })
 	case "catalog":

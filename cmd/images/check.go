@@ -38,10 +38,12 @@ type reference struct {
 	target, file string
 }
 
-// references are the digest pins between the images: the CSV names the operator
-// image, the scorecard configuration the scorecard image, the catalog the bundle.
+// references are the digest pins between the images: the CSV names the operator and
+// must-gather images, the scorecard configuration the scorecard image, the catalog
+// the bundle.
 var references = []reference{
 	{"operator", csvPath},
+	{"must-gather", csvPath},
 	{"scorecard", scorecardPath},
 	{"bundle", catalogPath},
 }

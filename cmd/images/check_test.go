@@ -60,12 +60,19 @@ func TestCheckReferencesWantsEveryPinToBeTheBuiltDigest(t *testing.T) {
 	s := &settings{root: t.TempDir(), repo: "quay.io/ec2-operator"}
 	s.out = filepath.Join(s.root, "bin", "images")
 	refs := layoutsWithDigests(t, s)
-	writeFile(t, s.root, csvPath, "containerImage: "+refs["operator"]+"\n")
+	csv := "containerImage: " + refs["operator"] + "\n    operators.openshift.io/must-gather-image: " + refs["must-gather"] + "\n"
+	writeFile(t, s.root, csvPath, csv)
 	writeFile(t, s.root, scorecardPath, "image: "+refs["scorecard"]+"\n")
 	writeFile(t, s.root, catalogPath, "image: "+refs["bundle"]+"\n")
 	if err := s.checkReferences(); err != nil {
 		t.Fatalf("current pins refused: %v", err)
 	}
+
+	writeFile(t, s.root, csvPath, "containerImage: "+refs["operator"]+"\n")
+	if err := s.checkReferences(); err == nil || !strings.Contains(err.Error(), "must-gather") {
+		t.Errorf("a CSV naming no must-gather image: %v", err)
+	}
+	writeFile(t, s.root, csvPath, csv)
 
 	writeFile(t, s.root, catalogPath, "image: quay.io/ec2-operator/ec2-operator-bundle@sha256:"+strings.Repeat("0", 64)+"\n")
 	if err := s.checkReferences(); err == nil || !strings.Contains(err.Error(), catalogPath) {

@@ -20,8 +20,8 @@ limitations under the License.
 //
 // Usage:
 //
-//	images build [flags] [operator|scorecard|bundle|catalog ...]
-//	    builds the named images (all four by default) into OCI layouts under --out
+//	images build [flags] [operator|scorecard|must-gather|bundle|catalog ...]
+//	    builds the named images (all five by default) into OCI layouts under --out
 //	images digest DIR
 //	    prints the digest of the image index in an OCI layout
 //	images tool opm|grpc_health_probe [flags]
@@ -31,7 +31,7 @@ limitations under the License.
 //	images check [flags]
 //	    fails unless bundle/ and catalog/ name the images in --out by digest
 //	images push --registry HOST/ORG [flags]
-//	    pushes the four images by digest, then tags them v<version>
+//	    pushes the five images by digest, then tags them v<version>
 //
 // The Makefile drives it (make images, make bundle, make catalog, make images-push);
 // every setting has a flag, and the defaults are the Makefile's.

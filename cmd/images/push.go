@@ -33,10 +33,10 @@ import (
 // keychain gives push its credentials; tests replace it.
 var keychain authn.Keychain = authn.DefaultKeychain
 
-// push uploads the four images to registry (HOST/ORG) by digest, in dependency order
-// (operator and scorecard, then the bundle that names them, then the catalog that
-// names the bundle), and only when all are there tags them v<version>. A failure
-// midway leaves no tag and no catalog pointing at anything missing.
+// push uploads the five images to registry (HOST/ORG) by digest, in dependency order
+// (operator, scorecard and must-gather, then the bundle that names them, then the
+// catalog that names the bundle), and only when all are there tags them v<version>. A
+// failure midway leaves no tag and no catalog pointing at anything missing.
 func (s *settings) push(ctx context.Context, registry string) error {
 	registry = strings.TrimSuffix(registry, "/")
 	if registry == "" {

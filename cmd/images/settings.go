@@ -33,19 +33,21 @@ import (
 
 // The release images, by their name within the image repository.
 const (
-	operatorImage  = "ec2-operator"
-	bundleImage    = "ec2-operator-bundle"
-	catalogImage   = "ec2-operator-catalog"
-	scorecardImage = "ec2-operator-scorecard"
+	operatorImage   = "ec2-operator"
+	bundleImage     = "ec2-operator-bundle"
+	catalogImage    = "ec2-operator-catalog"
+	scorecardImage  = "ec2-operator-scorecard"
+	mustGatherImage = "ec2-operator-must-gather"
 )
 
-// allImages is the build order: the bundle refers to the operator and scorecard
-// images, and the catalog to the bundle.
-var allImages = []string{"operator", "scorecard", "bundle", "catalog"}
+// allImages is the build order: the bundle refers to the operator, scorecard and
+// must-gather images, and the catalog to the bundle.
+var allImages = []string{"operator", "scorecard", "must-gather", "bundle", "catalog"}
 
 // imageNames maps the build targets to repository names.
 var imageNames = map[string]string{
-	"operator": operatorImage, "scorecard": scorecardImage, "bundle": bundleImage, "catalog": catalogImage,
+	"operator": operatorImage, "scorecard": scorecardImage, "must-gather": mustGatherImage,
+	"bundle": bundleImage, "catalog": catalogImage,
 }
 
 // settings are what every command needs to know about the release.

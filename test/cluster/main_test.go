@@ -73,7 +73,7 @@ func (c *Cluster) imagesDir() string {
 // by digest, as a CatalogSource must name it for OLM to pull it IfNotPresent.
 func (c *Cluster) importReleaseImages() error {
 	var dirs []string
-	for _, img := range []string{"operator", "bundle", "catalog", "scorecard"} {
+	for _, img := range []string{"operator", "bundle", "catalog", "scorecard", "must-gather"} {
 		dirs = append(dirs, filepath.Join(c.imagesDir(), img))
 	}
 	if err := c.clusterTool(append([]string{"import"}, dirs...)...); err != nil {
@@ -149,6 +149,9 @@ func TestCluster(t *testing.T) {
 	var ownNS string
 	if !t.Run("OwnNamespace install from the catalog image", func(t *testing.T) { ownNS = testOwnNamespaceInstall(t, c) }) {
 		t.FailNow()
+	}
+	if !exploring() {
+		t.Run("must-gather as oc adm must-gather runs it", func(t *testing.T) { testMustGather(t, c, ownNS) })
 	}
 	var alert *alertCheck
 	t.Run("monitoring as user-workload monitoring does it", func(t *testing.T) { alert = testMonitoring(t, c, ownNS) })

@@ -179,8 +179,15 @@ func TestCSVDescribesTheOperatorCompletely(t *testing.T) {
 	if !regexp.MustCompile(`^` + regexp.QuoteMeta(expandMake(t, makeVar(t, "IMAGE_TAG_BASE"))) + `@sha256:[0-9a-f]{64}$`).MatchString(image) {
 		t.Errorf("containerImage %q is not %s@sha256:<digest>", image, expandMake(t, makeVar(t, "IMAGE_TAG_BASE")))
 	}
-	if related["manager"] != image || len(related) != 1 {
-		t.Errorf("relatedImages %v, want only manager=%s", related, image)
+	// The must-gather image, by digest, as oc adm must-gather --all-images reads it
+	// from the CSV, and in relatedImages so that oc mirror copies it.
+	mustGather := ann["operators.openshift.io/must-gather-image"]
+	wantMustGather := expandMake(t, makeVar(t, "IMAGE_TAG_BASE")) + "-must-gather"
+	if !regexp.MustCompile(`^` + regexp.QuoteMeta(wantMustGather) + `@sha256:[0-9a-f]{64}$`).MatchString(mustGather) {
+		t.Errorf("operators.openshift.io/must-gather-image %q is not %s@sha256:<digest>", mustGather, wantMustGather)
+	}
+	if related["manager"] != image || related["must-gather"] != mustGather || len(related) != 2 {
+		t.Errorf("relatedImages %v, want only manager=%s and must-gather=%s", related, image, mustGather)
 	}
 	for _, d := range spec.InstallStrategy.StrategySpec.DeploymentSpecs {
 		for _, c := range d.Spec.Template.Spec.Containers {

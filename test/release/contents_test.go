@@ -43,6 +43,8 @@ type entry struct {
 	dir      bool
 	uid, gid int
 	data     []byte
+	// link is a symbolic link's target.
+	link string
 }
 
 // filesystem reads an image's flattened filesystem.
@@ -64,7 +66,7 @@ func filesystem(t *testing.T, img v1.Image) map[string]entry {
 		if err != nil {
 			t.Fatal(err)
 		}
-		out["/"+strings.TrimSuffix(hdr.Name, "/")] = entry{mode: hdr.Mode, dir: hdr.Typeflag == tar.TypeDir, uid: hdr.Uid, gid: hdr.Gid, data: data}
+		out["/"+strings.TrimSuffix(hdr.Name, "/")] = entry{mode: hdr.Mode, dir: hdr.Typeflag == tar.TypeDir, uid: hdr.Uid, gid: hdr.Gid, data: data, link: hdr.Linkname}
 	}
 }
 
@@ -138,16 +140,38 @@ func checkRunnableImage(t *testing.T, fsys map[string]entry, cf *v1.ConfigFile) 
 	if home := fsys["/home/nonroot"]; !home.dir || home.uid != 65532 {
 		t.Errorf("/home/nonroot: dir %v owner %d", home.dir, home.uid)
 	}
-	// No shell and no package manager: nothing an attacker could use inside.
-	for _, p := range []string{"/bin/sh", "/bin/bash", "/usr/bin/apt", "/sbin/apk", "/usr/bin/dnf"} {
+	// No package manager: nothing an attacker could use inside to add programs.
+	for _, p := range []string{"/usr/bin/apt", "/sbin/apk", "/usr/bin/dnf"} {
 		if _, ok := fsys[p]; ok {
 			t.Errorf("%s is in the image", p)
 		}
 	}
 	for p, e := range fsys {
-		if !e.dir && e.mode&0o022 != 0 {
+		if !e.dir && e.link == "" && e.mode&0o022 != 0 {
 			t.Errorf("%s is writable by others than its owner (mode %o)", p, e.mode)
 		}
+	}
+}
+
+// checkNoShell: the images that run the operator and its tests have no shell, so an
+// attacker who gets a process running there has nothing to script with.
+func checkNoShell(t *testing.T, fsys map[string]entry) {
+	t.Helper()
+	for _, p := range []string{"/bin/sh", "/bin/bash", "/usr/bin/sh", "/usr/bin/bash"} {
+		if _, ok := fsys[p]; ok {
+			t.Errorf("%s is in the image", p)
+		}
+	}
+}
+
+// checkStatic: a static binary has no program interpreter (ld.so), so no libc is needed.
+func checkStatic(t *testing.T, name string, e entry) {
+	t.Helper()
+	if e.mode != 0o755 || !bytes.HasPrefix(e.data, []byte("\x7fELF")) {
+		t.Errorf("%s: mode %o, ELF %v", name, e.mode, bytes.HasPrefix(e.data, []byte("\x7fELF")))
+	}
+	if bytes.Contains(e.data, []byte("/lib64/ld-linux")) || bytes.Contains(e.data, []byte("/lib/ld-linux-aarch64")) {
+		t.Errorf("%s is dynamically linked", name)
 	}
 }
 
@@ -155,17 +179,11 @@ func TestOperatorImageHoldsTheStaticManagerAndWhatItNeedsToRun(t *testing.T) {
 	everyPlatform(t, "operator", func(t *testing.T, img v1.Image, cf *v1.ConfigFile) {
 		fsys := filesystem(t, img)
 		checkRunnableImage(t, fsys, cf)
+		checkNoShell(t, fsys)
 		if !slices.Equal(cf.Config.Entrypoint, []string{"/manager"}) {
 			t.Errorf("entrypoint %v, want [/manager]", cf.Config.Entrypoint)
 		}
-		manager := fsys["/manager"]
-		if manager.mode != 0o755 || !bytes.HasPrefix(manager.data, []byte("\x7fELF")) {
-			t.Errorf("/manager: mode %o, ELF %v", manager.mode, bytes.HasPrefix(manager.data, []byte("\x7fELF")))
-		}
-		// A static binary has no program interpreter (ld.so), so no libc is needed.
-		if bytes.Contains(manager.data, []byte("/lib64/ld-linux")) || bytes.Contains(manager.data, []byte("/lib/ld-linux-aarch64")) {
-			t.Error("/manager is dynamically linked")
-		}
+		checkStatic(t, "/manager", fsys["/manager"])
 		if cf.Config.Labels["version"] != "v"+makeVar(t, "VERSION") {
 			t.Errorf("version label %q, want v%s", cf.Config.Labels["version"], makeVar(t, "VERSION"))
 		}
@@ -176,11 +194,51 @@ func TestScorecardImageHoldsTheCustomTest(t *testing.T) {
 	everyPlatform(t, "scorecard", func(t *testing.T, img v1.Image, cf *v1.ConfigFile) {
 		fsys := filesystem(t, img)
 		checkRunnableImage(t, fsys, cf)
+		checkNoShell(t, fsys)
 		if e := fsys["/usr/local/bin/ec2-operator-scorecard"]; e.mode != 0o755 {
 			t.Errorf("the scorecard test binary: mode %o", e.mode)
 		}
 		if !slices.Contains(cf.Config.Env, "PATH=/usr/local/bin:/usr/bin:/bin") {
 			t.Errorf("env %v: scorecard's entrypoint names the command, which PATH must find", cf.Config.Env)
+		}
+	})
+}
+
+// TestMustGatherImageHoldsTheGatherAndTheCommandsOcRunsInIt: oc adm must-gather runs
+// /bin/bash and, through it, /usr/bin/gather, sleep, sync and the disk usage checker's
+// df, awk, sed and pkill, and copies the archive out with tar; every one of them is
+// the static gather binary, which dispatches on its name, and nothing else runs there.
+func TestMustGatherImageHoldsTheGatherAndTheCommandsOcRunsInIt(t *testing.T) {
+	everyPlatform(t, "must-gather", func(t *testing.T, img v1.Image, cf *v1.ConfigFile) {
+		fsys := filesystem(t, img)
+		checkRunnableImage(t, fsys, cf)
+		checkStatic(t, "/usr/bin/gather", fsys["/usr/bin/gather"])
+		if !slices.Equal(cf.Config.Entrypoint, []string{"/usr/bin/gather"}) {
+			t.Errorf("entrypoint %v, want [/usr/bin/gather]", cf.Config.Entrypoint)
+		}
+		want := []string{"/bin/bash", "/bin/sh", "/usr/bin/awk", "/usr/bin/df", "/usr/bin/pkill", "/usr/bin/sed",
+			"/usr/bin/sleep", "/usr/bin/sync", "/usr/bin/tar"}
+		var links, binaries []string
+		for p, e := range fsys {
+			switch {
+			case e.link != "":
+				links = append(links, p)
+				if e.link != "/usr/bin/gather" {
+					t.Errorf("%s links to %s, not the gather binary", p, e.link)
+				}
+			case !e.dir && e.mode&0o111 != 0:
+				binaries = append(binaries, p)
+			}
+		}
+		slices.Sort(links)
+		if !slices.Equal(links, want) {
+			t.Errorf("links %v, want %v", links, want)
+		}
+		if !slices.Equal(binaries, []string{"/usr/bin/gather"}) {
+			t.Errorf("executables %v, want only /usr/bin/gather", binaries)
+		}
+		if !slices.Contains(cf.Config.Env, "PATH=/usr/local/bin:/usr/bin:/bin") {
+			t.Errorf("env %v: oc's scripts call sleep, df and tar by name", cf.Config.Env)
 		}
 	})
 }
