@@ -43,7 +43,7 @@ import (
 // releaseImages are the images make images-push publishes, by layout directory and
 // repository name.
 var releaseImages = map[string]string{
-	"operator": "ec2-operator", "scorecard": "ec2-operator-scorecard",
+	"operator": "ec2-operator", "scorecard": "ec2-operator-scorecard", "must-gather": "ec2-operator-must-gather",
 	"bundle": "ec2-operator-bundle", "catalog": "ec2-operator-catalog",
 }
 
@@ -82,9 +82,10 @@ func newPushRelease(t *testing.T) *pushRelease {
 	r.revision = cf.Config.Labels["org.opencontainers.image.revision"]
 	ref := func(dir string) string { return r.repo + "/" + releaseImages[dir] + "@" + r.digests[dir].String() }
 	files := map[string]string{
-		"bundle/manifests/ec2-operator.clusterserviceversion.yaml": "containerImage: " + ref("operator") + "\n",
-		"bundle/tests/scorecard/config.yaml":                       "image: " + ref("scorecard") + "\n",
-		"catalog/ec2-operator/catalog.yaml":                        "image: " + ref("bundle") + "\n",
+		"bundle/manifests/ec2-operator.clusterserviceversion.yaml": "containerImage: " + ref("operator") + "\n" +
+			"operators.openshift.io/must-gather-image: " + ref("must-gather") + "\n",
+		"bundle/tests/scorecard/config.yaml": "image: " + ref("scorecard") + "\n",
+		"catalog/ec2-operator/catalog.yaml":  "image: " + ref("bundle") + "\n",
 	}
 	for p, content := range files {
 		writeInto(t, r.root, p, []byte(content))
