@@ -26,6 +26,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // dfCmd is `df [-P] [-k] PATH...` in the POSIX format (1024-byte blocks): the file
@@ -70,7 +71,8 @@ func dfCmd(_ context.Context, s Streams, args []string) int {
 
 // pkillCmd is `pkill [--signal SIG | -SIG] [-f] PATTERN`: it signals the processes
 // whose name (or, with -f, whole command line) matches the extended expression, never
-// itself, and exits 1 when none matched, like procps's pkill.
+// itself, and exits 1 when none matched (after looking for a second), like procps's
+// pkill.
 func pkillCmd(_ context.Context, s Streams, args []string) int {
 	sig, full, pattern := syscall.SIGTERM, false, ""
 	for i := 0; i < len(args); i++ {
@@ -102,6 +104,32 @@ func pkillCmd(_ context.Context, s Streams, args []string) int {
 	if pattern == "" || err != nil {
 		return failf(s, 2, "pkill", "a pattern is needed: %v", err)
 	}
+	// oc's disk usage checker runs pkill in the background next to the very command
+	// it is to stop (`checker & /usr/bin/gather`). procps's pkill comes after a fork
+	// and an exec per pipeline stage, by which time the gather has started; this one
+	// runs in the shell's process at once and can look before the gather exists. So it
+	// looks again, briefly, before saying nothing matched.
+	for attempt := 0; attempt < pkillAttempts; attempt++ {
+		if attempt > 0 {
+			time.Sleep(pkillRetry)
+		}
+		if signalMatching(re, full, sig) {
+			return 0
+		}
+	}
+	return 1
+}
+
+// pkillAttempts and pkillRetry bound how long pkill looks for a match: a second, far
+// longer than starting a process takes even on a loaded node.
+const (
+	pkillAttempts = 10
+	pkillRetry    = 100 * time.Millisecond
+)
+
+// signalMatching signals every process but this one whose name (or command line)
+// matches, and says whether it signalled any.
+func signalMatching(re *regexp.Regexp, full bool, sig syscall.Signal) bool {
 	procs, _ := filepath.Glob("/proc/[0-9]*")
 	matched := false
 	for _, dir := range procs {
@@ -113,10 +141,7 @@ func pkillCmd(_ context.Context, s Streams, args []string) int {
 			matched = true
 		}
 	}
-	if !matched {
-		return 1
-	}
-	return 0
+	return matched
 }
 
 // processText is a process's name, or its command line with spaces for NULs.
