@@ -27,12 +27,15 @@ trap 'rm -rf "$work"' EXIT
 source "$(dirname "$0")/kube-wrapper.sh"
 mkdir -p "$work/kube"
 kube_wrapper "$work/kube" "$k8s_version" $cmds
-for cmd in $cmds; do
-  [[ -x "$dest/$cmd" ]] && continue
-  echo ">> building $cmd v${k8s_version}"
-  kube_build "$work/kube" "$k8s_version" "$cmd" "$dest/$cmd.tmp"
-  mv "$dest/$cmd.tmp" "$dest/$cmd"
-done
+missing=()
+for cmd in $cmds; do [[ -x "$dest/$cmd" ]] || missing+=("$cmd"); done
+if (( ${#missing[@]} > 0 )); then
+  echo ">> building ${missing[*]} v${k8s_version} in one go build"
+  start=$(date +%s)
+  kube_build "$work/kube" "$k8s_version" "$work/out" "${missing[@]}"
+  for cmd in "${missing[@]}"; do mv "$work/out/$cmd" "$dest/$cmd"; done
+  echo ">> built ${missing[*]} in $(( $(date +%s) - start ))s"
+fi
 
 if [[ ! -x "$dest/pause" ]]; then
   # The pause container's program is C in the kubernetes module; built static, it needs

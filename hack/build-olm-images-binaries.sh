@@ -12,13 +12,21 @@ dest=$(cd "$2" && pwd)
 dir=$(go mod download -json "github.com/operator-framework/operator-lifecycle-manager@$version" \
   | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
 [[ -n "$dir" ]] || { echo "could not download operator-lifecycle-manager $version" >&2; exit 1; }
+# One go build for every missing program: they share most of OLM's packages, and one
+# build compiles each package once with both cores busy across the whole graph.
+pkgs=()
 for pkg in cmd/olm cmd/catalog cmd/package-server cmd/copy-content util/cpb; do
-  out="$dest/$(basename "$pkg")"
-  [[ -x "$out" ]] && continue
-  echo ">> building OLM $version $pkg (static)"
+  [[ -x "$dest/$(basename "$pkg")" ]] || pkgs+=("./$pkg")
+done
+if (( ${#pkgs[@]} > 0 )); then
+  echo ">> building OLM $version ${pkgs[*]} (static, one go build)"
+  start=$(date +%s)
+  work=$(mktemp -d "$dest/.build.XXXXXX")
+  trap 'rm -rf "$work"' EXIT
   (cd "$dir" && GOFLAGS=-buildvcs=false GOWORK=off CGO_ENABLED=0 go build -trimpath -tags json1 \
     -ldflags "-s -w -X github.com/operator-framework/operator-lifecycle-manager/pkg/version.OLMVersion=${version#v}" \
-    -o "$out.tmp" "./$pkg")
-  mv "$out.tmp" "$out"
-done
+    -o "$work/" "${pkgs[@]}")
+  for pkg in "${pkgs[@]}"; do mv "$work/$(basename "$pkg")" "$dest/$(basename "$pkg")"; done
+  echo ">> built OLM's programs in $(( $(date +%s) - start ))s"
+fi
 echo "OLM binaries installed in $dest"

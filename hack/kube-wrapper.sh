@@ -41,15 +41,21 @@ kube_wrapper() {
   (cd "$dir" && GOFLAGS=-mod=mod go mod tidy -e >/dev/null)
 }
 
-# kube_build DIR K8S_VERSION CMD OUT: builds k8s.io/kubernetes/cmd/CMD in the wrapper at
-# DIR, static and with the version flags set (otherwise it reports v0.0.0-master).
+# kube_build DIR K8S_VERSION OUTDIR CMD...: builds k8s.io/kubernetes/cmd/CMD for every
+# CMD in the wrapper at DIR into OUTDIR, static and with the version flags set (otherwise
+# they report v0.0.0-master). One `go build` for all of them: the commands share most of
+# their packages, and one build compiles each package once and keeps both cores busy
+# across the whole graph, where one build per command links and waits in turn.
 kube_build() {
-  local dir=$1 k8s_version=$2 cmd=$3 out=$4 minor ldflags="" pkg
+  local dir=$1 k8s_version=$2 outdir=$3 minor ldflags="" pkg cmd pkgs=()
+  shift 3
+  for cmd in "$@"; do pkgs+=("k8s.io/kubernetes/cmd/$cmd"); done
   minor=${k8s_version#*.}; minor=${minor%%.*}
   for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
     ldflags+=" -X ${pkg}.gitVersion=v${k8s_version} -X ${pkg}.gitMajor=1 -X ${pkg}.gitMinor=${minor}"
     ldflags+=" -X ${pkg}.gitTreeState=clean -X ${pkg}.buildDate=1970-01-01T00:00:00Z"
   done
+  mkdir -p "$outdir"
   (cd "$dir" && CGO_ENABLED=0 go build -trimpath -tags selinux,notest,grpcnotrace \
-    -ldflags "-s -w${ldflags}" -o "$out" "k8s.io/kubernetes/cmd/$cmd")
+    -ldflags "-s -w${ldflags}" -o "$outdir/" "${pkgs[@]}")
 }
