@@ -235,6 +235,7 @@ func readManifests(t *testing.T, dir string) map[string]computev1alpha1.EC2Insta
 // must accept every manifest as written.
 func dryRun(t *testing.T, objs map[string]computev1alpha1.EC2Instance) {
 	t.Helper()
+	testenv.SkipInUnitTier(t)
 	env, err := testenv.Start()
 	if err != nil {
 		t.Fatal(err)

@@ -130,6 +130,7 @@ func (l *callLog) count(op string) int {
 // instance (InstanceExists), never take it over, change or terminate it, under both
 // restore policies; deleting one cluster's object leaves the other's instance running.
 func TestTwoClustersSharingAnAccountNeverTakeEachOthersInstances(t *testing.T) {
+	testenv.SkipInUnitTier(t)
 	second, err := testenv.Start()
 	if err != nil {
 		t.Fatal(err)

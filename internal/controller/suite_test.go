@@ -188,6 +188,7 @@ type harness struct {
 }
 
 func newHarness(t testing.TB, opts harnessOptions) *harness {
+	testenv.SkipInUnitTier(t)
 	t.Helper()
 	if opts.sim.PendingDuration == 0 {
 		opts.sim.PendingDuration = 200 * time.Millisecond

@@ -54,6 +54,7 @@ import (
 // test has a kube-apiserver of its own, as the two-cluster test does; it costs a few
 // seconds of start-up and nothing else can see what it deletes.
 func TestUninstallReleasesTheFleetWithoutTerminatingIt(t *testing.T) {
+	testenv.SkipInUnitTier(t)
 	own, err := testenv.Start()
 	if err != nil {
 		t.Fatal(err)

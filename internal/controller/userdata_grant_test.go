@@ -44,6 +44,7 @@ const operatorSA = "ec2-operator-controller-manager"
 // of the test's admin identity; the namespace's grant is then what decides.
 func asOperator(t testing.TB, opNS string, ownSecrets ...string) func(*EC2InstanceReconciler) {
 	t.Helper()
+	testenv.SkipInUnitTier(t)
 	installShippedRole(t, "config/rbac/userdata_reader_role.yaml", UserDataReaderRole)
 	installShippedRole(t, "config/rbac/outputs_writer_role.yaml", OutputsWriterRole)
 	cfg := rest.CopyConfig(sharedEnv().Config)

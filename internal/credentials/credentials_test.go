@@ -18,6 +18,7 @@ package credentials
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -56,6 +57,12 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	if testenv.UnitTier() {
+		// The package's tests share one API server with the shipped RBAC granted;
+		// make test runs them.
+		fmt.Println("internal/credentials: tests need a kube-apiserver; not in the unit tier")
+		os.Exit(0)
+	}
 	code, err := run(m)
 	if err != nil {
 		os.Stderr.WriteString(err.Error() + "\n")

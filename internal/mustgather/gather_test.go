@@ -64,6 +64,7 @@ var forbidden = []string{secretUserData, configMapUserData, inlineUserData, exte
 // its namespace, events, and an unrelated workload next to it. The archive has the
 // objects with their conditions and events, and none of the values above.
 func TestGatherCollectsTheOperatorsObjectsAndNoSecretValue(t *testing.T) {
+	testenv.SkipInUnitTier(t)
 	env, err := testenv.Start()
 	if err != nil {
 		t.Fatal(err)

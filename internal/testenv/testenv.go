@@ -20,11 +20,14 @@ limitations under the License.
 package testenv
 
 import (
+	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
 	"sort"
+	"testing"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes/scheme"
@@ -47,6 +50,9 @@ type Environment struct {
 // `make setup-envtest` filled. It fails, rather than skipping, when there are none:
 // a skipped API test proves nothing.
 func Start() (*Environment, error) {
+	if testing.Short() {
+		return nil, errUnitTier
+	}
 	if err := computev1alpha1.AddToScheme(scheme.Scheme); err != nil {
 		return nil, err
 	}
@@ -67,6 +73,31 @@ func Start() (*Environment, error) {
 		return nil, fmt.Errorf("starting envtest (run `make setup-envtest` first?): %w", err)
 	}
 	return &Environment{Environment: env, Config: cfg}, nil
+}
+
+// errUnitTier stops a test that starts an API server in the unit tier, where none may
+// run: such a test must call SkipInUnitTier first (or its package's TestMain must ask
+// UnitTier), so that `make test-unit` stays fast and never depends on the envtest build.
+var errUnitTier = errors.New("testenv.Start in the unit tier (go test -short, make test-unit): call testenv.SkipInUnitTier(t) first, or skip the package in TestMain with testenv.UnitTier()")
+
+// UnitTier reports whether this run is the unit tier (`make test-unit`, go test -short),
+// where tests that need a kube-apiserver are left to `make test`. It parses the test
+// flags itself, so a TestMain may ask before m.Run.
+func UnitTier() bool {
+	if !flag.Parsed() {
+		flag.Parse()
+	}
+	return testing.Short()
+}
+
+// SkipInUnitTier ends tb as skipped in the unit tier. Tests that start an API server
+// call it first: make test-unit runs every other test of their package, and make test
+// (which never passes -short) runs these too.
+func SkipInUnitTier(tb testing.TB) {
+	tb.Helper()
+	if UnitTier() {
+		tb.Skip("needs a kube-apiserver and etcd: make test runs it, make test-unit (go test -short) does not")
+	}
 }
 
 // GroupVersion is the API group-version under test, for tests that build unstructured

@@ -24,6 +24,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -48,15 +49,42 @@ done`
 
 const ocCopyCommand = "trap : TERM INT; sleep infinity & wait"
 
-// toolboxBin builds cmd/must-gather once and links the toolbox's names to it in a
-// directory, as the image does on PATH.
+// builtGather is cmd/must-gather, built once for the package's tests (a build takes
+// seconds; each test used to pay it).
+var builtGather struct {
+	once      sync.Once
+	dir, path string
+	err       error
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if builtGather.dir != "" {
+		_ = os.RemoveAll(builtGather.dir)
+	}
+	os.Exit(code)
+}
+
+// toolboxBin links the toolbox's names to cmd/must-gather (built once) in a directory
+// of the test's own, as the image does on PATH.
 func toolboxBin(t *testing.T) string {
 	t.Helper()
+	builtGather.once.Do(func() {
+		if builtGather.dir, builtGather.err = os.MkdirTemp("", "toolbox-test-"); builtGather.err != nil {
+			return
+		}
+		builtGather.path = filepath.Join(builtGather.dir, "gather")
+		out, err := exec.Command("go", "build", "-o", builtGather.path, "../../../cmd/must-gather").CombinedOutput()
+		if err != nil {
+			builtGather.err = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if builtGather.err != nil {
+		t.Fatal(builtGather.err)
+	}
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "gather")
-	build := exec.Command("go", "build", "-o", bin, "../../../cmd/must-gather")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	if err := os.Symlink(builtGather.path, filepath.Join(dir, "gather")); err != nil {
+		t.Fatal(err)
 	}
 	for _, name := range Names() {
 		if err := os.Symlink("gather", filepath.Join(dir, name)); err != nil {
