@@ -2,8 +2,9 @@
 # Fails when the committed OLM bundle, catalog or dist/install.yaml differ from what `make bundle catalog`
 # produces from the current sources: someone changed config/ or the API markers and
 # forgot to regenerate, hand-edited generated files, or the generation is not
-# reproducible (a timestamp, an unpinned tool), or the Go sources changed since the
-# bundle was pinned to the digests of the images built from them.
+# reproducible (a timestamp, an unpinned tool). The images they name are the release
+# pins (config/release/images.env), so a change to the Go sources alone never makes
+# them stale; make verify-release checks the pins themselves at a release.
 #
 # It regenerates in a scratch copy of the tree, so it never changes your files. The
 # tools come from $LOCALBIN (the Makefile builds them there first).
@@ -14,8 +15,8 @@ localbin=${LOCALBIN:-$root/bin}
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 
-# The images the bundle pins are labelled with the last commit of the sources, which the
-# scratch copy (no .git) cannot tell, so it is computed here.
+# make catalog builds the bundle image, whose build wants the sources' last commit,
+# which the scratch copy (no .git) cannot tell, so it is computed here.
 revision=$(cd "$root" && go run ./cmd/images revision)
 tar -C "$root" --exclude=./bin --exclude=./.git -cf - . | tar -C "$scratch" -xf -
 make -C "$scratch" --no-print-directory bundle catalog LOCALBIN="$localbin" SOURCE_REVISION="$revision" >"$scratch.log" 2>&1 || {

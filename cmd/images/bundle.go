@@ -34,7 +34,7 @@ const bundleDockerfile = "bundle.Dockerfile"
 // bundleSpec is the OLM bundle image: the files bundle.Dockerfile copies, where it
 // copies them, and its labels. Like `FROM scratch`, it has nothing to run.
 func (s *settings) bundleSpec() (images.Spec, error) {
-	data, err := os.ReadFile(filepath.Join(s.root, bundleDockerfile))
+	data, err := os.ReadFile(filepath.Join(s.manifests, bundleDockerfile))
 	if err != nil {
 		return images.Spec{}, err
 	}
@@ -44,7 +44,7 @@ func (s *settings) bundleSpec() (images.Spec, error) {
 	}
 	var files []images.File
 	for _, c := range df.Copies {
-		copied, err := copyTree(filepath.Join(s.root, c.Source), c.Dest)
+		copied, err := copyTree(filepath.Join(s.manifests, c.Source), c.Dest)
 		if err != nil {
 			return images.Spec{}, fmt.Errorf("%s: COPY %s %s: %w", bundleDockerfile, c.Source, c.Dest, err)
 		}

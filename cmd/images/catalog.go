@@ -59,7 +59,7 @@ func (s *settings) catalogSpec(ctx context.Context, p images.Platform, cache []i
 		}
 		bins = append(bins, images.File{Path: t.path, Mode: 0o755, Data: data})
 	}
-	configs, err := copyTree(filepath.Join(s.root, "catalog"), catalogConfigs)
+	configs, err := copyTree(filepath.Join(s.manifests, "catalog"), catalogConfigs)
 	if err != nil {
 		return images.Spec{}, err
 	}
@@ -103,7 +103,7 @@ func (s *settings) serveCache(ctx context.Context) ([]images.File, error) {
 	}
 	defer os.RemoveAll(tmp)
 	configs := filepath.Join(tmp, "configs")
-	if err := stage(filepath.Join(s.root, "catalog"), configs); err != nil {
+	if err := stage(filepath.Join(s.manifests, "catalog"), configs); err != nil {
 		return nil, err
 	}
 	cacheDir := filepath.Join(tmp, "cache")

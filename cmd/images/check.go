@@ -59,7 +59,7 @@ func (s *settings) checkReferences() error {
 			return fmt.Errorf("%s image: %w (run make images)", r.target, err)
 		}
 		want := s.ref(imageNames[r.target]) + "@" + digest.String()
-		data, err := os.ReadFile(filepath.Join(s.root, r.file))
+		data, err := os.ReadFile(filepath.Join(s.manifests, r.file))
 		if err != nil {
 			return err
 		}

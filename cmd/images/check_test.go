@@ -58,6 +58,7 @@ func writeFile(t *testing.T, root, p, content string) {
 
 func TestCheckReferencesWantsEveryPinToBeTheBuiltDigest(t *testing.T) {
 	s := &settings{root: t.TempDir(), repo: "quay.io/ec2-operator"}
+	s.manifests = s.root
 	s.out = filepath.Join(s.root, "bin", "images")
 	refs := layoutsWithDigests(t, s)
 	csv := "containerImage: " + refs["operator"] + "\n    operators.openshift.io/must-gather-image: " + refs["must-gather"] + "\n"

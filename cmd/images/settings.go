@@ -55,6 +55,11 @@ type settings struct {
 	// root is the repository root; out holds one OCI layout per image; binDir caches
 	// the third-party tools built for the images.
 	root, out, binDir string
+	// manifests is the tree whose bundle.Dockerfile, bundle/ and catalog/ the bundle
+	// and catalog images hold and whose references check compares: the repository root
+	// for a release, or the copy pinned to the images just built (make images stages
+	// it under bin/) between releases, when the committed ones name the last release.
+	manifests string
 	// version is the operator's semantic version; release counts builds of it.
 	version, release string
 	// revision is the git commit of the sources in the images (see sourceRevision).
@@ -83,6 +88,7 @@ const defaultFIPS140 = "v1.0.0-c2097c7c"
 func bindSettings(fs *flag.FlagSet) *settings {
 	s := &settings{}
 	fs.StringVar(&s.root, "root", ".", "repository root")
+	fs.StringVar(&s.manifests, "manifests", "", "tree holding bundle.Dockerfile, bundle/ and catalog/ (default: --root)")
 	fs.StringVar(&s.out, "out", "bin/images", "directory of the OCI layouts, one per image")
 	fs.StringVar(&s.binDir, "bin", "bin", "directory where tools are built and cached")
 	fs.StringVar(&s.version, "version", "0.1.0", "operator version (semver, no v)")
@@ -104,6 +110,12 @@ func (s *settings) complete(command string) error {
 		return err
 	}
 	s.root = root
+	switch {
+	case s.manifests == "":
+		s.manifests = root
+	case !filepath.IsAbs(s.manifests):
+		s.manifests = filepath.Join(root, s.manifests)
+	}
 	if !filepath.IsAbs(s.out) {
 		s.out = filepath.Join(root, s.out)
 	}

@@ -68,7 +68,7 @@ func testHelmInstall(t *testing.T, c *Cluster) {
 		t.Fatal(err)
 	}
 	extraEnv, _ := json.Marshal([]corev1.EnvVar{{Name: "AWS_EC2_METADATA_DISABLED", Value: env["AWS_EC2_METADATA_DISABLED"]}})
-	c.helm(t, "install", "ec2-operator", filepath.Join(c.Root, "dist", "chart"), "--namespace", "default",
+	c.helm(t, "install", "ec2-operator", filepath.Join(c.manifestsDir(), "dist", "chart"), "--namespace", "default",
 		"--set", "namespace="+helmNamespace, "--set", "createNamespace=false",
 		"--set-json", `watchNamespaces=["`+helmTeam+`"]`,
 		"--set", "credentials.mode=secret", "--set", "credentials.secret.name="+helmSecret,

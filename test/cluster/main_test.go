@@ -68,6 +68,16 @@ func (c *Cluster) imagesDir() string {
 	return filepath.Join(c.Root, "bin", "images")
 }
 
+// manifestsDir holds the bundle/, catalog/ and dist/ that the images in imagesDir were
+// built from: make images stages them pinned to the images it built (RELEASE_MANIFESTS),
+// since between releases the committed ones name the last release's images.
+func (c *Cluster) manifestsDir() string {
+	if dir := os.Getenv("RELEASE_MANIFESTS"); dir != "" {
+		return dir
+	}
+	return filepath.Join(c.Root, "bin", "stage")
+}
+
 // importReleaseImages imports the images make images built, under their release names
 // and by digest, as a user's node pulls them from quay.io; the catalog image is named
 // by digest, as a CatalogSource must name it for OLM to pull it IfNotPresent.

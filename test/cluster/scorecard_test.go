@@ -43,7 +43,7 @@ func testScorecard(t *testing.T, c *Cluster, ns string) {
 	ctx := context.Background()
 	c.Kubectl(t, "-n", ns, "apply", "-f", filepath.Join(c.Root, "docs", "scorecard-rbac.yaml"))
 	untar := c.Image(t, scorecardUntarImage)
-	cmd := exec.Command(filepath.Join(c.Root, "bin", "operator-sdk"), "scorecard", filepath.Join(c.Root, "bundle"),
+	cmd := exec.Command(filepath.Join(c.Root, "bin", "operator-sdk"), "scorecard", filepath.Join(c.manifestsDir(), "bundle"),
 		"--kubeconfig", c.Kubeconfig, "--namespace", ns, "--service-account", "ec2-operator-scorecard",
 		"--untar-image", untar, "--storage-image", untar, "--wait-time", "300s", "--output", "json")
 	out, err := cmd.Output()

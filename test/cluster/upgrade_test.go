@@ -236,8 +236,12 @@ func (c *Cluster) operatorPod(t testing.TB, ns string) corev1.Pod {
 func (c *Cluster) buildNextRelease(t testing.TB) string {
 	t.Helper()
 	work := t.TempDir()
-	for _, p := range []string{"bundle", "bundle.Dockerfile", "LICENSE", "hack/build-go-tool.sh"} {
+	for _, p := range []string{"LICENSE", "hack/build-go-tool.sh"} {
 		run(t, c.Root, "cp", "-r", "--parents", p, work)
+	}
+	// The bundle as make images staged it: it names the operator image built now.
+	for _, p := range []string{"bundle", "bundle.Dockerfile"} {
+		run(t, c.manifestsDir(), "cp", "-r", "--parents", p, work)
 	}
 	csvPath := filepath.Join(work, "bundle", "manifests", "ec2-operator.clusterserviceversion.yaml")
 	csv, err := os.ReadFile(csvPath)
@@ -262,7 +266,7 @@ func (c *Cluster) buildNextRelease(t testing.TB) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tmpl, err := os.ReadFile(filepath.Join(c.Root, "config", "catalog", "ec2-operator.template.yaml"))
+	tmpl, err := os.ReadFile(filepath.Join(c.manifestsDir(), "config", "catalog", "ec2-operator.template.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}

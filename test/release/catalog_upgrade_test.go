@@ -39,7 +39,7 @@ func TestTheNextReleaseReplacesThisOneInTheCatalog(t *testing.T) {
 	tool := imagesTool(t)
 	opm := filepath.Join(root, "bin", "opm")
 	if _, err := os.Stat(opm); err != nil {
-		t.Fatalf("opm not found at %s: run `make opm` (make test does): %v", opm, err)
+		t.Fatalf("opm not found at %s: run `make opm` (make test-release does): %v", opm, err)
 	}
 	const current, next = "ec2-operator.v0.1.0", "ec2-operator.v0.2.0"
 	if v := makeVar(t, "VERSION"); "ec2-operator.v"+v != current {
@@ -48,8 +48,8 @@ func TestTheNextReleaseReplacesThisOneInTheCatalog(t *testing.T) {
 
 	// The next release's bundle: this bundle with the CSV's name and version bumped.
 	work := t.TempDir()
-	copyDir(t, filepath.Join(root, "bundle"), filepath.Join(work, "bundle"))
-	dockerfile, err := os.ReadFile(filepath.Join(root, "bundle.Dockerfile"))
+	copyDir(t, filepath.Join(manifestsRoot, "bundle"), filepath.Join(work, "bundle"))
+	dockerfile, err := os.ReadFile(filepath.Join(manifestsRoot, "bundle.Dockerfile"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +74,7 @@ func TestTheNextReleaseReplacesThisOneInTheCatalog(t *testing.T) {
 
 	// The release procedure: a channel entry that replaces this release, and the
 	// bundle at the end of the template.
-	tmpl, err := os.ReadFile(filepath.Join(root, "config", "catalog", "ec2-operator.template.yaml"))
+	tmpl, err := os.ReadFile(filepath.Join(manifestsRoot, "config", "catalog", "ec2-operator.template.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +129,7 @@ func TestTheNextReleaseReplacesThisOneInTheCatalog(t *testing.T) {
 		t.Errorf("the next bundle is named %v", img)
 	}
 	// This release's bundle is what the committed catalog holds.
-	for _, b := range catalogBlobs(t, filepath.Join(root, "catalog", "ec2-operator", "catalog.yaml")) {
+	for _, b := range catalogBlobs(t, filepath.Join(manifestsRoot, "catalog", "ec2-operator", "catalog.yaml")) {
 		if b["schema"] == "olm.bundle" && b["name"] == current {
 			if got, want := mustYAML(t, bundles[current]), mustYAML(t, b); got != want {
 				t.Errorf("the catalog with the next release renders this release's bundle differently from the committed catalog")

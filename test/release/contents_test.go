@@ -255,7 +255,7 @@ type dockerfileImage struct {
 // build context) instructions of a generated Dockerfile.
 func readDockerfile(t *testing.T, name string) dockerfileImage {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(root, name))
+	data, err := os.ReadFile(filepath.Join(manifestsRoot, name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -302,11 +302,11 @@ func jsonArray(t *testing.T, s string) []string {
 func sameTree(t *testing.T, fsys map[string]entry, src, dest string) {
 	t.Helper()
 	want := map[string][]byte{}
-	err := filepath.WalkDir(filepath.Join(root, src), func(p string, d fs.DirEntry, err error) error {
+	err := filepath.WalkDir(filepath.Join(manifestsRoot, src), func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
-		rel, _ := filepath.Rel(filepath.Join(root, src), p)
+		rel, _ := filepath.Rel(filepath.Join(manifestsRoot, src), p)
 		data, err := os.ReadFile(p)
 		want[path.Join(dest, filepath.ToSlash(rel))] = data
 		return err

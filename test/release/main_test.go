@@ -20,8 +20,9 @@ limitations under the License.
 // push to a registry and a pull by digest, and OLM's catalog operator resolves a
 // Subscription from the catalog image served by its own entrypoint.
 //
-// The images come from bin/images (IMAGES_DIR), which `make test` builds first; a test
-// fails, rather than skips, when they are missing.
+// The images come from bin/images (IMAGES_DIR) and the manifests they were built from
+// from bin/stage (RELEASE_MANIFESTS), which `make test-release` builds first (make
+// images); a test fails, rather than skips, when they are missing.
 package release
 
 import (
@@ -42,7 +43,23 @@ var (
 	env *localenv.Env
 	// root is the repository root.
 	root = testenv.ProjectRoot()
+	// manifestsRoot holds the bundle/, catalog/ and dist/ that the images in
+	// imagesDir were built from: the copy `make images` staged and pinned to them
+	// (RELEASE_MANIFESTS), since between releases the committed ones name the last
+	// release's images. At a release commit the two are the same.
+	manifestsRoot = stagedManifests()
 )
+
+// stagedManifests is RELEASE_MANIFESTS (make test-release sets it), else bin/stage.
+func stagedManifests() string {
+	if dir := os.Getenv("RELEASE_MANIFESTS"); dir != "" {
+		if filepath.IsAbs(dir) {
+			return dir
+		}
+		return filepath.Join(root, dir)
+	}
+	return filepath.Join(root, "bin", "stage")
+}
 
 func TestMain(m *testing.M) {
 	ctrl.SetLogger(logr.Discard())
@@ -81,7 +98,7 @@ func layoutDir(t *testing.T, name string) string {
 	t.Helper()
 	dir := filepath.Join(imagesDir(), name)
 	if _, err := os.Stat(filepath.Join(dir, "index.json")); err != nil {
-		t.Fatalf("no %s image in %s: run `make images` (make test does): %v", name, imagesDir(), err)
+		t.Fatalf("no %s image in %s: run `make images` (make test-release does): %v", name, imagesDir(), err)
 	}
 	return dir
 }

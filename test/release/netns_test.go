@@ -76,7 +76,7 @@ type isolatedNetwork struct {
 func newIsolatedNetwork(t *testing.T) *isolatedNetwork {
 	t.Helper()
 	if os.Geteuid() != 0 {
-		t.Fatal("a network namespace needs root: run make test as root, as CI does")
+		t.Fatal("a network namespace needs root: run make test-release as root, as CI does")
 	}
 	if _, err := exec.LookPath("ip"); err != nil {
 		t.Fatal("iproute2's ip is needed for the network namespace (apt-get install iproute2)")

@@ -88,7 +88,7 @@ const olmNamespace = "olm"
 // test/e2e the manager binary). The whole path with real pods, OLM's operators among
 // them, and the bundle unpack Job run by the kubelet is test/cluster's TestCluster
 // ("OwnNamespace install from the catalog image", make test-cluster); this test stays
-// because it runs in make test, in seconds, without root's node.
+// because it runs in make test-release, in seconds, without root's node.
 func TestOLMResolvesTheOperatorFromTheCatalogImageAndUnpacksTheDigestPinnedBundle(t *testing.T) {
 	catalogOperator := olmBinary(t, "OLM_CATALOG", "catalog")
 	olmOperator := olmBinary(t, "OLM_OPERATOR", "olm")
@@ -240,7 +240,9 @@ func TestOLMResolvesTheOperatorFromTheCatalogImageAndUnpacksTheDigestPinnedBundl
 		t.Errorf("the installed CSV runs %s (containerImage %s): want one image, by digest", image, csv.Annotations["containerImage"])
 	}
 	if !strings.HasSuffix(image, "@"+operatorDigest.String()) {
-		t.Logf("note: the bundle pins operator image %s, bin/images holds %s (bundle/ is regenerated from committed sources; make bundle after committing)", image, operatorDigest)
+		// make images stages the bundle pinned to the images it built, so the catalog
+		// installs exactly these sources' operator.
+		t.Errorf("the installed CSV runs %s, but bin/images holds operator %s: the staged bundle (make images) must pin the image built now", image, operatorDigest)
 	}
 
 	// 5. The olm operator installs the CSV: the Deployment runs the pinned image.
@@ -429,7 +431,7 @@ func olmBinary(t *testing.T, envVar, name string) string {
 		bin = filepath.Join(root, "bin", "cluster", "olm-v0.40.0", name)
 	}
 	if _, err := os.Stat(bin); err != nil {
-		t.Fatalf("no %s at %s: run `make olm-tools` (make test does): %v", name, bin, err)
+		t.Fatalf("no %s at %s: run `make olm-tools` (make test-release does): %v", name, bin, err)
 	}
 	return bin
 }
@@ -485,7 +487,7 @@ func moduleDir(t *testing.T, module, version string) string {
 // catalogBundleImage is the bundle image reference in catalog/.
 func catalogBundleImage(t *testing.T) string {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(root, "catalog", "ec2-operator", "catalog.yaml"))
+	data, err := os.ReadFile(filepath.Join(manifestsRoot, "catalog", "ec2-operator", "catalog.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}

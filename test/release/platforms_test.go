@@ -77,7 +77,7 @@ func builtPlatformLabels(t *testing.T) map[string]string {
 // property of the named bundle.
 func catalogCSVLabels(t *testing.T, bundleName string) map[string]string {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(root, "catalog", "ec2-operator", "catalog.yaml"))
+	data, err := os.ReadFile(filepath.Join(manifestsRoot, "catalog", "ec2-operator", "catalog.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +116,7 @@ func catalogCSVLabels(t *testing.T, bundleName string) map[string]string {
 // make images built.
 func TestCSVOffersExactlyThePlatformsTheOperatorImageIsBuiltFor(t *testing.T) {
 	want := builtPlatformLabels(t)
-	data, err := os.ReadFile(filepath.Join(root, "bundle", "manifests", "ec2-operator.clusterserviceversion.yaml"))
+	data, err := os.ReadFile(filepath.Join(manifestsRoot, "bundle", "manifests", "ec2-operator.clusterserviceversion.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}

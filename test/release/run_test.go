@@ -47,7 +47,7 @@ const kubeconfigPath = "/var/run/ec2-operator-test/kubeconfig"
 // where scorecard mounts it, passes against that manager. This proves the images hold
 // what their binaries need, not just that the binaries run on the build machine.
 // Running them as pods under a kubelet, with its probes, is test/cluster's job
-// (TestCluster, make test-cluster); this stand-in stays in make test because it needs
+// (TestCluster, make test-cluster); this stand-in stays in make test-release because it needs
 // no node.
 func TestOperatorImageRunsTheManagerAsItsUserAndTheScorecardTestPasses(t *testing.T) {
 	k8s, err := client.New(env.Kube.Config, client.Options{})
@@ -112,7 +112,7 @@ func TestOperatorImageRunsTheManagerAsItsUserAndTheScorecardTestPasses(t *testin
 		img, cf := hostImage(t, "scorecard")
 		scRootfs := unpack(t, img)
 		// operator-sdk scorecard unpacks the bundle at /bundle in the test pod.
-		copyDir(t, filepath.Join(root, "bundle"), filepath.Join(scRootfs, "bundle"))
+		copyDir(t, filepath.Join(manifestsRoot, "bundle"), filepath.Join(scRootfs, "bundle"))
 		writeInto(t, scRootfs, kubeconfigPath, kubeconfig)
 		test := startContainer(t, "scorecard-test", scRootfs, cf.Config.User,
 			append(cf.Config.Entrypoint, "instance-ready"),

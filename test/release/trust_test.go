@@ -174,7 +174,7 @@ func waitObjectReady(t *testing.T, k8s client.Client, namespace, name string, ch
 // ConfigMap, checked to be the ConfigMap OpenShift injects into.
 func trustedCAMountPath(t *testing.T) string {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(root, "bundle/manifests/ec2-operator.clusterserviceversion.yaml"))
+	data, err := os.ReadFile(filepath.Join(manifestsRoot, "bundle/manifests/ec2-operator.clusterserviceversion.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,7 +183,7 @@ func trustedCAMountPath(t *testing.T) string {
 		t.Fatal(err)
 	}
 	var cm corev1.ConfigMap
-	cmData, err := os.ReadFile(filepath.Join(root, "bundle/manifests/ec2-operator-trusted-ca-bundle_v1_configmap.yaml"))
+	cmData, err := os.ReadFile(filepath.Join(manifestsRoot, "bundle/manifests/ec2-operator-trusted-ca-bundle_v1_configmap.yaml"))
 	if err != nil {
 		t.Fatalf("the bundle has no trusted CA bundle ConfigMap: %v", err)
 	}
