@@ -61,8 +61,8 @@ var managerPods = client.MatchingLabels{"app.kubernetes.io/name": "ec2-operator"
 // the token from the Secret; the PrometheusRule is loaded; EC2OperatorDown fires when
 // the manager is scaled to zero through its CSV, and stops when it is back.
 //
-// The ec2-operator must already be installed by OLM in operatorNamespace. This takes
-// EC2OperatorDown's `for:` (10 minutes as shipped) plus a few minutes.
+// The ec2-operator must already be installed by OLM in operatorNamespace. It does not
+// wait for EC2OperatorDown's production `for:` (see wiringRuleName).
 func testMonitoring(t *testing.T, c *Cluster, operatorNamespace string) *alertCheck {
 	ctx := context.Background()
 	dir := filepath.Join(c.Root, "hack", "cluster", "monitoring")
@@ -157,23 +157,13 @@ func testMonitoring(t *testing.T, c *Cluster, operatorNamespace string) *alertCh
 
 	// (b) The bundle's PrometheusRule is loaded, with the namespace label enforced into
 	// its expressions and the `for:` it ships with.
-	wantFor := shippedFor(t, c, operatorDownAlert)
-	var down promRule
-	c.WaitFor(t, 2*time.Minute, "Prometheus to load "+operatorDownAlert+" from PrometheusRule "+prometheusRuleName, func() (bool, error) {
-		groups, err := prom.alertingRules()
-		if err != nil {
-			return false, nil
-		}
-		for _, g := range groups {
-			for _, r := range g.Rules {
-				if r.Name == operatorDownAlert && strings.Contains(g.File, operatorNamespace+"-"+prometheusRuleName) {
-					down = r
-					return true, nil
-				}
-			}
-		}
-		return false, nil
-	})
+	shipped, wantFor := shippedAlert(t, c, operatorDownAlert)
+	installWiringRule(t, c, operatorNamespace, shipped)
+	down := waitRuleLoaded(t, c, prom, operatorNamespace, prometheusRuleName, operatorDownAlert)
+	wiring := waitRuleLoaded(t, c, prom, operatorNamespace, wiringRuleName, wiringAlert)
+	if time.Duration(wiring.Duration*float64(time.Second)) != wiringFor || wiring.Query != down.Query {
+		t.Errorf("rule %s: %+v; want for %s and the query of %s (%s)", wiringAlert, wiring, wiringFor, operatorDownAlert, down.Query)
+	}
 	if time.Duration(down.Duration*float64(time.Second)) != wantFor || down.Health == "err" ||
 		!strings.Contains(down.Query, fmt.Sprintf(`namespace=%q`, operatorNamespace)) {
 		t.Errorf("rule %s: %+v; want for %s, health ok, namespace %q enforced in the query", operatorDownAlert, down, wantFor, operatorNamespace)
@@ -182,16 +172,16 @@ func testMonitoring(t *testing.T, c *Cluster, operatorNamespace string) *alertCh
 	// Secret reached its volume, so the alert may have gone pending; with the target up
 	// the next evaluations clear it, and it must stay clear.
 	c.WaitFor(t, time.Minute, operatorDownAlert+" inactive while the manager is up", func() (bool, error) {
-		if a := findAlert(t, prom, operatorNamespace); a != nil {
+		if a := findAlert(t, prom, operatorDownAlert, operatorNamespace); a != nil {
 			return false, fmt.Errorf("%s is %s", operatorDownAlert, a.State)
 		}
 		return true, nil
 	})
 
-	// (c) The manager scaled to zero fires EC2OperatorDown after its `for:`. OLM owns the
-	// Deployment and reverts direct edits, so the replicas change goes through the CSV.
-	// The `for:` is ten minutes; the suite runs other steps meanwhile and then calls
-	// finish, which waits for the alert to fire and to resolve.
+	// (c) The manager scaled to zero: the wiring alert fires and EC2OperatorDown goes
+	// pending (monitoring_alert_test.go). OLM owns the Deployment and reverts direct
+	// edits, so the replicas change goes through the CSV. The suite runs other steps
+	// meanwhile and then calls finish, which waits for the alerts and their resolution.
 	a := &alertCheck{c: c, ns: operatorNamespace, wantFor: wantFor, upQuery: upQuery}
 	a.csv, a.idx, a.replicas = managerCSV(t, c, operatorNamespace)
 	setCSVReplicas(t, c, operatorNamespace, a.csv, a.idx, 0)
@@ -203,8 +193,31 @@ func testMonitoring(t *testing.T, c *Cluster, operatorNamespace string) *alertCh
 		return len(pods.Items) == 0, nil
 	})
 	a.down = time.Now()
-	t.Logf("manager scaled to 0 through CSV %s; %s should fire after %s", a.csv, operatorDownAlert, wantFor)
+	t.Logf("manager scaled to 0 through CSV %s; %s should fire after %s, %s go pending", a.csv, wiringAlert, wiringFor, operatorDownAlert)
 	return a
+}
+
+// waitRuleLoaded waits until Prometheus has loaded alert from PrometheusRule ruleName
+// in ns and returns it.
+func waitRuleLoaded(t *testing.T, c *Cluster, prom *promClient, ns, ruleName, alert string) promRule {
+	t.Helper()
+	var found promRule
+	c.WaitFor(t, 2*time.Minute, "Prometheus to load "+alert+" from PrometheusRule "+ruleName, func() (bool, error) {
+		groups, err := prom.alertingRules()
+		if err != nil {
+			return false, nil
+		}
+		for _, g := range groups {
+			for _, r := range g.Rules {
+				if r.Name == alert && strings.Contains(g.File, ns+"-"+ruleName) {
+					found = r
+					return true, nil
+				}
+			}
+		}
+		return false, nil
+	})
+	return found
 }
 
 // checkServiceCA waits for the service CA to issue the metrics Service's serving
