@@ -96,19 +96,47 @@ verify-fmt: ## Fail when gofmt would change a file.
 # TEST_FLAGS are extra flags for go test, e.g. TEST_FLAGS="-run TestValidation -v".
 TEST_FLAGS ?=
 
-.PHONY: test
-test: verify-fmt verify-headers vet verify-generated setup-envtest images olm-tools test-min-kube ## Run every test against a real kube-apiserver + etcd (envtest) and the EC2 emulator, and the release images.
-	KUBEBUILDER_ASSETS="$$($(ENVTEST) use $(ENVTEST_K8S_VERSION) --bin-dir $(LOCALBIN) -i -p path)" \
-	IMAGES_DIR=$(IMAGES_DIR) OLM_CATALOG=$(OLM_CATALOG) OLM_OPERATOR=$(OLM_OPERATOR) \
-		go test ./... -coverprofile cover.out -timeout 20m $(TEST_FLAGS)
+# The tests come in tiers, as in kubebuilder (make test, make test-e2e) and cluster-api
+# (unit and envtest in make test, e2e apart). CONTRIBUTING.md says which to run when.
+#   make test-unit  no API server, emulator process or image: the edit loop, < 1 min warm.
+#   make test       the README's test command: unit, envtest + the EC2 emulator, and e2e
+#                   with the manager binary. Everything a change to the operator needs.
+#   CI adds the release and install-path checks, each its own target: test-min-kube,
+#   test-olm, verify-olm, test-release, test-cluster, verify-images-reproducible and,
+#   on a release commit, verify-release.
+# RELEASE_TEST_PACKAGES are the suites of the release tier (make test-olm, make
+# test-release); make test leaves them out, so it needs no image, OLM or Helm build.
+RELEASE_TEST_PACKAGES = ./test/olm ./test/chart ./test/release
+TEST_PACKAGES = $$(go list ./... | grep -v -e '/test/olm$$' -e '/test/chart$$' -e '/test/release$$')
+# The unit tier skips the suites under test/ (each starts an API server) and, with
+# -short, every test that calls testenv.SkipInUnitTier; testenv.Start fails under
+# -short, so a test that needs an API server cannot slip into this tier unmarked.
+UNIT_TEST_PACKAGES = $$(go list ./... | grep -v '/test/')
 
-# test-min-kube runs the API tests (OpenAPI and CEL validation, defaults, printer
-# columns) against the oldest supported kube-apiserver; EXPECT_KUBE_VERSION makes them
-# fail if another version answers.
-.PHONY: test-min-kube
-test-min-kube: setup-envtest-min ## Run the API validation tests against the oldest supported Kubernetes (ENVTEST_MIN_K8S_VERSION).
-	KUBEBUILDER_ASSETS="$$($(ENVTEST) use $(ENVTEST_MIN_K8S_VERSION) --bin-dir $(LOCALBIN) -i -p path)" \
-	EXPECT_KUBE_VERSION=$(ENVTEST_MIN_K8S_VERSION) go test ./api/... -count=1 $(TEST_FLAGS)
+.PHONY: test-unit
+test-unit: verify-fmt ## Run the tests that need no API server, emulator process or image (go test -short).
+	go test -short $(UNIT_TEST_PACKAGES) $(TEST_FLAGS)
+
+.PHONY: test
+test: verify-fmt verify-headers vet verify-generated setup-envtest ## Run the unit, envtest + EC2 emulator and e2e tests (the README's test command).
+	KUBEBUILDER_ASSETS="$$($(ENVTEST) use $(ENVTEST_K8S_VERSION) --bin-dir $(LOCALBIN) -i -p path)" \
+		go test $(TEST_PACKAGES) -coverprofile cover.out -timeout 20m $(TEST_FLAGS)
+
+# test-olm checks the generated OLM bundle, the install manifests and the Helm chart
+# against kustomize's output, a real API server, promtool and helm.
+.PHONY: test-olm
+test-olm: setup-envtest kustomize promtool helm ## Run the bundle, install-manifest and Helm chart tests (test/olm, test/chart).
+	KUBEBUILDER_ASSETS="$$($(ENVTEST) use $(ENVTEST_K8S_VERSION) --bin-dir $(LOCALBIN) -i -p path)" \
+		go test ./test/olm ./test/chart -count=1 -timeout 20m $(TEST_FLAGS)
+
+# test-release runs the release images built from these sources (make images) as a
+# cluster meets them: OLM's operators install the staged catalog, the images run as
+# their own users, survive a push and a pull by digest, in both platforms.
+.PHONY: test-release
+test-release: setup-envtest images olm-tools ## Run the release image tests (test/release) on images built now and manifests staged for them.
+	KUBEBUILDER_ASSETS="$$($(ENVTEST) use $(ENVTEST_K8S_VERSION) --bin-dir $(LOCALBIN) -i -p path)" \
+	IMAGES_DIR=$(IMAGES_DIR) RELEASE_MANIFESTS=$(STAGE_DIR) OLM_CATALOG=$(OLM_CATALOG) OLM_OPERATOR=$(OLM_OPERATOR) \
+		go test ./test/release -count=1 -timeout 30m $(TEST_FLAGS)
 
 # BENCH_SCENARIOS selects bulk scenarios by name, e.g. BENCH_SCENARIOS=unthrottled.
 BENCH_SCENARIOS ?=
@@ -273,10 +301,13 @@ setup-envtest: envtest ## Install the envtest control plane binaries (download, 
 	$(call setup-envtest-version,$(ENVTEST_K8S_VERSION))
 
 # The oldest version's control plane only serves API tests; when it is built, it takes
-# kubectl from the main one instead of building a second (envtest does not run it).
+# kubectl (envtest does not run it) and etcd (the same release) from the main one
+# instead of building them again, when that one exists.
+ENVTEST_MAIN_DIR = $(LOCALBIN)/k8s/$(ENVTEST_K8S_VERSION)-$$(go env GOOS)-$$(go env GOARCH)
+ENVTEST_MIN_FROM_MAIN = KUBECTL_FROM=$(ENVTEST_MAIN_DIR)/kubectl ETCD_FROM=$(ENVTEST_MAIN_DIR)/etcd
 .PHONY: setup-envtest-min
 setup-envtest-min: setup-envtest ## Install the oldest supported Kubernetes's envtest binaries (download, or build offline).
-	$(call setup-envtest-version,$(ENVTEST_MIN_K8S_VERSION),KUBECTL_FROM=$(LOCALBIN)/k8s/$(ENVTEST_K8S_VERSION)-$$(go env GOOS)-$$(go env GOARCH)/kubectl)
+	$(call setup-envtest-version,$(ENVTEST_MIN_K8S_VERSION),$(ENVTEST_MIN_FROM_MAIN))
 
 # setup-envtest-version installs one Kubernetes version's control plane ($1); $2 is
 # extra environment for the build script.
@@ -351,15 +382,21 @@ $(SCORECARD_TEST): | $(LOCALBIN)
 opm: images-tool | $(LOCALBIN) ## Build opm into bin/ if necessary.
 	@ln -sf "$$($(IMAGES_TOOL) tool $(IMAGES_FLAGS) opm)" $(OPM)
 
-# The bundle names the operator, scorecard and must-gather images by the digests of the
-# images `make images` builds from these sources, so it builds those three first.
+# RELEASE_PINS names the last release's operator, scorecard and must-gather images by
+# digest. The committed bundle, catalog, install.yaml and chart name those between
+# releases, so a change to the operator's sources changes none of them; make release
+# writes the file at a release, and make images stages manifests pinned to the images
+# built now for the tests that install them.
+RELEASE_PINS ?= config/release/images.env
+# STAGE_DIR holds those staged manifests (bundle/, catalog/, dist/ and their Dockerfiles).
+STAGE_DIR ?= $(LOCALBIN)/stage
+
+# The bundle names the operator, scorecard and must-gather images of RELEASE_PINS.
 .PHONY: bundle
-bundle: manifests kustomize operator-sdk images-tool ## Generate the OLM bundle (bundle/, bundle.Dockerfile) from config/, pinned to the images' digests, and validate it.
+bundle: manifests kustomize operator-sdk ## Generate the OLM bundle (bundle/, bundle.Dockerfile) from config/, pinned to the release images (RELEASE_PINS), and validate it.
 	$(OPERATOR_SDK) generate kustomize manifests -q --interactive=false
-	$(IMAGES_TOOL) build $(IMAGES_FLAGS) operator scorecard must-gather
-	operator=$(IMAGE_TAG_BASE)@$$($(IMAGES_TOOL) digest $(IMAGES_DIR)/operator) && \
-	scorecard=$(IMAGE_TAG_BASE)-scorecard@$$($(IMAGES_TOOL) digest $(IMAGES_DIR)/scorecard) && \
-	mustgather=$(IMAGE_TAG_BASE)-must-gather@$$($(IMAGES_TOOL) digest $(IMAGES_DIR)/must-gather) && \
+	source $(RELEASE_PINS) && \
+	operator=$$OPERATOR_IMAGE && scorecard=$$SCORECARD_IMAGE && mustgather=$$MUST_GATHER_IMAGE && \
 	(cd config/manager && $(KUSTOMIZE) edit set image controller=$$operator) && \
 	rm -rf bundle/manifests bundle/metadata bundle/tests && \
 	$(KUSTOMIZE) build config/manifests | $(OPERATOR_SDK) generate bundle $(BUNDLE_GEN_FLAGS) && \
@@ -385,10 +422,13 @@ bundle-push: ## Push the bundle image.
 # the bundles from an in-process registry that serves BUNDLE_LAYOUTS (the bundle just
 # built, and earlier releases' bundles when their OCI layouts are given).
 CATALOG_TEMPLATE ?= config/catalog/ec2-operator.template.yaml
-BUNDLE_LAYOUTS ?= $(IMAGES_DIR)/bundle
+# The bundle image of the committed bundle/ goes to its own directory: bin/images holds
+# the one built from the staged manifests.
+CATALOG_BUNDLE_DIR ?= $(LOCALBIN)/catalog-bundle
+BUNDLE_LAYOUTS ?= $(CATALOG_BUNDLE_DIR)/bundle
 .PHONY: catalog
 catalog: opm images-tool ## Render the file-based catalog (catalog/) from its template for the bundle image built from bundle/, and validate it.
-	$(IMAGES_TOOL) build $(IMAGES_FLAGS) bundle
+	$(IMAGES_TOOL) build $(IMAGES_FLAGS) --out $(CATALOG_BUNDLE_DIR) bundle
 	$(IMAGES_TOOL) render-catalog $(IMAGES_FLAGS) --opm-bin $(OPM) --template $(CATALOG_TEMPLATE) \
 		--catalog $(CATALOG_DIR)/ec2-operator/catalog.yaml --pin-current $(BUNDLE_LAYOUTS)
 	$(OPM) validate $(CATALOG_DIR)
@@ -411,6 +451,21 @@ catalog-push: ## Push the catalog image.
 .PHONY: verify-bundle
 verify-bundle: kustomize operator-sdk opm ## Fail when `make bundle catalog` would change bundle/, catalog/, dist/ (install.yaml, the chart) or the base CSV.
 	LOCALBIN=$(LOCALBIN) hack/verify-bundle.sh
+
+# A release is one commit: make release VERSION=x.y.z BUNDLE_CREATED_AT=<date> builds
+# the images, writes their digests into RELEASE_PINS and regenerates everything that
+# names them (docs/releasing.md). CI runs verify-release on a commit that changes
+# RELEASE_PINS: the images built from that commit must be the ones it pins.
+.PHONY: release
+release: images-tool ## Pin a release: build the images, write RELEASE_PINS, regenerate bundle/, catalog/ and dist/.
+	$(IMAGES_TOOL) build $(IMAGES_FLAGS) operator scorecard must-gather
+	hack/write-release-pins.sh $(RELEASE_PINS) $(IMAGES_TOOL) $(IMAGES_DIR) $(IMAGE_TAG_BASE)
+	$(MAKE) --no-print-directory bundle catalog
+
+.PHONY: verify-release
+verify-release: images-tool ## Fail unless RELEASE_PINS names the images built from these sources (a release commit).
+	$(IMAGES_TOOL) build $(IMAGES_FLAGS) operator scorecard must-gather
+	hack/write-release-pins.sh --check $(RELEASE_PINS) $(IMAGES_TOOL) $(IMAGES_DIR) $(IMAGE_TAG_BASE)
 
 .PHONY: validate-bundle
 validate-bundle: operator-sdk opm ## operator-sdk bundle validate (operatorframework suite) and opm validate, 0 errors and 0 warnings.
@@ -447,10 +502,21 @@ IMAGES_FLAGS = --root $(CURDIR) --out $(IMAGES_DIR) --bin $(LOCALBIN) --version 
 images-tool: | $(LOCALBIN) ## Build cmd/images, the engine-free image builder.
 	@go build -o $(IMAGES_TOOL) ./cmd/images
 
+# make images builds the operator, scorecard and must-gather images from the current
+# sources, stages the manifests pinned to them (hack/stage-release.sh, STAGE_DIR), and
+# builds the bundle and catalog images from the staged manifests, so that the catalog
+# installs exactly what was built. At a release commit the staged manifests are the
+# committed ones, byte for byte.
 .PHONY: images
-images: images-tool ## Build the release images as OCI layouts in bin/images, and check that bundle/ and catalog/ name them.
-	$(IMAGES_TOOL) build $(IMAGES_FLAGS)
-	@$(IMAGES_TOOL) check $(IMAGES_FLAGS) || echo "warning: bundle/ or catalog/ name other images than these; run make bundle catalog images before pushing"
+images: images-tool opm ## Build the release images as OCI layouts in bin/images, the bundle and catalog from manifests staged for them (bin/stage).
+	$(IMAGES_TOOL) build $(IMAGES_FLAGS) operator scorecard must-gather
+	hack/stage-release.sh $(STAGE_DIR) $(RELEASE_PINS) $(IMAGES_TOOL) $(IMAGES_DIR)
+	$(IMAGES_TOOL) build $(IMAGES_FLAGS) --manifests $(STAGE_DIR) bundle
+	$(IMAGES_TOOL) render-catalog $(IMAGES_FLAGS) --manifests $(STAGE_DIR) --opm-bin $(OPM) \
+		--template $(STAGE_DIR)/$(CATALOG_TEMPLATE) --catalog $(STAGE_DIR)/catalog/ec2-operator/catalog.yaml \
+		--pin-current $(IMAGES_DIR)/bundle
+	$(IMAGES_TOOL) build $(IMAGES_FLAGS) --manifests $(STAGE_DIR) catalog
+	$(IMAGES_TOOL) check $(IMAGES_FLAGS) --manifests $(STAGE_DIR)
 
 # REGISTRY is where images-push pushes, such as quay.io/ec2-operator. Pushing anywhere
 # but IMAGE_REPO needs a mirror configuration, since the bundle names IMAGE_REPO.
@@ -461,7 +527,7 @@ REGISTRY ?=
 .PHONY: verify-images-reproducible
 verify-images-reproducible: images-tool ## Fail unless building the images again gives identical digests.
 	@again=$$(mktemp -d); trap 'rm -rf "$$again"' EXIT; \
-	$(IMAGES_TOOL) build $(IMAGES_FLAGS) --out "$$again" >/dev/null; \
+	$(IMAGES_TOOL) build $(IMAGES_FLAGS) --manifests $(STAGE_DIR) --out "$$again" >/dev/null; \
 	for image in operator scorecard must-gather bundle catalog; do \
 		first=$$($(IMAGES_TOOL) digest $(IMAGES_DIR)/$$image); second=$$($(IMAGES_TOOL) digest "$$again/$$image"); \
 		if [ "$$first" != "$$second" ]; then echo "$$image is not reproducible: $$first, then $$second"; exit 1; fi; \
@@ -482,15 +548,24 @@ OLM_OPERATOR ?= $(OLM_BIN)/olm
 olm-tools: | $(LOCALBIN) ## Build OLM's operators, packageserver and copy tools into bin/cluster if necessary.
 	@hack/build-olm-images-binaries.sh $(OLM_VERSION) $(OLM_BIN)
 
+# ci-release-tools builds what the release and install-path checks need and make test
+# does not, so that .ci/run can build it beside make test at the lowest priority. It
+# shares no output with make test's prerequisites (setup-envtest, controller-gen,
+# crd-ref-docs), so the two never write the same file. The oldest Kubernetes's control
+# plane takes kubectl and etcd from the newest one's when make test has built it by
+# then (it has, after the tools before it), else builds its own.
+.PHONY: ci-release-tools
+ci-release-tools: kustomize promtool helm operator-sdk scorecard-test opm olm-tools ## Build the release tier's tools (CI builds them beside make test).
+	@$(ENVTEST_MIN_FROM_MAIN) hack/build-envtest-assets.sh $(ENVTEST_MIN_K8S_VERSION) $(LOCALBIN) $(ETCD_VERSION)
+	@hack/build-monitoring.sh $(CLUSTER_BIN)/monitoring
+	@hack/build-olmv1.sh
+	@hack/build-node-binaries.sh $(ENVTEST_K8S_VERSION) $(CLUSTER_BIN)/node-$(ENVTEST_K8S_VERSION)
+	$(MAKE) --no-print-directory images
+
 .PHONY: images-push
 images-push: images-tool ## Push the release images by digest, then tag them v$(VERSION): make images-push REGISTRY=<host>/<org>.
 	$(IMAGES_TOOL) push $(IMAGES_FLAGS) --registry "$(REGISTRY)"
 
-# make test runs the OLM checks in test/olm, which compare the CSV with `kustomize build`,
-# and test/chart, which renders and lints the Helm chart with helm.
-.PHONY: test-olm-prereqs
-test-olm-prereqs: kustomize promtool opm helm
-test: test-olm-prereqs
 
 ##@ A real cluster (one node on this machine)
 
@@ -519,7 +594,7 @@ cluster-binaries: setup-envtest images olm-tools scorecard-test ## Build the nod
 .PHONY: cluster
 cluster: cluster-binaries cluster-tool ## Bring up the cluster with OLM, Prometheus and the operator from the catalog image, for exploring; Ctrl-C stops the emulators, make cluster-down the node.
 	$(CLUSTER_TOOL) up --root $(CURDIR) --fresh
-	CLUSTER_EXPLORE=1 IMAGES_DIR=$(IMAGES_DIR) go test -tags cluster ./test/cluster/ -count=1 -timeout 0 -v \
+	CLUSTER_EXPLORE=1 IMAGES_DIR=$(IMAGES_DIR) RELEASE_MANIFESTS=$(STAGE_DIR) go test -tags cluster ./test/cluster/ -count=1 -timeout 0 -v \
 		-run 'TestCluster/(OLM_v0|OwnNamespace|monitoring)' | grep -v '^>> importing'
 
 .PHONY: cluster-down
@@ -534,5 +609,5 @@ test-cluster: cluster-binaries cluster-tool helm ## Run the end-to-end suite on 
 	trap '$(CLUSTER_TOOL) down --root $(CURDIR) --purge' EXIT; \
 	trap 'exit 130' INT TERM; \
 	$(CLUSTER_TOOL) up --root $(CURDIR) --fresh && \
-	IMAGES_DIR=$(IMAGES_DIR) go test -tags cluster ./test/cluster/ -count=1 -timeout 60m -v $(CLUSTER_TEST_FLAGS) || status=$$?; \
+	IMAGES_DIR=$(IMAGES_DIR) RELEASE_MANIFESTS=$(STAGE_DIR) go test -tags cluster ./test/cluster/ -count=1 -timeout 60m -v $(CLUSTER_TEST_FLAGS) || status=$$?; \
 	exit $$status

@@ -50,7 +50,7 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// tool returns a binary that make test builds into bin/ (or $ENV): the test fails,
+// tool returns a binary that make test-olm builds into bin/ (or $ENV): the test fails,
 // rather than skipping, without it.
 func tool(t testing.TB, name, env string) string {
 	t.Helper()
@@ -59,7 +59,7 @@ func tool(t testing.TB, name, env string) string {
 		bin = filepath.Join(root, "bin", name)
 	}
 	if _, err := os.Stat(bin); err != nil {
-		t.Fatalf("%s not found at %s: run `make %s` (make test does): %v", name, bin, name, err)
+		t.Fatalf("%s not found at %s: run `make %s` (make test-olm does): %v", name, bin, name, err)
 	}
 	return bin
 }

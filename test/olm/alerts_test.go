@@ -41,7 +41,7 @@ func TestAlertsFireOnSyntheticSeriesAndStayQuietOnAHealthyOperator(t *testing.T)
 		bin = path("bin/promtool")
 	}
 	if _, err := os.Stat(bin); err != nil {
-		t.Fatalf("promtool not found at %s: run `make promtool` (make test does): %v", bin, err)
+		t.Fatalf("promtool not found at %s: run `make promtool` (make test-olm does): %v", bin, err)
 	}
 	u := find(t, openshiftObjects(t), "PrometheusRule", "")
 	var rule monitoringv1.PrometheusRule

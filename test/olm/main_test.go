@@ -103,7 +103,7 @@ func kustomize(t *testing.T, dir string) []*unstructured.Unstructured {
 	return decodeAll(t, stdout.Bytes())
 }
 
-// kustomizeBin is the kustomize that make test installs (or $KUSTOMIZE).
+// kustomizeBin is the kustomize that make test-olm installs (or $KUSTOMIZE).
 func kustomizeBin(t *testing.T) string {
 	t.Helper()
 	bin := os.Getenv("KUSTOMIZE")
@@ -111,7 +111,7 @@ func kustomizeBin(t *testing.T) string {
 		bin = path("bin/kustomize")
 	}
 	if _, err := os.Stat(bin); err != nil {
-		t.Fatalf("kustomize not found at %s: run `make kustomize` (make test does): %v", bin, err)
+		t.Fatalf("kustomize not found at %s: run `make kustomize` (make test-olm does): %v", bin, err)
 	}
 	return bin
 }
