@@ -50,7 +50,7 @@ type Environment struct {
 // `make setup-envtest` filled. It fails, rather than skipping, when there are none:
 // a skipped API test proves nothing.
 func Start() (*Environment, error) {
-	if testing.Short() {
+	if UnitTier() {
 		return nil, errUnitTier
 	}
 	if err := computev1alpha1.AddToScheme(scheme.Scheme); err != nil {
@@ -82,8 +82,13 @@ var errUnitTier = errors.New("testenv.Start in the unit tier (go test -short, ma
 
 // UnitTier reports whether this run is the unit tier (`make test-unit`, go test -short),
 // where tests that need a kube-apiserver are left to `make test`. It parses the test
-// flags itself, so a TestMain may ask before m.Run.
+// flags itself, so a TestMain may ask before m.Run; outside a test binary it is false.
 func UnitTier() bool {
+	// The sandbox (cmd/sandbox) starts the control plane from a program that is not a
+	// test, where testing's flags do not exist.
+	if !testing.Testing() {
+		return false
+	}
 	if !flag.Parsed() {
 		flag.Parse()
 	}
