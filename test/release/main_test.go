@@ -47,18 +47,20 @@ var (
 	// imagesDir were built from: the copy `make images` staged and pinned to them
 	// (RELEASE_MANIFESTS), since between releases the committed ones name the last
 	// release's images. At a release commit the two are the same.
-	manifestsRoot = stagedManifests()
+	manifestsRoot = dirFromEnv("RELEASE_MANIFESTS", filepath.Join("bin", "stage"))
 )
 
-// stagedManifests is RELEASE_MANIFESTS (make test-release sets it), else bin/stage.
-func stagedManifests() string {
-	if dir := os.Getenv("RELEASE_MANIFESTS"); dir != "" {
-		if filepath.IsAbs(dir) {
-			return dir
-		}
-		return filepath.Join(root, dir)
+// dirFromEnv is the directory the environment variable names (make test-release sets
+// it), relative to the repository root unless absolute, else def under the root.
+func dirFromEnv(name, def string) string {
+	dir := os.Getenv(name)
+	switch {
+	case dir == "":
+		return filepath.Join(root, def)
+	case filepath.IsAbs(dir):
+		return dir
 	}
-	return filepath.Join(root, "bin", "stage")
+	return filepath.Join(root, dir)
 }
 
 func TestMain(m *testing.M) {
@@ -83,15 +85,7 @@ func TestMain(m *testing.M) {
 }
 
 // imagesDir is where `make images` wrote the OCI layouts.
-func imagesDir() string {
-	if dir := os.Getenv("IMAGES_DIR"); dir != "" {
-		if filepath.IsAbs(dir) {
-			return dir
-		}
-		return filepath.Join(root, dir)
-	}
-	return filepath.Join(root, "bin", "images")
-}
+func imagesDir() string { return dirFromEnv("IMAGES_DIR", filepath.Join("bin", "images")) }
 
 // layoutDir is the OCI layout of one release image; the test fails when it is missing.
 func layoutDir(t *testing.T, name string) string {
