@@ -122,6 +122,14 @@ test: verify-fmt verify-headers vet verify-generated setup-envtest ## Run the un
 	KUBEBUILDER_ASSETS="$$($(ENVTEST) use $(ENVTEST_K8S_VERSION) --bin-dir $(LOCALBIN) -i -p path)" \
 		go test $(TEST_PACKAGES) -coverprofile cover.out -timeout 20m $(TEST_FLAGS)
 
+# test-min-kube runs the API tests (OpenAPI and CEL validation, defaults, printer
+# columns) against the oldest supported kube-apiserver; EXPECT_KUBE_VERSION makes them
+# fail if another version answers.
+.PHONY: test-min-kube
+test-min-kube: setup-envtest-min ## Run the API validation tests against the oldest supported Kubernetes (ENVTEST_MIN_K8S_VERSION).
+	KUBEBUILDER_ASSETS="$$($(ENVTEST) use $(ENVTEST_MIN_K8S_VERSION) --bin-dir $(LOCALBIN) -i -p path)" \
+	EXPECT_KUBE_VERSION=$(ENVTEST_MIN_K8S_VERSION) go test ./api/... -count=1 $(TEST_FLAGS)
+
 # test-olm checks the generated OLM bundle, the install manifests and the Helm chart
 # against kustomize's output, a real API server, promtool and helm.
 .PHONY: test-olm
