@@ -289,11 +289,16 @@ $(HELM): $(LOCALBIN)
 # Prometheus v3's Go module versions are v0.3xx; v0.316.0 is Prometheus 3.16.
 PROMTOOL ?= $(LOCALBIN)/promtool
 PROMTOOL_VERSION ?= v0.316.0
+PROMETHEUS_RELEASE ?= 3.16.0
 
+# It is built inside the Prometheus module with the flags hack/build-monitoring.sh uses
+# for the cluster's prometheus (-trimpath, no cgo), so the two share their compiled
+# packages instead of compiling Prometheus twice.
 .PHONY: promtool
 promtool: $(PROMTOOL) ## Build promtool into bin/ if necessary (about 5 minutes once).
-$(PROMTOOL): $(LOCALBIN)
-	$(call go-install-tool,$(PROMTOOL),github.com/prometheus/prometheus/cmd/promtool,$(PROMTOOL_VERSION))
+$(PROMTOOL): | $(LOCALBIN)
+	hack/build-go-tool.sh $(PROMTOOL) github.com/prometheus/prometheus $(PROMTOOL_VERSION) ./cmd/promtool 0 "" \
+		"-X github.com/prometheus/common/version.Version=$(PROMETHEUS_RELEASE) -X github.com/prometheus/common/version.Revision=$(PROMTOOL_VERSION)"
 
 .PHONY: envtest
 envtest: $(ENVTEST) ## Download setup-envtest locally if necessary.

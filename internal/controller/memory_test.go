@@ -22,6 +22,7 @@ import (
 	"testing"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -83,13 +84,32 @@ func TestWhatTheReconcilerKeepsPerObjectGoesWithTheObjects(t *testing.T) {
 	}
 
 	start = time.Now()
-	if err := h.k8s.DeleteAllOf(context.Background(), &computev1alpha1.EC2Instance{}, client.InNamespace(h.ns)); err != nil {
+	// One delete-collection of 1,000 objects can outlast the API server's request
+	// timeout on a loaded machine; it goes on server-side, and what it had not reached
+	// is deleted again below. What this test checks is memory, not that latency.
+	deleteAll := func() error {
+		err := h.k8s.DeleteAllOf(context.Background(), &computev1alpha1.EC2Instance{}, client.InNamespace(h.ns))
+		if apierrors.IsTimeout(err) || apierrors.IsServerTimeout(err) {
+			t.Logf("deleting the objects: %v (deleting the rest again)", err)
+			return nil
+		}
+		return err
+	}
+	if err := deleteAll(); err != nil {
 		t.Fatal(err)
 	}
 	h.eventually(h.timeout, func() string {
 		list := &computev1alpha1.EC2InstanceList{}
 		if err := h.k8s.List(context.Background(), list, client.InNamespace(h.ns)); err != nil {
 			return err.Error()
+		}
+		for _, o := range list.Items {
+			if o.DeletionTimestamp == nil {
+				if err := deleteAll(); err != nil {
+					return err.Error()
+				}
+				break
+			}
 		}
 		return unless(len(list.Items) == 0, "%d objects left", len(list.Items))
 	})
