@@ -104,9 +104,9 @@ TEST_FLAGS ?=
 #   CI adds the release and install-path checks, each its own target: test-min-kube,
 #   test-olm, verify-olm, test-release, test-cluster, verify-images-reproducible and,
 #   on a release commit, verify-release.
-# RELEASE_TEST_PACKAGES are the suites of the release tier (make test-olm, make
-# test-release); make test leaves them out, so it needs no image, OLM or Helm build.
-RELEASE_TEST_PACKAGES = ./test/olm ./test/chart ./test/release
+# TEST_PACKAGES leaves out the suites of the release tier (test/olm and test/chart run
+# in make test-olm, test/release in make test-release), so make test needs no image,
+# OLM or Helm build.
 TEST_PACKAGES = $$(go list ./... | grep -v -e '/test/olm$$' -e '/test/chart$$' -e '/test/release$$')
 # The unit tier skips the suites under test/ (each starts an API server) and, with
 # -short, every test that calls testenv.SkipInUnitTier; testenv.Start fails under
