@@ -64,22 +64,64 @@ var bulkCeilings = []ceiling{
 	{"delete", "TerminateInstances", 1.0, callsOf("TerminateInstances"), 0},
 	{"delete", "DescribeInstances", 0.2, callsOf("DescribeInstances"), 1},
 	{"delete", "DescribeInstanceAttribute", 0, callsOf("DescribeInstanceAttribute"), 0},
-	{"any", "RequestLimitExceeded answers beyond what learning may cost (in all)", 0, func(p phase) float64 {
-		return max(0, float64(p.throttled)-throttleAllowance(p))
+	{"any", "RequestLimitExceeded bursts beyond what learning may cost (in all)", 0, func(p phase) float64 {
+		return max(0, float64(p.bursts)-burstAllowance(p))
+	}, 0},
+	{"any", "RequestLimitExceeded answers in one burst (in all)", 0, func(p phase) float64 {
+		return float64(max(0, p.largestBurst-maxBurstAnswers))
 	}, 0},
 }
 
-// throttleAllowance is how many throttled answers a phase may have. A manager that
-// keeps to limits it is told has none. One that learns the account's limits (the
+// burstAllowance is how many bursts of throttled answers a phase may have. A manager
+// that keeps to limits it is told has none. One that learns the account's limits (the
 // default) finds them by probing above the documented rate, and EC2 throttles the
 // probe that goes too far: on an account at the documented limits that is one burst
-// of throttles per API (then it stops probing for ten minutes), so two answers in
-// all; on an account with raised limits a few per minute, under 2 % of the calls.
-func throttleAllowance(p phase) float64 {
+// per API (then it stops probing for ten minutes), so two in all; on an account with
+// raised limits a few per minute, under 2 % of the calls.
+func burstAllowance(p phase) float64 {
 	if !p.learning {
 		return 0
 	}
 	return max(2, 0.02*float64(p.totalCalls()))
+}
+
+// maxBurstAnswers is the most throttled answers one burst may hold: the calls already
+// on their way when EC2 refused the first. A probe is refused at the latest at its
+// first step, a RunInstances rate of 8 a second (the documented 2 and three times that
+// per second of backlog), and an answer comes back within the client's jitter
+// allowance of half a second, so at most four calls were sent at the refused rate.
+// (One answer was the whole burst on an idle machine; three were seen on a loaded
+// 2-core CI machine.)
+const maxBurstAnswers = 4
+
+// throttleAllowance is how many throttled answers a phase may have: its allowed
+// bursts, each as large as a burst may be.
+func throttleAllowance(p phase) float64 { return burstAllowance(p) * maxBurstAnswers }
+
+// throttleBursts counts the bursts of RequestLimitExceeded answers in a request log
+// and the size of the largest. A burst is one API's throttled answers that came within
+// a second of the burst's first: the window the client itself gives the calls already
+// on their way before it cuts its rate again (cutSpacing in internal/cloud/ec2).
+func throttleBursts(log []ec2sim.Request) (bursts, largest int) {
+	type open struct {
+		start time.Time
+		size  int
+	}
+	current := map[string]*open{}
+	for _, r := range log {
+		if r.ErrorCode != "RequestLimitExceeded" {
+			continue
+		}
+		b, ok := current[r.Operation]
+		if !ok || r.Time.Sub(b.start) > time.Second {
+			b = &open{start: r.Time}
+			current[r.Operation] = b
+			bursts++
+		}
+		b.size++
+		largest = max(largest, b.size)
+	}
+	return bursts, largest
 }
 
 // storageCeilings are the extra calls a data volume and an allocated Elastic IP may

@@ -66,7 +66,10 @@ type phase struct {
 	wall           time.Duration
 	calls          map[string]int
 	throttled      int
-	writes         int64
+	// bursts is how many bursts of RequestLimitExceeded answers the phase had (see
+	// throttleBursts), and largestBurst the most answers one of them held.
+	bursts, largestBurst int
+	writes               int64
 	rssMiB         float64
 	// launches says, for a phase with more RunInstances calls than objects, how the
 	// calls went (client token and answer), so that a ceiling failure can be read.
@@ -173,6 +176,7 @@ func run(t *testing.T, sc scenario) []phase {
 		if after := scrapeReconcileHistogram(current.metricsURL); after != nil {
 			p.reconciles = after.since(before).summary()
 		}
+		p.bursts, p.largestBurst = throttleBursts(sim.Requests())
 		if p.calls["RunInstances"] > sc.n {
 			p.launches = launchLog(sim)
 		}
