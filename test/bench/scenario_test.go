@@ -70,7 +70,7 @@ type phase struct {
 	// throttleBursts), and largestBurst the most answers one of them held.
 	bursts, largestBurst int
 	writes               int64
-	rssMiB         float64
+	rssMiB               float64
 	// launches says, for a phase with more RunInstances calls than objects, how the
 	// calls went (client token and answer), so that a ceiling failure can be read.
 	launches string
