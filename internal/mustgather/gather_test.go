@@ -52,9 +52,11 @@ const (
 	accessKeyInEnv    = "AKIAENVLITERAL0000001"
 	secretKeyInEnv    = "secret-key-in-a-literal-env-value-6b0c"
 	operatorSecret    = "operator-namespace-secret-0e77"
+	proxyPassword     = "proxy-password-in-a-url-31d5"
+	proxyUser         = "proxy-user-in-a-url-8a02"
 )
 
-var forbidden = []string{secretUserData, configMapUserData, inlineUserData, externalID, accessKeyInEnv, secretKeyInEnv, operatorSecret}
+var forbidden = []string{secretUserData, configMapUserData, inlineUserData, externalID, accessKeyInEnv, secretKeyInEnv, operatorSecret, proxyPassword, proxyUser}
 
 // TestGatherCollectsTheOperatorsObjectsAndNoSecretValue runs the gather against a real
 // API server that holds what a support case meets: EC2Instances with user data inline,
@@ -114,6 +116,10 @@ func TestGatherCollectsTheOperatorsObjectsAndNoSecretValue(t *testing.T) {
 		{Name: "AWS_REGION", Value: "eu-west-1"},
 		{Name: "AWS_ACCESS_KEY_ID", Value: accessKeyInEnv},
 		{Name: "AWS_SECRET_ACCESS_KEY", Value: secretKeyInEnv},
+		// OLM copies a cluster-wide proxy into the operator's environment, credentials
+		// included, under names that do not say so.
+		{Name: "HTTPS_PROXY", Value: "http://" + proxyUser + ":" + proxyPassword + "@proxy.corp.example:3128"},
+		{Name: "NO_PROXY_NOTE", Value: "see https://" + proxyPassword + "@docs.example/proxy and ftp://" + proxyUser + "@files.example/"},
 		{Name: "AWS_SESSION_TOKEN", ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: "aws-keys"}, Key: "key"}}},
 	}))
 	create(t, k8s, deployment(opNS, "unrelated", map[string]string{"app": "unrelated"}, nil))

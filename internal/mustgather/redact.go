@@ -42,7 +42,11 @@ var secretEnvName = regexp.MustCompile(`(?i)(SECRET|TOKEN|PASSWORD|PASSWD|CREDEN
 //   - an AWSAccount's externalId, the shared value the role's trust policy checks;
 //   - the value of any environment variable whose name says it is a credential, in
 //     every container list of the object (pods, Deployments, ReplicaSets, the CSV's
-//     install strategy, a Subscription's config).
+//     install strategy, a Subscription's config);
+//   - the user and password of every URL in any string of the object (env values
+//     whatever their names, arguments, annotations): a cluster-wide proxy's
+//     HTTPS_PROXY=http://user:pass@proxy:3128, which OLM injects into the operator's
+//     Deployment, is a credential under a name that does not say so.
 func sanitize(obj *unstructured.Unstructured) {
 	obj.SetManagedFields(nil)
 	if ann := obj.GetAnnotations(); ann != nil {
@@ -60,6 +64,35 @@ func sanitize(obj *unstructured.Unstructured) {
 		}
 	}
 	redactEnv(obj.Object)
+	obj.Object = redactURLCredentials(obj.Object).(map[string]any)
+}
+
+// urlCredentials matches the user information of a URL, scheme://user:password@ or
+// scheme://token@, wherever it appears in a string (a list of proxies, a flag's value).
+var urlCredentials = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.-]*://)[^/@\s"']+@`)
+
+// redactURLCredentials returns node with the user information of every URL in every
+// string (keys are left as they are) replaced, keeping the scheme and the host, which
+// support needs to see which proxy is in the way.
+func redactURLCredentials(node any) any {
+	switch v := node.(type) {
+	case map[string]any:
+		for key, child := range v {
+			v[key] = redactURLCredentials(child)
+		}
+		return v
+	case []any:
+		for i, child := range v {
+			v[i] = redactURLCredentials(child)
+		}
+		return v
+	case string:
+		return urlCredentials.ReplaceAllStringFunc(v, func(m string) string {
+			scheme := urlCredentials.FindStringSubmatch(m)[1]
+			return scheme + redacted(m[len(scheme):len(m)-1]) + "@"
+		})
+	}
+	return node
 }
 
 // redactString replaces a string field, when it is set.
