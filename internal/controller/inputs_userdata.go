@@ -81,8 +81,10 @@ type Identity struct {
 	// and SERVICE_ACCOUNT_NAME); empty when it runs outside the cluster.
 	Namespace, ServiceAccount string
 	// OwnSecrets are the Secrets of Namespace that hold the operator's own credentials
-	// and tokens. userDataFrom never reads them, whatever RBAC allows, so that nobody
-	// who may create an EC2Instance in the operator's namespace can ship them to an
+	// and tokens, by the names the operator knows; outputs are never written to them.
+	// userDataFrom goes further and never reads any Secret of Namespace (see
+	// inOperatorNamespace): a credentials Secret can have any name (the Helm chart
+	// takes one), and nobody who may create an EC2Instance there may ship it to an
 	// instance they control.
 	OwnSecrets []string
 }
@@ -99,6 +101,12 @@ func (id Identity) grantCommand(role, namespace string) string {
 	}
 	return fmt.Sprintf("kubectl create rolebinding %s --namespace %s --clusterrole=%s --serviceaccount=%s:%s",
 		role, namespace, role, ns, sa)
+}
+
+// inOperatorNamespace reports whether namespace is the operator's own, whose Secrets
+// userDataFrom never reads, whatever their names and whatever RBAC allows.
+func (id Identity) inOperatorNamespace(namespace string) bool {
+	return id.Namespace != "" && namespace == id.Namespace
 }
 
 // ownSecret reports whether the Secret is one of the operator's own.
@@ -124,9 +132,9 @@ func (r *EC2InstanceReconciler) desiredUserData(ctx context.Context, obj *comput
 	if !ok {
 		return obj.Spec.UserData, nil
 	}
-	if ref.kind == sourceSecret && r.Identity.ownSecret(ref.namespace, ref.name) {
+	if ref.kind == sourceSecret && r.Identity.inOperatorNamespace(ref.namespace) {
 		return "", refusal(computev1alpha1.ReasonUserDataSourceRefused, "", codeUserDataSourceRefused,
-			fmt.Sprintf("Secret %s/%s holds the operator's own credentials; user data is never read from it", ref.namespace, ref.name))
+			fmt.Sprintf("Secret %s/%s is in the operator's own namespace, where its credentials live; user data is never read from a Secret there (use a ConfigMap, or a namespace of your own)", ref.namespace, ref.name))
 	}
 	raw, err := r.readUserDataSource(ctx, ref)
 	if err != nil {

@@ -143,6 +143,13 @@ func (r *EC2InstanceReconciler) writeOutputs(ctx context.Context, s *instanceSco
 		return &outputsRefusal{computev1alpha1.ReasonOutputsTargetRefused,
 			fmt.Sprintf("%s %s/%s exists and is not owned by this EC2Instance: name another in spec.outputsTo, or delete it", kind, ns, name)}
 	}
+	if secret, ok := target.(*corev1.Secret); ok && secret.Type != corev1.SecretTypeOpaque {
+		// Anyone who may create Secrets can point one at the EC2Instance as its
+		// controller; only an Opaque one, as the operator creates them, is written, so
+		// that a ServiceAccount token or any other typed Secret is never filled in.
+		return &outputsRefusal{computev1alpha1.ReasonOutputsTargetRefused,
+			fmt.Sprintf("Secret %s/%s is of type %s; outputs are written only to Opaque Secrets", ns, name, secret.Type)}
+	}
 	if maps.Equal(outputsDataOf(target), want) {
 		return nil
 	}

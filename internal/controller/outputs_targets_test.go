@@ -128,3 +128,34 @@ func TestObserveWritesOutputsAndChangesNothingInAWS(t *testing.T) {
 		t.Errorf("Observe made %d changing EC2 calls: %v", n, h.sim.CallCounts())
 	}
 }
+
+// A tenant who may create Secrets can make a typed one (here a ServiceAccount token
+// Secret) with the EC2Instance as its controller: the outputs never fill it in, and
+// the object says why.
+func TestOutputsNeverWriteATypedSecretPointedAtTheObject(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, harnessOptions{tweak: asOperator(t, "ec2-operator-system")})
+	h.grant("ec2-operator-system", OutputsWriterRole)
+	obj := h.instance("typed")
+	h.create(obj)
+	obj = h.waitReady("typed")
+	isController := true
+	token := &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Namespace: h.ns, Name: "typed-outputs",
+			Annotations: map[string]string{corev1.ServiceAccountNameKey: "builder"},
+			OwnerReferences: []metav1.OwnerReference{{APIVersion: computev1alpha1.GroupVersion.String(), Kind: "EC2Instance",
+				Name: obj.Name, UID: obj.UID, Controller: &isController}}},
+		Type: corev1.SecretTypeServiceAccountToken,
+	}
+	if err := h.k8s.Create(context.Background(), token); err != nil {
+		t.Fatal(err)
+	}
+	h.update("typed", func(o *computev1alpha1.EC2Instance) {
+		o.Spec.OutputsTo = &computev1alpha1.OutputsTarget{Kind: computev1alpha1.OutputsSecret, Name: "typed-outputs"}
+	})
+	h.waitCondition("typed", computev1alpha1.ConditionStalled, metav1.ConditionTrue, computev1alpha1.ReasonOutputsTargetRefused)
+	h.waitEvent("typed", computev1alpha1.ReasonOutputsTargetRefused)
+	if _, data, _ := h.outputsOf(computev1alpha1.OutputsSecret, "typed-outputs"); len(data) != 0 {
+		t.Errorf("the typed Secret was written: %v", data)
+	}
+}

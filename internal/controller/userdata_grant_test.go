@@ -138,16 +138,60 @@ func TestUserDataFromWaitsForTheNamespacesGrantAndNamesTheCommand(t *testing.T) 
 	}
 }
 
-func TestUserDataFromNeverReadsTokensOrTheOperatorsOwnSecretsEvenWhenGranted(t *testing.T) {
+// TestUserDataFromNeverReadsASecretOfTheOperatorsNamespace runs an OwnNamespace
+// install: the tenant's objects live in the operator's namespace, next to its
+// credentials (under a name of the administrator's choosing, as the Helm chart allows),
+// and the namespace granted reading its Secrets. No Secret there is read, whatever its
+// name; a ConfigMap is, so the refusal is the rule's, not RBAC's.
+func TestUserDataFromNeverReadsASecretOfTheOperatorsNamespace(t *testing.T) {
 	t.Parallel()
-	// An OwnNamespace install: the tenant's objects live in the operator's namespace,
-	// next to its credentials, and the namespace granted reading its Secrets.
 	h := newHarness(t, harnessOptions{})
 	h.stopManager()
 	h.opts.tweak = asOperator(t, h.ns, "ec2-operator-aws-credentials")
 	h.startManager()
 	h.grantUserData(h.ns)
-	h.createSecret("ec2-operator-aws-credentials", "credentials", "[default]\naws_secret_access_key = do-not-ship\n")
+	h.createSecret("aws-keys", "credentials", "[default]\naws_secret_access_key = do-not-ship\n")
+	h.createSecret("boot", "user-data", secretUserData)
+	for name, secret := range map[string]string{"keys": "aws-keys", "boot": "boot"} {
+		obj := h.instance(name)
+		obj.Spec.UserDataFrom = &computev1alpha1.UserDataSource{SecretKeyRef: &computev1alpha1.SecretKeySelector{Name: secret, Key: "credentials"}}
+		if secret == "boot" {
+			obj.Spec.UserDataFrom.SecretKeyRef.Key = "user-data"
+		}
+		h.create(obj)
+	}
+	for _, name := range []string{"keys", "boot"} {
+		got := h.waitCondition(name, computev1alpha1.ConditionStalled, metav1.ConditionTrue, computev1alpha1.ReasonUserDataSourceRefused)
+		if msg := findCondition(got, computev1alpha1.ConditionReady).Message; !strings.Contains(msg, "operator's own namespace") {
+			t.Errorf("%s: Ready says %q; want the operator's namespace named", name, msg)
+		}
+	}
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "boot-cm", Namespace: h.ns}, Data: map[string]string{"user-data": secretUserData}}
+	if err := h.k8s.Create(context.Background(), cm); err != nil {
+		t.Fatal(err)
+	}
+	ok := h.instance("fromconfigmap")
+	ok.Spec.UserDataFrom = &computev1alpha1.UserDataSource{ConfigMapKeyRef: &computev1alpha1.ConfigMapKeySelector{Name: "boot-cm", Key: "user-data"}}
+	h.create(ok)
+	got := h.waitReady("fromconfigmap")
+	if live := h.sim.Instances(); len(live) != 1 || live[0].ID != got.Status.InstanceID {
+		t.Errorf("instances %+v, want only the ConfigMap's object's", live)
+	}
+	for _, name := range []string{"keys", "boot"} {
+		if st := h.get(name).Status; st.InstanceID != "" || st.LastLaunchAttempt != nil {
+			t.Errorf("%s, refused, recorded a launch: %+v", name, st)
+		}
+	}
+}
+
+// TestUserDataFromNeverReadsTokensEvenWhenGranted runs the operator in a namespace of
+// its own: a tenant namespace that granted reading its Secrets still never has a
+// ServiceAccount token read, while an ordinary Secret is.
+func TestUserDataFromNeverReadsTokensEvenWhenGranted(t *testing.T) {
+	t.Parallel()
+	const opNS = "ec2-operator-system"
+	h := newHarness(t, harnessOptions{tweak: asOperator(t, opNS)})
+	h.grantUserData(opNS)
 	token := &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Name: "builder-token", Namespace: h.ns,
 			Annotations: map[string]string{corev1.ServiceAccountNameKey: "builder"}},
@@ -157,19 +201,11 @@ func TestUserDataFromNeverReadsTokensOrTheOperatorsOwnSecretsEvenWhenGranted(t *
 	if err := h.k8s.Create(context.Background(), token); err != nil {
 		t.Fatal(err)
 	}
-	for name, key := range map[string]string{"own": "ec2-operator-aws-credentials", "token": "builder-token"} {
-		obj := h.instance(name)
-		obj.Spec.UserDataFrom = &computev1alpha1.UserDataSource{SecretKeyRef: &computev1alpha1.SecretKeySelector{Name: key, Key: "token"}}
-		if key == "ec2-operator-aws-credentials" {
-			obj.Spec.UserDataFrom.SecretKeyRef.Key = "credentials"
-		}
-		h.create(obj)
-	}
-	for _, name := range []string{"own", "token"} {
-		h.waitCondition(name, computev1alpha1.ConditionStalled, metav1.ConditionTrue, computev1alpha1.ReasonUserDataSourceRefused)
-	}
+	obj := h.instance("token")
+	obj.Spec.UserDataFrom = &computev1alpha1.UserDataSource{SecretKeyRef: &computev1alpha1.SecretKeySelector{Name: "builder-token", Key: "token"}}
+	h.create(obj)
+	h.waitCondition("token", computev1alpha1.ConditionStalled, metav1.ConditionTrue, computev1alpha1.ReasonUserDataSourceRefused)
 
-	// The grant works for an ordinary Secret, so the refusals are the rule's, not RBAC's.
 	h.createSecret("boot", "user-data", secretUserData)
 	ok := h.instance("ordinary")
 	ok.Spec.UserDataFrom = &computev1alpha1.UserDataSource{SecretKeyRef: &computev1alpha1.SecretKeySelector{Name: "boot", Key: "user-data"}}
@@ -180,10 +216,8 @@ func TestUserDataFromNeverReadsTokensOrTheOperatorsOwnSecretsEvenWhenGranted(t *
 	if live := h.sim.Instances(); len(live) != 1 || live[0].ID != got.Status.InstanceID {
 		t.Errorf("instances %+v, want only the ordinary Secret's object's", live)
 	}
-	for _, name := range []string{"own", "token"} {
-		if st := h.get(name).Status; st.InstanceID != "" || st.LastLaunchAttempt != nil {
-			t.Errorf("%s, refused, recorded a launch: %+v", name, st)
-		}
+	if st := h.get("token").Status; st.InstanceID != "" || st.LastLaunchAttempt != nil {
+		t.Errorf("the refused token object recorded a launch: %+v", st)
 	}
 	if ud := string(h.simInstance(got.Status.InstanceID).UserData); ud != secretUserData {
 		t.Errorf("instance user data %q, want the ordinary Secret's", ud)
