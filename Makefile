@@ -152,8 +152,8 @@ BENCH_SCENARIOS ?=
 .PHONY: bench
 bench: setup-envtest ## Count AWS calls, apiserver writes and memory for bulk create/restart/delete (N=100, 1,000) and at rest.
 	KUBEBUILDER_ASSETS="$$($(ENVTEST) use $(ENVTEST_K8S_VERSION) --bin-dir $(LOCALBIN) -i -p path)" \
-	BENCH=1 BENCH_SCENARIOS="$(BENCH_SCENARIOS)" go test ./test/bench/ -run '^TestBench$$' -count=1 -timeout 30m -v 2>&1 | \
-		grep -E '^\||^(ok|FAIL|---)|bench_test.go'
+	BENCH=1 BENCH_SCENARIOS="$(BENCH_SCENARIOS)" go test ./test/bench/ -run '^TestBench(FairShare)?$$' -count=1 -timeout 30m -v 2>&1 | \
+		grep -E '^\||^(ok|FAIL|---)|bench_test.go|fairshare_test.go'
 	KUBEBUILDER_ASSETS="$$($(ENVTEST) use $(ENVTEST_K8S_VERSION) --bin-dir $(LOCALBIN) -i -p path)" \
 		go test ./internal/... -run '^$$' -bench . -skip 'OutOfBandChangeSeenThroughEvents' -benchtime 3x -timeout 30m
 	@echo "How soon a stop or termination made outside Kubernetes shows in status through EC2 events (40 trials at the shipped periods):"

@@ -19,8 +19,14 @@ package v1alpha1
 // Guardrails say what the EC2Instances of an AWSAccount may ask for. Each list is a
 // set of patterns in which * matches any run of characters (slashes included); a
 // value is allowed when it matches one of them. A list left unset allows any value;
-// set it to restrict that field. Values the object leaves to AWS (no key pair, no
-// instance profile) are always allowed.
+// set it to restrict that field. A key pair or instance profile left unset is always
+// allowed (the instance has none). A subnet or security group left unset is not, once
+// subnetIds, vpcIds or securityGroupIds are set: EC2 would pick the default subnet (of
+// the default VPC, public addresses on) and the VPC's default group, which no platform
+// team that lists its networks means to hand out, so such a launch is refused.
+// Guardrails are enforced on every request the operator sends to EC2 for an object,
+// whichever code path built it, and on an instance an object adopts, restores or
+// observes, as EC2 describes it at that moment.
 type Guardrails struct {
 	// instanceProfiles are the IAM instance profiles spec.iamInstanceProfile may name.
 	// A pattern that starts with arn: is matched against an ARN the object gives; any
@@ -94,4 +100,115 @@ type Guardrails struct {
 	// +kubebuilder:validation:items:MaxLength=64
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Instance Types"
 	InstanceTypes []string `json:"instanceTypes,omitempty"`
+
+	// regions are the regions instances may run in (spec.region, the account's default
+	// region or the operator's). Unset allows every region.
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=64
+	// +kubebuilder:validation:items:MinLength=1
+	// +kubebuilder:validation:items:MaxLength=32
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Regions"
+	Regions []string `json:"regions,omitempty"`
+
+	// tenancies are the tenancies instances may have: default, dedicated or host.
+	// Instances that name no tenancy run on shared hardware (default), which is
+	// allowed only when default is listed.
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=3
+	// +kubebuilder:validation:items:Enum=default;dedicated;host
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Tenancies"
+	Tenancies []string `json:"tenancies,omitempty"`
+
+	// placementGroups are the placement groups instances may be placed in, by name.
+	// An instance in no group is always allowed.
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=64
+	// +kubebuilder:validation:items:MinLength=1
+	// +kubebuilder:validation:items:MaxLength=255
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Placement Groups"
+	PlacementGroups []string `json:"placementGroups,omitempty"`
+
+	// hosts are the Dedicated Hosts (IDs) and host resource groups (ARNs) instances may
+	// be placed on. Unset allows any; set to an empty list to allow none.
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=64
+	// +kubebuilder:validation:items:MinLength=1
+	// +kubebuilder:validation:items:MaxLength=2048
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Dedicated Hosts"
+	Hosts []string `json:"hosts,omitempty"`
+
+	// capacityReservations are the Capacity Reservations (IDs) and reservation resource
+	// groups (ARNs) instances may target. Unset allows any; an empty list allows none.
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=64
+	// +kubebuilder:validation:items:MinLength=1
+	// +kubebuilder:validation:items:MaxLength=2048
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Capacity Reservations"
+	CapacityReservations []string `json:"capacityReservations,omitempty"`
+
+	// openCapacityReservations says whether instances may run in any open Capacity
+	// Reservation of the account that matches them, EC2's default when an instance
+	// names no reservation preference. Forbidden requires every instance to set
+	// spec.capacityReservation (preference none, or a target capacityReservations
+	// allows), so that no namespace consumes capacity another team reserved.
+	// +optional
+	// +kubebuilder:default=Allowed
+	// +kubebuilder:validation:Enum=Allowed;Forbidden
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Open Capacity Reservations"
+	OpenCapacityReservations string `json:"openCapacityReservations,omitempty"`
+
+	// publicIpv4Pools are the BYOIP public IPv4 pools Elastic IPs may be allocated
+	// from. An address from Amazon's pool is always allowed.
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=64
+	// +kubebuilder:validation:items:MinLength=1
+	// +kubebuilder:validation:items:MaxLength=64
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Public IPv4 Pools"
+	PublicIPv4Pools []string `json:"publicIpv4Pools,omitempty"`
+
+	// volumes bound the EBS volumes instances may have: the root volume and data
+	// volumes, at launch, created later, or changed.
+	// +optional
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Volumes"
+	Volumes *VolumeGuardrails `json:"volumes,omitempty"`
+}
+
+// VolumeGuardrails bound EBS volumes.
+type VolumeGuardrails struct {
+	// maxSizeGiB is the largest size of one volume, in GiB.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=65536
+	MaxSizeGiB *int32 `json:"maxSizeGiB,omitempty"`
+
+	// maxIops is the most provisioned IOPS of one volume.
+	// +optional
+	// +kubebuilder:validation:Minimum=100
+	// +kubebuilder:validation:Maximum=256000
+	MaxIOPS *int32 `json:"maxIops,omitempty"`
+
+	// kmsKeyIds are the KMS keys (IDs, ARNs or aliases, as the object names them)
+	// volumes may be encrypted with. A volume that names no key uses the account's
+	// default EBS key, which is always allowed.
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=64
+	// +kubebuilder:validation:items:MinLength=1
+	// +kubebuilder:validation:items:MaxLength=2048
+	KMSKeyIDs []string `json:"kmsKeyIds,omitempty"`
+
+	// snapshotIds are the EBS snapshots data volumes may be created from. A volume
+	// created from no snapshot is always allowed.
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=64
+	// +kubebuilder:validation:items:MinLength=1
+	// +kubebuilder:validation:items:MaxLength=64
+	SnapshotIDs []string `json:"snapshotIds,omitempty"`
 }

@@ -18,35 +18,31 @@ package controller
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/guardrail"
 )
 
-// A guardrail refusal names the field, the value and the account's rule, so that the
-// user knows what to change and the administrator what was asked for. Nothing is
-// called in AWS for a refused object: not the launch, and not a change of a running
-// instance either (the pass stops before converging, so the instance stays as it is).
-
-// violation is one spec value outside an account's guardrails.
-type violation struct {
-	field, value, rule string
-	allowed            []string
-}
-
-func (v violation) String() string {
-	return fmt.Sprintf("%s %q is not allowed by spec.guardrails.%s (%s)", v.field, v.value, v.rule, strings.Join(v.allowed, ", "))
-}
+// Guardrails are enforced where requests leave: the pass's EC2 client is wrapped by
+// internal/guardrail, which checks every mutating request against the account's
+// guardrails before it is sent, whichever phase built it. What this file adds is
+// earlier feedback and the paths that take over an existing instance: the spec's own
+// values are checked before any AWS call (checkStaticGuardrails), a launch before its
+// record is written (checkLaunch), and an instance to adopt, restore or observe as
+// EC2 describes it (checkClaimedInstance). A refusal names the field, the value and
+// the account's rule, so that the user knows what to change and the administrator
+// what was asked for.
 
 // staticViolations checks what the spec names itself, before any AWS call: the
 // instance type, key pair, instance profile, subnet, security groups and image
 // owners. What only AWS can tell (the owner of an image given by ID, the VPC of a
-// subnet, what selectors pick) is checked by chosenViolations before the launch.
-func staticViolations(spec *computev1alpha1.EC2InstanceSpec, g *computev1alpha1.Guardrails) []violation {
-	var out []violation
+// subnet, what selectors pick) is checked by the guarded client.
+func staticViolations(spec *computev1alpha1.EC2InstanceSpec, g *computev1alpha1.Guardrails) []guardrail.Violation {
+	var out []guardrail.Violation
 	check := func(field, value, rule string, allowed []string, match func(pattern, value string) bool) {
 		if value == "" || allowed == nil {
 			return
@@ -56,109 +52,29 @@ func staticViolations(spec *computev1alpha1.EC2InstanceSpec, g *computev1alpha1.
 				return
 			}
 		}
-		out = append(out, violation{field: field, value: value, rule: rule, allowed: allowed})
+		out = append(out, guardrail.Violation{Field: field, Value: value, Rule: rule, Allowed: allowed})
 	}
-	check("spec.instanceType", spec.InstanceType, "instanceTypes", g.InstanceTypes, globMatch)
-	check("spec.keyName", spec.KeyName, "keyNames", g.KeyNames, globMatch)
-	check("spec.iamInstanceProfile", spec.IAMInstanceProfile, "instanceProfiles", g.InstanceProfiles, profileMatch)
-	check("spec.subnetId", spec.SubnetID, "subnetIds", g.SubnetIDs, globMatch)
+	check("spec.region", spec.Region, "regions", g.Regions, guardrail.GlobMatch)
+	check("spec.instanceType", spec.InstanceType, "instanceTypes", g.InstanceTypes, guardrail.GlobMatch)
+	check("spec.keyName", spec.KeyName, "keyNames", g.KeyNames, guardrail.GlobMatch)
+	check("spec.iamInstanceProfile", spec.IAMInstanceProfile, "instanceProfiles", g.InstanceProfiles, guardrail.ProfileMatch)
+	check("spec.subnetId", spec.SubnetID, "subnetIds", g.SubnetIDs, guardrail.GlobMatch)
 	for _, id := range spec.SecurityGroupIDs {
-		check("spec.securityGroupIds", id, "securityGroupIds", g.SecurityGroupIDs, globMatch)
+		check("spec.securityGroupIds", id, "securityGroupIds", g.SecurityGroupIDs, guardrail.GlobMatch)
 	}
 	if sel := spec.ImageSelector; sel != nil {
 		for _, owner := range sel.Owners {
-			check("spec.imageSelector.owners", owner, "imageOwners", g.ImageOwners, globMatch)
+			check("spec.imageSelector.owners", owner, "imageOwners", g.ImageOwners, guardrail.GlobMatch)
 		}
 	}
 	if ssm, ok := strings.CutPrefix(spec.ImageID, "resolve:ssm:"); ok && g.ImageOwners != nil {
 		// EC2 resolves the parameter at launch, so its image's owner is not known
 		// before. The public parameters under /aws/service/ name Amazon's images.
-		if !strings.HasPrefix(ssm, "/aws/service/") || !ownerAllowed(g.ImageOwners, ec2.Image{OwnerAlias: "amazon"}, "") {
-			out = append(out, violation{field: "spec.imageId", value: spec.ImageID, rule: "imageOwners", allowed: g.ImageOwners})
+		if !strings.HasPrefix(ssm, "/aws/service/") || !guardrail.OwnerAllowed(g.ImageOwners, ec2.Image{OwnerAlias: "amazon"}, "") {
+			out = append(out, guardrail.Violation{Field: "spec.imageId", Value: spec.ImageID, Rule: "imageOwners", Allowed: g.ImageOwners})
 		}
 	}
 	return out
-}
-
-// chosenViolations checks what AWS told the launch: the image's owner, and the subnet,
-// VPC and security groups that were chosen (by a selector, or named). accountID is the
-// account's own ID, for the alias self.
-func chosenViolations(s *instanceScope, image *ec2.Image, g *computev1alpha1.Guardrails, accountID string) []violation {
-	st := &s.obj.Status
-	var out []violation
-	if image != nil && g.ImageOwners != nil && !ownerAllowed(g.ImageOwners, *image, accountID) {
-		owner := image.OwnerID
-		if image.OwnerAlias != "" {
-			owner += " (" + image.OwnerAlias + ")"
-		}
-		out = append(out, violation{field: "the image " + image.ID + "'s owner", value: owner, rule: "imageOwners", allowed: g.ImageOwners})
-	}
-	if g.SubnetIDs != nil && st.SubnetID != "" && !anyGlob(g.SubnetIDs, st.SubnetID) {
-		out = append(out, violation{field: "the chosen subnet", value: st.SubnetID, rule: "subnetIds", allowed: g.SubnetIDs})
-	}
-	if g.VPCIDs != nil && st.VPCID != "" && !anyGlob(g.VPCIDs, st.VPCID) {
-		out = append(out, violation{field: "the subnet's VPC", value: st.VPCID, rule: "vpcIds", allowed: g.VPCIDs})
-	}
-	if g.SecurityGroupIDs != nil {
-		for _, id := range st.SecurityGroupIDs {
-			if !anyGlob(g.SecurityGroupIDs, id) {
-				out = append(out, violation{field: "the chosen security group", value: id, rule: "securityGroupIds", allowed: g.SecurityGroupIDs})
-			}
-		}
-	}
-	return out
-}
-
-// ownerAllowed reports whether an image's owner is one of allowed: its account ID,
-// its alias (amazon, aws-marketplace), self for the account's own, or *.
-func ownerAllowed(allowed []string, image ec2.Image, accountID string) bool {
-	for _, a := range allowed {
-		switch {
-		case a == "*":
-			return true
-		case a == "self":
-			if accountID != "" && image.OwnerID == accountID {
-				return true
-			}
-		case a == image.OwnerID || (image.OwnerAlias != "" && a == image.OwnerAlias):
-			return true
-		}
-	}
-	return false
-}
-
-// profileMatch matches an instance profile: an ARN pattern against an ARN value, any
-// other pattern against the profile's name.
-func profileMatch(pattern, value string) bool {
-	if strings.HasPrefix(pattern, "arn:") {
-		return strings.HasPrefix(value, "arn:") && globMatch(pattern, value)
-	}
-	name := value
-	if i := strings.LastIndex(value, "/"); strings.HasPrefix(value, "arn:") && i >= 0 {
-		name = value[i+1:]
-	}
-	return globMatch(pattern, name)
-}
-
-// anyGlob reports whether value matches one of the patterns.
-func anyGlob(patterns []string, value string) bool {
-	for _, p := range patterns {
-		if globMatch(p, value) {
-			return true
-		}
-	}
-	return false
-}
-
-// globMatch matches value against pattern, in which * matches any run of characters,
-// slashes included (path.Match would stop at a slash, which ARNs and paths contain).
-func globMatch(pattern, value string) bool {
-	parts := strings.Split(pattern, "*")
-	for i := range parts {
-		parts[i] = regexp.QuoteMeta(parts[i])
-	}
-	re, err := regexp.Compile("^" + strings.Join(parts, ".*") + "$")
-	return err == nil && re.MatchString(value)
 }
 
 // guardrailsOf is the account's guardrails, nil when it has none (or there is no
@@ -170,20 +86,40 @@ func guardrailsOf(acct *computev1alpha1.AWSAccount) *computev1alpha1.Guardrails 
 	return acct.Spec.Guardrails
 }
 
-// refuseGuardrails reports the violations (Ready=False, Stalled, reason
+// guardrailRules are the account's guardrails for the pass's region.
+func guardrailRules(s *instanceScope) guardrail.Rules {
+	rules := guardrail.Rules{Guardrails: guardrailsOf(s.account), Region: s.region}
+	if s.account != nil {
+		rules.AccountID = s.account.Status.AccountID
+	}
+	return rules
+}
+
+// refuseGuardrails reports violations (Ready=False, Stalled, reason
 // GuardrailViolation, an event once per change) and stops the pass like an account
 // refusal: without an error, so no hot loop, and rechecked when the account or the
-// object changes.
-func (r *EC2InstanceReconciler) refuseGuardrails(s *instanceScope, vs []violation) error {
+// object changes. what says what was refused.
+func (r *EC2InstanceReconciler) refuseGuardrails(s *instanceScope, what string, vs []guardrail.Violation) error {
 	texts := make([]string, 0, len(vs))
 	for _, v := range vs {
 		texts = append(texts, v.String())
 	}
-	msg := fmt.Sprintf("AWSAccount %q refuses this object: %s; nothing is called in AWS for it", s.account.Name, strings.Join(texts, "; "))
+	msg := fmt.Sprintf("AWSAccount %q refuses %s: %s; nothing was sent to EC2 for it", s.account.Name, what, strings.Join(texts, "; "))
 	if s.obj.Status.InstanceID != "" {
 		msg += " (the instance is left as it is)"
 	}
 	return r.refuseAccount(s, computev1alpha1.ReasonGuardrailViolation, msg)
+}
+
+// refusedRequest is how a pass reports a request the guarded client refused: like any
+// other guardrail refusal. It reports whether err was one.
+func (r *EC2InstanceReconciler) refusedRequest(s *instanceScope, err error) bool {
+	var refusal *guardrail.Refusal
+	if !errors.As(err, &refusal) || s.account == nil {
+		return false
+	}
+	_ = r.refuseGuardrails(s, refusal.Operation, refusal.Violations)
+	return true
 }
 
 // checkStaticGuardrails refuses, before any AWS call, a spec outside the account's
@@ -194,31 +130,43 @@ func (r *EC2InstanceReconciler) checkStaticGuardrails(s *instanceScope) error {
 		return nil
 	}
 	if vs := staticViolations(&s.obj.Spec, g); len(vs) > 0 {
-		return r.refuseGuardrails(s, vs)
+		return r.refuseGuardrails(s, "this object", vs)
 	}
 	return nil
 }
 
-// checkChosenGuardrails refuses a launch whose image, subnet, VPC or security groups,
-// as AWS described them, lie outside the account's guardrails.
-func (r *EC2InstanceReconciler) checkChosenGuardrails(ctx context.Context, s *instanceScope, image *ec2.Image) error {
-	g := guardrailsOf(s.account)
-	if g == nil {
-		return nil
+// checkLaunch asks the guarded client whether it would send the launch, before the
+// launch record is written: a refused launch must leave no record of a launch that
+// might have happened.
+func (r *EC2InstanceReconciler) checkLaunch(ctx context.Context, s *instanceScope, token string) error {
+	return guardrail.Launchable(ctx, s.ec2, launchRequest(s.obj, r.ClusterID, token, ""))
+}
+
+// checkClaimedInstance checks an instance the object is about to take over (adopt,
+// restore) or report (Observe) against the guardrails. With afresh, the instance is
+// described again first, not taken from what the client remembers: a claim must go by
+// the instance as it is now. It returns the description checked, or a step that ends
+// the pass with the instance untouched when the instance lies outside the guardrails.
+func (r *EC2InstanceReconciler) checkClaimedInstance(ctx context.Context, s *instanceScope, inst *ec2.Instance, afresh bool) (*ec2.Instance, step) {
+	rules := guardrailRules(s)
+	if rules.Guardrails == nil {
+		return inst, proceed()
 	}
-	st := &s.obj.Status
-	if g.VPCIDs != nil && st.VPCID == "" && s.obj.Spec.SubnetID != "" {
-		// A subnet named by ID: its VPC is known only to EC2.
-		subnets, err := s.ec2.FindSubnets(ctx, ec2.SubnetQuery{IDs: []string{s.obj.Spec.SubnetID}})
-		if err != nil {
-			return err
+	fresh := inst
+	if afresh {
+		s.ec2.ChangedElsewhere(inst.ID)
+		var err error
+		if fresh, err = s.ec2.GetInstance(ctx, inst.ID); err != nil {
+			return nil, failed("describing instance "+inst.ID+" afresh for the account's guardrails", err)
 		}
-		if len(subnets) == 1 {
-			st.VPCID = subnets[0].VPCID
-		}
 	}
-	if vs := chosenViolations(s, image, g, s.account.Status.AccountID); len(vs) > 0 {
-		return r.refuseGuardrails(s, vs)
+	vs, err := rules.Instance(ctx, s.ec2, *fresh)
+	if err != nil {
+		return nil, failed("checking instance "+inst.ID+" against the account's guardrails", err)
 	}
-	return nil
+	if len(vs) > 0 {
+		_ = r.refuseGuardrails(s, "instance "+inst.ID, vs)
+		return nil, accountRefused()
+	}
+	return fresh, proceed()
 }

@@ -18,7 +18,6 @@ package controller
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"time"
@@ -57,7 +56,7 @@ func (r *EC2InstanceReconciler) launch(ctx context.Context, s *instanceScope) st
 	// EC2 allows few launches a second per account; while the budget is spent, the
 	// object waits its turn without holding a worker or writing anything, and comes
 	// back when the client says its turn comes (its own place in line, so no spread).
-	if wait := s.ec2.LaunchTurn(token); wait > 0 {
+	if wait := s.ec2.LaunchTurn(token, s.obj.Namespace); wait > 0 {
 		// Nothing was sent under this token, and the checks above found nothing: the
 		// next pass goes straight to the launch, without listing or looking again.
 		r.launched.putNotSent(s.obj.UID, token)
@@ -120,11 +119,8 @@ func (r *EC2InstanceReconciler) prepareLaunch(ctx context.Context, s *instanceSc
 	if err := r.choosePlacement(ctx, s, newRecord); err != nil {
 		return failed("choosing the subnet and security groups", err)
 	}
-	if err := r.checkChosenGuardrails(ctx, s, s.image); err != nil {
-		if errors.Is(err, errAccountRefused{}) {
-			return accountRefused()
-		}
-		return failed("checking the subnet's VPC against the account's guardrails", err)
+	if err := r.checkLaunch(ctx, s, token); err != nil {
+		return failed("checking the launch against the account's guardrails", err)
 	}
 	if err := r.pinOwnAccount(ctx, s); err != nil {
 		return errored(err)

@@ -62,6 +62,12 @@ func (r *EC2InstanceReconciler) adoptInstance(ctx context.Context, s *instanceSc
 		r.event(s, corev1.EventTypeWarning, computev1alpha1.ReasonInstanceNotFound, msg)
 		return doneAfter(r.ResyncPeriod)
 	}
+	// Adopting is asking for the instance as it is: it must lie within the account's
+	// guardrails, as EC2 describes it now, before it is tagged or changed.
+	inst, st := r.checkClaimedInstance(ctx, s, inst, true)
+	if st.ends() {
+		return st
+	}
 	ownership := ec2.OwnershipTags(s.obj.Namespace, s.obj.Name, string(s.obj.UID), r.ClusterID)
 	rememberRootVolume(s, inst)
 	if err := r.writeOwnership(ctx, s, inst, ownership); err != nil {

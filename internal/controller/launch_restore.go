@@ -135,6 +135,13 @@ func (r *EC2InstanceReconciler) takeOver(ctx context.Context, s *instanceScope, 
 		// Its cluster tag changed since the listing: look again with a fresh one.
 		return doneAfter(r.PollInterval)
 	}
+	// A new object takes the instance over under today's guardrails, not the terms
+	// it was launched under: a re-created namespace must not inherit more than it may
+	// ask for.
+	inst, st := r.checkClaimedInstance(ctx, s, inst, true)
+	if st.ends() {
+		return st
+	}
 	previous := ec2.OwnerTag(inst.Tags, ec2.TagOwnerUID)
 	rememberRootVolume(s, inst)
 	ownership := ec2.OwnershipTags(s.obj.Namespace, s.obj.Name, string(s.obj.UID), r.ClusterID)

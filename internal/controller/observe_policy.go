@@ -49,6 +49,12 @@ func (r *EC2InstanceReconciler) reconcileObserve(ctx context.Context, s *instanc
 	if st.ends() {
 		return st
 	}
+	// Observing is a claim too: a namespace sees only instances its account's
+	// guardrails would let it ask for (see docs/guardrails.md). The first report goes
+	// by a fresh description; later passes by the pass's own, which every pass reads.
+	if inst, st = r.checkClaimedInstance(ctx, s, inst, s.obj.Status.InstanceID == ""); st.ends() {
+		return st
+	}
 	return r.reportObserved(ctx, s, inst)
 }
 

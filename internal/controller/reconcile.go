@@ -37,6 +37,7 @@ import (
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/guardrail"
 )
 
 // ClientProvider returns the EC2 client for a region, with the operator's own
@@ -309,6 +310,11 @@ func (r *EC2InstanceReconciler) useClient(ctx context.Context, s *instanceScope)
 		return failed(fmt.Sprintf("configuring the EC2 client for region %q", s.region), err)
 	}
 	s.ec2 = c
+	if s.obj.DeletionTimestamp.IsZero() {
+		// Every request of the pass leaves through the account's guardrails, except a
+		// deletion's: guardrails bound what is asked for, never its end.
+		s.ec2 = guardrail.New(c, guardrailRules(s))
+	}
 	r.expectFleet(ctx, s.obj.Status.Account, s.region, c)
 	return proceed()
 }

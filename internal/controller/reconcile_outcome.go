@@ -138,6 +138,11 @@ func (r *EC2InstanceReconciler) reportFailures(s *instanceScope, st step) (ctrl.
 	var first error
 	after, spread := st.after, false
 	for _, f := range st.failures {
+		if r.refusedRequest(s, f.err) {
+			// The guarded client refused a request: reported like any guardrail
+			// refusal, and looked at again when the account or the object changes.
+			return requeueAfter(accountRecheck, true), nil
+		}
 		if ec2.HeldBack(f.err) {
 			wait := ec2.RetryAfterOf(f.err)
 			s.log.V(1).Info("waiting for the EC2 API budget", "action", f.action, "after", wait)

@@ -275,13 +275,15 @@ type Tags interface {
 // that neither batches nor paces may ignore the hints and report no delay, and
 // callers stay correct, only slower.
 type FleetHints interface {
-	// LaunchTurn says whether the launch under this client token may be sent now
-	// (zero) or how long it should wait for its turn in EC2's RunInstances budget (two
-	// launches a second once a burst of five is spent, by default), so that a caller
-	// comes back then instead of blocking. Launches take their turns in the order
-	// they first asked; a zero answer keeps the launch's tokens for its RunInstance
-	// call, which should follow at once.
-	LaunchTurn(clientToken string) time.Duration
+	// LaunchTurn says whether the launch under this client token, for tenant (the
+	// object's namespace), may be sent now (zero) or how long it should wait for its
+	// turn in EC2's RunInstances budget (two launches a second once a burst of five is
+	// spent, by default), so that a caller comes back then instead of blocking.
+	// Tenants take turns, one launch each, and each tenant's launches go in the order
+	// they first asked, so that one namespace's backlog cannot hold back another's
+	// launch. A zero answer keeps the launch's tokens for its RunInstance call, which
+	// should follow at once.
+	LaunchTurn(clientToken, tenant string) time.Duration
 
 	// LaunchBacklog says about how long the launches waiting for their turn take to
 	// be sent (zero when none waits), so that a new instance can be looked at once

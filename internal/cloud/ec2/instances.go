@@ -69,11 +69,11 @@ func (c *AWSClient) ExpectLookups(ids []string) { c.batcher.ahead.expect(ids) }
 
 // LaunchTurn says whether a launch may be sent now or how long it should wait for
 // its turn in the RunInstances budget; see FleetHints.LaunchTurn.
-func (c *AWSClient) LaunchTurn(clientToken string) time.Duration {
+func (c *AWSClient) LaunchTurn(clientToken, tenant string) time.Duration {
 	if c.pacer == nil {
 		return 0
 	}
-	return c.pacer.launchTurn(time.Now(), clientToken)
+	return c.pacer.launchTurn(time.Now(), clientToken, tenant)
 }
 
 // LaunchBacklog says how long the launches waiting for their turn take to be sent;

@@ -24,7 +24,11 @@ import (
 )
 
 // Launches take their turns in the RunInstances budget in the order they first asked
-// (launchTurn). EC2 allows two launches a second by default, so a bulk create of a
+// (launchTurn), tenant by tenant: the tenants (namespaces) with launches waiting take
+// turns, one launch each, so that a namespace with a backlog of a thousand holds back
+// another namespace's one launch by one launch per waiting tenant, not by the backlog.
+// Round-robin rather than weighted: namespaces are the unit a platform team hands
+// out, and nothing in an EC2Instance says one deserves more launches than another. EC2 allows two launches a second by default, so a bulk create of a
 // hundred objects waits up to fifty seconds; each object is told when its turn comes,
 // from its place in line, and comes back then, instead of all of them coming back
 // together every second and leaving gaps in the budget between their returns. An
@@ -60,54 +64,86 @@ type ticket struct {
 	at           time.Time
 }
 
-// launchQueue is the launches waiting for their turn, in the order they first asked.
+// launchQueue is the launches waiting for their turn, in the order they go: by their
+// round, then by when they first asked. Rounds are start-time fair queuing: a tenant's
+// launch goes in the round after its tenant's previous one, and never in a round that
+// has already gone (the round of the launch last sent), so a tenant that starts asking
+// behind another's backlog goes in the next round, one launch per waiting tenant away.
 type launchQueue struct {
 	waiting []*queuedLaunch
 	byToken map[string]*queuedLaunch
+	// lastRound is the round of each tenant's last launch to join the line.
+	lastRound map[string]uint64
+	// sent is the round of the launch last sent.
+	sent    uint64
 	nextSeq uint64
 	swept   time.Time
 }
 
-// queuedLaunch is one waiting launch: its place in line and when it is due back.
+// queuedLaunch is one waiting launch: whose it is, its round, its place among those
+// that asked, and when it is due back.
 type queuedLaunch struct {
-	token string
-	seq   uint64
-	due   time.Time
+	token, tenant string
+	round, seq    uint64
+	due           time.Time
 }
 
-// rank is how many launches wait ahead of token: its place if it waits, else the
-// end of the line, which it joins.
-func (q *launchQueue) rank(token string) int {
-	e, ok := q.byToken[token]
-	if !ok {
-		return len(q.waiting)
+// before reports whether a goes before b.
+func (e *queuedLaunch) before(round, seq uint64) bool {
+	return e.round < round || (e.round == round && e.seq < seq)
+}
+
+// place is where a launch of that round and seq goes in line.
+func (q *launchQueue) place(round, seq uint64) int {
+	return sort.Search(len(q.waiting), func(i int) bool { return !q.waiting[i].before(round, seq) })
+}
+
+// nextRound is the round a new launch of tenant joins.
+func (q *launchQueue) nextRound(tenant string) uint64 {
+	return max(q.sent, q.lastRound[tenant]) + 1
+}
+
+// rank is how many launches go before token: its place if it waits, else where a
+// launch of tenant joins.
+func (q *launchQueue) rank(token, tenant string) int {
+	if e, ok := q.byToken[token]; ok {
+		return q.place(e.round, e.seq)
 	}
-	return sort.Search(len(q.waiting), func(i int) bool { return q.waiting[i].seq >= e.seq })
+	return q.place(q.nextRound(tenant), q.nextSeq+1)
 }
 
-// hold records that token waits, due back at due.
-func (q *launchQueue) hold(token string, due time.Time) {
+// hold records that token (a launch of tenant) waits, due back at due.
+func (q *launchQueue) hold(token, tenant string, due time.Time) {
 	if q.byToken == nil {
-		q.byToken = map[string]*queuedLaunch{}
+		q.byToken, q.lastRound = map[string]*queuedLaunch{}, map[string]uint64{}
 	}
 	if e, ok := q.byToken[token]; ok {
 		e.due = due
 		return
 	}
 	q.nextSeq++
-	e := &queuedLaunch{token: token, seq: q.nextSeq, due: due}
+	e := &queuedLaunch{token: token, tenant: tenant, round: q.nextRound(tenant), seq: q.nextSeq, due: due}
+	q.lastRound[tenant] = e.round
 	q.byToken[token] = e
-	q.waiting = append(q.waiting, e)
+	i := q.place(e.round, e.seq)
+	q.waiting = append(q.waiting, nil)
+	copy(q.waiting[i+1:], q.waiting[i:])
+	q.waiting[i] = e
 }
 
-// remove takes token out of the line.
-func (q *launchQueue) remove(token string) {
-	if _, ok := q.byToken[token]; !ok {
+// remove takes token out of the line; sent says it leaves because it is sent, which
+// moves the rounds on.
+func (q *launchQueue) remove(token string, sent bool) {
+	e, ok := q.byToken[token]
+	if !ok {
 		return
 	}
-	i := q.rank(token)
+	i := q.place(e.round, e.seq)
 	q.waiting = append(q.waiting[:i], q.waiting[i+1:]...)
 	delete(q.byToken, token)
+	if sent {
+		q.sent = max(q.sent, e.round)
+	}
 }
 
 // sweep forgets, at most once a second, the launches that did not come back.
@@ -126,12 +162,18 @@ func (q *launchQueue) sweep(now time.Time) {
 	}
 	clear(q.waiting[len(kept):])
 	q.waiting = kept
+	// A tenant whose last round has gone joins at the next round anyway.
+	for tenant, round := range q.lastRound {
+		if round <= q.sent {
+			delete(q.lastRound, tenant)
+		}
+	}
 }
 
-// launchTurn says whether the launch under token may be sent now (zero: its tokens
-// are reserved for its RunInstances call) or how long it should wait before asking
-// again.
-func (p *pacer) launchTurn(now time.Time, token string) time.Duration {
+// launchTurn says whether the launch under token, of tenant, may be sent now (zero:
+// its tokens are reserved for its RunInstances call) or how long it should wait before
+// asking again.
+func (p *pacer) launchTurn(now time.Time, token, tenant string) time.Duration {
 	if p.limits == nil {
 		return 0
 	}
@@ -143,7 +185,7 @@ func (p *pacer) launchTurn(now time.Time, token string) time.Duration {
 	}
 	p.queue.sweep(now)
 	call := callCost{operation: "RunInstances", resources: 1, clientToken: token}
-	rank := p.queue.rank(token)
+	rank := p.queue.rank(token, tenant)
 	eta := p.turnIn(now, rank)
 	if eta <= admitWait {
 		rs, err := p.reserveLocked(now, call)
@@ -152,14 +194,14 @@ func (p *pacer) launchTurn(now time.Time, token string) time.Duration {
 			return 0
 		}
 		p.tickets[token] = ticket{reservations: rs, at: now.Add(delayOf(now, rs))}
-		p.queue.remove(token)
+		p.queue.remove(token, true)
 		return 0
 	}
 	for _, bu := range p.budgetsOf(now, call) {
 		bu.backlogged(now)
 	}
 	hold := min(eta-turnLead, p.longestHold(now))
-	p.queue.hold(token, now.Add(hold))
+	p.queue.hold(token, tenant, now.Add(hold))
 	return hold
 }
 

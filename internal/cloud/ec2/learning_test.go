@@ -142,7 +142,7 @@ func TestLaunchesTakeTheirTurnsInTheOrderTheyAsked(t *testing.T) {
 	due := map[string]time.Time{}
 	for i := range tokens {
 		tokens[i] = fmt.Sprintf("launch-%02d", i)
-		if wait := p.launchTurn(t0, tokens[i]); wait > 0 {
+		if wait := p.launchTurn(t0, tokens[i], "ns"); wait > 0 {
 			due[tokens[i]] = t0.Add(wait)
 		}
 	}
@@ -161,7 +161,7 @@ func TestLaunchesTakeTheirTurnsInTheOrderTheyAsked(t *testing.T) {
 	// ticket without waiting more than the admission allows.
 	for i := 5; i < len(tokens); i++ {
 		at := due[tokens[i]]
-		if wait := p.launchTurn(at, tokens[i]); wait != 0 {
+		if wait := p.launchTurn(at, tokens[i], "ns"); wait != 0 {
 			t.Fatalf("%s came back when told and was told to wait %s more", tokens[i], wait)
 		}
 		_, delay, err := p.admit(at, callCost{operation: "RunInstances", resources: 1, clientToken: tokens[i]})
@@ -175,15 +175,15 @@ func TestALaunchThatDoesNotComeBackGivesUpItsPlace(t *testing.T) {
 	t0 := time.Unix(1000, 0)
 	p := learningPacer(false)
 	for i := range 6 {
-		p.launchTurn(t0, fmt.Sprintf("early-%d", i))
+		p.launchTurn(t0, fmt.Sprintf("early-%d", i), "ns")
 	}
-	gone := p.launchTurn(t0, "deleted") // its object is deleted: it never asks again
-	behind := p.launchTurn(t0, "behind")
+	gone := p.launchTurn(t0, "deleted", "ns") // its object is deleted: it never asks again
+	behind := p.launchTurn(t0, "behind", "ns")
 	if gone <= 0 || behind <= gone {
 		t.Fatalf("waits %s and %s, want the second after the first", gone, behind)
 	}
 	later := t0.Add(gone + staleAfter + 2*time.Second)
-	if got := p.launchTurn(later, "behind"); got != 0 {
+	if got := p.launchTurn(later, "behind", "ns"); got != 0 {
 		t.Errorf("the launch behind one that never came back still waits %s", got)
 	}
 	if _, ok := p.queue.byToken["deleted"]; ok {
@@ -194,7 +194,7 @@ func TestALaunchThatDoesNotComeBackGivesUpItsPlace(t *testing.T) {
 func TestALateTicketIsGivenUpAndTheLaunchTakesNewTokens(t *testing.T) {
 	t0 := time.Unix(1000, 0)
 	p := learningPacer(false)
-	if wait := p.launchTurn(t0, "slow"); wait != 0 {
+	if wait := p.launchTurn(t0, "slow", "ns"); wait != 0 {
 		t.Fatalf("the first launch waits %s", wait)
 	}
 	late := t0.Add(ticketGrace + time.Second)

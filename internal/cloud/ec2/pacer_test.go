@@ -65,7 +65,7 @@ func TestACallThatWouldWaitLongerThanAllowedIsNotSentAndSaysWhen(t *testing.T) {
 	if _, err := e.client.RunInstance(ctx, basicLaunch("first")); err != nil {
 		t.Fatal(err)
 	}
-	if d := e.client.LaunchTurn("second"); d < 9*time.Second {
+	if d := e.client.LaunchTurn("second", "ns"); d < 9*time.Second {
 		t.Errorf("LaunchTurn %s, want about the 10 s one token takes", d)
 	}
 	_, err := e.client.RunInstance(ctx, basicLaunch("second"))

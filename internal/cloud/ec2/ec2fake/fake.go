@@ -152,7 +152,7 @@ func (f *Fake) newID(prefix string) string {
 }
 
 // LaunchTurn reports the delay set by SetLaunchDelay (zero by default).
-func (f *Fake) LaunchTurn(clientToken string) time.Duration {
+func (f *Fake) LaunchTurn(clientToken, _ string) time.Duration {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	_ = f.begin("LaunchTurn", clientToken)

@@ -332,11 +332,11 @@ func Example() {
 
 func TestFleetHintsAreLoggedAndTheLaunchDelayIsSet(t *testing.T) {
 	f := ec2fake.New()
-	if d := f.LaunchTurn("t"); d != 0 {
+	if d := f.LaunchTurn("t", "ns"); d != 0 {
 		t.Errorf("LaunchTurn = %v by default, want 0", d)
 	}
 	f.SetLaunchDelay(time.Second)
-	if d := f.LaunchTurn("t"); d != time.Second {
+	if d := f.LaunchTurn("t", "ns"); d != time.Second {
 		t.Errorf("LaunchTurn = %v, want the delay set", d)
 	}
 	f.ExpectLookups([]string{"i-1", "i-2"})
