@@ -22,6 +22,8 @@ import (
 	"fmt"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
+
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
 	"github.com/ec2-operator/ec2-operator/internal/guardrail"
@@ -36,46 +38,6 @@ import (
 // EC2 describes it (checkClaimedInstance). A refusal names the field, the value and
 // the account's rule, so that the user knows what to change and the administrator
 // what was asked for.
-
-// staticViolations checks what the spec names itself, before any AWS call: the
-// instance type, key pair, instance profile, subnet, security groups and image
-// owners. What only AWS can tell (the owner of an image given by ID, the VPC of a
-// subnet, what selectors pick) is checked by the guarded client.
-func staticViolations(spec *computev1alpha1.EC2InstanceSpec, g *computev1alpha1.Guardrails) []guardrail.Violation {
-	var out []guardrail.Violation
-	check := func(field, value, rule string, allowed []string, match func(pattern, value string) bool) {
-		if value == "" || allowed == nil {
-			return
-		}
-		for _, p := range allowed {
-			if match(p, value) {
-				return
-			}
-		}
-		out = append(out, guardrail.Violation{Field: field, Value: value, Rule: rule, Allowed: allowed})
-	}
-	check("spec.region", spec.Region, "regions", g.Regions, guardrail.GlobMatch)
-	check("spec.instanceType", spec.InstanceType, "instanceTypes", g.InstanceTypes, guardrail.GlobMatch)
-	check("spec.keyName", spec.KeyName, "keyNames", g.KeyNames, guardrail.GlobMatch)
-	check("spec.iamInstanceProfile", spec.IAMInstanceProfile, "instanceProfiles", g.InstanceProfiles, guardrail.ProfileMatch)
-	check("spec.subnetId", spec.SubnetID, "subnetIds", g.SubnetIDs, guardrail.GlobMatch)
-	for _, id := range spec.SecurityGroupIDs {
-		check("spec.securityGroupIds", id, "securityGroupIds", g.SecurityGroupIDs, guardrail.GlobMatch)
-	}
-	if sel := spec.ImageSelector; sel != nil {
-		for _, owner := range sel.Owners {
-			check("spec.imageSelector.owners", owner, "imageOwners", g.ImageOwners, guardrail.GlobMatch)
-		}
-	}
-	if ssm, ok := strings.CutPrefix(spec.ImageID, "resolve:ssm:"); ok && g.ImageOwners != nil {
-		// EC2 resolves the parameter at launch, so its image's owner is not known
-		// before. The public parameters under /aws/service/ name Amazon's images.
-		if !strings.HasPrefix(ssm, "/aws/service/") || !guardrail.OwnerAllowed(g.ImageOwners, ec2.Image{OwnerAlias: "amazon"}, "") {
-			out = append(out, guardrail.Violation{Field: "spec.imageId", Value: spec.ImageID, Rule: "imageOwners", Allowed: g.ImageOwners})
-		}
-	}
-	return out
-}
 
 // guardrailsOf is the account's guardrails, nil when it has none (or there is no
 // account: the operator's own credentials without a default account).
@@ -104,7 +66,11 @@ func (r *EC2InstanceReconciler) refuseGuardrails(s *instanceScope, what string, 
 	for _, v := range vs {
 		texts = append(texts, v.String())
 	}
-	msg := fmt.Sprintf("AWSAccount %q refuses %s: %s; nothing was sent to EC2 for it", s.account.Name, what, strings.Join(texts, "; "))
+	account := "the operator's own credentials"
+	if s.account != nil {
+		account = fmt.Sprintf("AWSAccount %q", s.account.Name)
+	}
+	msg := fmt.Sprintf("%s refuses %s: %s; nothing was sent to EC2 for it", account, what, strings.Join(texts, "; "))
 	if s.obj.Status.InstanceID != "" {
 		msg += " (the instance is left as it is)"
 	}
@@ -115,8 +81,17 @@ func (r *EC2InstanceReconciler) refuseGuardrails(s *instanceScope, what string, 
 // other guardrail refusal. It reports whether err was one.
 func (r *EC2InstanceReconciler) refusedRequest(s *instanceScope, err error) bool {
 	var refusal *guardrail.Refusal
-	if !errors.As(err, &refusal) || s.account == nil {
+	if !errors.As(err, &refusal) {
 		return false
+	}
+	if refusal.Reason == guardrail.OwnershipRefused {
+		msg := refusal.Error() + "; the instance is left as it is"
+		if c := s.condition(computev1alpha1.ConditionReady); c == nil || c.Reason != computev1alpha1.ReasonOwnedByAnother || c.Message != msg {
+			r.event(s, corev1.EventTypeWarning, computev1alpha1.ReasonOwnedByAnother, msg)
+			r.Metrics.ReconcileError(computev1alpha1.ReasonOwnedByAnother)
+		}
+		s.notReady(computev1alpha1.ReasonOwnedByAnother, msg)
+		return true
 	}
 	_ = r.refuseGuardrails(s, refusal.Operation, refusal.Violations)
 	return true
@@ -129,7 +104,7 @@ func (r *EC2InstanceReconciler) checkStaticGuardrails(s *instanceScope) error {
 	if g == nil {
 		return nil
 	}
-	if vs := staticViolations(&s.obj.Spec, g); len(vs) > 0 {
+	if vs := guardrail.SpecViolations(&s.obj.Spec, g); len(vs) > 0 {
 		return r.refuseGuardrails(s, "this object", vs)
 	}
 	return nil
@@ -144,23 +119,26 @@ func (r *EC2InstanceReconciler) checkLaunch(ctx context.Context, s *instanceScop
 
 // checkClaimedInstance checks an instance the object is about to take over (adopt,
 // restore) or report (Observe) against the guardrails. With afresh, the instance is
-// described again first, not taken from what the client remembers: a claim must go by
-// the instance as it is now. It returns the description checked, or a step that ends
-// the pass with the instance untouched when the instance lies outside the guardrails.
+// described again first, not taken from what the client remembers, with or without
+// guardrails: a claim goes by the instance as it is now, and what the late
+// initialisation copies into the spec must not undo a change made a moment before
+// (an Observe object switched to Full right after an outside change). It returns the
+// description to go on with, or a step that ends the pass with the instance untouched
+// when the instance lies outside the guardrails.
 func (r *EC2InstanceReconciler) checkClaimedInstance(ctx context.Context, s *instanceScope, inst *ec2.Instance, afresh bool) (*ec2.Instance, step) {
+	if afresh {
+		s.ec2.ChangedElsewhere(inst.ID)
+		fresh, err := s.ec2.GetInstance(ctx, inst.ID)
+		if err != nil {
+			return nil, failed("describing instance "+inst.ID+" afresh before claiming it", err)
+		}
+		inst = fresh
+	}
 	rules := guardrailRules(s)
 	if rules.Guardrails == nil {
 		return inst, proceed()
 	}
-	fresh := inst
-	if afresh {
-		s.ec2.ChangedElsewhere(inst.ID)
-		var err error
-		if fresh, err = s.ec2.GetInstance(ctx, inst.ID); err != nil {
-			return nil, failed("describing instance "+inst.ID+" afresh for the account's guardrails", err)
-		}
-	}
-	vs, err := rules.Instance(ctx, s.ec2, *fresh)
+	vs, err := rules.Instance(ctx, s.ec2, *inst)
 	if err != nil {
 		return nil, failed("checking instance "+inst.ID+" against the account's guardrails", err)
 	}
@@ -168,5 +146,5 @@ func (r *EC2InstanceReconciler) checkClaimedInstance(ctx context.Context, s *ins
 		_ = r.refuseGuardrails(s, "instance "+inst.ID, vs)
 		return nil, accountRefused()
 	}
-	return fresh, proceed()
+	return inst, proceed()
 }

@@ -188,18 +188,49 @@ func TestElasticIPRefusalsAreReportedAndTheInstanceKeepsRunning(t *testing.T) {
 		t.Error("the instance was given up because of its address")
 	}
 
-	// An address associated with another instance is not taken from it.
+	// An address another object's operator allocated is not taken from it: refused
+	// before any AssociateAddress (it is that object's, associated or not).
 	h.sim.SetAddressLimit(5)
 	other := h.instance("other")
 	other.Spec.ElasticIP = &computev1alpha1.ElasticIP{Allocate: true}
 	h.create(other)
 	taken := h.waitAssociated("other").Status.ElasticIP.AllocationID
+	associations := h.sim.Calls("AssociateAddress")
 	thief := h.instance("thief")
 	thief.Spec.ElasticIP = &computev1alpha1.ElasticIP{AllocationID: taken}
 	h.create(thief)
-	h.waitCondition("thief", computev1alpha1.ConditionElasticIPAssociated, metav1.ConditionFalse, computev1alpha1.ReasonAddressInUse)
-	h.waitCondition("thief", computev1alpha1.ConditionStalled, metav1.ConditionTrue, computev1alpha1.ReasonAddressInUse)
+	h.waitCondition("thief", computev1alpha1.ConditionElasticIPAssociated, metav1.ConditionFalse, computev1alpha1.ReasonOwnedByAnother)
+	h.waitCondition("thief", computev1alpha1.ConditionStalled, metav1.ConditionTrue, computev1alpha1.ReasonOwnedByAnother)
 	if a, _ := h.sim.Address(taken); a.InstanceID != h.get("other").Status.InstanceID {
+		t.Errorf("the address moved to %s", a.InstanceID)
+	}
+	if n := h.sim.Calls("AssociateAddress") - associations; n != 0 {
+		t.Errorf("AssociateAddress called %d times for another object's address", n)
+	}
+
+	// An address nobody owns, associated with an instance outside Kubernetes, is not
+	// taken either: EC2 refuses the association (AllowReassociation is false).
+	loose, err := h.ec2Client().AllocateAddress(context.Background(), "", map[string]string{"owner": "network-team"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	outside := h.launchOutsideKubernetes("outside", ec2sim.DefaultSubnetIDs[0])
+	h.eventually(h.timeout, func() string {
+		return unless(h.simInstance(outside).State == ec2sim.StateRunning, "instance %s is %s", outside, h.simInstance(outside).State)
+	})
+	described, err := h.ec2Client().GetInstance(context.Background(), outside)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.ec2Client().AssociateAddress(context.Background(), loose.AllocationID, outside, described.NetworkInterfaces[0].ID); err != nil {
+		t.Fatal(err)
+	}
+	inUse := h.instance("inuse")
+	inUse.Spec.ElasticIP = &computev1alpha1.ElasticIP{AllocationID: loose.AllocationID}
+	h.create(inUse)
+	h.waitCondition("inuse", computev1alpha1.ConditionElasticIPAssociated, metav1.ConditionFalse, computev1alpha1.ReasonAddressInUse)
+	h.waitCondition("inuse", computev1alpha1.ConditionStalled, metav1.ConditionTrue, computev1alpha1.ReasonAddressInUse)
+	if a, _ := h.sim.Address(loose.AllocationID); a.InstanceID != outside {
 		t.Errorf("the address moved to %s", a.InstanceID)
 	}
 

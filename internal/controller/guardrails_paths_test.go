@@ -17,6 +17,7 @@ limitations under the License.
 package controller
 
 import (
+	"context"
 	"maps"
 	"strings"
 	"testing"
@@ -25,6 +26,7 @@ import (
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/credentials"
 	ec2sim "github.com/ec2-operator/ec2-operator/internal/sim/ec2"
 )
 
@@ -40,11 +42,6 @@ func platformGuardrails() *computev1alpha1.Guardrails {
 		Regions: []string{ec2sim.DefaultRegion}, SubnetIDs: []string{ec2sim.DefaultSubnetIDs[0]},
 		VPCIDs: []string{ec2sim.DefaultVPCID}, SecurityGroupIDs: []string{ec2sim.DefaultSecurityGroupID},
 	}
-}
-
-// shippedPeriods runs the harness's manager with the resync periods users run.
-func shippedPeriods(r *EC2InstanceReconciler) {
-	r.ResyncPeriod, r.AttributeResyncPeriod = DefaultResyncPeriod, DefaultAttributeResyncPeriod
 }
 
 // mutatingCalls are the calls in counts that change something in EC2.
@@ -75,7 +72,7 @@ func (h *harness) waitRefused(name string, want ...string) *computev1alpha1.EC2I
 
 func TestGuardrailsRefuseWhatALaunchLeavesToEC2AndOtherRegions(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, harnessOptions{accounts: true, tweak: shippedPeriods})
+	h := newHarness(t, harnessOptions{accounts: true, tweak: shippedTimings})
 	acct := h.guardedAccount(platformGuardrails())
 	before := mutatingCalls(h.sim.CallCounts())
 	cases := map[string]struct {
@@ -110,7 +107,7 @@ func TestGuardrailsRefuseWhatALaunchLeavesToEC2AndOtherRegions(t *testing.T) {
 
 func TestASelectorEditCannotAttachAGroupOutsideTheGuardrails(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, harnessOptions{accounts: true, tweak: shippedPeriods})
+	h := newHarness(t, harnessOptions{accounts: true, tweak: shippedTimings})
 	h.sim.AddSecurityGroupInVPC("sg-0a1b2c3d4e5f6f001", "other-team", ec2sim.DefaultVPCID, map[string]string{"team": "other"})
 	acct := h.guardedAccount(platformGuardrails())
 	obj := h.instance("web")
@@ -134,7 +131,7 @@ func TestASelectorEditCannotAttachAGroupOutsideTheGuardrails(t *testing.T) {
 
 func TestAnInstanceOutsideTheGuardrailsIsNeitherAdoptedNorObserved(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, harnessOptions{accounts: true, tweak: shippedPeriods})
+	h := newHarness(t, harnessOptions{accounts: true, tweak: shippedTimings})
 	const otherVPC, otherSubnet = "vpc-0a1b2c3d4e5f6f002", "subnet-0a1b2c3d4e5f6f003"
 	h.sim.AddVPC(otherVPC, "10.9.0.0/16")
 	h.sim.AddSubnetInVPC(otherSubnet, otherVPC, "us-east-1a", "10.9.1.0/24", nil)
@@ -159,5 +156,49 @@ func TestAnInstanceOutsideTheGuardrailsIsNeitherAdoptedNorObserved(t *testing.T)
 	}
 	if tags := h.simInstance(foreign).Tags; tags[ec2.TagOwnerUID] != "" {
 		t.Errorf("the refused instance was claimed: %v", tags)
+	}
+}
+
+// TestAnElasticIPByAllocationIDMustBeFreeToTake gives objects Elastic IPs by allocation
+// ID: one another object's operator allocated (unassociated, as during that object's
+// replacement), one nobody tagged, and one an administrator tagged adoptable, under an
+// account with guardrails. Only the last is associated; the others are refused
+// without an AssociateAddress call.
+func TestAnElasticIPByAllocationIDMustBeFreeToTake(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, harnessOptions{accounts: true, tweak: shippedTimings})
+	acct := h.guardedAccount(platformGuardrails())
+	ctx := context.Background()
+	allocate := func(tags map[string]string) string {
+		a, err := h.ec2Client().AllocateAddress(ctx, "", tags)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a.AllocationID
+	}
+	addresses := map[string]string{
+		"taker":   allocate(ec2.OwnershipTags(h.ns, "replaced", "uid-of-another-object", "")),
+		"untaged": allocate(map[string]string{"owner": "network-team"}),
+		"adopter": allocate(map[string]string{credentials.AdoptableTagKey: "true"}),
+	}
+	for name, id := range addresses {
+		obj := h.instance(name)
+		obj.Spec.AccountRef = &computev1alpha1.AccountReference{Name: acct.Name}
+		obj.Spec.ElasticIP = &computev1alpha1.ElasticIP{AllocationID: id}
+		h.create(obj)
+	}
+	h.waitAssociated("adopter")
+	got := h.waitCondition("taker", computev1alpha1.ConditionReady, metav1.ConditionFalse, computev1alpha1.ReasonOwnedByAnother)
+	if msg := findCondition(got, computev1alpha1.ConditionReady).Message; !strings.Contains(msg, "EC2Instance "+h.ns+"/replaced's") {
+		t.Errorf("Ready says %q; want the owner named", msg)
+	}
+	h.waitRefused("untaged", credentials.AdoptableTagKey)
+	if n := h.sim.Calls("AssociateAddress"); n != 1 {
+		t.Errorf("AssociateAddress called %d times, want once (the adoptable address)", n)
+	}
+	for _, name := range []string{"taker", "untaged"} {
+		if a, _ := h.sim.Address(addresses[name]); a.AssociationID != "" {
+			t.Errorf("%s: the refused address %s was associated", name, addresses[name])
+		}
 	}
 }

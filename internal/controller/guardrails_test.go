@@ -26,6 +26,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
+	"github.com/ec2-operator/ec2-operator/internal/guardrail"
 	ec2sim "github.com/ec2-operator/ec2-operator/internal/sim/ec2"
 )
 
@@ -42,7 +43,7 @@ func TestStaticGuardrailsNameTheFieldAndTheRule(t *testing.T) {
 		{"type", computev1alpha1.EC2InstanceSpec{InstanceType: "p5.48xlarge", ImageID: "ami-0abcdef1234567890"}, "spec.instanceType"},
 		{"unset profile and key are fine", computev1alpha1.EC2InstanceSpec{InstanceType: "t3.small", ImageID: "ami-0abcdef1234567890"}, ""},
 	} {
-		vs := staticViolations(&tc.spec, g)
+		vs := guardrail.SpecViolations(&tc.spec, g)
 		switch {
 		case tc.field == "" && len(vs) > 0:
 			t.Errorf("%s: refused: %v", tc.name, vs)

@@ -242,3 +242,38 @@ func TestObserveSwitchFollowsTheSpecAtShippedPeriods(t *testing.T) {
 		t.Errorf("back in Observe, the monitoring change was applied (%q)", calls)
 	}
 }
+
+// TestSwitchingToFullRightAfterAnOutsideChangeChangesNothing observes an instance,
+// turns its detailed monitoring off outside Kubernetes, and at once switches the
+// object to Full: the adoption describes the instance afresh, so the late
+// initialisation copies monitoring off into the spec and nothing but the ownership
+// claim is written to EC2 (no MonitorInstances from a description taken before).
+func TestSwitchingToFullRightAfterAnOutsideChangeChangesNothing(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, harnessOptions{tweak: shippedTimings})
+	c := h.ec2Client()
+	id := h.launchVariedFleet(c, 1)[0]
+	h.create(&computev1alpha1.EC2Instance{ObjectMeta: metav1.ObjectMeta{Name: "switched", Namespace: h.ns},
+		Spec: computev1alpha1.EC2InstanceSpec{InstanceID: id, ManagementPolicy: computev1alpha1.ManagementPolicyObserve}})
+	h.waitCondition("switched", computev1alpha1.ConditionReady, metav1.ConditionTrue, computev1alpha1.ReasonObserving)
+
+	// Another tool turns monitoring off: straight in EC2, not through the client the
+	// manager shares with the test (whose own calls would drop what it remembers).
+	if err := h.sim.ModifyInstance(id, func(i *ec2sim.InstanceRecord) { i.Monitoring = false }); err != nil {
+		t.Fatal(err)
+	}
+	before := h.sim.CallCounts()
+	m := h.mark("switched")
+	h.update("switched", func(o *computev1alpha1.EC2Instance) { o.Spec.ManagementPolicy = computev1alpha1.ManagementPolicyFull })
+	got := h.waitConditionSince(m, computev1alpha1.ConditionReady, metav1.ConditionTrue, computev1alpha1.ReasonAvailable)
+	h.waitEvent("switched", "Adopted")
+	if calls := mutatingSince(before, h.sim.CallCounts()); calls != "CreateTags=1" {
+		t.Errorf("switching to Full called %q, want only the ownership claim (CreateTags)", calls)
+	}
+	if h.simInstance(id).Monitoring {
+		t.Error("the outside change (monitoring off) was undone")
+	}
+	if got.Spec.Monitoring == nil || *got.Spec.Monitoring {
+		t.Errorf("spec.monitoring late-initialised to %v, want false (the instance as it is now)", got.Spec.Monitoring)
+	}
+}

@@ -313,7 +313,8 @@ func (r *EC2InstanceReconciler) useClient(ctx context.Context, s *instanceScope)
 	if s.obj.DeletionTimestamp.IsZero() {
 		// Every request of the pass leaves through the account's guardrails, except a
 		// deletion's: guardrails bound what is asked for, never its end.
-		s.ec2 = guardrail.New(c, guardrailRules(s))
+		s.ec2 = guardrail.New(c, guardrailRules(s), guardrail.Owner{
+			Namespace: s.obj.Namespace, Name: s.obj.Name, UID: string(s.obj.UID), Cluster: r.ClusterID})
 	}
 	r.expectFleet(ctx, s.obj.Status.Account, s.region, c)
 	return proceed()

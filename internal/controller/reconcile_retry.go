@@ -21,6 +21,7 @@ import (
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/guardrail"
 )
 
 // This file is the operator's one retry policy: what a failure is called (its Ready
@@ -34,6 +35,13 @@ func reasonFor(err error) string {
 	var own *reasonedError
 	if errors.As(err, &own) {
 		return own.reason
+	}
+	var refusal *guardrail.Refusal
+	if errors.As(err, &refusal) {
+		if refusal.Reason == guardrail.OwnershipRefused {
+			return computev1alpha1.ReasonOwnedByAnother
+		}
+		return computev1alpha1.ReasonGuardrailViolation
 	}
 	if reason, ok := reasonsByCause[ec2.CauseOf(err)]; ok {
 		return reason

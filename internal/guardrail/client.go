@@ -19,6 +19,7 @@ package guardrail
 import (
 	"context"
 
+	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
 )
 
@@ -29,17 +30,19 @@ import (
 type Client struct {
 	inner ec2.Client
 	rules Rules
+	owner Owner
 }
 
 var _ ec2.Client = (*Client)(nil)
 
-// New returns inner under rules. Without guardrails there is nothing to enforce, and
-// the pass uses inner itself.
-func New(inner ec2.Client, rules Rules) ec2.Client {
-	if rules.Guardrails == nil {
-		return inner
+// New returns inner under rules, acting for owner. Without guardrails only the
+// region-free, ownership rules apply: every list is unset.
+func New(inner ec2.Client, rules Rules, owner Owner) *Client {
+	rules.guarded = rules.Guardrails != nil
+	if !rules.guarded {
+		rules.Guardrails = &computev1alpha1.Guardrails{}
 	}
-	return &Client{inner: inner, rules: rules}
+	return &Client{inner: inner, rules: rules, owner: owner}
 }
 
 // refuse is the error of a refused request, nil when nothing was violated.
@@ -53,8 +56,15 @@ func refuse(operation string, vs []Violation) error {
 // inRegion refuses a change in a region the account does not allow: every mutating
 // request is checked at least for that.
 func (c *Client) inRegion(operation string) error {
+	return c.check(operation, func(*checker) {})
+}
+
+// check runs the region rule and the request's own rules, and returns the refusal of
+// operation when one fails.
+func (c *Client) check(operation string, rules func(*checker)) error {
 	ch := &checker{}
 	c.rules.region(ch)
+	rules(ch)
 	return refuse(operation, ch.out)
 }
 
@@ -88,10 +98,9 @@ func Launchable(ctx context.Context, c ec2.Client, req ec2.LaunchRequest) error 
 
 // ModifyInstanceType checks the new type.
 func (c *Client) ModifyInstanceType(ctx context.Context, id, instanceType string) error {
-	ch := &checker{}
-	c.rules.region(ch)
-	ch.list("the instance type", instanceType, "instanceTypes", c.rules.Guardrails.InstanceTypes, GlobMatch)
-	if err := refuse("ModifyInstanceAttribute (instance type)", ch.out); err != nil {
+	if err := c.check("ModifyInstanceAttribute (instance type)", func(ch *checker) {
+		ch.list("the instance type", instanceType, "instanceTypes", c.rules.Guardrails.InstanceTypes, GlobMatch)
+	}); err != nil {
 		return err
 	}
 	return c.inner.ModifyInstanceType(ctx, id, instanceType)
@@ -99,10 +108,9 @@ func (c *Client) ModifyInstanceType(ctx context.Context, id, instanceType string
 
 // ModifySecurityGroups checks the new groups, whether named or chosen by a selector.
 func (c *Client) ModifySecurityGroups(ctx context.Context, id string, groupIDs []string) error {
-	ch := &checker{}
-	c.rules.region(ch)
-	c.rules.groups(ch, groupIDs)
-	if err := refuse("ModifyInstanceAttribute (security groups)", ch.out); err != nil {
+	if err := c.check("ModifyInstanceAttribute (security groups)", func(ch *checker) {
+		c.rules.groups(ch, groupIDs)
+	}); err != nil {
 		return err
 	}
 	return c.inner.ModifySecurityGroups(ctx, id, groupIDs)
@@ -110,10 +118,9 @@ func (c *Client) ModifySecurityGroups(ctx context.Context, id string, groupIDs [
 
 // SetIAMInstanceProfile checks the new profile; removing the profile is always allowed.
 func (c *Client) SetIAMInstanceProfile(ctx context.Context, id, profile string) error {
-	ch := &checker{}
-	c.rules.region(ch)
-	ch.list("the instance profile", profile, "instanceProfiles", c.rules.Guardrails.InstanceProfiles, ProfileMatch)
-	if err := refuse("AssociateIamInstanceProfile", ch.out); err != nil {
+	if err := c.check("AssociateIamInstanceProfile", func(ch *checker) {
+		ch.list("the instance profile", profile, "instanceProfiles", c.rules.Guardrails.InstanceProfiles, ProfileMatch)
+	}); err != nil {
 		return err
 	}
 	return c.inner.SetIAMInstanceProfile(ctx, id, profile)
@@ -121,10 +128,9 @@ func (c *Client) SetIAMInstanceProfile(ctx context.Context, id, profile string) 
 
 // SetCapacityReservation checks the new preference or target.
 func (c *Client) SetCapacityReservation(ctx context.Context, id string, spec ec2.CapacityReservationSpec) error {
-	ch := &checker{}
-	c.rules.region(ch)
-	c.rules.capacityReservation(ch, &spec)
-	if err := refuse("ModifyInstanceCapacityReservationAttributes", ch.out); err != nil {
+	if err := c.check("ModifyInstanceCapacityReservationAttributes", func(ch *checker) {
+		c.rules.capacityReservation(ch, &spec)
+	}); err != nil {
 		return err
 	}
 	return c.inner.SetCapacityReservation(ctx, id, spec)
@@ -133,14 +139,13 @@ func (c *Client) SetCapacityReservation(ctx context.Context, id string, spec ec2
 // SetPlacement checks the new tenancy, group and host. A request that leaves the
 // group as it is (changeGroup false) is not checked for the group.
 func (c *Client) SetPlacement(ctx context.Context, id string, p ec2.PlacementSpec, changeGroup bool) error {
-	ch := &checker{}
-	c.rules.region(ch)
-	checked := p
-	if !changeGroup {
-		checked.GroupName = ""
-	}
-	c.rules.placement(ch, &checked)
-	if err := refuse("ModifyInstancePlacement", ch.out); err != nil {
+	if err := c.check("ModifyInstancePlacement", func(ch *checker) {
+		checked := p
+		if !changeGroup {
+			checked.GroupName = ""
+		}
+		c.rules.placement(ch, &checked)
+	}); err != nil {
 		return err
 	}
 	return c.inner.SetPlacement(ctx, id, p, changeGroup)
@@ -148,10 +153,9 @@ func (c *Client) SetPlacement(ctx context.Context, id string, p ec2.PlacementSpe
 
 // CreateVolume checks the volume's size, IOPS, key and snapshot.
 func (c *Client) CreateVolume(ctx context.Context, zone, token string, req ec2.VolumeRequest, tags map[string]string) (*ec2.Volume, error) {
-	ch := &checker{}
-	c.rules.region(ch)
-	c.rules.volume(ch, "the volume for "+req.Device, req)
-	if err := refuse("CreateVolume", ch.out); err != nil {
+	if err := c.check("CreateVolume", func(ch *checker) {
+		c.rules.volume(ch, "the volume for "+req.Device, req)
+	}); err != nil {
 		return nil, err
 	}
 	return c.inner.CreateVolume(ctx, zone, token, req, tags)
@@ -159,10 +163,9 @@ func (c *Client) CreateVolume(ctx context.Context, zone, token string, req ec2.V
 
 // ModifyVolume checks the new size and IOPS.
 func (c *Client) ModifyVolume(ctx context.Context, volumeID string, change ec2.VolumeChange) error {
-	ch := &checker{}
-	c.rules.region(ch)
-	c.rules.volume(ch, "volume "+volumeID, ec2.VolumeRequest{SizeGiB: change.SizeGiB, IOPS: change.IOPS})
-	if err := refuse("ModifyVolume", ch.out); err != nil {
+	if err := c.check("ModifyVolume", func(ch *checker) {
+		c.rules.volume(ch, "volume "+volumeID, ec2.VolumeRequest{SizeGiB: change.SizeGiB, IOPS: change.IOPS})
+	}); err != nil {
 		return err
 	}
 	return c.inner.ModifyVolume(ctx, volumeID, change)
@@ -170,10 +173,9 @@ func (c *Client) ModifyVolume(ctx context.Context, volumeID string, change ec2.V
 
 // ResizeVolume checks the new size.
 func (c *Client) ResizeVolume(ctx context.Context, volumeID string, sizeGiB int32) error {
-	ch := &checker{}
-	c.rules.region(ch)
-	c.rules.volume(ch, "volume "+volumeID, ec2.VolumeRequest{SizeGiB: sizeGiB})
-	if err := refuse("ModifyVolume (size)", ch.out); err != nil {
+	if err := c.check("ModifyVolume (size)", func(ch *checker) {
+		c.rules.volume(ch, "volume "+volumeID, ec2.VolumeRequest{SizeGiB: sizeGiB})
+	}); err != nil {
 		return err
 	}
 	return c.inner.ResizeVolume(ctx, volumeID, sizeGiB)
@@ -181,10 +183,9 @@ func (c *Client) ResizeVolume(ctx context.Context, volumeID string, sizeGiB int3
 
 // AllocateAddress checks the pool; Amazon's pool (none named) is always allowed.
 func (c *Client) AllocateAddress(ctx context.Context, pool string, tags map[string]string) (*ec2.Address, error) {
-	ch := &checker{}
-	c.rules.region(ch)
-	ch.list("the public IPv4 pool", pool, "publicIpv4Pools", c.rules.Guardrails.PublicIPv4Pools, GlobMatch)
-	if err := refuse("AllocateAddress", ch.out); err != nil {
+	if err := c.check("AllocateAddress", func(ch *checker) {
+		ch.list("the public IPv4 pool", pool, "publicIpv4Pools", c.rules.Guardrails.PublicIPv4Pools, GlobMatch)
+	}); err != nil {
 		return nil, err
 	}
 	return c.inner.AllocateAddress(ctx, pool, tags)

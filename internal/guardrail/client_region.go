@@ -113,6 +113,9 @@ func (c *Client) AttachVolume(ctx context.Context, volumeID, instanceID, device 
 	if err := c.inRegion("AttachVolume"); err != nil {
 		return err
 	}
+	if err := c.checkTagged(ctx, "AttachVolume", []string{volumeID}); err != nil {
+		return err
+	}
 	return c.inner.AttachVolume(ctx, volumeID, instanceID, device)
 }
 
@@ -127,6 +130,9 @@ func (c *Client) AssociateAddress(ctx context.Context, allocationID, instanceID,
 	if err := c.inRegion("AssociateAddress"); err != nil {
 		return "", err
 	}
+	if err := c.checkAddress(ctx, allocationID); err != nil {
+		return "", err
+	}
 	return c.inner.AssociateAddress(ctx, allocationID, instanceID, networkInterfaceID)
 }
 
@@ -139,6 +145,9 @@ func (c *Client) SetSecondaryPrivateIPCount(ctx context.Context, instanceID, net
 
 func (c *Client) CreateTags(ctx context.Context, resourceIDs []string, tags map[string]string) error {
 	if err := c.inRegion("CreateTags"); err != nil {
+		return err
+	}
+	if err := c.checkTagged(ctx, "CreateTags", resourceIDs); err != nil {
 		return err
 	}
 	return c.inner.CreateTags(ctx, resourceIDs, tags)

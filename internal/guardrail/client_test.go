@@ -87,7 +87,7 @@ func callWithZeroArguments(c ec2.Client, name string) error {
 // refused without a call to EC2, and reads, hints and the ends of things pass.
 func TestNoChangeLeavesForARegionTheAccountDoesNotAllow(t *testing.T) {
 	fake := ec2fake.New()
-	g := New(fake, Rules{Guardrails: &computev1alpha1.Guardrails{Regions: []string{"eu-*"}}, Region: "us-west-2"})
+	g := New(fake, Rules{Guardrails: &computev1alpha1.Guardrails{Regions: []string{"eu-*"}}, Region: "us-west-2"}, Owner{Namespace: "team-a", Name: "web", UID: "u-1"})
 	for _, m := range clientMethods() {
 		fake.ResetCalls()
 		err := callWithZeroArguments(g, m.Name)
@@ -109,11 +109,27 @@ func TestNoChangeLeavesForARegionTheAccountDoesNotAllow(t *testing.T) {
 	}
 }
 
-// TestWithoutGuardrailsTheClientIsTheAccountsOwn checks that an account without
-// guardrails costs nothing: the pass gets the inner client itself.
-func TestWithoutGuardrailsTheClientIsTheAccountsOwn(t *testing.T) {
+// TestWithoutGuardrailsOnlyOwnershipIsChecked checks an account without guardrails:
+// a launch that leaves everything to EC2 is sent, and the only refusal left is of a
+// resource another object owns.
+func TestWithoutGuardrailsOnlyOwnershipIsChecked(t *testing.T) {
 	fake := ec2fake.New()
-	if got := New(fake, Rules{Region: "us-east-1"}); got != ec2.Client(fake) {
-		t.Fatalf("New without guardrails returned %T, want the inner client", got)
+	g := New(fake, Rules{Region: "us-west-2"}, Owner{Namespace: "team-a", Name: "web", UID: "u-1", Cluster: "c-1"})
+	inst, err := g.RunInstance(context.Background(), ec2.LaunchRequest{ClientToken: "t", ImageID: ec2fake.DefaultImageID, InstanceType: "t3.micro"})
+	if err != nil {
+		t.Fatalf("a launch without guardrails: %v", err)
+	}
+	other := ec2.OwnershipTags("team-b", "db", "u-2", "c-1")
+	if err := fake.CreateTags(context.Background(), []string{inst.ID}, other); err != nil {
+		t.Fatal(err)
+	}
+	fake.ResetCalls()
+	err = g.CreateTags(context.Background(), []string{inst.ID}, map[string]string{"team": "a"})
+	var refusal *Refusal
+	if !errors.As(err, &refusal) || refusal.Reason != OwnershipRefused || !strings.Contains(err.Error(), "EC2Instance team-b/db's") {
+		t.Fatalf("tagging another object's instance: %v, want an ownership refusal naming it", err)
+	}
+	if n := fake.Count("CreateTags"); n != 0 {
+		t.Errorf("CreateTags sent %d times for another object's instance", n)
 	}
 }

@@ -46,9 +46,9 @@ var Decisions = map[string]Decision{
 
 	// Starting an instance asks for it to run again, in the region it is in; the
 	// settings below have no guardrail field. AttachVolume, AssociateAddress and
-	// CreateTags act on resources the caller found by the object's ownership tags or
-	// named in its spec; their ownership is the caller's check today (see the issue's
-	// closing note), their region is checked here.
+	// CreateTags are also refused on a resource another object or cluster owns
+	// (ownership.go), and AssociateAddress, under guardrails, on an address the
+	// operator did not allocate that an administrator did not tag adoptable.
 	"StartInstance": RegionOnly, "ModifyTerminationProtection": RegionOnly, "ModifyUserData": RegionOnly,
 	"ModifyMetadataOptions": RegionOnly, "SetDetailedMonitoring": RegionOnly, "SetSourceDestCheck": RegionOnly,
 	"SetStopProtection": RegionOnly, "SetShutdownBehavior": RegionOnly, "SetAutoRecovery": RegionOnly,

@@ -63,16 +63,18 @@ func (r Rules) region(c *checker) {
 	c.list("the region", r.Region, "regions", r.Guardrails.Regions, GlobMatch)
 }
 
+// imageOfAmazon stands for an image Amazon owns, for the owner rule.
+var imageOfAmazon = ec2.Image{OwnerAlias: "amazon"}
+
 // image checks the owner of the image a launch boots. An image given by ID is looked
-// up; a resolve:ssm: parameter is resolved by EC2 at launch, so only the public
-// parameters under /aws/service/, which name Amazon's images, pass an owner rule.
+// up; a resolve:ssm: parameter is checked by ssmImageAllowed.
 func (r Rules) image(ctx context.Context, c *checker, look lookups, imageID string) error {
 	owners := r.Guardrails.ImageOwners
 	if owners == nil || imageID == "" {
 		return nil
 	}
-	if ssm, ok := strings.CutPrefix(imageID, "resolve:ssm:"); ok {
-		if !strings.HasPrefix(ssm, "/aws/service/") || !OwnerAllowed(owners, ec2.Image{OwnerAlias: "amazon"}, "") {
+	if strings.HasPrefix(imageID, "resolve:ssm:") {
+		if !ssmImageAllowed(owners, imageID) {
 			c.add(Violation{Field: "the image", Value: imageID, Rule: "imageOwners", Allowed: owners})
 		}
 		return nil

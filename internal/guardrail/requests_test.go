@@ -116,7 +116,7 @@ func TestRequestsOutsideTheGuardrailsAreRefusedBeforeTheyAreSent(t *testing.T) {
 			fake := ec2fake.New()
 			fake.AddSubnet(other)
 			fake.ResetCalls()
-			err := tc.call(context.Background(), New(fake, platformRules()))
+			err := tc.call(context.Background(), New(fake, platformRules(), Owner{Namespace: "team-a", Name: "web", UID: "u-1"}))
 			var refusal *Refusal
 			switch {
 			case tc.refused == "":

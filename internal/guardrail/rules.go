@@ -38,6 +38,8 @@ type Rules struct {
 	Guardrails *computev1alpha1.Guardrails
 	AccountID  string
 	Region     string
+	// guarded says the account has guardrails (New fills an empty set otherwise).
+	guarded bool
 }
 
 // Violation is one value outside an account's guardrails.
@@ -51,6 +53,10 @@ type Violation struct {
 }
 
 func (v Violation) String() string {
+	if v.Rule == "" {
+		// A refusal of its own (ownership): the value says it all.
+		return v.Field + " " + v.Value
+	}
 	value := v.Value
 	if value == "" {
 		value = "unset (EC2's default)"
@@ -62,8 +68,11 @@ func (v Violation) String() string {
 
 // Refusal is the error of a request the guard did not send.
 type Refusal struct {
-	// Operation is the client method refused, such as RunInstance.
-	Operation  string
+	// Operation is the EC2 request refused, such as RunInstances.
+	Operation string
+	// Reason is the object's Ready reason for it: GuardrailViolation when empty, or
+	// OwnershipRefused.
+	Reason     string
 	Violations []Violation
 }
 
