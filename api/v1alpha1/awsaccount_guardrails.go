@@ -203,12 +203,14 @@ type VolumeGuardrails struct {
 	// +kubebuilder:validation:items:MaxLength=2048
 	KMSKeyIDs []string `json:"kmsKeyIds,omitempty"`
 
-	// snapshotIds are the EBS snapshots data volumes may be created from. A volume
-	// created from no snapshot is always allowed.
+	// snapshotOwners are the owners of the EBS snapshots data volumes may be created
+	// from: account IDs, or the aliases amazon and self (the account's own). A volume
+	// from no snapshot is always allowed. The snapshot is looked up (DescribeSnapshots)
+	// before the request, and its size counts against maxSizeGiB when the volume names
+	// none.
 	// +optional
 	// +listType=set
 	// +kubebuilder:validation:MaxItems=64
-	// +kubebuilder:validation:items:MinLength=1
-	// +kubebuilder:validation:items:MaxLength=64
-	SnapshotIDs []string `json:"snapshotIds,omitempty"`
+	// +kubebuilder:validation:items:Pattern=`^([0-9]{12}|amazon|self|\*)$`
+	SnapshotOwners []string `json:"snapshotOwners,omitempty"`
 }

@@ -1031,8 +1031,8 @@ func (in *VolumeGuardrails) DeepCopyInto(out *VolumeGuardrails) {
 		*out = make([]string, len(*in))
 		copy(*out, *in)
 	}
-	if in.SnapshotIDs != nil {
-		in, out := &in.SnapshotIDs, &out.SnapshotIDs
+	if in.SnapshotOwners != nil {
+		in, out := &in.SnapshotOwners, &out.SnapshotOwners
 		*out = make([]string, len(*in))
 		copy(*out, *in)
 	}

@@ -202,3 +202,27 @@ func TestAnElasticIPByAllocationIDMustBeFreeToTake(t *testing.T) {
 		}
 	}
 }
+
+// TestADataVolumeFromAnotherAccountsSnapshotIsRefused lets volumes come only from the
+// account's own snapshots: a volume restored from a snapshot another account shared
+// is refused before RunInstances, and one from the account's own launches.
+func TestADataVolumeFromAnotherAccountsSnapshotIsRefused(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, harnessOptions{accounts: true, tweak: shippedTimings})
+	h.sim.AddSharedSnapshot("snap-0a1b2c3d4e5f6f010", 20, "210987654321", "")
+	h.sim.AddSnapshot("snap-0a1b2c3d4e5f6f011", 20)
+	g := platformGuardrails()
+	g.Volumes = &computev1alpha1.VolumeGuardrails{SnapshotOwners: []string{"self"}}
+	acct := h.guardedAccount(g)
+	for name, snap := range map[string]string{"shared": "snap-0a1b2c3d4e5f6f010", "own": "snap-0a1b2c3d4e5f6f011"} {
+		obj := h.instance(name)
+		obj.Spec.AccountRef = &computev1alpha1.AccountReference{Name: acct.Name}
+		obj.Spec.Volumes = []computev1alpha1.DataVolume{{DeviceName: "/dev/sdf", SnapshotID: snap}}
+		h.create(obj)
+	}
+	h.waitReady("own")
+	h.waitRefused("shared", `the owner of snapshot snap-0a1b2c3d4e5f6f010 for the volume at /dev/sdf "210987654321"`, "spec.guardrails.volumes.snapshotOwners")
+	if n := h.sim.Calls("RunInstances"); n != 1 {
+		t.Errorf("RunInstances called %d times, want once (the own snapshot's object)", n)
+	}
+}

@@ -109,6 +109,7 @@ func describeStatements() []Statement {
 				"ec2:DescribeInstanceTypes",
 				"ec2:DescribeInstances",
 				"ec2:DescribeSecurityGroups",
+				"ec2:DescribeSnapshots",
 				"ec2:DescribeSubnets",
 				"ec2:DescribeVolumes",
 			},

@@ -151,11 +151,14 @@ func (c *Client) SetPlacement(ctx context.Context, id string, p ec2.PlacementSpe
 	return c.inner.SetPlacement(ctx, id, p, changeGroup)
 }
 
-// CreateVolume checks the volume's size, IOPS, key and snapshot.
+// CreateVolume checks the volume's size, IOPS, key and snapshot owner.
 func (c *Client) CreateVolume(ctx context.Context, zone, token string, req ec2.VolumeRequest, tags map[string]string) (*ec2.Volume, error) {
-	if err := c.check("CreateVolume", func(ch *checker) {
-		c.rules.volume(ch, "the volume for "+req.Device, req)
-	}); err != nil {
+	ch := &checker{}
+	c.rules.region(ch)
+	if err := c.rules.volumeFromSnapshot(ctx, ch, c.inner, "the volume for "+req.Device, req); err != nil {
+		return nil, err
+	}
+	if err := refuse("CreateVolume", ch.out); err != nil {
 		return nil, err
 	}
 	return c.inner.CreateVolume(ctx, zone, token, req, tags)

@@ -60,6 +60,10 @@ func (c *Client) FindVolumes(ctx context.Context, tags map[string]string) ([]ec2
 	return c.inner.FindVolumes(ctx, tags)
 }
 
+func (c *Client) DescribeSnapshot(ctx context.Context, id string) (*ec2.Snapshot, error) {
+	return c.inner.DescribeSnapshot(ctx, id)
+}
+
 func (c *Client) GetVolumeSize(ctx context.Context, volumeID string) (int32, error) {
 	return c.inner.GetVolumeSize(ctx, volumeID)
 }

@@ -62,7 +62,7 @@ var Decisions = map[string]Decision{
 
 	"GetInstance": Read, "FindInstances": Read, "OwnedInstances": Read, "GetInstanceAttributes": Read,
 	"GetLifecycleAttributes": Read, "GetCreditSpecification": Read, "DescribeVolumes": Read,
-	"FindVolumes": Read, "GetVolumeSize": Read, "DescribeAddresses": Read, "OwnedAddresses": Read,
+	"FindVolumes": Read, "DescribeSnapshot": Read, "GetVolumeSize": Read, "DescribeAddresses": Read, "OwnedAddresses": Read,
 	"FindSubnets": Read, "FindSecurityGroups": Read, "FindImages": Read, "DescribeImage": Read,
 	"InstanceType": Read,
 

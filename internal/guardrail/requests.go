@@ -30,6 +30,7 @@ import (
 type lookups interface {
 	FindSubnets(ctx context.Context, q ec2.SubnetQuery) ([]ec2.Subnet, error)
 	DescribeImage(ctx context.Context, id string) (*ec2.Image, error)
+	DescribeSnapshot(ctx context.Context, id string) (*ec2.Snapshot, error)
 }
 
 // launch checks everything a RunInstances request asks for.
@@ -52,7 +53,9 @@ func (r Rules) launch(ctx context.Context, look lookups, req ec2.LaunchRequest) 
 		r.volume(c, "the root volume", ec2.VolumeRequest{SizeGiB: rv.SizeGiB, IOPS: rv.IOPS, KMSKeyID: rv.KMSKeyID})
 	}
 	for _, v := range req.Volumes {
-		r.volume(c, "the volume at "+v.Device, v)
+		if err := r.volumeFromSnapshot(ctx, c, look, "the volume at "+v.Device, v); err != nil {
+			return nil, err
+		}
 	}
 	return c.out, nil
 }
@@ -163,7 +166,7 @@ func (r Rules) capacityReservation(c *checker, cr *ec2.CapacityReservationSpec) 
 	}
 }
 
-// volume checks one volume's size, IOPS, KMS key and snapshot.
+// volume checks one volume's size, IOPS and KMS key.
 func (r Rules) volume(c *checker, what string, v ec2.VolumeRequest) {
 	vg := r.Guardrails.Volumes
 	if vg == nil {
@@ -178,5 +181,32 @@ func (r Rules) volume(c *checker, what string, v ec2.VolumeRequest) {
 			Allowed: []string{"at most " + strconv.Itoa(int(*vg.MaxIOPS))}})
 	}
 	c.list("the KMS key of "+what, v.KMSKeyID, "volumes.kmsKeyIds", vg.KMSKeyIDs, GlobMatch)
-	c.list("the snapshot of "+what, v.SnapshotID, "volumes.snapshotIds", vg.SnapshotIDs, GlobMatch)
+}
+
+// volumeFromSnapshot checks a volume that may be created from a snapshot: the
+// snapshot's owner, and the snapshot's size when the volume takes it (no size of its
+// own), besides what volume checks. The snapshot is looked up only when a rule needs
+// it, once per snapshot for the client's lifetime.
+func (r Rules) volumeFromSnapshot(ctx context.Context, c *checker, look lookups, what string, v ec2.VolumeRequest) error {
+	vg := r.Guardrails.Volumes
+	if vg == nil || v.SnapshotID == "" || (vg.SnapshotOwners == nil && (vg.MaxSizeGiB == nil || v.SizeGiB > 0)) {
+		r.volume(c, what, v)
+		return nil
+	}
+	snap, err := look.DescribeSnapshot(ctx, v.SnapshotID)
+	if err != nil {
+		return err
+	}
+	if vg.SnapshotOwners != nil && !OwnerAllowed(vg.SnapshotOwners, ec2.Image{OwnerID: snap.OwnerID, OwnerAlias: snap.OwnerAlias}, r.AccountID) {
+		owner := snap.OwnerID
+		if snap.OwnerAlias != "" {
+			owner += " (" + snap.OwnerAlias + ")"
+		}
+		c.add(Violation{Field: "the owner of snapshot " + v.SnapshotID + " for " + what, Value: owner, Rule: "volumes.snapshotOwners", Allowed: vg.SnapshotOwners})
+	}
+	if v.SizeGiB == 0 {
+		v.SizeGiB = snap.SizeGiB
+	}
+	r.volume(c, what, v)
+	return nil
 }

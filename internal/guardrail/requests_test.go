@@ -37,7 +37,7 @@ func platformRules() Rules {
 		SecurityGroupIDs: []string{ec2fake.DefaultSecurityGroupID}, InstanceTypes: []string{"t3.*"}, ImageOwners: []string{"amazon"},
 		Tenancies: []string{"default"}, PlacementGroups: []string{"team-*"}, Hosts: []string{},
 		CapacityReservations: []string{"cr-0team*"}, OpenCapacityReservations: "Forbidden", PublicIPv4Pools: []string{"ipv4pool-ec2-team"},
-		Volumes: &computev1alpha1.VolumeGuardrails{MaxSizeGiB: &size, MaxIOPS: &iops, KMSKeyIDs: []string{"alias/team"}, SnapshotIDs: []string{"snap-0team*"}},
+		Volumes: &computev1alpha1.VolumeGuardrails{MaxSizeGiB: &size, MaxIOPS: &iops, KMSKeyIDs: []string{"alias/team"}, SnapshotOwners: []string{"self", "amazon"}},
 	}}
 }
 
@@ -101,10 +101,13 @@ func TestRequestsOutsideTheGuardrailsAreRefusedBeforeTheyAreSent(t *testing.T) {
 			_, err := c.AllocateAddress(ctx, "ipv4pool-ec2-other", nil)
 			return err
 		}, "spec.guardrails.publicIpv4Pools"},
-		{"a volume from another snapshot", "CreateVolume", func(ctx context.Context, c ec2.Client) error {
-			_, err := c.CreateVolume(ctx, ec2fake.DefaultZone, "t", ec2.VolumeRequest{Device: "/dev/sdg", SnapshotID: "snap-0other"}, nil)
+		{"a volume from another account's snapshot", "CreateVolume", func(ctx context.Context, c ec2.Client) error {
+			_, err := c.CreateVolume(ctx, ec2fake.DefaultZone, "t", ec2.VolumeRequest{Device: "/dev/sdg", SnapshotID: "snap-0shared", SizeGiB: 10}, nil)
 			return err
-		}, "volumes.snapshotIds"},
+		}, `the owner of snapshot snap-0shared for the volume for /dev/sdg "210987654321" is not allowed by spec.guardrails.volumes.snapshotOwners`},
+		{"a volume taking a large snapshot's size", "RunInstances", launch(func(r *ec2.LaunchRequest) {
+			r.Volumes = []ec2.VolumeRequest{{Device: "/dev/sdh", SnapshotID: "snap-0ownbig"}}
+		}), `the size of the volume at /dev/sdh "500 GiB" is not allowed by spec.guardrails.volumes.maxSizeGiB`},
 		{"a volume grown past the largest size", "ModifyVolume", func(ctx context.Context, c ec2.Client) error {
 			return c.ResizeVolume(ctx, "vol-1", 101)
 		}, "volumes.maxSizeGiB"},
@@ -115,6 +118,8 @@ func TestRequestsOutsideTheGuardrailsAreRefusedBeforeTheyAreSent(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			fake := ec2fake.New()
 			fake.AddSubnet(other)
+			fake.AddSnapshot(ec2.Snapshot{ID: "snap-0shared", OwnerID: "210987654321", SizeGiB: 8})
+			fake.AddSnapshot(ec2.Snapshot{ID: "snap-0ownbig", OwnerID: ec2fake.AccountID, SizeGiB: 500})
 			fake.ResetCalls()
 			err := tc.call(context.Background(), New(fake, platformRules(), Owner{Namespace: "team-a", Name: "web", UID: "u-1"}))
 			var refusal *Refusal

@@ -172,6 +172,10 @@ type Volumes interface {
 	// FindVolumes lists the volumes carrying every one of tags.
 	FindVolumes(ctx context.Context, tags map[string]string) ([]Volume, error)
 
+	// DescribeSnapshot returns an EBS snapshot's owner and size; an ID the account
+	// cannot see fails as invalid input (InvalidSnapshot.NotFound).
+	DescribeSnapshot(ctx context.Context, id string) (*Snapshot, error)
+
 	// GetVolumeSize returns the size of an EBS volume in GiB.
 	GetVolumeSize(ctx context.Context, volumeID string) (int32, error)
 

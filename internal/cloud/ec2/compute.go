@@ -68,8 +68,9 @@ type InstanceTypeInfo struct {
 // computeCache remembers what never changes for a region and account: images by ID
 // and instance types by name, each asked once for all concurrent reconciles.
 type computeCache struct {
-	images permanentCache[Image]
-	types  permanentCache[InstanceTypeInfo]
+	images    permanentCache[Image]
+	types     permanentCache[InstanceTypeInfo]
+	snapshots permanentCache[Snapshot]
 }
 
 // FindImages lists the available images matching q, newest first (by creation date,
@@ -177,4 +178,25 @@ func (c *AWSClient) describeInstanceType(ctx context.Context, name string) (Inst
 		info.MemoryMiB = aws.ToInt64(t.MemoryInfo.SizeInMiB)
 	}
 	return info, nil
+}
+
+// DescribeSnapshot returns one EBS snapshot's owner and size, remembered for the
+// client's lifetime: neither ever changes for a snapshot ID.
+func (c *AWSClient) DescribeSnapshot(ctx context.Context, id string) (*Snapshot, error) {
+	snap, err := c.compute.snapshots.get(ctx, "DescribeSnapshots", id, func() (Snapshot, error) {
+		out, err := c.api.DescribeSnapshots(ctx, &awsec2.DescribeSnapshotsInput{SnapshotIds: []string{id}})
+		if err != nil {
+			return Snapshot{}, classify("DescribeSnapshots", err)
+		}
+		if len(out.Snapshots) == 0 {
+			return Snapshot{}, &Error{Kind: KindInvalidInput, Operation: "DescribeSnapshots", Code: "InvalidSnapshot.NotFound",
+				Message: fmt.Sprintf("The snapshot '%s' does not exist.", id)}
+		}
+		s := out.Snapshots[0]
+		return Snapshot{ID: id, OwnerID: aws.ToString(s.OwnerId), OwnerAlias: aws.ToString(s.OwnerAlias), SizeGiB: aws.ToInt32(s.VolumeSize)}, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &snap, nil
 }

@@ -231,3 +231,30 @@ func TestHibernationAndCapacityAndPlacementThroughTheSDK(t *testing.T) {
 		t.Errorf("reservation after the change %+v", got.CapacityReservation)
 	}
 }
+
+// TestDescribeSnapshotReadsTheOwnerThroughTheSDKAndIsRemembered describes a shared
+// snapshot and the account's own through the real SDK against the emulator: owner,
+// alias and size come through, a second lookup costs no call, and an unknown ID is
+// invalid input with EC2's code.
+func TestDescribeSnapshotReadsTheOwnerThroughTheSDKAndIsRemembered(t *testing.T) {
+	e := newSimEnv(t, ec2sim.Config{Seed: 1}, Options{})
+	e.sim.AddSharedSnapshot("snap-0a1b2c3d4e5f60001", 30, "210987654321", "")
+	e.sim.AddSharedSnapshot("snap-0a1b2c3d4e5f60002", 8, "137112412989", "amazon")
+	ctx := context.Background()
+	for range 2 {
+		snap, err := e.client.DescribeSnapshot(ctx, "snap-0a1b2c3d4e5f60001")
+		if err != nil || snap.OwnerID != "210987654321" || snap.OwnerAlias != "" || snap.SizeGiB != 30 {
+			t.Fatalf("DescribeSnapshot = %+v, %v", snap, err)
+		}
+	}
+	if snap, err := e.client.DescribeSnapshot(ctx, "snap-0a1b2c3d4e5f60002"); err != nil || snap.OwnerAlias != "amazon" || snap.SizeGiB != 8 {
+		t.Fatalf("Amazon's snapshot = %+v, %v", snap, err)
+	}
+	if n := e.sim.Calls("DescribeSnapshots"); n != 2 {
+		t.Errorf("%d DescribeSnapshots calls for two snapshots looked up three times, want 2", n)
+	}
+	_, err := e.client.DescribeSnapshot(ctx, "snap-0a1b2c3d4e5f6ffff")
+	if KindOf(err) != KindInvalidInput || CodeOf(err) != "InvalidSnapshot.NotFound" {
+		t.Errorf("an unknown snapshot: %v, want InvalidSnapshot.NotFound as invalid input", err)
+	}
+}

@@ -42,6 +42,14 @@ type Volume struct {
 	Tags            map[string]string
 }
 
+// Snapshot is an EBS snapshot a volume can be created from: who owns it (an account
+// ID, and EC2's alias such as amazon for Amazon's own) and its size.
+type Snapshot struct {
+	ID                  string
+	OwnerID, OwnerAlias string
+	SizeGiB             int32
+}
+
 // VolumeRequest describes one data volume, at launch or for CreateVolume.
 type VolumeRequest struct {
 	Device string

@@ -51,6 +51,7 @@ var handlers = map[string]handler{
 	"CreateTags":                             (*Sim).createTags,
 	"DeleteTags":                             (*Sim).deleteTags,
 	"DescribeImages":                         (*Sim).describeImages,
+	"DescribeSnapshots":                      (*Sim).describeSnapshots,
 	"DescribeInstanceTypes":                  (*Sim).describeInstanceTypes,
 	"ModifyInstanceCreditSpecification":      (*Sim).modifyInstanceCreditSpecification,
 	"DescribeInstanceCreditSpecifications":   (*Sim).describeInstanceCreditSpecifications,

@@ -145,8 +145,8 @@ type Sim struct {
 
 	// volumeSeq numbers volumes in creation order, for DescribeVolumes paging tokens.
 	volumeSeq int
-	// snapshots are the EBS snapshots added with AddSnapshot, by id, with their size.
-	snapshots map[string]int
+	// snapshots are the EBS snapshots added with AddSnapshot or AddSharedSnapshot, by id.
+	snapshots map[string]snapshot
 	// volumeTokens remembers what each CreateVolume ClientToken created.
 	volumeTokens map[string]*volumeToken
 	// volumeFailures are the failures armed by FailNextVolumeCreation, taken in order

@@ -63,6 +63,7 @@ type Fake struct {
 	subnets   []ec2.Subnet
 	groups    []securityGroup
 	images    []image
+	snapshots map[string]ec2.Snapshot
 	types     map[string]ec2.InstanceTypeInfo
 
 	calls   []Call

@@ -209,3 +209,18 @@ func selects(tags, want map[string]string) bool {
 	}
 	return true
 }
+
+// DescribeSnapshot returns one snapshot added with AddSnapshot, or
+// InvalidSnapshot.NotFound.
+func (f *Fake) DescribeSnapshot(_ context.Context, id string) (*ec2.Snapshot, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.begin("DescribeSnapshot", id); err != nil {
+		return nil, err
+	}
+	snap, ok := f.snapshots[id]
+	if !ok {
+		return nil, errorf("DescribeSnapshots", "InvalidSnapshot.NotFound", "The snapshot '%s' does not exist.", id)
+	}
+	return &snap, nil
+}

@@ -254,3 +254,13 @@ func cloneAddress(a ec2.Address) ec2.Address {
 	}
 	return a
 }
+
+// AddSnapshot adds or replaces a snapshot volumes can be created from.
+func (f *Fake) AddSnapshot(snap ec2.Snapshot) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.snapshots == nil {
+		f.snapshots = map[string]ec2.Snapshot{}
+	}
+	f.snapshots[snap.ID] = snap
+}
