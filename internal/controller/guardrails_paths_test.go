@@ -226,3 +226,33 @@ func TestADataVolumeFromAnotherAccountsSnapshotIsRefused(t *testing.T) {
 		t.Errorf("RunInstances called %d times, want once (the own snapshot's object)", n)
 	}
 }
+
+// TestARestoreTakesOverOnlyUnderTodaysGuardrails deletes an object without its
+// finalizer (a namespace force-cleaned), tightens its account's guardrails, and
+// re-creates the object: the earlier object's instance, outside them now, is neither
+// taken over nor replaced by a launch.
+func TestARestoreTakesOverOnlyUnderTodaysGuardrails(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, harnessOptions{accounts: true, tweak: shippedTimings})
+	acct := h.guardedAccount(platformGuardrails())
+	obj := h.instance("restored")
+	obj.Spec.AccountRef = &computev1alpha1.AccountReference{Name: acct.Name}
+	h.create(obj.DeepCopy())
+	first := h.waitReady("restored")
+	h.update("restored", func(o *computev1alpha1.EC2Instance) { o.Finalizers = nil })
+	h.deleteObject("restored")
+	h.waitGone("restored")
+
+	tighter := platformGuardrails()
+	tighter.Tenancies = []string{"dedicated"}
+	h.setGuardrails(acct.Name, tighter)
+	before := mutatingCalls(h.sim.CallCounts())
+	h.create(obj.DeepCopy())
+	h.waitRefused("restored", "instance "+first.Status.InstanceID, `the tenancy "default"`, "spec.guardrails.tenancies")
+	if after := mutatingCalls(h.sim.CallCounts()); !maps.Equal(before, after) {
+		t.Errorf("the refused restore changed something in EC2: calls before %v, after %v", before, after)
+	}
+	if tags := h.simInstance(first.Status.InstanceID).Tags; tags[ec2.TagOwnerUID] != string(first.UID) {
+		t.Errorf("the instance was taken over: %v", tags)
+	}
+}

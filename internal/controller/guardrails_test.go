@@ -58,8 +58,14 @@ func TestStaticGuardrailsNameTheFieldAndTheRule(t *testing.T) {
 func (h *harness) guardedAccount(g *computev1alpha1.Guardrails) *computev1alpha1.AWSAccount {
 	h.t.Helper()
 	a := h.account("guarded", "", "", computev1alpha1.AllowedNamespaces{Names: []string{h.ns}})
+	return h.setGuardrails(a.Name, g)
+}
+
+// setGuardrails replaces an AWSAccount's guardrails and waits until it is verified.
+func (h *harness) setGuardrails(name string, g *computev1alpha1.Guardrails) *computev1alpha1.AWSAccount {
+	h.t.Helper()
 	for range 10 {
-		cur, err := h.getAccount(a.Name)
+		cur, err := h.getAccount(name)
 		if err != nil {
 			h.t.Fatal(err)
 		}
@@ -68,7 +74,7 @@ func (h *harness) guardedAccount(g *computev1alpha1.Guardrails) *computev1alpha1
 			break
 		}
 	}
-	return h.waitAccount(a.Name, computev1alpha1.ReasonVerified)
+	return h.waitAccount(name, computev1alpha1.ReasonVerified)
 }
 
 func TestGuardrailsRefuseWhatTheyDoNotAllowBeforeAnyEC2Call(t *testing.T) {
