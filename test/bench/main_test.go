@@ -44,6 +44,10 @@ var (
 	env *testenv.Environment
 	// managerBin is the manager, built from ./cmd for this run.
 	managerBin string
+	// managerSources are the files it was built from, which every test that starts it
+	// stats (managerproc.Track), so that go test's cache reruns the package after a
+	// change to the operator.
+	managerSources []string
 )
 
 func TestMain(m *testing.M) {
@@ -58,6 +62,10 @@ func TestMain(m *testing.M) {
 	if managerBin == "" {
 		managerBin = filepath.Join(dir, "manager")
 		if err := managerproc.Build(context.Background(), testenv.ProjectRoot(), managerBin); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		if managerSources, err = managerproc.Sources(context.Background(), testenv.ProjectRoot()); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}

@@ -59,6 +59,9 @@ func startManager(t *testing.T, kubeconfig, simURL, ns string, args []string) *m
 	if err := os.WriteFile(kc, []byte(kubeconfig), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	if err := managerproc.Track(managerSources); err != nil {
+		t.Fatal(err)
+	}
 	probe, metrics := simtest.FreeAddr(t), simtest.FreeAddr(t)
 	p, err := managerproc.Start(managerproc.Options{
 		Binary: managerBin,

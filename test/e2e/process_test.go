@@ -93,6 +93,9 @@ func launchManager(t *testing.T, name, ns string, attempt int, environ []string,
 	if environ == nil {
 		environ = env.ManagerEnv()
 	}
+	if err := managerproc.Track(managerSources); err != nil {
+		t.Fatal(err)
+	}
 	p, err := managerproc.Start(managerproc.Options{
 		Binary:    managerBin,
 		Args:      args,

@@ -28,6 +28,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ec2-operator/ec2-operator/internal/sim/managerproc"
 	"github.com/ec2-operator/ec2-operator/internal/sim/simtest"
 )
 
@@ -43,6 +44,9 @@ func TestSandboxOnceBringsUpTheSampleReadyAndLeavesNoProcessBehind(t *testing.T)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
+	if err := managerproc.Track(managerSources); err != nil {
+		t.Fatal(err)
+	}
 	cmd := goCommand(ctx, "run", "./cmd/sandbox", "--once",
 		"--work-dir="+workDir,
 		"--manager="+managerBin,

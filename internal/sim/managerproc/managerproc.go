@@ -29,6 +29,8 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -44,6 +46,48 @@ func Build(ctx context.Context, root, out string) error {
 	cmd.Dir = root
 	if output, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("building the manager: %w\n%s", err, output)
+	}
+	return nil
+}
+
+// Sources lists every file the manager is built from that the repository holds: the
+// Go and embedded files of its packages in the module, go.mod and go.sum (the
+// dependencies' files are fixed by go.sum). See Track.
+func Sources(ctx context.Context, root string) ([]string, error) {
+	list := exec.CommandContext(ctx, "go", "list", "-deps", "-f",
+		`{{if not .Standard}}{{.Dir}}{{range .GoFiles}}|{{.}}{{end}}{{range .EmbedFiles}}|{{.}}{{end}}{{end}}`, "./cmd")
+	list.Dir = root
+	out, err := list.Output()
+	if err != nil {
+		return nil, fmt.Errorf("listing the manager's sources: %w", err)
+	}
+	files := []string{filepath.Join(root, "go.mod"), filepath.Join(root, "go.sum")}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		parts := strings.Split(line, "|")
+		if !strings.HasPrefix(parts[0], root+string(filepath.Separator)) {
+			continue // a dependency in the module cache, pinned by go.sum
+		}
+		for _, f := range parts[1:] {
+			files = append(files, filepath.Join(parts[0], f))
+		}
+	}
+	if len(files) == 2 {
+		return nil, fmt.Errorf("none of the manager's packages is under %s: its sources cannot be tracked", root)
+	}
+	return files, nil
+}
+
+// Track stats the manager's sources (from Sources) from a running test. go test
+// caches a package's result keyed by its test binary and by the files the test
+// opened or stat'ed while tests ran (not in TestMain before m.Run); the manager is
+// built in a child process the cache cannot see, so a test package that runs the
+// manager without importing the controller (test/bench) would otherwise be answered
+// from the cache after a change to the operator it runs.
+func Track(files []string) error {
+	for _, f := range files {
+		if _, err := os.Stat(f); err != nil {
+			return fmt.Errorf("the manager's source %s: %w", f, err)
+		}
 	}
 	return nil
 }
