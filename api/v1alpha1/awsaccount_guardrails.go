@@ -185,12 +185,14 @@ type VolumeGuardrails struct {
 	// +optional
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=65536
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Largest Volume (GiB)"
 	MaxSizeGiB *int32 `json:"maxSizeGiB,omitempty"`
 
 	// maxIops is the most provisioned IOPS of one volume.
 	// +optional
 	// +kubebuilder:validation:Minimum=100
 	// +kubebuilder:validation:Maximum=256000
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Most Volume IOPS"
 	MaxIOPS *int32 `json:"maxIops,omitempty"`
 
 	// kmsKeyIds are the KMS keys (IDs, ARNs or aliases, as the object names them)
@@ -201,6 +203,7 @@ type VolumeGuardrails struct {
 	// +kubebuilder:validation:MaxItems=64
 	// +kubebuilder:validation:items:MinLength=1
 	// +kubebuilder:validation:items:MaxLength=2048
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Volume KMS Keys"
 	KMSKeyIDs []string `json:"kmsKeyIds,omitempty"`
 
 	// snapshotOwners are the owners of the EBS snapshots data volumes may be created
@@ -212,5 +215,6 @@ type VolumeGuardrails struct {
 	// +listType=set
 	// +kubebuilder:validation:MaxItems=64
 	// +kubebuilder:validation:items:Pattern=`^([0-9]{12}|amazon|self|\*)$`
+	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Snapshot Owners"
 	SnapshotOwners []string `json:"snapshotOwners,omitempty"`
 }
