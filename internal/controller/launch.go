@@ -60,6 +60,9 @@ func (r *EC2InstanceReconciler) launch(ctx context.Context, s *instanceScope) st
 		// Nothing was sent under this token, and the checks above found nothing: the
 		// next pass goes straight to the launch, without listing or looking again.
 		r.launched.putNotSent(s.obj.UID, token)
+		// A pass that only waits writes nothing: the account the pass resolved is
+		// recorded with the launch record, before anything may be launched.
+		s.obj.Status.Account, s.obj.Status.AccountID = s.before.Status.Account, s.before.Status.AccountID
 		return doneAfter(wait)
 	}
 	// User data from a Secret or ConfigMap must be readable before anything is

@@ -193,3 +193,17 @@ func TestBulkChangesWithVolumesAndAddressesStayUnderTheirCallCeilings(t *testing
 	t.Logf("\n%s", table(phases))
 	checkCeilings(t, phases, true, true)
 }
+
+// TestBulkChangesUnderGuardrailsStayUnderTheirCallCeilings is the same under an
+// AWSAccount with guardrails: every request is checked where it leaves, and the
+// lookups the checks need (the subnet's VPC, the image's owner) are shared like the
+// rest, so the ceilings are the same, and not one request is refused.
+func TestBulkChangesUnderGuardrailsStayUnderTheirCallCeilings(t *testing.T) {
+	limits := ec2limits.Documented()
+	phases := run(t, scenario{
+		name: "ceilings, under guardrails", n: 20, timeout: 3 * time.Minute,
+		sim: ec2sim.Config{Throttle: &limits}, learning: true, guardrails: platformGuardrails(),
+	})
+	t.Logf("\n%s", table(phases))
+	checkCeilings(t, phases, true, false)
+}

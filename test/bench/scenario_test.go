@@ -57,6 +57,10 @@ type scenario struct {
 	// learning says the manager is not told the emulator's limits and learns them,
 	// which costs a few throttled answers (see throttleAllowance).
 	learning bool
+	// guardrails, when set, puts the objects under an AWSAccount (the operator's own
+	// credentials) with these guardrails, so that the checks every request passes
+	// are counted too.
+	guardrails *computev1alpha1.Guardrails
 }
 
 // phase is what one phase cost.
@@ -145,6 +149,9 @@ func run(t *testing.T, sc scenario) []phase {
 	}
 	mgr := startManager(t, string(proxy.kubeconfig()), srv.URL, ns.Name, sc.args)
 	current := mgr
+	if sc.guardrails != nil {
+		guardedAccount(t, k8s, ns.Name, sc.guardrails)
+	}
 
 	var phaseStart time.Time
 	measure := func(name string, do func(), done func() string) phase {
@@ -289,6 +296,9 @@ func instance(ns, name string, sc scenario) *computev1alpha1.EC2Instance {
 	}
 	if sc.sources {
 		readUserDataFromSources(obj)
+	}
+	if sc.guardrails != nil {
+		obj.Spec.AccountRef = &computev1alpha1.AccountReference{Name: ns}
 	}
 	if sc.storage {
 		size := int32(10)
