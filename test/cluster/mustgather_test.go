@@ -45,8 +45,8 @@ import (
 // operator, read from its CSV.
 const mustGatherAnnotation = "operators.openshift.io/must-gather-image"
 
-// The values the archive must not hold: user data from a Secret, as an application
-// team gives it, and the external ID of an AWSAccount.
+// The values the archive must not hold: user data from a ConfigMap, as an application
+// team gives it in the operator's namespace, and the external ID of an AWSAccount.
 const (
 	gatheredUserData   = "#!/bin/sh\necho db-password=must-gather-never-sees-this-31d7\n"
 	gatheredExternalID = "must-gather-external-id-8e52"
@@ -57,7 +57,7 @@ const (
 // namespace whose default service account is bound to cluster-admin, a pod with the
 // gather container, which runs oc's disk usage checker next to /usr/bin/gather under
 // /bin/bash, and the copy container, from which the archive is copied out with tar),
-// while an EC2Instance whose user data comes from a Secret is Ready. The archive has
+// while an EC2Instance whose user data comes from a ConfigMap is Ready. The archive has
 // the operator's objects with their conditions and events, OLM's objects, the
 // monitoring objects and the operator's log, and holds no secret value.
 func testMustGather(t *testing.T, c *Cluster, opNS string) {
@@ -67,7 +67,7 @@ func testMustGather(t *testing.T, c *Cluster, opNS string) {
 	if !strings.Contains(image, "-must-gather@sha256:") {
 		t.Fatalf("the CSV's %s is %q, not a must-gather image by digest", mustGatherAnnotation, image)
 	}
-	instance := c.instanceWithSecretUserData(t, opNS)
+	instance := c.instanceWithSourcedUserData(t, opNS)
 	account := &computev1alpha1.AWSAccount{ObjectMeta: metav1.ObjectMeta{Name: "must-gather"}, Spec: computev1alpha1.AWSAccountSpec{
 		RoleARN: "arn:aws:iam::111122223333:role/ec2-operator", ExternalID: gatheredExternalID,
 		AllowedNamespaces: computev1alpha1.AllowedNamespaces{Names: []string{"nobody"}},
@@ -87,7 +87,7 @@ func testMustGather(t *testing.T, c *Cluster, opNS string) {
 
 	secretKey := c.OperatorEnv()["AWS_SECRET_ACCESS_KEY"]
 	forbidden := map[string]string{
-		"the Secret's user data": strings.TrimSpace(gatheredUserData), "the user data as EC2 gets it": base64.StdEncoding.EncodeToString([]byte(gatheredUserData)),
+		"the ConfigMap's user data": strings.TrimSpace(gatheredUserData), "the user data as EC2 gets it": base64.StdEncoding.EncodeToString([]byte(gatheredUserData)),
 		"the external ID": gatheredExternalID, "the operator's secret access key": secretKey,
 	}
 	for path, data := range archive {
@@ -100,7 +100,7 @@ func testMustGather(t *testing.T, c *Cluster, opNS string) {
 	ns := "namespaces/" + opNS + "/"
 	for _, want := range []struct{ path, holds string }{
 		{ns + "compute.ec2-operator.dev/ec2instances.yaml", instance.Status.InstanceID},
-		{ns + "compute.ec2-operator.dev/ec2instances.yaml", "name: " + instance.Spec.UserDataFrom.SecretKeyRef.Name},
+		{ns + "compute.ec2-operator.dev/ec2instances.yaml", "name: " + instance.Spec.UserDataFrom.ConfigMapKeyRef.Name},
 		{ns + "core/events-ec2instance.yaml", instance.Name},
 		{"cluster-scoped-resources/compute.ec2-operator.dev/awsaccounts.yaml", "must-gather"},
 		{"cluster-scoped-resources/apiextensions.k8s.io/customresourcedefinitions.yaml", "ec2instances.compute.ec2-operator.dev"},
@@ -137,13 +137,16 @@ func testMustGather(t *testing.T, c *Cluster, opNS string) {
 	})
 }
 
-// instanceWithSecretUserData grants the operator the Secrets of ns (the shipped
-// userdata-reader role) and creates a Secret and an EC2Instance that boots with it,
-// and returns the instance once it is Ready.
-func (c *Cluster) instanceWithSecretUserData(t *testing.T, ns string) *computev1alpha1.EC2Instance {
+// instanceWithSourcedUserData grants the operator the ConfigMaps and Secrets of ns (the
+// shipped ec2-operator-userdata-reader role) and creates an EC2Instance whose user data
+// comes from a ConfigMap there, and waits until it is Ready. ns is the operator's own
+// namespace (an OwnNamespace install watches only it), whose Secrets userDataFrom
+// never reads; a ConfigMap is what an application team uses there, and must-gather
+// gathers no ConfigMap either.
+func (c *Cluster) instanceWithSourcedUserData(t *testing.T, ns string) *computev1alpha1.EC2Instance {
 	t.Helper()
 	ctx := context.Background()
-	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "boot-script"}, StringData: map[string]string{"script": gatheredUserData}}
+	source := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "boot-script"}, Data: map[string]string{"script": gatheredUserData}}
 	binding := &rbacv1.RoleBinding{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "ec2-operator-userdata-reader"},
 		RoleRef:    rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: "ec2-operator-userdata-reader"},
@@ -153,17 +156,17 @@ func (c *Cluster) instanceWithSecretUserData(t *testing.T, ns string) *computev1
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "gathered"},
 		Spec: computev1alpha1.EC2InstanceSpec{
 			ImageID: "resolve:ssm:/aws/service/ami-amazon-linux-latest/al2023-ami-kernel-default-x86_64", InstanceType: "t3.micro",
-			UserDataFrom: &computev1alpha1.UserDataSource{SecretKeyRef: &computev1alpha1.SecretKeySelector{Name: secret.Name, Key: "script"}},
+			UserDataFrom: &computev1alpha1.UserDataSource{ConfigMapKeyRef: &computev1alpha1.ConfigMapKeySelector{Name: source.Name, Key: "script"}},
 		},
 	}
-	for _, o := range []client.Object{secret, binding, obj} {
+	for _, o := range []client.Object{source, binding, obj} {
 		if err := c.Client.Create(ctx, o); err != nil {
 			t.Fatal(err)
 		}
 	}
 	t.Cleanup(func() {
 		_ = c.Client.Delete(context.Background(), binding)
-		_ = c.Client.Delete(context.Background(), secret)
+		_ = c.Client.Delete(context.Background(), source)
 	})
 	c.waitFleetReady(t, ns, []string{obj.Name}, 3*time.Minute)
 	if err := c.Client.Get(ctx, client.ObjectKeyFromObject(obj), obj); err != nil {
@@ -171,7 +174,7 @@ func (c *Cluster) instanceWithSecretUserData(t *testing.T, ns string) *computev1
 	}
 	rec, _ := c.AWS.Sim.Instance(obj.Status.InstanceID)
 	if string(rec.UserData) != gatheredUserData {
-		t.Fatalf("instance %s booted with user data %q, not the Secret's", obj.Status.InstanceID, rec.UserData)
+		t.Fatalf("instance %s booted with user data %q, not the ConfigMap's", obj.Status.InstanceID, rec.UserData)
 	}
 	return obj
 }
