@@ -173,6 +173,9 @@ func (r *EC2InstanceReconciler) releaseAddresses(ctx context.Context, s *instanc
 		s.obj.Status.ElasticIP = nil
 	}
 	spec := s.obj.Spec.ElasticIP
+	if spec != nil && !spec.Allocate && spec.AllocationID != "" {
+		return r.letGoOfGivenAddress(ctx, s, spec.AllocationID)
+	}
 	if spec == nil || !spec.Allocate {
 		return nil
 	}
@@ -195,6 +198,26 @@ func (r *EC2InstanceReconciler) releaseAddresses(ctx context.Context, s *instanc
 		}
 		r.event(s, corev1.EventTypeNormal, "ElasticIPReleased", fmt.Sprintf("released Elastic IP %s (%s), which the operator allocated", a.PublicIP, a.AllocationID))
 	}
+	return nil
+}
+
+// letGoOfGivenAddress disassociates the given address from the object's instance as
+// EC2 has it, not as status says: the object may be deleted right after a pass that
+// associated the address, before the cache has seen that pass's status, and the
+// address must not stay with an instance that is going.
+func (r *EC2InstanceReconciler) letGoOfGivenAddress(ctx context.Context, s *instanceScope, allocationID string) error {
+	found, err := s.ec2.DescribeAddresses(ctx, []string{allocationID})
+	if err != nil {
+		return err
+	}
+	a, ok := found[allocationID]
+	if !ok || a.AssociationID == "" || a.InstanceID == "" || a.InstanceID != s.obj.Status.InstanceID {
+		return nil
+	}
+	if err := s.ec2.DisassociateAddress(ctx, a.AssociationID, ""); err != nil {
+		return err
+	}
+	r.event(s, corev1.EventTypeNormal, "ElasticIPDisassociated", fmt.Sprintf("disassociated Elastic IP %s (%s); it stays allocated", a.PublicIP, a.AllocationID))
 	return nil
 }
 
