@@ -41,17 +41,22 @@ module_dir() {
   echo "$dir"
 }
 
-# build DIR OUT LDFLAGS PACKAGE...: builds inside a module's directory, so its own
+# Every service discovery but Kubernetes's is left out (Prometheus's remove_all_sd and
+# enable_<name>_sd build tags): prometheus-operator configures only kubernetes_sd_configs.
+# The Makefile passes the same tags to promtool, so the two share compiled packages.
+prometheus_tags=${PROMETHEUS_TAGS:-remove_all_sd,enable_kubernetes_sd}
+
+# build DIR OUT LDFLAGS TAGS PACKAGE...: builds inside a module's directory, so its own
 # go.mod and go.sum decide every dependency version. One package writes OUT; several
 # write their binaries (named after their directories) into the directory OUT.
 build() {
-  local dir=$1 out=$2 ldflags=$3 start
-  shift 3
+  local dir=$1 out=$2 ldflags=$3 tags=$4 start
+  shift 4
   echo ">> building $* in $dir"
   start=$(date +%s)
   (
     cd "$dir"
-    GOFLAGS=-buildvcs=false GOWORK=off CGO_ENABLED=0 go build -trimpath -ldflags "-s -w $ldflags" -o "$out" "$@"
+    GOFLAGS=-buildvcs=false GOWORK=off CGO_ENABLED=0 go build -trimpath ${tags:+-tags "$tags"} -ldflags "-s -w $ldflags" -o "$out" "$@"
   )
   echo "built $* in $(( $(date +%s) - start ))s"
 }
@@ -63,7 +68,7 @@ if [[ -x "$dest/prometheus" ]]; then
   echo "prometheus already built in $dest"
 else
   build "$(module_dir "$prometheus_module" "$prometheus_version")" "$dest/prometheus.tmp" \
-    "$(stamp "$prometheus_release" "$prometheus_version")" ./cmd/prometheus
+    "$(stamp "$prometheus_release" "$prometheus_version")" "$prometheus_tags" ./cmd/prometheus
   mv "$dest/prometheus.tmp" "$dest/prometheus"
 fi
 
@@ -84,7 +89,7 @@ else
   done
   chmod -R u+w "$work/src"
   mkdir -p "$work/out"
-  build "$work/src" "$work/out/" "$(stamp "${operator_version#v}" "$operator_version")" \
+  build "$work/src" "$work/out/" "$(stamp "${operator_version#v}" "$operator_version")" "" \
     ./cmd/operator ./cmd/prometheus-config-reloader
   mv "$work/out/operator" "$dest/prometheus-operator"
   mv "$work/out/prometheus-config-reloader" "$dest/prometheus-config-reloader"

@@ -25,7 +25,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"testing"
 
@@ -109,18 +108,24 @@ func SkipInUnitTier(tb testing.TB) {
 // objects.
 var GroupVersion schema.GroupVersion = computev1alpha1.GroupVersion
 
-// ProjectRoot returns the repository's root directory, found from this file's path so
-// that it does not depend on the working directory of the test binary. A binary built
-// with -trimpath has no such path; it then uses the working directory.
+// ProjectRoot returns the repository's root directory: the nearest directory at or
+// above the working directory that holds the module's CRDs (go test runs a test in its
+// package's directory, a binary started by hand runs anywhere in the tree). It does not
+// use this file's compiled-in path, which -trimpath (make's default, so that tests and
+// release images share compiled packages) leaves relative.
 func ProjectRoot() string {
-	_, file, _, _ := runtime.Caller(0)
-	root := filepath.Join(filepath.Dir(file), "..", "..")
-	if _, err := os.Stat(filepath.Join(root, "config", "crd", "bases")); err != nil {
-		if wd, err := os.Getwd(); err == nil {
+	wd, err := os.Getwd()
+	if err != nil {
+		return "."
+	}
+	for dir := wd; ; dir = filepath.Dir(dir) {
+		if _, err := os.Stat(filepath.Join(dir, "config", "crd", "bases")); err == nil {
+			return dir
+		}
+		if filepath.Dir(dir) == dir {
 			return wd
 		}
 	}
-	return root
 }
 
 // binaryAssetsDir finds setup-envtest's store layout under bin/k8s.
