@@ -101,7 +101,9 @@ func cniConfig(l layout) string {
 // kubeletConfig: cgroupfs and failCgroupV1 false for this machine's cgroup v1;
 // resolvConf empty so pods get no upstream resolver (only the cluster's DNS, which
 // does not forward); eviction thresholds low, so a busy shared disk does not evict the
-// tests' pods.
+// tests' pods; syncFrequency 10s (default 1m), so that a Secret that changes under a
+// running pod reaches its volume within seconds: the suite proves that the manager takes
+// the service CA's certificate without a restart, and waited up to 90 s for the kubelet.
 func kubeletConfig(l layout) string {
 	return fmt.Sprintf(`apiVersion: kubelet.config.k8s.io/v1beta1
 kind: KubeletConfiguration
@@ -125,6 +127,7 @@ clusterDNS: [%s]
 clusterDomain: cluster.local
 resolvConf: ""
 serializeImagePulls: false
+syncFrequency: 10s
 maxPods: 110
 evictionHard:
   memory.available: "100Mi"

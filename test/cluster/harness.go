@@ -140,9 +140,14 @@ func (c *Cluster) Image(t testing.TB, ref string) string {
 // Kubectl runs kubectl as the cluster's admin and returns its output.
 func (c *Cluster) Kubectl(t testing.TB, args ...string) string {
 	t.Helper()
+	began := time.Now()
 	out, err := c.kubectl("", args...)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// Deletions and kubectl wait block until done: log the slow ones as WaitFor does.
+	if took := time.Since(began); took >= slowWait {
+		t.Logf("kubectl %s took %s", strings.Join(args, " "), took.Round(time.Second))
 	}
 	return out
 }
@@ -176,15 +181,23 @@ func (c *Cluster) ApplyYAML(t testing.TB, manifests string) {
 	}
 }
 
+// slowWait is how long a wait may take before WaitFor logs it: the suite's time is
+// mostly waits, and each run's log then shows which ones grew.
+const slowWait = 5 * time.Second
+
 // WaitFor polls cond every second until it holds, failing the test after timeout
 // with what it waited for and cond's last error.
 func (c *Cluster) WaitFor(t testing.TB, timeout time.Duration, what string, cond func() (bool, error)) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
+	began := time.Now()
+	deadline := began.Add(timeout)
 	var last error
 	for {
 		ok, err := cond()
 		if ok {
+			if waited := time.Since(began); waited >= slowWait {
+				t.Logf("waited %s for %s", waited.Round(time.Second), what)
+			}
 			return
 		}
 		last = err

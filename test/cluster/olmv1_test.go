@@ -29,6 +29,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
+	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -154,7 +155,7 @@ spec:
 	// keeps its finalizer, and the CRD stays Terminating with no operator left to
 	// release it; then the test does what docs/uninstall.md tells users to do, and
 	// removes the finalizers by hand. Either way nothing may be terminated.
-	if left := waitCRDsGone(t, c, crds, 90*time.Second); len(left) > 0 {
+	if left := waitCRDsGoneOrOperator(t, c, crds, 90*time.Second); len(left) > 0 {
 		held := c.Kubectl(t, "get", "ec2instances.compute.ec2-operator.dev", "-A", "--ignore-not-found",
 			"-o", "custom-columns=NAMESPACE:.metadata.namespace,NAME:.metadata.name,DELETING:.metadata.deletionTimestamp,FINALIZERS:.metadata.finalizers")
 		t.Logf("CRDs %v still Terminating %s after the uninstall, the operator gone; the objects holding them:\n%s",
@@ -179,11 +180,36 @@ spec:
 // waitCRDsGone polls until none of the CRDs exists, or timeout; it returns those left.
 func waitCRDsGone(t *testing.T, c *Cluster, crds []string, timeout time.Duration) []string {
 	t.Helper()
+	return pollCRDsGone(t, c, crds, timeout, func() bool { return false })
+}
+
+// waitCRDsGoneOrOperator is waitCRDsGone that also stops once the operator's pods are
+// gone: from then on nothing can release an object the operator left with its
+// finalizer, so waiting out the timeout would only idle (it did, 90 s in every run).
+func waitCRDsGoneOrOperator(t *testing.T, c *Cluster, crds []string, timeout time.Duration) []string {
+	t.Helper()
+	return pollCRDsGone(t, c, crds, timeout, func() bool {
+		pods := &corev1.PodList{}
+		err := c.Client.List(context.Background(), pods, client.InNamespace(olmv1InstallNS), managerPods)
+		return err == nil && len(pods.Items) == 0
+	})
+}
+
+// pollCRDsGone polls every two seconds until none of the CRDs exists, stop says to
+// stop, or timeout; it returns the CRDs left. The CRDs are looked at once more after
+// stop holds, since their deletion may have finished meanwhile.
+func pollCRDsGone(t *testing.T, c *Cluster, crds []string, timeout time.Duration, stop func() bool) []string {
+	t.Helper()
 	deadline := time.Now().Add(timeout)
 	for {
 		left, err := remainingCRDs(context.Background(), c, crds)
 		if err == nil && len(left) == 0 {
 			return nil
+		}
+		if stop() {
+			if left, err = remainingCRDs(context.Background(), c, crds); err == nil {
+				return left
+			}
 		}
 		if time.Now().After(deadline) {
 			return left
