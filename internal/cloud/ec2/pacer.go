@@ -85,14 +85,23 @@ const jitterAllowance = 500 * time.Millisecond
 
 // bucketReserve is how many tokens the client keeps in an EC2 bucket, below its
 // capacity: the jitter allowance's worth, at most a fifth of the bucket, so that small
-// configured buckets keep their burst.
+// configured buckets keep their burst. A small bucket then refills more slowly instead
+// (smallBucketMargin), which allows a call right after a burst to arrive early by a
+// ninth of a token's time: plenty at a slow refill, but a twentieth of a second at
+// 2 a second, less than a loaded machine's scheduling alone. A small bucket that
+// refills that fast keeps one token back instead, and so its burst is one smaller.
 func bucketReserve(b ec2limits.Bucket) int {
-	return min(int(math.Ceil(b.RefillPerSecond*jitterAllowance.Seconds())), int(b.Capacity)/5)
+	reserve := min(int(math.Ceil(b.RefillPerSecond*jitterAllowance.Seconds())), int(b.Capacity)/5)
+	marginAllowance := (1/smallBucketMargin - 1) / b.RefillPerSecond
+	if reserve == 0 && int(b.Capacity) >= 2 && marginAllowance < jitterAllowance.Seconds() {
+		return 1
+	}
+	return reserve
 }
 
 // smallBucketMargin is the share of EC2's refill rate the client uses for a bucket too
-// small to keep a token back (fewer than five): without a reserve, only a slower
-// refill keeps the client's bucket behind EC2's.
+// small to keep a token back: without a reserve, only a slower refill keeps the
+// client's bucket behind EC2's.
 const smallBucketMargin = 0.9
 
 // limiter returns the budget for a key, creating it full, with the refill rate it has
