@@ -23,6 +23,15 @@ if [[ -x "$dest/kube-apiserver" && -x "$dest/etcd" && -x "$dest/kubectl" ]]; the
   echo "envtest assets already built in $dest"
   exit 0
 fi
+source "$(dirname "$0")/tool-store.sh"
+# A kubectl copied from the main version is that version's kubectl, not this one's.
+kubectl_from=""
+[[ -n "${KUBECTL_FROM:-}" && -x "${KUBECTL_FROM}" ]] && kubectl_from=main
+key=$(tool_store_key "envtest-$k8s_version" "$etcd_version" "kubectl-from:$kubectl_from" \
+  "$0" "$(dirname "$0")/kube-wrapper.sh")
+if tool_store_restore "$key" "$dest/kube-apiserver" "$dest/kubectl" "$dest/etcd"; then
+  exit 0
+fi
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -76,5 +85,6 @@ fi
 
 rm -rf "$dest"
 mv "$dest.partial" "$dest"
+tool_store_save "$key" "$dest/kube-apiserver" "$dest/kubectl" "$dest/etcd"
 echo "envtest assets installed in $dest"
 "$dest/kube-apiserver" --version

@@ -18,6 +18,12 @@ if [[ -x "$versioned" ]]; then
   ln -sf "$versioned" "$out"
   exit 0
 fi
+source "$(dirname "$0")/tool-store.sh"
+key=$(GOFIPS140=off tool_store_key "$(basename "$versioned")" "$module" "$version" "$pkg" "$cgo" "$tags" "$ldflags" "$0")
+if tool_store_restore "$key" "$versioned"; then
+  ln -sf "$versioned" "$out"
+  exit 0
+fi
 
 echo "building $module@$version $pkg (one time; later runs reuse $versioned)" >&2
 dir=$(go mod download -json "$module@$version" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
@@ -29,10 +35,13 @@ mkdir -p "$(dirname "$out")"
 start=$(date +%s)
 (
   cd "$dir"
-  # The module's own go.mod and go.sum decide every dependency version.
-  GOFLAGS=-buildvcs=false GOWORK=off CGO_ENABLED=$cgo go build -trimpath \
+  # The module's own go.mod and go.sum decide every dependency version, and the tool is
+  # built as its project releases it, with the toolchain's crypto: the Makefile's
+  # GOFIPS140 is for our own binaries and Kubernetes's.
+  GOFLAGS=-buildvcs=false GOWORK=off CGO_ENABLED=$cgo GOFIPS140=off go build -trimpath \
     ${tags:+-tags "$tags"} -ldflags "-s -w $ldflags" -o "$versioned.tmp" "$pkg"
 )
 mv "$versioned.tmp" "$versioned"
+tool_store_save "$key" "$versioned"
 ln -sf "$versioned" "$out"
 echo "built $versioned in $(( $(date +%s) - start ))s" >&2

@@ -56,7 +56,9 @@ build() {
   start=$(date +%s)
   (
     cd "$dir"
-    GOFLAGS=-buildvcs=false GOWORK=off CGO_ENABLED=0 go build -trimpath ${tags:+-tags "$tags"} -ldflags "-s -w $ldflags" -o "$out" "$@"
+    # Built as the project releases it, with the toolchain's crypto (the Makefile's
+    # GOFIPS140 is for our own binaries and Kubernetes's).
+    GOFLAGS=-buildvcs=false GOWORK=off CGO_ENABLED=0 GOFIPS140=off go build -trimpath ${tags:+-tags "$tags"} -ldflags "-s -w $ldflags" -o "$out" "$@"
   )
   echo "built $* in $(( $(date +%s) - start ))s"
 }
@@ -64,17 +66,22 @@ build() {
 common=github.com/prometheus/common/version
 stamp() { echo "-X $common.Version=$1 -X $common.Revision=$2 -X $common.Branch=HEAD -X $common.BuildUser=ec2-operator -X $common.BuildDate=19700101-00:00:00"; }
 
+source "$root/hack/tool-store.sh"
+prometheus_key=$(GOFIPS140=off tool_store_key prometheus "$prometheus_version" "$prometheus_tags" "$root/hack/build-monitoring.sh")
+operator_key=$(GOFIPS140=off tool_store_key prometheus-operator "$operator_version" "$root/hack/build-monitoring.sh")
+
 if [[ -x "$dest/prometheus" ]]; then
   echo "prometheus already built in $dest"
-else
+elif ! tool_store_restore "$prometheus_key" "$dest/prometheus"; then
   build "$(module_dir "$prometheus_module" "$prometheus_version")" "$dest/prometheus.tmp" \
     "$(stamp "$prometheus_release" "$prometheus_version")" "$prometheus_tags" ./cmd/prometheus
   mv "$dest/prometheus.tmp" "$dest/prometheus"
+  tool_store_save "$prometheus_key" "$dest/prometheus"
 fi
 
 if [[ -x "$dest/prometheus-operator" && -x "$dest/prometheus-config-reloader" ]]; then
   echo "prometheus-operator and prometheus-config-reloader already built in $dest"
-else
+elif ! tool_store_restore "$operator_key" "$dest/prometheus-operator" "$dest/prometheus-config-reloader"; then
   # The module's go.mod replaces its two nested modules (pkg/apis/monitoring,
   # pkg/client) with their directories, which a module zip leaves out: build in a copy
   # with those modules, at the same version, put back in place.
@@ -93,6 +100,7 @@ else
     ./cmd/operator ./cmd/prometheus-config-reloader
   mv "$work/out/operator" "$dest/prometheus-operator"
   mv "$work/out/prometheus-config-reloader" "$dest/prometheus-config-reloader"
+  tool_store_save "$operator_key" "$dest/prometheus-operator" "$dest/prometheus-config-reloader"
 fi
 
 # The service CA stand-in is this repository's code: built every time (seconds, with

@@ -21,6 +21,14 @@ if [[ $have == 1 ]]; then
   echo "node binaries already built in $dest"
   exit 0
 fi
+source "$(dirname "$0")/tool-store.sh"
+outputs=()
+for f in $cmds coredns pause; do outputs+=("$dest/$f"); done
+key=$(tool_store_key "node-$k8s_version" "$coredns_version" "$0" "$(dirname "$0")/kube-wrapper.sh" \
+  "$(dirname "$0")/cluster/coredns-main.go.txt" "$(gcc --version 2>/dev/null | head -1)")
+if tool_store_restore "$key" "${outputs[@]}"; then
+  exit 0
+fi
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -64,4 +72,5 @@ GOMOD
     CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$dest/coredns.tmp" .)
   mv "$dest/coredns.tmp" "$dest/coredns"
 fi
+tool_store_save "$key" "${outputs[@]}"
 echo "node binaries installed in $dest"

@@ -14,6 +14,14 @@ dir=$(go mod download -json "github.com/operator-framework/operator-lifecycle-ma
 [[ -n "$dir" ]] || { echo "could not download operator-lifecycle-manager $version" >&2; exit 1; }
 # One go build for every missing program: they share most of OLM's packages, and one
 # build compiles each package once with both cores busy across the whole graph.
+source "$(dirname "$0")/tool-store.sh"
+outputs=()
+for pkg in cmd/olm cmd/catalog cmd/package-server cmd/copy-content util/cpb; do outputs+=("$dest/$(basename "$pkg")"); done
+key=$(GOFIPS140=off tool_store_key "olm-$version" "$0")
+if tool_store_restore "$key" "${outputs[@]}"; then
+  echo "OLM binaries installed in $dest"
+  exit 0
+fi
 pkgs=()
 for pkg in cmd/olm cmd/catalog cmd/package-server cmd/copy-content util/cpb; do
   [[ -x "$dest/$(basename "$pkg")" ]] || pkgs+=("./$pkg")
@@ -23,10 +31,13 @@ if (( ${#pkgs[@]} > 0 )); then
   start=$(date +%s)
   work=$(mktemp -d "$dest/.build.XXXXXX")
   trap 'rm -rf "$work"' EXIT
-  (cd "$dir" && GOFLAGS=-buildvcs=false GOWORK=off CGO_ENABLED=0 go build -trimpath -tags json1 \
+  # Built as the project releases it, with the toolchain's crypto (the Makefile's
+  # GOFIPS140 is for our own binaries and Kubernetes's).
+  (cd "$dir" && GOFLAGS=-buildvcs=false GOWORK=off CGO_ENABLED=0 GOFIPS140=off go build -trimpath -tags json1 \
     -ldflags "-s -w -X github.com/operator-framework/operator-lifecycle-manager/pkg/version.OLMVersion=${version#v}" \
     -o "$work/" "${pkgs[@]}")
   for pkg in "${pkgs[@]}"; do mv "$work/$(basename "$pkg")" "$dest/$(basename "$pkg")"; done
   echo ">> built OLM's programs in $(( $(date +%s) - start ))s"
 fi
+tool_store_save "$key" "${outputs[@]}"
 echo "OLM binaries installed in $dest"

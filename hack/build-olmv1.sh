@@ -23,6 +23,7 @@ set -euo pipefail
 
 cd "$(dirname "$0")/.."
 root=$PWD
+source hack/tool-store.sh
 OLMV1_VERSION=${OLMV1_VERSION:-v1.2.0}
 module=github.com/operator-framework/operator-controller
 out=$(realpath -m bin/cluster/olmv1)
@@ -37,7 +38,8 @@ for prog in operator-controller catalogd; do
   suffix=
   [[ $prog == operator-controller && ${#patches[@]} -gt 0 ]] && suffix=-patched
   bin="$out/$prog-$OLMV1_VERSION$suffix"
-  if [[ ! -x "$bin" ]]; then
+  key=$(GOFIPS140=off tool_store_key "$(basename "$bin")" "$root/hack/build-olmv1.sh" ${suffix:+"${patches[@]}"})
+  if [[ ! -x "$bin" ]] && ! tool_store_restore "$key" "$bin"; then
     if [[ -z "$dir" ]]; then
       dir=$(go mod download -json "$module@$OLMV1_VERSION" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
       [[ -n "$dir" ]] || { echo "could not download $module@$OLMV1_VERSION" >&2; exit 1; }
@@ -54,13 +56,15 @@ for prog in operator-controller catalogd; do
     start=$(date +%s)
     (
       cd "$builddir"
-      # The release's own build: tag containers_image_openpgp (no gpgme), version via -X.
-      GOFLAGS=-buildvcs=false GOWORK=off CGO_ENABLED=0 go build -trimpath \
+      # The release's own build: tag containers_image_openpgp (no gpgme), version via -X,
+      # the toolchain's crypto (the Makefile's GOFIPS140 is for our own binaries).
+      GOFLAGS=-buildvcs=false GOWORK=off CGO_ENABLED=0 GOFIPS140=off go build -trimpath \
         -tags containers_image_openpgp \
         -ldflags "-s -w -X '$module/internal/shared/version.version=$OLMV1_VERSION' -X '$module/internal/shared/version.repoState=clean'" \
         -o "$bin.tmp" "./cmd/$prog"
     )
     mv "$bin.tmp" "$bin"
+    tool_store_save "$key" "$bin"
     echo "built $bin in $(( $(date +%s) - start ))s" >&2
   fi
   # hack/cluster packs bin/cluster/olmv1/$prog (this symlink) into the image.

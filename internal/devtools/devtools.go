@@ -31,13 +31,14 @@ import (
 	"strings"
 )
 
-// MakeVar reads the default of a `NAME ?= value` variable from the Makefile in root.
+// MakeVar reads the default of a `NAME ?= value` (or `export NAME ?= value`) variable
+// from the Makefile in root.
 func MakeVar(root, name string) (string, error) {
 	data, err := os.ReadFile(filepath.Join(root, "Makefile"))
 	if err != nil {
 		return "", err
 	}
-	m := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(name) + `\s*\?=\s*(.*)$`).FindSubmatch(data)
+	m := regexp.MustCompile(`(?m)^(?:export\s+)?` + regexp.QuoteMeta(name) + `\s*\?=\s*(.*)$`).FindSubmatch(data)
 	if m == nil {
 		return "", fmt.Errorf("%s has no %s ?= ...", filepath.Join(root, "Makefile"), name)
 	}
