@@ -18,20 +18,16 @@ package main
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
 	"fmt"
-	"math/big"
 	"os"
 	"path/filepath"
 	"sync/atomic"
 	"time"
 
 	"sigs.k8s.io/controller-runtime/pkg/certwatcher"
+
+	"github.com/ec2-operator/ec2-operator/internal/pki"
 )
 
 // metricsCert serves the metrics endpoint with the certificate mounted at a path
@@ -94,26 +90,15 @@ func (m *metricsCert) NeedLeaderElection() bool { return false }
 // selfSignedCertificate makes a short-lived certificate for the time before a real
 // one is mounted. Scrapers that verify TLS fail against it, as they should.
 func selfSignedCertificate() (*tls.Certificate, error) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return nil, err
-	}
-	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 62))
-	if err != nil {
-		return nil, err
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: serial,
-		Subject:      pkix.Name{CommonName: "ec2-operator-metrics (self-signed)"},
-		NotBefore:    time.Now().Add(-time.Minute),
-		NotAfter:     time.Now().Add(365 * 24 * time.Hour),
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		DNSNames:     []string{"localhost"},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	pair, err := pki.SelfSigned(pki.Request{
+		CommonName: "ec2-operator-metrics (self-signed)",
+		DNSNames:   []string{"localhost"},
+		Server:     true,
+		ValidFor:   365 * 24 * time.Hour,
+	})
 	if err != nil {
 		return nil, fmt.Errorf("creating the self-signed metrics certificate: %w", err)
 	}
-	return &tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}, nil
+	cert := pair.TLS()
+	return &cert, nil
 }

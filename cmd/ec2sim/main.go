@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Command ec2sim serves the EC2 emulator from internal/sim/ec2 over HTTP, so
+// Command ec2sim serves the EC2 emulator from internal/sim/ec2sim over HTTP, so
 // the operator, the AWS CLI or any SDK can be pointed at it with an
 // endpoint override.
 package main
@@ -33,7 +33,7 @@ import (
 	"time"
 
 	"github.com/ec2-operator/ec2-operator/internal/ec2limits"
-	ec2sim "github.com/ec2-operator/ec2-operator/internal/sim/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/sim/ec2sim"
 )
 
 func main() {

@@ -32,7 +32,7 @@ import (
 	"time"
 
 	"github.com/ec2-operator/ec2-operator/internal/localenv"
-	ec2sim "github.com/ec2-operator/ec2-operator/internal/sim/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/sim/ec2sim"
 	"github.com/ec2-operator/ec2-operator/internal/sim/managerproc"
 )
 

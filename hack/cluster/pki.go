@@ -17,28 +17,22 @@ limitations under the License.
 package main
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/pem"
 	"fmt"
-	"math/big"
 	"net"
 	"os"
 	"path/filepath"
 	"time"
+
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+
+	"github.com/ec2-operator/ec2-operator/internal/pki"
 )
 
 // certLifetime is long enough for a cluster kept for exploring; the node is for tests.
 const certLifetime = 5 * 365 * 24 * time.Hour
-
-// issuer is a CA that signs the node's certificates.
-type issuer struct {
-	cert *x509.Certificate
-	key  *ecdsa.PrivateKey
-}
 
 // leaf describes one certificate the node needs.
 type leaf struct {
@@ -67,7 +61,7 @@ func ensurePKI(l layout) error {
 	nodeDNS := []string{nodeName, "localhost"}
 	apiDNS := []string{"kubernetes", "kubernetes.default", "kubernetes.default.svc", "kubernetes.default.svc.cluster.local", "localhost"}
 	leaves := []struct {
-		by *issuer
+		by *pki.Authority
 		leaf
 	}{
 		{ca, leaf{name: "apiserver", cn: "kube-apiserver", dns: apiDNS, ips: []string{nodeIP, kubernetesServiceIP, "127.0.0.1"}, server: true}},
@@ -97,55 +91,44 @@ func ensurePKI(l layout) error {
 	return nil
 }
 
-func ensureCA(l layout, name, cn string) (*issuer, error) {
-	if exists(l.pki(name + ".crt")) {
-		return loadIssuer(l, name)
+// ensureCA returns the CA kept in pki/<name>.crt and .key, making it the first time.
+func ensureCA(l layout, name, cn string) (*pki.Authority, error) {
+	if !exists(l.pki(name + ".crt")) {
+		ca, err := pki.NewAuthority(cn, certLifetime)
+		if err != nil {
+			return nil, err
+		}
+		if err := writePair(l, name, ca.CertPEM, ca.KeyPEM); err != nil {
+			return nil, err
+		}
 	}
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	certPEM, err := os.ReadFile(l.pki(name + ".crt"))
 	if err != nil {
 		return nil, err
 	}
-	tmpl := &x509.Certificate{
-		SerialNumber: serial(), Subject: pkix.Name{CommonName: cn},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(certLifetime),
-		IsCA: true, BasicConstraintsValid: true,
-		KeyUsage: x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature | x509.KeyUsageCRLSign,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	keyPEM, err := os.ReadFile(l.pki(name + ".key"))
 	if err != nil {
 		return nil, err
 	}
-	if err := writePair(l, name, der, key); err != nil {
-		return nil, err
-	}
-	return loadIssuer(l, name)
+	return pki.ParseAuthority(certPEM, keyPEM)
 }
 
-func ensureLeaf(l layout, by *issuer, lf leaf) error {
+// ensureLeaf writes the certificate lf describes, signed by by, unless it exists. Every
+// certificate authenticates a client; a server's also authenticates its server.
+func ensureLeaf(l layout, by *pki.Authority, lf leaf) error {
 	if exists(l.pki(lf.name + ".crt")) {
 		return nil
 	}
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return err
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: serial(), Subject: pkix.Name{CommonName: lf.cn, Organization: lf.orgs},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(certLifetime),
-		KeyUsage: x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment, DNSNames: lf.dns,
-		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
-	}
-	if lf.server {
-		tmpl.ExtKeyUsage = append(tmpl.ExtKeyUsage, x509.ExtKeyUsageServerAuth)
-	}
+	req := pki.Request{CommonName: lf.cn, Organization: lf.orgs, DNSNames: lf.dns,
+		Client: true, Server: lf.server, ValidFor: certLifetime}
 	for _, ip := range lf.ips {
-		tmpl.IPAddresses = append(tmpl.IPAddresses, net.ParseIP(ip))
+		req.IPAddresses = append(req.IPAddresses, net.ParseIP(ip))
 	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, by.cert, &key.PublicKey, by.key)
+	pair, err := by.Issue(req)
 	if err != nil {
 		return err
 	}
-	return writePair(l, lf.name, der, key)
+	return writePair(l, lf.name, pair.CertPEM, pair.KeyPEM)
 }
 
 // ensureServiceAccountKey is the key pair that signs and verifies ServiceAccount tokens.
@@ -153,11 +136,11 @@ func ensureServiceAccountKey(l layout) error {
 	if exists(l.pki("sa.key")) {
 		return nil
 	}
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	key, err := pki.NewKey()
 	if err != nil {
 		return err
 	}
-	der, err := x509.MarshalECPrivateKey(key)
+	keyPEM, err := pki.KeyPEM(key)
 	if err != nil {
 		return err
 	}
@@ -165,61 +148,27 @@ func ensureServiceAccountKey(l layout) error {
 	if err != nil {
 		return err
 	}
-	if err := writePEM(l.pki("sa.pub"), "PUBLIC KEY", pub, 0o644); err != nil {
+	if err := writeFile(l.pki("sa.pub"), pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: pub}), 0o644); err != nil {
 		return err
 	}
-	return writePEM(l.pki("sa.key"), "EC PRIVATE KEY", der, 0o600)
+	return writeFile(l.pki("sa.key"), keyPEM, 0o600)
 }
 
-func writePair(l layout, name string, der []byte, key *ecdsa.PrivateKey) error {
-	kder, err := x509.MarshalECPrivateKey(key)
-	if err != nil {
+// writePair writes a certificate and its key, the key first: a certificate without
+// its key would be taken as complete.
+func writePair(l layout, name string, certPEM, keyPEM []byte) error {
+	if err := writeFile(l.pki(name+".key"), keyPEM, 0o600); err != nil {
 		return err
 	}
-	// The key first: a certificate without its key would be taken as complete.
-	if err := writePEM(l.pki(name+".key"), "EC PRIVATE KEY", kder, 0o600); err != nil {
-		return err
-	}
-	return writePEM(l.pki(name+".crt"), "CERTIFICATE", der, 0o644)
+	return writeFile(l.pki(name+".crt"), certPEM, 0o644)
 }
 
-func loadIssuer(l layout, name string) (*issuer, error) {
-	cert, err := readPEM(l.pki(name + ".crt"))
-	if err != nil {
-		return nil, err
-	}
-	key, err := readPEM(l.pki(name + ".key"))
-	if err != nil {
-		return nil, err
-	}
-	c, err := x509.ParseCertificate(cert)
-	if err != nil {
-		return nil, err
-	}
-	k, err := x509.ParseECPrivateKey(key)
-	if err != nil {
-		return nil, err
-	}
-	return &issuer{cert: c, key: k}, nil
-}
-
-func readPEM(path string) ([]byte, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	block, _ := pem.Decode(data)
-	if block == nil {
-		return nil, fmt.Errorf("%s holds no PEM block", path)
-	}
-	return block.Bytes, nil
-}
-
-func writePEM(path, typ string, der []byte, mode os.FileMode) error {
+// writeFile writes data through a rename (writeAtomic), creating the directory.
+func writeFile(path string, data []byte, mode os.FileMode) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	return writeAtomic(path, pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: der}), mode)
+	return writeAtomic(path, data, mode)
 }
 
 // writeAtomic replaces path with data through a rename, so a crash leaves the old file
@@ -232,14 +181,6 @@ func writeAtomic(path string, data []byte, mode os.FileMode) error {
 	return os.Rename(tmp, path)
 }
 
-func serial() *big.Int {
-	n, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 127))
-	if err != nil {
-		panic(err)
-	}
-	return n
-}
-
 // writeKubeconfig writes a kubeconfig for user with the client certificate cert,
 // embedding the files so the kubeconfig can be copied elsewhere.
 func writeKubeconfig(l layout, user, cert string) error {
@@ -247,41 +188,29 @@ func writeKubeconfig(l layout, user, cert string) error {
 	if exists(path) {
 		return nil
 	}
-	read := func(name string) (string, error) {
+	files := map[string][]byte{"ca.crt": nil, cert + ".crt": nil, cert + ".key": nil}
+	for name := range files {
 		data, err := os.ReadFile(l.pki(name))
-		return base64(data), err
+		if err != nil {
+			return err
+		}
+		files[name] = data
 	}
-	ca, err := read("ca.crt")
+	const name = "ec2op-cluster"
+	cfg := clientcmdapi.NewConfig()
+	cfg.Clusters[name] = &clientcmdapi.Cluster{
+		Server:                   fmt.Sprintf("https://%s:%d", nodeIP, apiserverPort),
+		CertificateAuthorityData: files["ca.crt"],
+	}
+	cfg.AuthInfos[user] = &clientcmdapi.AuthInfo{
+		ClientCertificateData: files[cert+".crt"],
+		ClientKeyData:         files[cert+".key"],
+	}
+	cfg.Contexts[name] = &clientcmdapi.Context{Cluster: name, AuthInfo: user}
+	cfg.CurrentContext = name
+	data, err := clientcmd.Write(*cfg)
 	if err != nil {
 		return err
 	}
-	crt, err := read(cert + ".crt")
-	if err != nil {
-		return err
-	}
-	key, err := read(cert + ".key")
-	if err != nil {
-		return err
-	}
-	cfg := fmt.Sprintf(`apiVersion: v1
-kind: Config
-clusters:
-- name: ec2op-cluster
-  cluster:
-    server: https://%s:%d
-    certificate-authority-data: %s
-users:
-- name: %s
-  user:
-    client-certificate-data: %s
-    client-key-data: %s
-contexts:
-- name: ec2op-cluster
-  context: {cluster: ec2op-cluster, user: %s}
-current-context: ec2op-cluster
-`, nodeIP, apiserverPort, ca, user, crt, key, user)
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	return writeAtomic(path, []byte(cfg), 0o600)
+	return writeFile(path, data, 0o600)
 }

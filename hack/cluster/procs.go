@@ -17,7 +17,6 @@ limitations under the License.
 package main
 
 import (
-	b64 "encoding/base64"
 	"errors"
 	"fmt"
 	"os"
@@ -28,8 +27,6 @@ import (
 	"syscall"
 	"time"
 )
-
-func base64(data []byte) string { return b64.StdEncoding.EncodeToString(data) }
 
 // daemon is one long-running process of the node.
 type daemon struct {

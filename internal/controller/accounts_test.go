@@ -33,9 +33,9 @@ import (
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
-	ec2sim "github.com/ec2-operator/ec2-operator/internal/sim/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/sim/ec2sim"
 	"github.com/ec2-operator/ec2-operator/internal/sim/simworld"
-	stssim "github.com/ec2-operator/ec2-operator/internal/sim/sts"
+	"github.com/ec2-operator/ec2-operator/internal/sim/stssim"
 )
 
 // The accounts of the harness's STS world: the operator's own identity (the static

@@ -27,7 +27,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
-	ec2sim "github.com/ec2-operator/ec2-operator/internal/sim/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/sim/ec2sim"
 )
 
 // publishImage adds an Amazon-owned image to the emulator.

@@ -49,10 +49,10 @@ import (
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
 	"github.com/ec2-operator/ec2-operator/internal/ec2limits"
 	"github.com/ec2-operator/ec2-operator/internal/events"
-	ec2sim "github.com/ec2-operator/ec2-operator/internal/sim/ec2"
-	"github.com/ec2-operator/ec2-operator/internal/sim/ec2/eventbridge"
+	"github.com/ec2-operator/ec2-operator/internal/sim/ec2sim"
+	"github.com/ec2-operator/ec2-operator/internal/sim/ec2sim/eventbridge"
 	"github.com/ec2-operator/ec2-operator/internal/sim/simtest"
-	sqssim "github.com/ec2-operator/ec2-operator/internal/sim/sqs"
+	"github.com/ec2-operator/ec2-operator/internal/sim/sqssim"
 	"github.com/ec2-operator/ec2-operator/internal/testenv"
 )
 

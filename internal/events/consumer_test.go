@@ -29,7 +29,7 @@ import (
 	"github.com/go-logr/logr"
 
 	"github.com/ec2-operator/ec2-operator/internal/sim/simtest"
-	sqssim "github.com/ec2-operator/ec2-operator/internal/sim/sqs"
+	"github.com/ec2-operator/ec2-operator/internal/sim/sqssim"
 )
 
 // These tests run the consumer against the SQS emulator through the real SDK client.

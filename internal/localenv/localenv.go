@@ -36,9 +36,9 @@ import (
 
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
-	ec2sim "github.com/ec2-operator/ec2-operator/internal/sim/ec2"
-	"github.com/ec2-operator/ec2-operator/internal/sim/ec2/accounts"
-	stssim "github.com/ec2-operator/ec2-operator/internal/sim/sts"
+	"github.com/ec2-operator/ec2-operator/internal/sim/ec2sim"
+	"github.com/ec2-operator/ec2-operator/internal/sim/ec2sim/accounts"
+	"github.com/ec2-operator/ec2-operator/internal/sim/stssim"
 	"github.com/ec2-operator/ec2-operator/internal/testenv"
 )
 

@@ -20,7 +20,7 @@ import (
 	"testing"
 	"time"
 
-	ec2sim "github.com/ec2-operator/ec2-operator/internal/sim/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/sim/ec2sim"
 )
 
 // TestThrottledAnswersAreCountedInBurstsPerAPI checks how the ceilings count a

@@ -21,7 +21,7 @@ import (
 	"time"
 
 	"github.com/ec2-operator/ec2-operator/internal/ec2limits"
-	ec2sim "github.com/ec2-operator/ec2-operator/internal/sim/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/sim/ec2sim"
 )
 
 // ceiling is an upper bound on one count (per instance, unless it says otherwise) in

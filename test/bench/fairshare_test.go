@@ -31,7 +31,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/ec2-operator/ec2-operator/internal/ec2limits"
-	ec2sim "github.com/ec2-operator/ec2-operator/internal/sim/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/sim/ec2sim"
 )
 
 // fairShareCeiling is the most launches of another namespace that may be sent between
@@ -71,7 +71,7 @@ func TestBenchFairShare(t *testing.T) {
 		}
 		bulk, team = team, ns.Name
 	}
-	startManager(t, string(proxy.kubeconfig()), srv.URL, bulk+","+team, nil)
+	startManager(t, string(proxy.kubeconfig(t)), srv.URL, bulk+","+team, nil)
 
 	names := make([]string, n)
 	for i := range names {

@@ -26,6 +26,8 @@ import (
 	"testing"
 
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 )
 
 // apiProxy stands between the manager and the API server, forwarding every request
@@ -68,22 +70,18 @@ func startAPIProxy(t *testing.T, cfg *rest.Config) *apiProxy {
 	return p
 }
 
-// kubeconfig is a kubeconfig that reaches the API server through the proxy.
-func (p *apiProxy) kubeconfig() []byte {
-	return []byte(`apiVersion: v1
-kind: Config
-clusters:
-- name: bench
-  cluster:
-    server: ` + p.url + `
-contexts:
-- name: bench
-  context:
-    cluster: bench
-    user: bench
-current-context: bench
-users:
-- name: bench
-  user: {}
-`)
+// kubeconfig is a kubeconfig that reaches the API server through the proxy, with no
+// credentials of its own: the proxy adds the test's.
+func (p *apiProxy) kubeconfig(t *testing.T) []byte {
+	t.Helper()
+	cfg := clientcmdapi.NewConfig()
+	cfg.Clusters["bench"] = &clientcmdapi.Cluster{Server: p.url}
+	cfg.AuthInfos["bench"] = &clientcmdapi.AuthInfo{}
+	cfg.Contexts["bench"] = &clientcmdapi.Context{Cluster: "bench", AuthInfo: "bench"}
+	cfg.CurrentContext = "bench"
+	data, err := clientcmd.Write(*cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
 }

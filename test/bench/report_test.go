@@ -21,7 +21,7 @@ import (
 	"slices"
 	"strings"
 
-	ec2sim "github.com/ec2-operator/ec2-operator/internal/sim/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/sim/ec2sim"
 	"github.com/ec2-operator/ec2-operator/internal/sim/simtest"
 )
 

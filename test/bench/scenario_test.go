@@ -32,7 +32,7 @@ import (
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/ec2limits"
-	ec2sim "github.com/ec2-operator/ec2-operator/internal/sim/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/sim/ec2sim"
 )
 
 // scenario is one bulk run: N objects against an emulator configured as sim, with a
@@ -147,7 +147,7 @@ func run(t *testing.T, sc scenario) []phase {
 	if sc.sources {
 		createSources(t, k8s, ns.Name, sc.unrelated)
 	}
-	mgr := startManager(t, string(proxy.kubeconfig()), srv.URL, ns.Name, sc.args)
+	mgr := startManager(t, string(proxy.kubeconfig(t)), srv.URL, ns.Name, sc.args)
 	current := mgr
 	if sc.guardrails != nil {
 		guardedAccount(t, k8s, ns.Name, sc.guardrails)
@@ -228,7 +228,7 @@ func run(t *testing.T, sc scenario) []phase {
 	mgr.stop()
 	var restarted *manager
 	restart := measure("restart", func() {
-		restarted = startManager(t, string(proxy.kubeconfig()), srv.URL, ns.Name, sc.args)
+		restarted = startManager(t, string(proxy.kubeconfig(t)), srv.URL, ns.Name, sc.args)
 		current = restarted
 	}, quietFor(sim, 5*time.Second))
 	restart.rssMiB = restarted.peakRSS()

@@ -44,9 +44,9 @@ import (
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/localenv"
-	ec2sim "github.com/ec2-operator/ec2-operator/internal/sim/ec2"
-	"github.com/ec2-operator/ec2-operator/internal/sim/ec2/eventbridge"
-	sqssim "github.com/ec2-operator/ec2-operator/internal/sim/sqs"
+	"github.com/ec2-operator/ec2-operator/internal/sim/ec2sim"
+	"github.com/ec2-operator/ec2-operator/internal/sim/ec2sim/eventbridge"
+	"github.com/ec2-operator/ec2-operator/internal/sim/sqssim"
 )
 
 // nodeIP is the node's address (hack/cluster): the API server, and the emulators the

@@ -20,17 +20,10 @@ package cluster
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/base64"
-	"encoding/pem"
 	"fmt"
 	"io"
 	"log"
-	"math/big"
 	"net"
 	"net/http"
 	"os"
@@ -51,6 +44,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/ec2-operator/ec2-operator/internal/images"
+	"github.com/ec2-operator/ec2-operator/internal/pki"
 )
 
 // OLM v1 as installed by hack/cluster/olmv1/olmv1.yaml (operator-controller v1.2.0).
@@ -89,48 +83,21 @@ type olmv1PKI struct {
 
 func newOLMv1PKI(t *testing.T) olmv1PKI {
 	t.Helper()
-	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	ca, err := pki.NewAuthority("olmv1-ca", 365*24*time.Hour)
 	if err != nil {
 		t.Fatal(err)
 	}
-	now := time.Now()
-	caTmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "olmv1-ca"},
-		NotBefore: now.Add(-time.Hour), NotAfter: now.Add(365 * 24 * time.Hour),
-		IsCA: true, BasicConstraintsValid: true,
-		KeyUsage: x509.KeyUsageCertSign | x509.KeyUsageCRLSign | x509.KeyUsageDigitalSignature,
-	}
-	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ca, _ := x509.ParseCertificate(caDER)
-	leaf := func(serial int64, cn string, dns ...string) ([]byte, []byte) {
-		key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	leaf := func(cn string, dns ...string) ([]byte, []byte) {
+		pair, err := ca.Issue(pki.Request{CommonName: cn, DNSNames: dns, Server: true, Client: true, ValidFor: 90 * 24 * time.Hour})
 		if err != nil {
 			t.Fatal(err)
 		}
-		tmpl := &x509.Certificate{
-			SerialNumber: big.NewInt(serial), Subject: pkix.Name{CommonName: cn}, DNSNames: dns,
-			NotBefore: now.Add(-time.Hour), NotAfter: now.Add(90 * 24 * time.Hour),
-			KeyUsage:    x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment,
-			ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth},
-		}
-		der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, &key.PublicKey, caKey)
-		if err != nil {
-			t.Fatal(err)
-		}
-		kb, err := x509.MarshalECPrivateKey(key)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
-			pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kb})
+		return pair.CertPEM, pair.KeyPEM
 	}
-	p := olmv1PKI{caPEM: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER})}
-	p.catalogdCert, p.catalogdKey = leaf(2, "catalogd-service",
+	p := olmv1PKI{caPEM: ca.CertPEM}
+	p.catalogdCert, p.catalogdKey = leaf("catalogd-service",
 		"localhost", "catalogd-service.olmv1-system.svc", "catalogd-service.olmv1-system.svc.cluster.local")
-	p.opconCert, p.opconKey = leaf(3, "operator-controller-service",
+	p.opconCert, p.opconKey = leaf("operator-controller-service",
 		"operator-controller-service.olmv1-system.svc", "operator-controller-service.olmv1-system.svc.cluster.local")
 	return p
 }

@@ -31,9 +31,9 @@ import (
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/localenv"
-	ec2sim "github.com/ec2-operator/ec2-operator/internal/sim/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/sim/ec2sim"
 	"github.com/ec2-operator/ec2-operator/internal/sim/simworld"
-	stssim "github.com/ec2-operator/ec2-operator/internal/sim/sts"
+	"github.com/ec2-operator/ec2-operator/internal/sim/stssim"
 )
 
 // The accounts of the multi-account test. The manager's own key ("sandbox", from

@@ -21,9 +21,9 @@ import (
 	"strings"
 	"testing"
 
-	ec2sim "github.com/ec2-operator/ec2-operator/internal/sim/ec2"
-	"github.com/ec2-operator/ec2-operator/internal/sim/ec2/eventbridge"
-	sqssim "github.com/ec2-operator/ec2-operator/internal/sim/sqs"
+	"github.com/ec2-operator/ec2-operator/internal/sim/ec2sim"
+	"github.com/ec2-operator/ec2-operator/internal/sim/ec2sim/eventbridge"
+	"github.com/ec2-operator/ec2-operator/internal/sim/sqssim"
 )
 
 // TestTheManagerReadsEC2EventsFromItsQueue runs the manager binary with

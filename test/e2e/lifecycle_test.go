@@ -22,7 +22,7 @@ import (
 	"testing"
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
-	ec2sim "github.com/ec2-operator/ec2-operator/internal/sim/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/sim/ec2sim"
 )
 
 // TestKubectlDrivesAnInstanceFromCreateThroughUpdatesToDeletion walks the life of one

@@ -24,7 +24,7 @@ import (
 	"testing"
 
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
-	ec2sim "github.com/ec2-operator/ec2-operator/internal/sim/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/sim/ec2sim"
 )
 
 // TestTheShippedSampleGetsItsDataVolumeAndElasticIPAndLeavesNothingBehind applies

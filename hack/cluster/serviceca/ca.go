@@ -18,12 +18,6 @@ package main
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
 	"errors"
 	"fmt"
 	"time"
@@ -32,6 +26,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+
+	"github.com/ec2-operator/ec2-operator/internal/pki"
 )
 
 // signingSecretName is the Secret the real service CA keeps its CA in; using the same
@@ -41,16 +37,8 @@ const signingSecretName = "signing-key"
 // caValidity is about 26 months, the lifetime of the real service CA.
 var caValidity = 26 * 30 * 24 * time.Hour
 
-// signer is the service CA: its certificate and key for signing, and the certificate
-// in PEM as it is appended to serving certificates and injected into ConfigMaps.
-type signer struct {
-	cert    *x509.Certificate
-	key     *ecdsa.PrivateKey
-	certPEM []byte
-}
-
 // loadOrCreateCA reads the CA from the signing-key Secret, creating it the first time.
-func loadOrCreateCA(ctx context.Context, cs kubernetes.Interface, ns string) (*signer, error) {
+func loadOrCreateCA(ctx context.Context, cs kubernetes.Interface, ns string) (*pki.Authority, error) {
 	for range 5 {
 		s, err := cs.CoreV1().Secrets(ns).Get(ctx, signingSecretName, metav1.GetOptions{})
 		if err == nil {
@@ -82,41 +70,18 @@ func loadOrCreateCA(ctx context.Context, cs kubernetes.Interface, ns string) (*s
 // newCA makes a self-signed CA named as the real one names its signer, so that the
 // serving-cert-signed-by annotation looks the same.
 func newCA() (certPEM, keyPEM []byte, err error) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	ca, err := pki.NewAuthority(fmt.Sprintf("openshift-service-serving-signer@%d", time.Now().Unix()), caValidity)
 	if err != nil {
 		return nil, nil, err
 	}
-	now := time.Now()
-	tmpl := &x509.Certificate{
-		SerialNumber:          serial(),
-		Subject:               pkix.Name{CommonName: fmt.Sprintf("openshift-service-serving-signer@%d", now.Unix())},
-		NotBefore:             now.Add(-time.Minute),
-		NotAfter:              now.Add(caValidity),
-		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment,
-		BasicConstraintsValid: true,
-		IsCA:                  true,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		return nil, nil, err
-	}
-	return pemCert(der), pemKey(key), nil
+	return ca.CertPEM, ca.KeyPEM, nil
 }
 
-// parseCA reads the CA from the PEM of its Secret. Only ECDSA keys are accepted,
-// because that is what newCA writes and what issue signs with.
-func parseCA(certPEM, keyPEM []byte) (*signer, error) {
-	pair, err := tls.X509KeyPair(certPEM, keyPEM)
+// parseCA reads the CA from the PEM of its Secret.
+func parseCA(certPEM, keyPEM []byte) (*pki.Authority, error) {
+	ca, err := pki.ParseAuthority(certPEM, keyPEM)
 	if err != nil {
 		return nil, fmt.Errorf("signing-key Secret: %w", err)
 	}
-	key, ok := pair.PrivateKey.(*ecdsa.PrivateKey)
-	if !ok {
-		return nil, errors.New("signing-key Secret: not an ECDSA key")
-	}
-	cert, err := x509.ParseCertificate(pair.Certificate[0])
-	if err != nil {
-		return nil, err
-	}
-	return &signer{cert: cert, key: key, certPEM: pemCert(pair.Certificate[0])}, nil
+	return ca, nil
 }

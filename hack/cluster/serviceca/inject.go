@@ -44,12 +44,12 @@ func (c *controller) syncConfigMap(ctx context.Context, obj any) {
 		!strings.EqualFold(cm.Annotations[alphaInjectCABundleAnnotation], "true") {
 		return
 	}
-	if cm.Data[injectionDataKey] == string(c.ca.certPEM) {
+	if cm.Data[injectionDataKey] == string(c.ca.CertPEM) {
 		return
 	}
 	u := cm.DeepCopy()
 	// The real injector owns the whole data of an injected ConfigMap.
-	u.Data = map[string]string{injectionDataKey: string(c.ca.certPEM)}
+	u.Data = map[string]string{injectionDataKey: string(c.ca.CertPEM)}
 	if _, err := c.cs.CoreV1().ConfigMaps(u.Namespace).Update(ctx, u, metav1.UpdateOptions{}); err != nil {
 		log.Printf("configmap %s/%s: %v", cm.Namespace, cm.Name, err)
 		return

@@ -61,6 +61,8 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/ec2-operator/ec2-operator/internal/pki"
 )
 
 // options are the command-line flags, kept together so that main reads as the order of
@@ -85,7 +87,7 @@ func main() {
 	if err != nil {
 		log.Fatalf("service CA: %v", err)
 	}
-	log.Printf("service CA %q from secret %s/%s", ca.cert.Subject.CommonName, opts.namespace, signingSecretName)
+	log.Printf("service CA %q from secret %s/%s", ca.Cert.Subject.CommonName, opts.namespace, signingSecretName)
 
 	c := &controller{cs: cs, ca: ca, namespaces: namespaceSet(opts.namespaces)}
 	factory := informers.NewSharedInformerFactory(cs, opts.resync)
@@ -154,7 +156,7 @@ func envOr(name, def string) string {
 // the client, the CA and the cache of Services.
 type controller struct {
 	cs       kubernetes.Interface
-	ca       *signer
+	ca       *pki.Authority
 	services cache.Store
 	// namespaces limits the namespaces served; nil serves all.
 	namespaces map[string]bool

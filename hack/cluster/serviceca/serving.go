@@ -249,8 +249,8 @@ func (c *controller) serviceAnnotations(failure error) (want map[string]string, 
 	want = map[string]string{}
 	drop = []string{}
 	if failure == nil {
-		want[signedByAnnotation] = c.ca.cert.Subject.CommonName
-		want[alphaSignedByAnnotation] = c.ca.cert.Subject.CommonName
+		want[signedByAnnotation] = c.ca.Cert.Subject.CommonName
+		want[alphaSignedByAnnotation] = c.ca.Cert.Subject.CommonName
 		drop = append(drop, errorAnnotation, alphaErrorAnnotation, errorNumAnnotation, alphaErrorNumAnnotation)
 	} else {
 		want[errorAnnotation] = failure.Error()

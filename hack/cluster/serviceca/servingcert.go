@@ -17,16 +17,14 @@ limitations under the License.
 package main
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
 	"slices"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/ec2-operator/ec2-operator/internal/pki"
 )
 
 var (
@@ -65,38 +63,20 @@ func (c *controller) stillGood(s *corev1.Secret, svc *corev1.Service) bool {
 		return false
 	}
 	roots := x509.NewCertPool()
-	roots.AddCert(c.ca.cert)
+	roots.AddCert(c.ca.Cert)
 	_, err = cert.Verify(x509.VerifyOptions{DNSName: cert.DNSNames[0], Roots: roots,
 		KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}})
 	return err == nil
 }
 
 // issue signs a new serving certificate for the Service's names. It never outlives the
-// CA, because a certificate past its issuer's expiry would not verify anyway.
+// CA (pki caps it), because a certificate past its issuer's expiry would not verify.
 func (c *controller) issue(svc *corev1.Service) (certPEM, keyPEM []byte, expiry time.Time, err error) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return nil, nil, time.Time{}, err
-	}
-	now := time.Now()
-	expiry = now.Add(servingValidity)
-	if expiry.After(c.ca.cert.NotAfter) {
-		expiry = c.ca.cert.NotAfter
-	}
 	names := dnsNames(svc)
-	tmpl := &x509.Certificate{
-		SerialNumber: serial(),
-		Subject:      pkix.Name{CommonName: names[0]},
-		DNSNames:     names,
-		NotBefore:    now.Add(-time.Minute),
-		NotAfter:     expiry,
-		KeyUsage:     x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, c.ca.cert, &key.PublicKey, c.ca.key)
+	pair, err := c.ca.Issue(pki.Request{CommonName: names[0], DNSNames: names, Server: true, ValidFor: servingValidity})
 	if err != nil {
 		return nil, nil, time.Time{}, err
 	}
 	// The serving certificate, then its issuer, as the real signer writes it.
-	return append(pemCert(der), c.ca.certPEM...), pemKey(key), expiry, nil
+	return append(pair.CertPEM, c.ca.CertPEM...), pair.KeyPEM, pair.Cert.NotAfter, nil
 }

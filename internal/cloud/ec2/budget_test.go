@@ -25,7 +25,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/ec2-operator/ec2-operator/internal/ec2limits"
-	ec2sim "github.com/ec2-operator/ec2-operator/internal/sim/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/sim/ec2sim"
 )
 
 func newBudget(full float64) *budget {

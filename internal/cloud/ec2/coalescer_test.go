@@ -23,7 +23,7 @@ import (
 	"testing"
 	"time"
 
-	ec2sim "github.com/ec2-operator/ec2-operator/internal/sim/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/sim/ec2sim"
 )
 
 // launchMany launches n instances and returns their IDs.

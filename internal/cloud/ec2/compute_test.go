@@ -24,7 +24,7 @@ import (
 	"testing"
 	"time"
 
-	ec2sim "github.com/ec2-operator/ec2-operator/internal/sim/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/sim/ec2sim"
 )
 
 // These tests drive the image, instance-type and lifecycle-option calls through the

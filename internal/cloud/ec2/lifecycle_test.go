@@ -20,7 +20,7 @@ import (
 	"context"
 	"testing"
 
-	ec2sim "github.com/ec2-operator/ec2-operator/internal/sim/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/sim/ec2sim"
 )
 
 func TestStopStartTerminateAreSafeToRepeat(t *testing.T) {

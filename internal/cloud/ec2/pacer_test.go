@@ -22,7 +22,7 @@ import (
 	"time"
 
 	"github.com/ec2-operator/ec2-operator/internal/ec2limits"
-	ec2sim "github.com/ec2-operator/ec2-operator/internal/sim/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/sim/ec2sim"
 )
 
 // pacedEnv is an emulator that enforces limits like EC2 and a client pacing itself to

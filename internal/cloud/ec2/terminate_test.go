@@ -21,7 +21,7 @@ import (
 	"sync"
 	"testing"
 
-	ec2sim "github.com/ec2-operator/ec2-operator/internal/sim/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/sim/ec2sim"
 )
 
 func TestTerminationsDueTogetherShareOneCall(t *testing.T) {

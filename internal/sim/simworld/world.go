@@ -33,10 +33,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials/stscreds"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 
-	ec2sim "github.com/ec2-operator/ec2-operator/internal/sim/ec2"
-	"github.com/ec2-operator/ec2-operator/internal/sim/ec2/accounts"
+	"github.com/ec2-operator/ec2-operator/internal/sim/ec2sim"
+	"github.com/ec2-operator/ec2-operator/internal/sim/ec2sim/accounts"
 	"github.com/ec2-operator/ec2-operator/internal/sim/simtest"
-	stssim "github.com/ec2-operator/ec2-operator/internal/sim/sts"
+	"github.com/ec2-operator/ec2-operator/internal/sim/stssim"
 )
 
 // World is the running world.

@@ -24,10 +24,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	"github.com/aws/aws-sdk-go-v2/service/ec2/types"
 
-	ec2sim "github.com/ec2-operator/ec2-operator/internal/sim/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/sim/ec2sim"
 	"github.com/ec2-operator/ec2-operator/internal/sim/simtest"
 	"github.com/ec2-operator/ec2-operator/internal/sim/simworld"
-	stssim "github.com/ec2-operator/ec2-operator/internal/sim/sts"
+	"github.com/ec2-operator/ec2-operator/internal/sim/stssim"
 )
 
 // The world the tests run in: the operator's identity (a long-term key in

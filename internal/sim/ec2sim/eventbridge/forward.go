@@ -20,8 +20,8 @@ limitations under the License.
 package eventbridge
 
 import (
-	ec2sim "github.com/ec2-operator/ec2-operator/internal/sim/ec2"
-	sqssim "github.com/ec2-operator/ec2-operator/internal/sim/sqs"
+	"github.com/ec2-operator/ec2-operator/internal/sim/ec2sim"
+	"github.com/ec2-operator/ec2-operator/internal/sim/sqssim"
 )
 
 // Forward sends every event sim publishes from now on to the queue at

@@ -28,8 +28,8 @@ import (
 	"net/http"
 	"sync/atomic"
 
-	ec2sim "github.com/ec2-operator/ec2-operator/internal/sim/ec2"
-	stssim "github.com/ec2-operator/ec2-operator/internal/sim/sts"
+	"github.com/ec2-operator/ec2-operator/internal/sim/ec2sim"
+	"github.com/ec2-operator/ec2-operator/internal/sim/stssim"
 )
 
 // Router is an http.Handler that forwards each EC2 request to the Sim of

@@ -27,9 +27,9 @@ import (
 	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
-	ec2sim "github.com/ec2-operator/ec2-operator/internal/sim/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/sim/ec2sim"
 	"github.com/ec2-operator/ec2-operator/internal/sim/simtest"
-	sqssim "github.com/ec2-operator/ec2-operator/internal/sim/sqs"
+	"github.com/ec2-operator/ec2-operator/internal/sim/sqssim"
 )
 
 // EventBridge User Guide, "Amazon SQS as a target": the rule delivers each

@@ -29,7 +29,7 @@ import (
 	"github.com/aws/smithy-go"
 
 	"github.com/ec2-operator/ec2-operator/internal/sim/simtest"
-	stssim "github.com/ec2-operator/ec2-operator/internal/sim/sts"
+	"github.com/ec2-operator/ec2-operator/internal/sim/stssim"
 )
 
 // Test fixtures: the operator's identity lives in operatorAccount and may
