@@ -50,8 +50,10 @@ const (
 
 // codeKinds holds the EC2 error codes with a known meaning. Sources: the EC2 API
 // reference "Error codes for the Amazon EC2 API" (common client errors, per-action
-// client errors, server errors) and the SDK's default throttle codes.
-var codeKinds = map[string]Kind{
+// client errors, server errors) and, for throttling and transient failures, the SDK's
+// own tables (see throttlecodes.go), so that the classifier and the SDK's retryer never
+// disagree about what clears up by waiting.
+var codeKinds = withTransientCodes(map[string]Kind{
 	// The subject of the call is gone.
 	"InvalidInstanceID.NotFound":         KindNotFound,
 	"InvalidVolume.NotFound":             KindNotFound,
@@ -61,23 +63,17 @@ var codeKinds = map[string]Kind{
 	// nothing left to cancel, which is what the caller wanted.
 	"InvalidSpotInstanceRequestID.NotFound": KindNotFound,
 
-	// Slow down, or EC2 failed on its side; both clear up by waiting.
-	"RequestLimitExceeded": KindThrottled,
+	// EC2 failed on its side, or asked us to slow down in its own words (the SDK's
+	// throttle and transient codes are added by withTransientCodes); all clear up by
+	// waiting.
+	//
 	// EBS limits modifications per volume (four in 24 hours): retry later.
 	"VolumeModificationRateExceeded": KindThrottled,
-	"Throttling":                     KindThrottled,
-	"ThrottlingException":            KindThrottled,
-	"RequestThrottled":               KindThrottled,
-	"RequestThrottledException":      KindThrottled,
-	"EC2ThrottledException":          KindThrottled,
-	"RequestResourceCountExceeded":   KindThrottled,
 	"PriorRequestNotComplete":        KindThrottled,
 	"InternalError":                  KindThrottled,
 	"InternalFailure":                KindThrottled,
 	"ServiceUnavailable":             KindThrottled,
 	"Unavailable":                    KindThrottled,
-	"RequestTimeout":                 KindThrottled,
-	"RequestTimeoutException":        KindThrottled,
 	CodeTransport:                    KindThrottled,
 	CodeRetryQuotaExceeded:           KindThrottled,
 	CodeServerError:                  KindThrottled,
@@ -164,7 +160,7 @@ var codeKinds = map[string]Kind{
 	// An Elastic IP associated elsewhere: taking it would break someone else's
 	// association, so only the user can decide.
 	"Resource.AlreadyAssociated": KindTerminal,
-}
+})
 
 // codePrefixKinds classifies families of codes whose suffix varies
 // (.NotFound, .Malformed, .Unavailable, .InUse, ...). They are checked in order.

@@ -254,6 +254,8 @@ func NewFromConfig(cfg aws.Config, opts Options) *AWSClient {
 			so.MaxAttempts = opts.MaxAttempts
 			so.MaxBackoff = opts.MaxBackoff
 			so.Retryables = append([]retry.IsErrorRetryable{noRetryOnCapacity}, so.Retryables...)
+			so.Retryables = append(so.Retryables, ec2Retryables)
+			so.Throttles = append(so.Throttles, ec2Throttles)
 		})
 		o.APIOptions = append(o.APIOptions, addCallMiddlewares(opts.Recorder, p))
 		if opts.credentialsExpired != nil {

@@ -60,16 +60,6 @@ func (NopRecorder) RecordCall(string, string, time.Duration) {}
 // RecordRetry does nothing.
 func (NopRecorder) RecordRetry(string, string) {}
 
-// IsThrottleCode reports whether code is EC2 asking the client to slow down.
-func IsThrottleCode(code string) bool {
-	switch code {
-	case "RequestLimitExceeded", "Throttling", "ThrottlingException", "RequestThrottled",
-		"RequestThrottledException", "EC2ThrottledException", "RequestResourceCountExceeded":
-		return true
-	}
-	return false
-}
-
 // attemptCounter follows one operation across its retry attempts. The retry
 // middleware runs attempts one after the other, so it needs no lock.
 type attemptCounter struct {
