@@ -38,6 +38,7 @@ import (
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
 	"github.com/ec2-operator/ec2-operator/internal/controller"
+	"github.com/ec2-operator/ec2-operator/internal/controller/awsaccount"
 	"github.com/ec2-operator/ec2-operator/internal/credentials"
 	"github.com/ec2-operator/ec2-operator/internal/metrics"
 	"github.com/ec2-operator/ec2-operator/internal/monitoring"
@@ -172,7 +173,7 @@ func addReconcilers(mgr ctrl.Manager, opts options, clients *ec2.RegionalClients
 	}
 	// AWSAccounts: the roles the operator assumes to act in other accounts. The
 	// EC2Instance reconciler, set up first, registers the index this one reads.
-	accounts := &controller.AWSAccountReconciler{
+	accounts := &awsaccount.Reconciler{
 		Client:        mgr.GetClient(),
 		Accounts:      clients,
 		DefaultRegion: opts.awsRegion,

@@ -35,31 +35,8 @@ import (
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/controller/awsaccount"
 )
-
-// accountIndex indexes EC2Instances by the AWSAccount they use: spec.accountRef, or
-// the account a namespace's default-account annotation gave them (recorded in
-// status.account). The AWSAccount controller counts and waits for its users with it,
-// and a change of an account reaches the objects that use it.
-const accountIndex = "accountName"
-
-// accountNameOf is the AWSAccount an object uses, as far as the object itself says.
-func accountNameOf(o *computev1alpha1.EC2Instance) string {
-	if o.Spec.AccountRef != nil {
-		return o.Spec.AccountRef.Name
-	}
-	return o.Status.Account
-}
-
-// indexAccounts registers accountIndex.
-func indexAccounts(ctx context.Context, indexer client.FieldIndexer) error {
-	return indexer.IndexField(ctx, &computev1alpha1.EC2Instance{}, accountIndex, func(o client.Object) []string {
-		if name := accountNameOf(o.(*computev1alpha1.EC2Instance)); name != "" {
-			return []string{name}
-		}
-		return nil
-	})
-}
 
 // errAccountRefused stops a pass whose AWSAccount may not, or cannot yet, be used. The
 // condition is already set; the watches on AWSAccounts and Namespaces bring the
@@ -109,7 +86,7 @@ func (r *EC2InstanceReconciler) lookUpAccount(ctx context.Context, s *instanceSc
 	// namespaces matter: an object launched with the operator's own credentials
 	// needs neither.
 	var ns *metav1.PartialObjectMetadata
-	name := accountNameOf(s.obj)
+	name := awsaccount.NameOf(s.obj)
 	if s.obj.Spec.AccountRef == nil && r.noInstanceRecorded(s) {
 		var err error
 		if ns, err = r.namespaceMetadata(ctx, s.obj.Namespace); err != nil {
@@ -234,23 +211,13 @@ func namespaceAllowed(acct *computev1alpha1.AWSAccount, ns *metav1.PartialObject
 	return sel.Matches(labels.Set(ns.Labels)), nil
 }
 
-// assumedRole is the cloud layer's view of an AWSAccount.
-func assumedRole(acct *computev1alpha1.AWSAccount) ec2.AssumedRole {
-	return ec2.AssumedRole{
-		Name:        acct.Name,
-		RoleARN:     acct.Spec.RoleARN,
-		ExternalID:  acct.Spec.ExternalID,
-		SessionName: acct.Spec.SessionName,
-	}
-}
-
 // clientFor returns the EC2 client of the pass: the region's client of the account, or
 // of the operator's own credentials.
 func (r *EC2InstanceReconciler) clientFor(ctx context.Context, acct *computev1alpha1.AWSAccount, region string) (ec2.Client, error) {
 	if acct == nil {
 		return r.EC2.ForRegion(ctx, region)
 	}
-	return r.EC2.ForAccount(ctx, assumedRole(acct), region)
+	return r.EC2.ForAccount(ctx, awsaccount.AssumedRole(acct), region)
 }
 
 // accountChangedForUsers passes the AWSAccount updates that matter to the objects that
@@ -278,7 +245,7 @@ func accountChangedForUsers() predicate.Funcs {
 // at once rather than at their next resync.
 func (r *EC2InstanceReconciler) objectsUsingAccount(ctx context.Context, o client.Object) []reconcile.Request {
 	list := &computev1alpha1.EC2InstanceList{}
-	if err := r.List(ctx, list, client.MatchingFields{accountIndex: o.GetName()}); err != nil {
+	if err := r.List(ctx, list, client.MatchingFields{awsaccount.UsersIndex: o.GetName()}); err != nil {
 		return nil
 	}
 	items := list.Items
@@ -286,7 +253,7 @@ func (r *EC2InstanceReconciler) objectsUsingAccount(ctx context.Context, o clien
 		all := &computev1alpha1.EC2InstanceList{}
 		if err := r.List(ctx, all); err == nil {
 			items = append(items, slices.DeleteFunc(all.Items, func(obj computev1alpha1.EC2Instance) bool {
-				return accountNameOf(&obj) != ""
+				return awsaccount.NameOf(&obj) != ""
 			})...)
 		}
 	}
@@ -302,7 +269,7 @@ func (r *EC2InstanceReconciler) objectsInNamespace(ctx context.Context, o client
 		return nil
 	}
 	items := slices.DeleteFunc(list.Items, func(obj computev1alpha1.EC2Instance) bool {
-		return accountNameOf(&obj) == "" && obj.Status.InstanceID != ""
+		return awsaccount.NameOf(&obj) == "" && obj.Status.InstanceID != ""
 	})
 	return requestsFor(items)
 }

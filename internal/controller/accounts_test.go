@@ -33,6 +33,7 @@ import (
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/controller/awsaccount"
 	"github.com/ec2-operator/ec2-operator/internal/sim/ec2sim"
 	"github.com/ec2-operator/ec2-operator/internal/sim/simworld"
 	"github.com/ec2-operator/ec2-operator/internal/sim/stssim"
@@ -524,7 +525,7 @@ func TestAdoptionInANamespaceWithADefaultAccountLooksInThatAccount(t *testing.T)
 	h.waitAccount(a.Name, computev1alpha1.ReasonVerified)
 	annotateNamespace(t, h, h.ns, map[string]string{computev1alpha1.DefaultAccountAnnotation: a.Name})
 	// Another tool's instance in account A.
-	c, err := h.clients.ForAccount(context.Background(), assumedRole(a), ec2sim.DefaultRegion)
+	c, err := h.clients.ForAccount(context.Background(), awsaccount.AssumedRole(a), ec2sim.DefaultRegion)
 	if err != nil {
 		t.Fatal(err)
 	}

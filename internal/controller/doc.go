@@ -14,19 +14,19 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package controller holds the EC2Instance and AWSAccount reconcilers. They
-// orchestrate: they read the object and the instance, decide the next step and ask
-// internal/cloud/ec2 to take it. They never talk to the AWS SDK directly, and never
-// read AWS's error codes: the EC2 layer classifies errors into kinds and causes.
+// Package controller holds the EC2Instance reconciler. It orchestrates: it reads the
+// object and the instance, decides the next step and asks internal/cloud/ec2 to take
+// it. It never talks to the AWS SDK directly, and never reads AWS's error codes: the
+// EC2 layer classifies errors into kinds and causes.
 //
 // # One pass
 //
-// Reconcile (reconcile.go) reads the object and runs reconcile, a short list of
-// phases. Every phase returns a step (reconcile_outcome.go): go on, done (come back
+// Reconcile (ec2instance_controller.go) reads the object and runs reconcile, a short
+// list of phases. Every phase returns a step (reconcile_outcome.go): go on, done (come back
 // after a duration), again, failed (with the classified errors) or errored. The
 // first step that ends the pass is handed to finish, the pass's one exit, which turns
 // failures into Ready, events and metrics, spreads the requeue and applies the retry
-// policy (reconcile_retry.go). The status is written once at the end of the pass, and
+// policy (reconcile_reasons.go). The status is written once at the end of the pass, and
 // before and after the steps that must survive a crash (reconcile_scope.go).
 //
 // # Phases and their files
@@ -64,7 +64,5 @@ limitations under the License.
 //   - reconcile_*: the scope of a pass, the per-object memory (one home, one forget),
 //     conflict handling, backoff, metrics and the manager setup.
 //
-// The AWSAccount reconciler (awsaccount_reconciler.go) verifies accounts and keeps
-// their finalizer while EC2Instances use them, unless the operator is being
-// uninstalled.
+// The AWSAccount reconciler is package awsaccount; requeue holds the waits both share.
 package controller

@@ -27,6 +27,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/event"
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
+	"github.com/ec2-operator/ec2-operator/internal/controller/awsaccount"
 )
 
 // One instance that DescribeInstances no longer knows was terminated and has aged out
@@ -189,7 +190,7 @@ func (r *EC2InstanceReconciler) lookAtSiblings(ctx context.Context, s *instanceS
 	for i := range list.Items {
 		o := &list.Items[i]
 		if o.UID == s.obj.UID || o.Status.InstanceID == "" || r.regionOf(o, nil) != s.region ||
-			o.Status.AccountID != s.obj.Status.AccountID || accountNameOf(o) != accountNameOf(s.obj) {
+			o.Status.AccountID != s.obj.Status.AccountID || awsaccount.NameOf(o) != awsaccount.NameOf(s.obj) {
 			continue
 		}
 		s.ec2.ChangedElsewhere(o.Status.InstanceID)

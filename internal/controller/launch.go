@@ -19,7 +19,6 @@ package controller
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -181,15 +180,6 @@ func (r *EC2InstanceReconciler) firstLook(c ec2.FleetHints) time.Duration {
 // launchRecordReuse is how old a launch record may be and still serve a launch that
 // was put off for the RunInstances budget, instead of being written again.
 const launchRecordReuse = time.Minute
-
-// jitter returns a random duration up to d, so that objects waiting for the same
-// budget do not all come back at once.
-func jitter(d time.Duration) time.Duration {
-	if d <= 0 {
-		return 0
-	}
-	return time.Duration(rand.Int64N(int64(d)))
-}
 
 // launchedAttributes are the attributes an instance launched from the object's spec
 // has, as observeAttributes would read them.

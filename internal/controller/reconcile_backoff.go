@@ -21,6 +21,8 @@ import (
 
 	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/ec2-operator/ec2-operator/internal/controller/requeue"
 )
 
 // failureBackoff is the workqueue's exponential per-object backoff after a failed
@@ -38,5 +40,5 @@ func newFailureBackoff(minDelay, maxDelay time.Duration) failureBackoff {
 // When is the exponential delay for item, spread.
 func (b failureBackoff) When(item reconcile.Request) time.Duration {
 	d := b.TypedRateLimiter.When(item)
-	return d + jitter(d/5)
+	return d + requeue.Jitter(d/5)
 }

@@ -33,6 +33,7 @@ import (
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
+	"github.com/ec2-operator/ec2-operator/internal/controller/requeue"
 )
 
 // A write that meets a newer version of the object (Conflict) is nearly always the
@@ -139,15 +140,15 @@ func statusDigest(status *computev1alpha1.EC2InstanceStatus) [sha256.Size]byte {
 	return sha256.Sum256(data)
 }
 
-// conflictBackoff is the wait after the streak's nth conflict: conflictRetry, doubled
+// conflictBackoff is the wait after the streak's nth conflict: requeue.ConflictRetry, doubled
 // for each further one, at most max, spread by a tenth.
 func conflictBackoff(n int, max time.Duration) time.Duration {
-	d := conflictRetry
+	d := requeue.ConflictRetry
 	for i := 1; i < n && d < max; i++ {
 		d *= 2
 	}
 	d = min(d, max)
-	return d + jitter(d/10)
+	return d + requeue.Jitter(d/10)
 }
 
 // afterConflict decides when an object whose write conflicted comes back, and reports

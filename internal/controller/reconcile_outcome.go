@@ -27,6 +27,7 @@ import (
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/controller/requeue"
 )
 
 // step is what one step of a pass decided. Every step of the launch, converge and
@@ -116,16 +117,7 @@ func (r *EC2InstanceReconciler) finish(s *instanceScope, st step) (ctrl.Result, 
 	case stepFailed:
 		return r.reportFailures(s, st)
 	}
-	return requeueAfter(st.after, st.spread), nil
-}
-
-// requeueAfter is the result that brings an object back after d, spread by up to a
-// tenth when asked.
-func requeueAfter(d time.Duration, spread bool) ctrl.Result {
-	if spread {
-		d += jitter(d / 10)
-	}
-	return ctrl.Result{RequeueAfter: d}
+	return requeue.After(st.after, st.spread), nil
 }
 
 // reportFailures reports a failed step. Ready says every failure in one message (with
@@ -141,7 +133,7 @@ func (r *EC2InstanceReconciler) reportFailures(s *instanceScope, st step) (ctrl.
 		if r.refusedRequest(s, f.err) {
 			// The guarded client refused a request: reported like any guardrail
 			// refusal, and looked at again when the account or the object changes.
-			return requeueAfter(accountRecheck, true), nil
+			return requeue.After(accountRecheck, true), nil
 		}
 		if ec2.HeldBack(f.err) {
 			wait := ec2.RetryAfterOf(f.err)
@@ -160,7 +152,7 @@ func (r *EC2InstanceReconciler) reportFailures(s *instanceScope, st step) (ctrl.
 		}
 	}
 	if first == nil {
-		return requeueAfter(after, spread), nil
+		return requeue.After(after, spread), nil
 	}
 	message := strings.Join(msgs, "; ")
 	if c := s.condition(computev1alpha1.ConditionReady); st.meanwhile && c != nil && c.Status == metav1.ConditionFalse && isProgressReason(c.Reason) {
@@ -169,7 +161,7 @@ func (r *EC2InstanceReconciler) reportFailures(s *instanceScope, st step) (ctrl.
 	}
 	s.notReady(reasonFor(first), message)
 	if after > 0 {
-		return requeueAfter(after, spread), nil
+		return requeue.After(after, spread), nil
 	}
 	return ctrl.Result{}, errors.New(message)
 }

@@ -30,6 +30,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
+	"github.com/ec2-operator/ec2-operator/internal/controller/awsaccount"
+	"github.com/ec2-operator/ec2-operator/internal/controller/requeue"
 )
 
 // SetupWithManager registers the reconciler. A reconcile follows a spec change (and
@@ -48,7 +50,7 @@ func (r *EC2InstanceReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if err := indexInstanceIDs(context.Background(), mgr.GetFieldIndexer()); err != nil {
 		return err
 	}
-	if err := indexAccounts(context.Background(), mgr.GetFieldIndexer()); err != nil {
+	if err := awsaccount.IndexUsers(context.Background(), mgr.GetFieldIndexer()); err != nil {
 		return err
 	}
 	if r.SourceWatcher == nil {
@@ -102,10 +104,10 @@ func (r *EC2InstanceReconciler) defaults() {
 			r.VanishHold = DefaultVanishHold
 		}
 		if r.MinBackoff <= 0 {
-			r.MinBackoff = DefaultMinBackoff
+			r.MinBackoff = requeue.DefaultMinBackoff
 		}
 		if r.MaxBackoff <= 0 {
-			r.MaxBackoff = DefaultMaxBackoff
+			r.MaxBackoff = requeue.DefaultMaxBackoff
 		}
 		if r.TypeChangeTimeout <= 0 {
 			r.TypeChangeTimeout = DefaultTypeChangeTimeout

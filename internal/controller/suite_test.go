@@ -47,6 +47,8 @@ import (
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/controller/awsaccount"
+	"github.com/ec2-operator/ec2-operator/internal/controller/requeue"
 	"github.com/ec2-operator/ec2-operator/internal/ec2limits"
 	"github.com/ec2-operator/ec2-operator/internal/events"
 	"github.com/ec2-operator/ec2-operator/internal/sim/ec2sim"
@@ -129,7 +131,7 @@ type harnessOptions struct {
 func shippedTimings(r *EC2InstanceReconciler) {
 	r.ResyncPeriod, r.AttributeResyncPeriod = DefaultResyncPeriod, DefaultAttributeResyncPeriod
 	r.PollInterval = DefaultPollInterval
-	r.MinBackoff, r.MaxBackoff = DefaultMinBackoff, DefaultMaxBackoff
+	r.MinBackoff, r.MaxBackoff = requeue.DefaultMinBackoff, requeue.DefaultMaxBackoff
 }
 
 // both applies two tweaks in order.
@@ -349,7 +351,7 @@ func (h *harness) startManager() {
 	if err := r.SetupWithManager(mgr); err != nil {
 		h.t.Fatal(err)
 	}
-	accounts := &AWSAccountReconciler{
+	accounts := &awsaccount.Reconciler{
 		Client: mgr.GetClient(), Accounts: h.clients,
 		DefaultRegion: ec2sim.DefaultRegion, MinBackoff: 100 * time.Millisecond, MaxBackoff: 2 * time.Second,
 	}

@@ -37,6 +37,7 @@ import (
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
 	"github.com/ec2-operator/ec2-operator/internal/sim/ec2sim"
 	"github.com/ec2-operator/ec2-operator/internal/testenv"
+	"github.com/ec2-operator/ec2-operator/internal/uninstall"
 )
 
 // TestUninstallReleasesTheFleetWithoutTerminatingIt deletes the operator's CRDs, as
@@ -78,19 +79,19 @@ func TestUninstallReleasesTheFleetWithoutTerminatingIt(t *testing.T) {
 	changesBefore := h.worldChanges()
 
 	// The awsaccounts CRD first: its AWSAccount is used by in-a, and goes all the same.
-	h.deleteCRD(awsAccountsCRD)
-	h.waitCRDGone(awsAccountsCRD)
+	h.deleteCRD(uninstall.AWSAccountsCRD)
+	h.waitCRDGone(uninstall.AWSAccountsCRD)
 	if got := h.get("in-a"); !got.DeletionTimestamp.IsZero() {
 		t.Fatalf("in-a is being deleted although only the awsaccounts CRD was")
 	}
 	// Then the ec2instances CRD, which the API server deletes only once every object
 	// is gone: their finalizers were removed.
-	h.deleteCRD(ec2InstancesCRD)
-	h.waitCRDGone(ec2InstancesCRD)
+	h.deleteCRD(uninstall.EC2InstancesCRD)
+	h.waitCRDGone(uninstall.EC2InstancesCRD)
 
 	for name, obj := range fleet {
 		note := h.waitEventOn(obj.UID, reasonReleasedOnUninstall)
-		if !strings.Contains(note, ec2InstancesCRD+" is being deleted") || !strings.Contains(note, "not terminated") {
+		if !strings.Contains(note, uninstall.EC2InstancesCRD+" is being deleted") || !strings.Contains(note, "not terminated") {
 			t.Errorf("%s: the event says %q", name, note)
 		}
 		h.expectUntouched(name, obj)
@@ -159,7 +160,7 @@ func (f forbidCRDReads) RoundTrip(req *http.Request) (*http.Response, error) {
 // crdMeta is a CRD's metadata, for the test's own reads and deletions.
 func crdMeta(name string) *metav1.PartialObjectMetadata {
 	crd := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Name: name}}
-	crd.SetGroupVersionKind(crdKind)
+	crd.SetGroupVersionKind(uninstall.CRDKind)
 	return crd
 }
 

@@ -37,6 +37,8 @@ import (
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/controller/awsaccount"
+	"github.com/ec2-operator/ec2-operator/internal/controller/requeue"
 	"github.com/ec2-operator/ec2-operator/internal/guardrail"
 )
 
@@ -64,8 +66,6 @@ const (
 	DefaultPollInterval          = 5 * time.Second
 	DefaultAttributeResyncPeriod = time.Hour
 	DefaultVisibilityGracePeriod = 5 * time.Minute
-	DefaultMinBackoff            = time.Second
-	DefaultMaxBackoff            = 5 * time.Minute
 )
 
 // EC2InstanceReconciler keeps EC2 instances matching their EC2Instance objects.
@@ -179,7 +179,7 @@ func (r *EC2InstanceReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 	if r.CredentialsReady != nil {
 		if err := r.CredentialsReady(); err != nil {
 			logf.FromContext(ctx).V(1).Info("waiting for AWS credentials", "reason", err.Error())
-			return requeueAfter(credentialsWait, true), nil
+			return requeue.After(requeue.CredentialsWait, true), nil
 		}
 	}
 	s := newInstanceScope(obj, logf.FromContext(ctx))
@@ -320,10 +320,6 @@ func (r *EC2InstanceReconciler) useClient(ctx context.Context, s *instanceScope)
 	return proceed()
 }
 
-// credentialsWait is how soon an object comes back while the AWS credentials are not
-// there yet.
-const credentialsWait = 10 * time.Second
-
 // regionOf is the region an object's instance lives in: the one pinned in status,
 // else the spec's, else the account's default, else the operator's.
 func (r *EC2InstanceReconciler) regionOf(o *computev1alpha1.EC2Instance, acct *computev1alpha1.AWSAccount) string {
@@ -363,16 +359,12 @@ func (r *EC2InstanceReconciler) tellFleet(ctx context.Context, account, region s
 		// A launched instance has its region in status, so the account's default region
 		// is not needed here.
 		objRegion := r.regionOf(&o, nil)
-		if o.Status.InstanceID != "" && objRegion == region && accountNameOf(&o) == account {
+		if o.Status.InstanceID != "" && objRegion == region && awsaccount.NameOf(&o) == account {
 			ids = append(ids, o.Status.InstanceID)
 		}
 	}
 	c.ExpectLookups(ids)
 }
-
-// conflictRetry is how soon an object whose status write met a newer version is
-// reconciled again the first time; conflictBackoff doubles it for each further one.
-const conflictRetry = 100 * time.Millisecond
 
 func (r *EC2InstanceReconciler) now() time.Time { return r.Now() }
 

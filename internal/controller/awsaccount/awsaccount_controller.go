@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller
+package awsaccount
 
 import (
 	"context"
@@ -42,47 +42,49 @@ import (
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/controller/requeue"
+	"github.com/ec2-operator/ec2-operator/internal/uninstall"
 )
 
-// AccountVerifier assumes the role of an AWSAccount and says who it acts as; it also
+// Verifier assumes the role of an AWSAccount and says who it acts as; it also
 // drops what it keeps for an account that is gone. *ec2.RegionalClients implements it.
-type AccountVerifier interface {
+type Verifier interface {
 	VerifyAccount(ctx context.Context, role ec2.AssumedRole, region string) (ec2.Identity, error)
 	ForgetAccount(name string)
 }
 
-// AccountObserver receives the readiness of each AWSAccount; *metrics.Metrics
+// Observer receives the readiness of each AWSAccount; *metrics.Metrics
 // implements it.
-type AccountObserver interface {
+type Observer interface {
 	AccountReady(account string, ready bool)
 	ForgetAccount(account string)
 }
 
-// DefaultAccountVerifyPeriod is how often a Ready AWSAccount's role is assumed again, so
+// DefaultVerifyPeriod is how often a Ready AWSAccount's role is assumed again, so
 // that a trust policy changed in AWS shows in its status within the hour.
-const DefaultAccountVerifyPeriod = time.Hour
+const DefaultVerifyPeriod = time.Hour
 
 // stsFallbackRegion is where STS is called when neither the account nor the operator
 // names a region; the role is global, so any region answers.
 const stsFallbackRegion = "us-east-1"
 
-// AWSAccountReconciler verifies AWSAccounts (sts:AssumeRole, then
+// Reconciler verifies AWSAccounts (sts:AssumeRole, then
 // sts:GetCallerIdentity), reports which account each acts in and how many
-// EC2Instances use it, and holds a deletion back while any does. It needs the
-// EC2InstanceReconciler on the same manager, which registers the account index.
+// EC2Instances use it, and holds a deletion back while any does. It reads UsersIndex,
+// which the EC2Instance reconciler on the same manager registers (IndexUsers).
 //
 // It emits no Kubernetes events: events about a cluster-scoped object are written in
 // the default namespace, which would need a cluster-wide events permission. Its
 // conditions, the ec2_operator_aws_account_ready metric and the log say what
 // happened, and the EC2Instances that use the account get events of their own.
-type AWSAccountReconciler struct {
+type Reconciler struct {
 	client.Client
 	// Accounts assumes the roles.
-	Accounts AccountVerifier
+	Accounts Verifier
 	// DefaultRegion is where STS is called for an account without a default region.
 	DefaultRegion string
 	// Metrics receives each account's readiness; nil records nothing.
-	Metrics AccountObserver
+	Metrics Observer
 	// VerifyPeriod is how often a Ready account is verified again.
 	VerifyPeriod time.Duration
 	// MinBackoff and MaxBackoff bound the retries of a failed verification.
@@ -107,7 +109,7 @@ type AWSAccountReconciler struct {
 // +kubebuilder:rbac:groups="",resources=namespaces,verbs=get;list;watch
 
 // Reconcile verifies one AWSAccount and keeps its finalizer while it is in use.
-func (r *AWSAccountReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	log := logf.FromContext(ctx)
 	acct := &computev1alpha1.AWSAccount{}
 	if err := r.Get(ctx, req.NamespacedName, acct); err != nil {
@@ -132,7 +134,7 @@ func (r *AWSAccountReconciler) Reconcile(ctx context.Context, req ctrl.Request) 
 	if r.CredentialsReady != nil {
 		if err := r.CredentialsReady(); err != nil {
 			log.V(1).Info("waiting for the operator's AWS credentials before assuming the role", "reason", err.Error())
-			return requeueAfter(credentialsWait, true), r.patchStatus(ctx, before, acct)
+			return requeue.After(requeue.CredentialsWait, true), r.patchStatus(ctx, before, acct)
 		}
 	}
 	return r.verify(ctx, acct, before)
@@ -140,7 +142,7 @@ func (r *AWSAccountReconciler) Reconcile(ctx context.Context, req ctrl.Request) 
 
 // verify assumes the account's role and records which account and principal it acts
 // as, or why it cannot.
-func (r *AWSAccountReconciler) verify(ctx context.Context, acct, before *computev1alpha1.AWSAccount) (ctrl.Result, error) {
+func (r *Reconciler) verify(ctx context.Context, acct, before *computev1alpha1.AWSAccount) (ctrl.Result, error) {
 	region := acct.Spec.DefaultRegion
 	if region == "" {
 		region = r.DefaultRegion
@@ -148,7 +150,7 @@ func (r *AWSAccountReconciler) verify(ctx context.Context, acct, before *compute
 	if region == "" {
 		region = stsFallbackRegion
 	}
-	id, err := r.Accounts.VerifyAccount(ctx, assumedRole(acct), region)
+	id, err := r.Accounts.VerifyAccount(ctx, AssumedRole(acct), region)
 	acct.Status.ObservedGeneration = acct.Generation
 	if err != nil {
 		// What an earlier verification found may not hold for this spec.
@@ -174,7 +176,7 @@ func (r *AWSAccountReconciler) verify(ctx context.Context, acct, before *compute
 
 // keepFinalizer keeps the account's finalizer while an EC2Instance uses it, and
 // removes it once the account is deleted and unused; done says the pass ends there.
-func (r *AWSAccountReconciler) keepFinalizer(ctx context.Context, acct, before *computev1alpha1.AWSAccount, users []computev1alpha1.EC2Instance) (ctrl.Result, bool, error) {
+func (r *Reconciler) keepFinalizer(ctx context.Context, acct, before *computev1alpha1.AWSAccount, users []computev1alpha1.EC2Instance) (ctrl.Result, bool, error) {
 	if !acct.DeletionTimestamp.IsZero() {
 		return r.whileDeleted(ctx, acct, before, users)
 	}
@@ -195,9 +197,9 @@ func (r *AWSAccountReconciler) keepFinalizer(ctx context.Context, acct, before *
 // without their account, delete_uninstall.go), so holding the account would only
 // keep its CRD's deletion from completing. Letting it go does nothing in AWS. When
 // the CRDs cannot be read, the account is held, and the pass backs off.
-func (r *AWSAccountReconciler) whileDeleted(ctx context.Context, acct, before *computev1alpha1.AWSAccount, users []computev1alpha1.EC2Instance) (ctrl.Result, bool, error) {
+func (r *Reconciler) whileDeleted(ctx context.Context, acct, before *computev1alpha1.AWSAccount, users []computev1alpha1.EC2Instance) (ctrl.Result, bool, error) {
 	if len(users) > 0 {
-		crd, err := uninstalling(ctx, r.crdReader)
+		crd, err := uninstall.Which(ctx, r.crdReader)
 		if err != nil {
 			msg := fmt.Sprintf("deletion waits until no EC2Instance uses this account (used by %d: %s) and cannot tell whether the operator is being uninstalled: %v",
 				len(users), summarize(users), err)
@@ -231,7 +233,7 @@ func (r *AWSAccountReconciler) whileDeleted(ctx context.Context, acct, before *c
 // verifyDue returns 0 when the account must be verified now, or how long until then:
 // at once after a spec change or a failure, else a verify period after the last
 // success.
-func (r *AWSAccountReconciler) verifyDue(acct *computev1alpha1.AWSAccount) time.Duration {
+func (r *Reconciler) verifyDue(acct *computev1alpha1.AWSAccount) time.Duration {
 	ready := meta.FindStatusCondition(acct.Status.Conditions, computev1alpha1.ConditionReady)
 	if ready == nil || ready.Status != metav1.ConditionTrue || acct.Status.ObservedGeneration != acct.Generation || acct.Status.LastVerified == nil {
 		return 0
@@ -244,9 +246,9 @@ func (r *AWSAccountReconciler) verifyDue(acct *computev1alpha1.AWSAccount) time.
 // (status.accountId) or have an instance recorded. An object that only names the
 // account, from a namespace it does not allow, does not count: it must not be able to
 // hold the account's deletion back.
-func (r *AWSAccountReconciler) users(ctx context.Context, name string) ([]computev1alpha1.EC2Instance, error) {
+func (r *Reconciler) users(ctx context.Context, name string) ([]computev1alpha1.EC2Instance, error) {
 	list := &computev1alpha1.EC2InstanceList{}
-	if err := r.List(ctx, list, client.MatchingFields{accountIndex: name}); err != nil {
+	if err := r.List(ctx, list, client.MatchingFields{UsersIndex: name}); err != nil {
 		return nil, err
 	}
 	return slices.DeleteFunc(list.Items, func(o computev1alpha1.EC2Instance) bool { return !actsInAccount(&o) }), nil
@@ -274,7 +276,7 @@ func summarize(items []computev1alpha1.EC2Instance) string {
 }
 
 // setCondition sets a condition, and logs it when its reason or message changed.
-func (r *AWSAccountReconciler) setCondition(ctx context.Context, acct *computev1alpha1.AWSAccount, condType string, status metav1.ConditionStatus, reason, msg string) {
+func (r *Reconciler) setCondition(ctx context.Context, acct *computev1alpha1.AWSAccount, condType string, status metav1.ConditionStatus, reason, msg string) {
 	if old := meta.FindStatusCondition(acct.Status.Conditions, condType); old == nil || old.Reason != reason || old.Message != msg {
 		logf.FromContext(ctx).Info(msg, "condition", condType, "status", status, "reason", reason)
 	}
@@ -285,50 +287,50 @@ func (r *AWSAccountReconciler) setCondition(ctx context.Context, acct *computev1
 }
 
 // patchStatus writes the status if it changed.
-func (r *AWSAccountReconciler) patchStatus(ctx context.Context, before, acct *computev1alpha1.AWSAccount) error {
+func (r *Reconciler) patchStatus(ctx context.Context, before, acct *computev1alpha1.AWSAccount) error {
 	if equality.Semantic.DeepEqual(before.Status, acct.Status) {
 		return nil
 	}
 	return client.IgnoreNotFound(r.Status().Patch(ctx, acct, client.MergeFrom(before)))
 }
 
-func (r *AWSAccountReconciler) forget(name string) {
+func (r *Reconciler) forget(name string) {
 	r.Accounts.ForgetAccount(name)
 	if r.Metrics != nil {
 		r.Metrics.ForgetAccount(name)
 	}
 }
 
-func (r *AWSAccountReconciler) observe(name string, ready bool) {
+func (r *Reconciler) observe(name string, ready bool) {
 	if r.Metrics != nil {
 		r.Metrics.AccountReady(name, ready)
 	}
 }
 
-func (r *AWSAccountReconciler) now() time.Time {
+func (r *Reconciler) now() time.Time {
 	if r.Now != nil {
 		return r.Now()
 	}
 	return time.Now()
 }
 
-func (r *AWSAccountReconciler) verifyPeriod() time.Duration {
+func (r *Reconciler) verifyPeriod() time.Duration {
 	if r.VerifyPeriod > 0 {
 		return r.VerifyPeriod
 	}
-	return DefaultAccountVerifyPeriod
+	return DefaultVerifyPeriod
 }
 
 // SetupWithManager registers the reconciler. An EC2Instance that starts or stops
 // using an account, or goes, brings the account back to count its users (and to let
 // a waiting deletion finish).
-func (r *AWSAccountReconciler) SetupWithManager(mgr ctrl.Manager) error {
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	minBackoff, maxBackoff := r.MinBackoff, r.MaxBackoff
 	if minBackoff <= 0 {
-		minBackoff = DefaultMinBackoff
+		minBackoff = requeue.DefaultMinBackoff
 	}
 	if maxBackoff <= 0 {
-		maxBackoff = DefaultMaxBackoff
+		maxBackoff = requeue.DefaultMaxBackoff
 	}
 	r.crdReader = mgr.GetAPIReader()
 	return ctrl.NewControllerManagedBy(mgr).
@@ -344,7 +346,7 @@ func (r *AWSAccountReconciler) SetupWithManager(mgr ctrl.Manager) error {
 
 // accountOf maps an EC2Instance to the AWSAccount it uses.
 func accountOf(_ context.Context, o client.Object) []reconcile.Request {
-	if name := accountNameOf(o.(*computev1alpha1.EC2Instance)); name != "" {
+	if name := NameOf(o.(*computev1alpha1.EC2Instance)); name != "" {
 		return []reconcile.Request{{NamespacedName: types.NamespacedName{Name: name}}}
 	}
 	return nil
@@ -357,7 +359,7 @@ func accountUseChanged() predicate.Funcs {
 	return predicate.Funcs{
 		UpdateFunc: func(e event.UpdateEvent) bool {
 			o, n := e.ObjectOld.(*computev1alpha1.EC2Instance), e.ObjectNew.(*computev1alpha1.EC2Instance)
-			return accountNameOf(o) != accountNameOf(n) || actsInAccount(o) != actsInAccount(n)
+			return NameOf(o) != NameOf(n) || actsInAccount(o) != actsInAccount(n)
 		},
 		GenericFunc: func(event.GenericEvent) bool { return false },
 	}
@@ -366,7 +368,7 @@ func accountUseChanged() predicate.Funcs {
 // patchFinalizers applies mutate to the account's finalizers with optimistic locking:
 // a merge patch replaces the whole list, so without the resourceVersion a finalizer
 // another controller added since the cache was read would be dropped.
-func (r *AWSAccountReconciler) patchFinalizers(ctx context.Context, acct *computev1alpha1.AWSAccount, mutate func()) error {
+func (r *Reconciler) patchFinalizers(ctx context.Context, acct *computev1alpha1.AWSAccount, mutate func()) error {
 	patch := client.MergeFromWithOptions(acct.DeepCopy(), client.MergeFromWithOptimisticLock{})
 	mutate()
 	return r.Patch(ctx, acct, patch)
@@ -376,7 +378,7 @@ func (r *AWSAccountReconciler) patchFinalizers(ctx context.Context, acct *comput
 // newer version yet) and returns any other error for the backoff.
 func finalizerPatchResult(err error) (ctrl.Result, error) {
 	if apierrors.IsConflict(err) {
-		return requeueAfter(conflictRetry, true), nil
+		return requeue.After(requeue.ConflictRetry, true), nil
 	}
 	return ctrl.Result{}, err
 }

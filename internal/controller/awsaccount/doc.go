@@ -1,0 +1,23 @@
+/*
+Copyright 2026 The ec2-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package awsaccount holds the AWSAccount reconciler: it verifies each account
+// (sts:AssumeRole, then sts:GetCallerIdentity), reports which AWS account it acts in
+// and how many EC2Instances use it, and keeps its finalizer while any does, unless the
+// operator is being uninstalled (internal/uninstall). It also owns the index of
+// EC2Instances by the account they use (UsersIndex), which the EC2Instance reconciler
+// registers and reads too.
+package awsaccount
