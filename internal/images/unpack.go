@@ -59,61 +59,74 @@ func Unpack(img v1.Image, dir string) error {
 		if err != nil {
 			return err
 		}
-		name := filepath.Clean(hdr.Name)
-		if name == "." || strings.HasPrefix(name, "..") || filepath.IsAbs(name) {
-			return fmt.Errorf("unsafe path %q in image", hdr.Name)
-		}
-		target := filepath.Join(dir, name)
-		mode := os.FileMode(hdr.Mode & 0o777)
-		if hdr.Mode&0o1000 != 0 {
-			mode |= os.ModeSticky
-		}
-		switch hdr.Typeflag {
-		case tar.TypeDir:
-			if err := os.MkdirAll(target, 0o755); err != nil {
-				return err
-			}
-		case tar.TypeReg:
-			if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
-				return err
-			}
-			f, err := os.OpenFile(target, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
-			if err != nil {
-				return err
-			}
-			if _, err := io.Copy(f, tr); err != nil {
-				f.Close()
-				return err
-			}
-			if err := f.Close(); err != nil {
-				return err
-			}
-		case tar.TypeSymlink:
-			// A link is made as the runtime makes it; its target is resolved inside the
-			// container's root, never here, so an absolute target is no escape.
-			if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
-				return err
-			}
-			if err := os.Symlink(hdr.Linkname, target); err != nil {
-				return err
-			}
-			if chown {
-				if err := os.Lchown(target, hdr.Uid, hdr.Gid); err != nil {
-					return err
-				}
-			}
-			continue
-		default:
-			return fmt.Errorf("%s: entry type %c is not supported", hdr.Name, hdr.Typeflag)
-		}
-		// Chmod after creating: the umask must not narrow what the image says.
-		if err := os.Chmod(target, mode); err != nil {
+		if err := unpackEntry(tr, hdr, dir, chown); err != nil {
 			return err
 		}
-		if chown {
-			if err := os.Lchown(target, hdr.Uid, hdr.Gid); err != nil {
-				return err
-			}
-		}
 	}
+}
+
+// unpackEntry writes one entry of the flattened filesystem under dir, with the mode
+// the image gives it and, when chown, its owner.
+func unpackEntry(tr *tar.Reader, hdr *tar.Header, dir string, chown bool) error {
+	name := filepath.Clean(hdr.Name)
+	if name == "." || strings.HasPrefix(name, "..") || filepath.IsAbs(name) {
+		return fmt.Errorf("unsafe path %q in image", hdr.Name)
+	}
+	target := filepath.Join(dir, name)
+	mode := os.FileMode(hdr.Mode & 0o777)
+	if hdr.Mode&0o1000 != 0 {
+		mode |= os.ModeSticky
+	}
+	switch hdr.Typeflag {
+	case tar.TypeDir:
+		if err := os.MkdirAll(target, 0o755); err != nil {
+			return err
+		}
+	case tar.TypeReg:
+		if err := writeRegular(tr, target); err != nil {
+			return err
+		}
+	case tar.TypeSymlink:
+		// A link is made as the runtime makes it; its target is resolved inside the
+		// container's root, never here, so an absolute target is no escape. A link
+		// has no mode of its own.
+		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+			return err
+		}
+		if err := os.Symlink(hdr.Linkname, target); err != nil {
+			return err
+		}
+		return lchown(target, hdr, chown)
+	default:
+		return fmt.Errorf("%s: entry type %c is not supported", hdr.Name, hdr.Typeflag)
+	}
+	// Chmod after creating: the umask must not narrow what the image says.
+	if err := os.Chmod(target, mode); err != nil {
+		return err
+	}
+	return lchown(target, hdr, chown)
+}
+
+// writeRegular writes a regular file's contents from the archive.
+func writeRegular(r io.Reader, target string) error {
+	if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(target, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(f, r); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// lchown gives target the entry's owner when chown (only root may).
+func lchown(target string, hdr *tar.Header, chown bool) error {
+	if !chown {
+		return nil
+	}
+	return os.Lchown(target, hdr.Uid, hdr.Gid)
 }

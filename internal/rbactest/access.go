@@ -37,7 +37,8 @@ import (
 // ManagerSA is the operator's ServiceAccount, as the bundle and config/ name it.
 const ManagerSA = "ec2-operator-controller-manager"
 
-// The CRDs the uninstall guard reads (internal/controller/delete_uninstall.go).
+// The CRDs the uninstall guards read (internal/uninstall), spelt out here so that a
+// misspelling there shows as a denial.
 const (
 	crdGroup        = "apiextensions.k8s.io"
 	crds            = "customresourcedefinitions"
@@ -86,8 +87,28 @@ func May(t testing.TB, c client.Client, opNS string, a Access) bool {
 // kind that are not its own; and when it may not do what it needs.
 func CheckManager(t testing.TB, c client.Client, mode, opNS, target, other string) {
 	t.Helper()
+	// What it needs first, waiting for the API server's RBAC caches to see the grants
+	// just made: a denial read from a stale cache would prove nothing.
+	for _, a := range managerNeeds(opNS, target) {
+		if !Eventually(t, c, opNS, a) {
+			t.Errorf("%s install: the manager may not %s, which it needs", mode, a)
+		}
+	}
+	for _, a := range managerMustNot(opNS, target, other) {
+		if May(t, c, opNS, a) {
+			t.Errorf("%s install: the manager may %s", mode, a)
+		}
+	}
+}
+
+// managerLease is the leader-election Lease the manager holds.
+const managerLease = "ec2-operator.ec2-operator.dev"
+
+// managerMustNot is what the manager of opNS, watching target, must not be allowed;
+// other is a namespace that granted nothing.
+func managerMustNot(opNS, target, other string) []Access {
 	objects := monitoring.DefaultObjects(opNS)
-	const lease = "ec2-operator.ec2-operator.dev"
+	lease := managerLease
 	denied := []Access{
 		{Verb: "create", Resource: "secrets", Namespace: opNS},
 		{Verb: "create", Resource: "secrets", Namespace: target},
@@ -125,7 +146,14 @@ func CheckManager(t testing.TB, c client.Client, mode, opNS, target, other strin
 			denied = append(denied, Access{Verb: verb, Resource: "secrets", Namespace: ns}, Access{Verb: verb, Resource: "configmaps", Namespace: ns})
 		}
 	}
-	allowed := []Access{
+	return denied
+}
+
+// managerNeeds is what the manager of opNS, watching target, must be allowed.
+func managerNeeds(opNS, target string) []Access {
+	objects := monitoring.DefaultObjects(opNS)
+	lease := managerLease
+	return []Access{
 		{Verb: "get", Resource: "secrets", Namespace: opNS, Name: credentials.DefaultSecretName},
 		{Verb: "update", Resource: "secrets", Namespace: opNS, Name: objects.TokenSecret},
 		{Verb: "update", Group: "monitoring.coreos.com", Resource: "servicemonitors", Namespace: opNS, Name: objects.ServiceMonitor},
@@ -138,18 +166,6 @@ func CheckManager(t testing.TB, c client.Client, mode, opNS, target, other strin
 		{Verb: "get", Group: openshiftConfig, Resource: apiservers, Name: "cluster"},
 		{Verb: "list", Group: openshiftConfig, Resource: apiservers, Name: "cluster"},
 		{Verb: "watch", Group: openshiftConfig, Resource: apiservers, Name: "cluster"},
-	}
-	// What it needs first, waiting for the API server's RBAC caches to see the grants
-	// just made: a denial read from a stale cache would prove nothing.
-	for _, a := range allowed {
-		if !Eventually(t, c, opNS, a) {
-			t.Errorf("%s install: the manager may not %s, which it needs", mode, a)
-		}
-	}
-	for _, a := range denied {
-		if May(t, c, opNS, a) {
-			t.Errorf("%s install: the manager may %s", mode, a)
-		}
 	}
 }
 

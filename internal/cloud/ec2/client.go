@@ -223,19 +223,7 @@ func NewFromConfig(cfg aws.Config, opts Options) *AWSClient {
 	if opts.Credentials != nil {
 		cfg.Credentials = aws.NewCredentialsCache(opts.Credentials)
 	}
-	var p *pacer
-	if !opts.NoPacing || opts.RateLimit > 0 {
-		limits := opts.Limits
-		if opts.NoPacing {
-			limits = nil // only the overall cap
-		}
-		p = newPacer(limits, opts.RateLimit, opts.MaxPacingWait)
-		p.learn = opts.LearnLimits
-		if br, ok := opts.Recorder.(BudgetRecorder); ok {
-			region := cfg.Region
-			p.report = func(key, bucket string, perSecond float64) { br.RecordBudget(region, key, bucket, perSecond) }
-		}
-	}
+	p := newPacerFor(opts, cfg.Region)
 	api := awsec2.NewFromConfig(cfg, func(o *awsec2.Options) {
 		if opts.Endpoint != "" {
 			o.BaseEndpoint = aws.String(opts.Endpoint)
@@ -246,17 +234,7 @@ func NewFromConfig(cfg aws.Config, opts Options) *AWSClient {
 		// A call's answer must not be lost to the SDK closing the request body early
 		// (sdkhttp.WholeBodies): its retry would repeat a call EC2 carried out.
 		o.HTTPClient = sdkhttp.WholeBodies(o.HTTPClient)
-		// The standard retryer: exponential backoff with jitter and a retry quota. The
-		// SDK's adaptive mode is not used: the pacer already slows each API down on
-		// its own when EC2 throttles it (see budget.go), where adaptive mode slows
-		// the whole client on every throttled answer.
-		o.Retryer = retry.NewStandard(func(so *retry.StandardOptions) {
-			so.MaxAttempts = opts.MaxAttempts
-			so.MaxBackoff = opts.MaxBackoff
-			so.Retryables = append([]retry.IsErrorRetryable{noRetryOnCapacity}, so.Retryables...)
-			so.Retryables = append(so.Retryables, ec2Retryables)
-			so.Throttles = append(so.Throttles, ec2Throttles)
-		})
+		o.Retryer = newRetryer(opts)
 		o.APIOptions = append(o.APIOptions, addCallMiddlewares(opts.Recorder, p))
 		if opts.credentialsExpired != nil {
 			o.APIOptions = append(o.APIOptions, func(stack *middleware.Stack) error {
@@ -281,6 +259,38 @@ func NewFromConfig(cfg aws.Config, opts Options) *AWSClient {
 		c.batcher.ahead = newReadAhead(opts.ReadAheadTTL, opts.TransitionTTL, time.Now)
 	}
 	return c
+}
+
+// newPacerFor returns the client's pacer, or nil when opts ask for none.
+func newPacerFor(opts Options, region string) *pacer {
+	if opts.NoPacing && opts.RateLimit <= 0 {
+		return nil
+	}
+	limits := opts.Limits
+	if opts.NoPacing {
+		limits = nil // only the overall cap
+	}
+	p := newPacer(limits, opts.RateLimit, opts.MaxPacingWait)
+	p.learn = opts.LearnLimits
+	if br, ok := opts.Recorder.(BudgetRecorder); ok {
+		p.report = func(key, bucket string, perSecond float64) { br.RecordBudget(region, key, bucket, perSecond) }
+	}
+	return p
+}
+
+// newRetryer is the SDK's standard retryer: exponential backoff with jitter and a
+// retry quota, which does not retry capacity errors and knows EC2's own throttle
+// codes. The SDK's adaptive mode is not used: the pacer already slows each API down on
+// its own when EC2 throttles it (see budget.go), where adaptive mode slows the whole
+// client on every throttled answer.
+func newRetryer(opts Options) aws.Retryer {
+	return retry.NewStandard(func(so *retry.StandardOptions) {
+		so.MaxAttempts = opts.MaxAttempts
+		so.MaxBackoff = opts.MaxBackoff
+		so.Retryables = append([]retry.IsErrorRetryable{noRetryOnCapacity}, so.Retryables...)
+		so.Retryables = append(so.Retryables, ec2Retryables)
+		so.Throttles = append(so.Throttles, ec2Throttles)
+	})
 }
 
 // noRetryOnCapacity stops the SDK from retrying capacity errors. EC2 sends
