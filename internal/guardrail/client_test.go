@@ -25,7 +25,7 @@ import (
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
-	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/ec2fake"
+	"github.com/ec2-operator/ec2-operator/internal/sim/ec2sim"
 )
 
 // clientMethods are the methods of ec2.Client, the interface the controller is handed.
@@ -86,10 +86,10 @@ func callWithZeroArguments(c ec2.Client, name string) error {
 // client in a region outside the account's: every Checked and RegionOnly request is
 // refused without a call to EC2, and reads, hints and the ends of things pass.
 func TestNoChangeLeavesForARegionTheAccountDoesNotAllow(t *testing.T) {
-	fake := ec2fake.New()
-	g := New(fake, Rules{Guardrails: &computev1alpha1.Guardrails{Regions: []string{"eu-*"}}, Region: "us-west-2"}, Owner{Namespace: "team-a", Name: "web", UID: "u-1"})
+	e := newEmulated(t)
+	g := New(e.client, Rules{Guardrails: &computev1alpha1.Guardrails{Regions: []string{"eu-*"}}, Region: "us-west-2"}, Owner{Namespace: "team-a", Name: "web", UID: "u-1"})
 	for _, m := range clientMethods() {
-		fake.ResetCalls()
+		e.sent()
 		err := callWithZeroArguments(g, m.Name)
 		var refusal *Refusal
 		refused := errors.As(err, &refusal)
@@ -98,8 +98,8 @@ func TestNoChangeLeavesForARegionTheAccountDoesNotAllow(t *testing.T) {
 			if !refused || !strings.Contains(err.Error(), `the region "us-west-2" is not allowed by spec.guardrails.regions (eu-*)`) {
 				t.Errorf("%s in us-west-2: %v, want a refusal naming the region", m.Name, err)
 			}
-			if calls := fake.Calls(); len(calls) > 0 {
-				t.Errorf("%s was refused but called EC2: %v", m.Name, calls)
+			if sent := e.sent(); len(sent) > 0 {
+				t.Errorf("%s was refused but called EC2: %v", m.Name, sent)
 			}
 		default:
 			if refused {
@@ -113,23 +113,23 @@ func TestNoChangeLeavesForARegionTheAccountDoesNotAllow(t *testing.T) {
 // a launch that leaves everything to EC2 is sent, and the only refusal left is of a
 // resource another object owns.
 func TestWithoutGuardrailsOnlyOwnershipIsChecked(t *testing.T) {
-	fake := ec2fake.New()
-	g := New(fake, Rules{Region: "us-west-2"}, Owner{Namespace: "team-a", Name: "web", UID: "u-1", Cluster: "c-1"})
-	inst, err := g.RunInstance(context.Background(), ec2.LaunchRequest{ClientToken: "t", ImageID: ec2fake.DefaultImageID, InstanceType: "t3.micro"})
+	e := newEmulated(t)
+	g := New(e.client, Rules{Region: "us-west-2"}, Owner{Namespace: "team-a", Name: "web", UID: "u-1", Cluster: "c-1"})
+	inst, err := g.RunInstance(context.Background(), ec2.LaunchRequest{ClientToken: "t", ImageID: ec2sim.DefaultImageID, InstanceType: "t3.micro"})
 	if err != nil {
 		t.Fatalf("a launch without guardrails: %v", err)
 	}
 	other := ec2.OwnershipTags("team-b", "db", "u-2", "c-1")
-	if err := fake.CreateTags(context.Background(), []string{inst.ID}, other); err != nil {
+	if err := e.client.CreateTags(context.Background(), []string{inst.ID}, other); err != nil {
 		t.Fatal(err)
 	}
-	fake.ResetCalls()
+	e.sent()
 	err = g.CreateTags(context.Background(), []string{inst.ID}, map[string]string{"team": "a"})
 	var refusal *Refusal
 	if !errors.As(err, &refusal) || refusal.Reason != OwnershipRefused || !strings.Contains(err.Error(), "EC2Instance team-b/db's") {
 		t.Fatalf("tagging another object's instance: %v, want an ownership refusal naming it", err)
 	}
-	if n := fake.Count("CreateTags"); n != 0 {
+	if n := count(e.sent(), "CreateTags"); n != 0 {
 		t.Errorf("CreateTags sent %d times for another object's instance", n)
 	}
 }

@@ -24,7 +24,7 @@ import (
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
-	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/ec2fake"
+	"github.com/ec2-operator/ec2-operator/internal/sim/ec2sim"
 )
 
 // platformRules are a platform team's guardrails: one subnet and its VPC, one group,
@@ -32,9 +32,9 @@ import (
 // small volumes.
 func platformRules() Rules {
 	size, iops := int32(100), int32(3000)
-	return Rules{Region: "us-east-1", AccountID: ec2fake.AccountID, Guardrails: &computev1alpha1.Guardrails{
-		Regions: []string{"us-east-1"}, SubnetIDs: []string{ec2fake.DefaultSubnetID}, VPCIDs: []string{ec2fake.DefaultVPCID},
-		SecurityGroupIDs: []string{ec2fake.DefaultSecurityGroupID}, InstanceTypes: []string{"t3.*"}, ImageOwners: []string{"amazon"},
+	return Rules{Region: "us-east-1", AccountID: ec2sim.DefaultAccountID, Guardrails: &computev1alpha1.Guardrails{
+		Regions: []string{"us-east-1"}, SubnetIDs: []string{ec2sim.DefaultSubnetIDs[0]}, VPCIDs: []string{ec2sim.DefaultVPCID},
+		SecurityGroupIDs: []string{ec2sim.DefaultSecurityGroupID}, InstanceTypes: []string{"t3.*"}, ImageOwners: []string{"amazon"},
 		Tenancies: []string{"default"}, PlacementGroups: []string{"team-*"}, Hosts: []string{},
 		CapacityReservations: []string{"cr-0team*"}, OpenCapacityReservations: "Forbidden", PublicIPv4Pools: []string{"ipv4pool-ec2-team"},
 		Volumes: &computev1alpha1.VolumeGuardrails{MaxSizeGiB: &size, MaxIOPS: &iops, KMSKeyIDs: []string{"alias/team"}, SnapshotOwners: []string{"self", "amazon"}},
@@ -43,8 +43,8 @@ func platformRules() Rules {
 
 // allowedLaunch is a launch request the platform rules allow.
 func allowedLaunch() ec2.LaunchRequest {
-	return ec2.LaunchRequest{ClientToken: "t", ImageID: ec2fake.DefaultImageID, InstanceType: "t3.micro",
-		SubnetID: ec2fake.DefaultSubnetID, SecurityGroupIDs: []string{ec2fake.DefaultSecurityGroupID},
+	return ec2.LaunchRequest{ClientToken: "t", ImageID: ec2sim.DefaultImageID, InstanceType: "t3.micro",
+		SubnetID: ec2sim.DefaultSubnetIDs[0], SecurityGroupIDs: []string{ec2sim.DefaultSecurityGroupID},
 		CapacityReservation: &ec2.CapacityReservationSpec{Preference: "none"}}
 }
 
@@ -52,7 +52,7 @@ func allowedLaunch() ec2.LaunchRequest {
 // request: what it names, and what it would leave to EC2's defaults, against the
 // platform rules; a refused request never reaches EC2, an allowed one does.
 func TestRequestsOutsideTheGuardrailsAreRefusedBeforeTheyAreSent(t *testing.T) {
-	other := ec2.Subnet{ID: "subnet-0other0000000001", VPCID: "vpc-0other000000000001", AvailabilityZone: ec2fake.DefaultZone}
+	other := ec2.Subnet{ID: "subnet-0other0000000001", VPCID: "vpc-0other000000000001", AvailabilityZone: ec2sim.DefaultRegion + "a"}
 	launch := func(change func(*ec2.LaunchRequest)) func(context.Context, ec2.Client) error {
 		return func(ctx context.Context, c ec2.Client) error {
 			req := allowedLaunch()
@@ -86,7 +86,7 @@ func TestRequestsOutsideTheGuardrailsAreRefusedBeforeTheyAreSent(t *testing.T) {
 		}), "the size of the volume at /dev/sdf \"16384 GiB\" is not allowed by spec.guardrails.volumes.maxSizeGiB"},
 		{"a root volume's key", "RunInstances", launch(func(r *ec2.LaunchRequest) { r.RootVolume = &ec2.RootVolume{KMSKeyID: "alias/other"} }), "volumes.kmsKeyIds"},
 		{"groups changed by a selector edit", "ModifyInstanceAttribute", func(ctx context.Context, c ec2.Client) error {
-			return c.ModifySecurityGroups(ctx, "i-1", []string{ec2fake.DefaultSecurityGroupID, "sg-0otherteam"})
+			return c.ModifySecurityGroups(ctx, "i-1", []string{ec2sim.DefaultSecurityGroupID, "sg-0otherteam"})
 		}, "the security group \"sg-0otherteam\""},
 		{"the type changed", "ModifyInstanceAttribute", func(ctx context.Context, c ec2.Client) error {
 			return c.ModifyInstanceType(ctx, "i-1", "x2iedn.32xlarge")
@@ -102,11 +102,11 @@ func TestRequestsOutsideTheGuardrailsAreRefusedBeforeTheyAreSent(t *testing.T) {
 			return err
 		}, "spec.guardrails.publicIpv4Pools"},
 		{"a volume from another account's snapshot", "CreateVolume", func(ctx context.Context, c ec2.Client) error {
-			_, err := c.CreateVolume(ctx, ec2fake.DefaultZone, "t", ec2.VolumeRequest{Device: "/dev/sdg", SnapshotID: "snap-0shared", SizeGiB: 10}, nil)
+			_, err := c.CreateVolume(ctx, ec2sim.DefaultRegion+"a", "t", ec2.VolumeRequest{Device: "/dev/sdg", SnapshotID: "snap-0a11ed00000000001", SizeGiB: 10}, nil)
 			return err
-		}, `the owner of snapshot snap-0shared for the volume for /dev/sdg "210987654321" is not allowed by spec.guardrails.volumes.snapshotOwners`},
+		}, `the owner of snapshot snap-0a11ed00000000001 for the volume for /dev/sdg "210987654321" is not allowed by spec.guardrails.volumes.snapshotOwners`},
 		{"a volume taking a large snapshot's size", "RunInstances", launch(func(r *ec2.LaunchRequest) {
-			r.Volumes = []ec2.VolumeRequest{{Device: "/dev/sdh", SnapshotID: "snap-0ownbig"}}
+			r.Volumes = []ec2.VolumeRequest{{Device: "/dev/sdh", SnapshotID: "snap-0b16000000000000b"}}
 		}), `the size of the volume at /dev/sdh "500 GiB" is not allowed by spec.guardrails.volumes.maxSizeGiB`},
 		{"a volume grown past the largest size", "ModifyVolume", func(ctx context.Context, c ec2.Client) error {
 			return c.ResizeVolume(ctx, "vol-1", 101)
@@ -116,26 +116,24 @@ func TestRequestsOutsideTheGuardrailsAreRefusedBeforeTheyAreSent(t *testing.T) {
 		}, "volumes.maxIops"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			fake := ec2fake.New()
-			fake.AddSubnet(other)
-			fake.AddSnapshot(ec2.Snapshot{ID: "snap-0shared", OwnerID: "210987654321", SizeGiB: 8})
-			fake.AddSnapshot(ec2.Snapshot{ID: "snap-0ownbig", OwnerID: ec2fake.AccountID, SizeGiB: 500})
-			fake.ResetCalls()
-			err := tc.call(context.Background(), New(fake, platformRules(), Owner{Namespace: "team-a", Name: "web", UID: "u-1"}))
+			e := newEmulated(t)
+			e.sim.AddVPC(other.VPCID, "10.9.0.0/16")
+			e.sim.AddSubnetInVPC(other.ID, other.VPCID, other.AvailabilityZone, "10.9.0.0/24", nil)
+			e.sim.AddSharedSnapshot("snap-0a11ed00000000001", 8, "210987654321", "")
+			e.sim.AddSnapshot("snap-0b16000000000000b", 500)
+			e.sent()
+			err := tc.call(context.Background(), New(e.client, platformRules(), Owner{Namespace: "team-a", Name: "web", UID: "u-1"}))
+			sent := e.sent()
 			var refusal *Refusal
 			switch {
 			case tc.refused == "":
-				if err != nil || fake.Count("RunInstance") != 1 {
-					t.Fatalf("allowed request: %v, %d launches", err, fake.Count("RunInstance"))
+				if err != nil || count(sent, "RunInstances") != 1 {
+					t.Fatalf("allowed request: %v, sent %v", err, sent)
 				}
 			case !errors.As(err, &refusal) || !strings.Contains(err.Error(), tc.refused):
 				t.Fatalf("got %v, want a refusal containing %q", err, tc.refused)
-			default:
-				for _, c := range fake.Calls() {
-					if Decisions[c.Op] != Read {
-						t.Fatalf("refused, yet %s was called", c.Op)
-					}
-				}
+			case len(changes(sent)) > 0:
+				t.Fatalf("refused, yet %v was sent", changes(sent))
 			}
 		})
 	}
@@ -144,11 +142,11 @@ func TestRequestsOutsideTheGuardrailsAreRefusedBeforeTheyAreSent(t *testing.T) {
 // TestAnInstanceIsCheckedAsEC2DescribesIt checks the instance check adoption, restore
 // and Observe use: another VPC, a group and open matching are each named.
 func TestAnInstanceIsCheckedAsEC2DescribesIt(t *testing.T) {
-	fake := ec2fake.New()
-	inside := ec2.Instance{ID: "i-1", ImageID: ec2fake.DefaultImageID, InstanceType: "t3.micro", SubnetID: ec2fake.DefaultSubnetID,
-		VPCID: ec2fake.DefaultVPCID, SecurityGroupIDs: []string{ec2fake.DefaultSecurityGroupID},
+	e := newEmulated(t)
+	inside := ec2.Instance{ID: "i-1", ImageID: ec2sim.DefaultImageID, InstanceType: "t3.micro", SubnetID: ec2sim.DefaultSubnetIDs[0],
+		VPCID: ec2sim.DefaultVPCID, SecurityGroupIDs: []string{ec2sim.DefaultSecurityGroupID},
 		Placement: ec2.PlacementSpec{Tenancy: "default"}, CapacityReservation: ec2.CapacityReservationSpec{Preference: "none"}}
-	vs, err := platformRules().Instance(context.Background(), fake, inside)
+	vs, err := platformRules().Instance(context.Background(), e.client, inside)
 	if err != nil || len(vs) != 0 {
 		t.Fatalf("an instance inside the guardrails: %v, %v", vs, err)
 	}
@@ -156,7 +154,7 @@ func TestAnInstanceIsCheckedAsEC2DescribesIt(t *testing.T) {
 	outside.SubnetID, outside.VPCID = "subnet-0other0000000001", "vpc-0other000000000001"
 	outside.SecurityGroupIDs = []string{"sg-0otherteam"}
 	outside.CapacityReservation = ec2.CapacityReservationSpec{Preference: "open"}
-	vs, err = platformRules().Instance(context.Background(), fake, outside)
+	vs, err = platformRules().Instance(context.Background(), e.client, outside)
 	if err != nil {
 		t.Fatal(err)
 	}
