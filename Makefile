@@ -66,7 +66,7 @@ export CGO_ENABLED ?= 0
 # so a different one recompiles everything that imports crypto: on a fresh machine the
 # images' operator, scorecard and must-gather binaries compiled the operator's whole
 # dependency tree again, twice in CI (the node suite's images and test-release's).
-# Kubernetes's control plane and node binaries (envtest, hack/cluster) inherit it too,
+# Kubernetes's control plane and node binaries (envtest, cmd/devcluster) inherit it too,
 # since they share most of client-go and apimachinery with the tests; third-party
 # tools are built as their projects release them (hack/build-go-tool.sh).
 export GOFIPS140 ?= v1.0.0-c2097c7c
@@ -612,7 +612,7 @@ images-push: images-tool ## Push the release images by digest, then tag them v$(
 
 ##@ A real cluster (one node on this machine)
 
-# hack/cluster runs a single-node Kubernetes cluster here: etcd, kube-apiserver,
+# cmd/devcluster runs a single-node Kubernetes cluster here: etcd, kube-apiserver,
 # kube-controller-manager, kube-scheduler, a kubelet whose pods are runc containers
 # under Debian's containerd, kube-proxy and CoreDNS, everything built from Go modules
 # (cached under bin/cluster, like the envtest binaries) and no image pulled from a
@@ -626,7 +626,7 @@ CLUSTER_TEST_FLAGS ?=
 
 .PHONY: cluster-tool
 cluster-tool: | $(LOCALBIN)
-	@go build -o $(CLUSTER_TOOL) ./hack/cluster
+	@go build -o $(CLUSTER_TOOL) ./cmd/devcluster
 
 .PHONY: cluster-binaries
 cluster-binaries: setup-envtest images olm-tools scorecard-test ## Build the node's and its components' binaries from Go modules into bin/cluster (once: about 20 minutes cold on 2 cores).

@@ -5,7 +5,7 @@
 #   prometheus                  github.com/prometheus/prometheus ./cmd/prometheus
 #   prometheus-operator         github.com/prometheus-operator/prometheus-operator ./cmd/operator
 #   prometheus-config-reloader  the same module, ./cmd/prometheus-config-reloader
-#   service-ca                  hack/cluster/serviceca in this repository: a stand-in for
+#   service-ca                  cmd/devcluster/serviceca in this repository: a stand-in for
 #                               OpenShift's service CA serving-cert signer and CA bundle
 #                               injector (github.com/openshift/service-ca-operator is not
 #                               served by the module proxy)
@@ -106,10 +106,10 @@ fi
 # The service CA stand-in is this repository's code: built every time (seconds, with
 # the build cache), and replaced only when the binary changed, so that the node
 # re-imports its image exactly when its code changed.
-(cd "$root" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$dest/service-ca.tmp" ./hack/cluster/serviceca)
+(cd "$root" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$dest/service-ca.tmp" ./cmd/devcluster/serviceca)
 if cmp -s "$dest/service-ca.tmp" "$dest/service-ca"; then
   rm "$dest/service-ca.tmp"
 else
   mv "$dest/service-ca.tmp" "$dest/service-ca"
-  echo "built hack/cluster/serviceca into $dest/service-ca"
+  echo "built cmd/devcluster/serviceca into $dest/service-ca"
 fi

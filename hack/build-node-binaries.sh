@@ -25,7 +25,7 @@ source "$(dirname "$0")/tool-store.sh"
 outputs=()
 for f in $cmds coredns pause; do outputs+=("$dest/$f"); done
 key=$(tool_store_key "node-$k8s_version" "$coredns_version" "$0" "$(dirname "$0")/kube-wrapper.sh" \
-  "$(dirname "$0")/cluster/coredns-main.go.txt" "$(gcc --version 2>/dev/null | head -1)")
+  "$(dirname "$0")/../cmd/devcluster/coredns-main.go.txt" "$(gcc --version 2>/dev/null | head -1)")
 if tool_store_restore "$key" "${outputs[@]}"; then
   exit 0
 fi
@@ -60,7 +60,7 @@ fi
 if [[ ! -x "$dest/coredns" ]]; then
   echo ">> building coredns v${coredns_version}"
   mkdir -p "$work/coredns"
-  cp "$(dirname "$0")/cluster/coredns-main.go.txt" "$work/coredns/main.go"
+  cp "$(dirname "$0")/../cmd/devcluster/coredns-main.go.txt" "$work/coredns/main.go"
   cat >"$work/coredns/go.mod" <<GOMOD
 module clusterdns
 

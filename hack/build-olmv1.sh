@@ -12,7 +12,7 @@
 # registry+v1 bundle into a Helm chart whose templates are the bundle's objects, so
 # Helm's template engine parses our PrometheusRule's alert annotations
 # ({{ $value }}, {{ $labels.account }}) and fails ('undefined variable "$value"').
-# We build it from a copy of the module with hack/cluster/olmv1/*.patch applied (a
+# We build it from a copy of the module with cmd/devcluster/olmv1/*.patch applied (a
 # two-line change that quotes "{{" before Helm renders). catalogd is unpatched.
 #
 # Idempotent: a binary that exists is not rebuilt. Measured on 2 cores shared with
@@ -28,7 +28,7 @@ OLMV1_VERSION=${OLMV1_VERSION:-v1.2.0}
 module=github.com/operator-framework/operator-controller
 out=$(realpath -m bin/cluster/olmv1)
 mkdir -p "$out"
-patches=("$root"/hack/cluster/olmv1/operator-controller-"$OLMV1_VERSION"-*.patch)
+patches=("$root"/cmd/devcluster/olmv1/operator-controller-"$OLMV1_VERSION"-*.patch)
 [[ -e ${patches[0]} ]] || patches=()
 
 dir=
@@ -67,6 +67,6 @@ for prog in operator-controller catalogd; do
     tool_store_save "$key" "$bin"
     echo "built $bin in $(( $(date +%s) - start ))s" >&2
   fi
-  # hack/cluster packs bin/cluster/olmv1/$prog (this symlink) into the image.
+  # cmd/devcluster packs bin/cluster/olmv1/$prog (this symlink) into the image.
   ln -sfn "$(basename "$bin")" "$out/$prog"
 done

@@ -16,7 +16,7 @@ limitations under the License.
 
 // Package pki makes every X.509 certificate the project needs: the manager's
 // self-signed metrics certificate until a real one is mounted, and the certificate
-// authorities and certificates of the development cluster (hack/cluster), its service
+// authorities and certificates of the development cluster (cmd/devcluster), its service
 // CA stand-in and the tests. One place decides the key type, serial numbers, validity
 // and key usages, so that no copy drifts from another.
 //

@@ -15,7 +15,7 @@ limitations under the License.
 */
 
 // Package cluster holds the end-to-end tests that run on a real single-node cluster
-// (hack/cluster): OLM v0 and v1 running as pods install the release images, the
+// (cmd/devcluster): OLM v0 and v1 running as pods install the release images, the
 // operator's pod runs under the kubelet's probes, Prometheus scrapes it, OLM upgrades
 // it with a live fleet, and operator-sdk scorecard runs its test pods. The tests carry
 // the build tag "cluster"; make test-cluster brings the node up, runs them and takes

@@ -49,7 +49,7 @@ import (
 	"github.com/ec2-operator/ec2-operator/internal/sim/sqssim"
 )
 
-// nodeIP is the node's address (hack/cluster): the API server, and the emulators the
+// nodeIP is the node's address (cmd/devcluster): the API server, and the emulators the
 // operator's pods call, listen there.
 const nodeIP = "10.244.0.1"
 
@@ -127,12 +127,12 @@ func connect(root string) (*Cluster, error) {
 	return c, nil
 }
 
-// Image is the by-digest name of a component image (hack/cluster registers them).
+// Image is the by-digest name of a component image (cmd/devcluster registers them).
 func (c *Cluster) Image(t testing.TB, ref string) string {
 	t.Helper()
 	d, ok := c.images[ref]
 	if !ok {
-		t.Fatalf("component image %s is not imported (hack/cluster registers the images)", ref)
+		t.Fatalf("component image %s is not imported (cmd/devcluster registers the images)", ref)
 	}
 	return d
 }

@@ -111,7 +111,7 @@ func layoutByDigest(dir string) (string, error) {
 	return parsed.Context().Name() + "@" + digest.String(), nil
 }
 
-// clusterTool runs hack/cluster (built by make into bin/cluster-tool).
+// clusterTool runs cmd/devcluster (built by make into bin/cluster-tool).
 func (c *Cluster) clusterTool(args ...string) error {
 	// Flags go before the command's arguments (the directories of import).
 	cmd := exec.Command(filepath.Join(c.Root, "bin", "cluster-tool"), append([]string{args[0], "--root", c.Root}, args[1:]...)...)

@@ -54,7 +54,7 @@ const (
 var managerPods = client.MatchingLabels{"app.kubernetes.io/name": "ec2-operator", "control-plane": "controller-manager"}
 
 // testMonitoring installs a monitoring stack that behaves like OpenShift's user-workload
-// monitoring (hack/cluster/monitoring: a service CA, prometheus-operator and a
+// monitoring (cmd/devcluster/monitoring: a service CA, prometheus-operator and a
 // Prometheus with UWM's selectors and restrictions) and proves, through the Prometheus
 // HTTP API, that the bundle's monitoring objects work as shipped: the ServiceMonitor
 // scrapes the manager over HTTPS, verifying the service CA's certificate and sending
@@ -65,7 +65,7 @@ var managerPods = client.MatchingLabels{"app.kubernetes.io/name": "ec2-operator"
 // wait for EC2OperatorDown's production `for:` (see wiringRuleName).
 func testMonitoring(t *testing.T, c *Cluster, operatorNamespace string) *alertCheck {
 	ctx := context.Background()
-	dir := filepath.Join(c.Root, "hack", "cluster", "monitoring")
+	dir := filepath.Join(c.Root, "cmd", "devcluster", "monitoring")
 
 	// UWM selects every namespace except platform ones (openshift.io/cluster-monitoring
 	// "true") and those opted out (openshift.io/user-monitoring "false"): the operator's

@@ -47,7 +47,7 @@ import (
 	"github.com/ec2-operator/ec2-operator/internal/pki"
 )
 
-// OLM v1 as installed by hack/cluster/olmv1/olmv1.yaml (operator-controller v1.2.0).
+// OLM v1 as installed by cmd/devcluster/olmv1/olmv1.yaml (operator-controller v1.2.0).
 const (
 	olmv1Namespace = "olmv1-system"
 	// The Secrets cert-manager's Certificates would have made (names as upstream).
@@ -232,7 +232,7 @@ func installOLMv1(t *testing.T, c *Cluster, reg *olmv1Registry) {
 		ObjectMeta: metav1.ObjectMeta{Name: olmv1RegistriesConf, Namespace: olmv1Namespace},
 		Data:       map[string]string{"registries.conf": reg.registriesConf()},
 	})
-	c.Apply(t, filepath.Join(c.Root, "hack/cluster/olmv1/olmv1.yaml"))
+	c.Apply(t, filepath.Join(c.Root, "cmd/devcluster/olmv1/olmv1.yaml"))
 	// What cert-manager's CA injector would do: the API server must trust catalogd's
 	// webhook (failurePolicy Fail: without it no ClusterCatalog can be created).
 	c.Kubectl(t, "patch", "mutatingwebhookconfiguration", catalogdWebhook, "--type=json", "-p",

@@ -41,7 +41,7 @@ import (
 // testOLMv1 proves the operator installs with OLM v1 (catalogd + operator-controller
 // v1.2.0 as pods): a ClusterCatalog from the project's catalog image, a
 // ClusterExtension installed by a ServiceAccount holding only
-// hack/cluster/olmv1/installer-rbac.yaml, the operator managing EC2Instances
+// cmd/devcluster/olmv1/installer-rbac.yaml, the operator managing EC2Instances
 // against the emulator, and that uninstalling (which deletes the CRDs) releases
 // the instances instead of terminating them.
 func testOLMv1(t *testing.T, c *Cluster) {
@@ -85,7 +85,7 @@ spec:
 	waitCondition(t, c, 5*time.Minute, clusterCatalogGVK, olmv1CatalogName, "Serving")
 
 	// The install namespace, the installer ServiceAccount and its minimal RBAC.
-	c.Apply(t, filepath.Join(c.Root, "hack/cluster/olmv1/installer-rbac.yaml"))
+	c.Apply(t, filepath.Join(c.Root, "cmd/devcluster/olmv1/installer-rbac.yaml"))
 	c.Apply(t, writeManifest(t, "clusterextension", fmt.Sprintf(`apiVersion: olm.operatorframework.io/v1
 kind: ClusterExtension
 metadata:
@@ -174,7 +174,7 @@ spec:
 	// Leave the cluster as we found it (OLM v1 itself stays for later tests).
 	c.Kubectl(t, "delete", "clustercatalog", olmv1CatalogName, "--ignore-not-found")
 	c.Kubectl(t, "delete", "namespace", fleetNS, olmv1InstallNS, "--ignore-not-found", "--wait=false")
-	c.Kubectl(t, "delete", "-f", filepath.Join(c.Root, "hack/cluster/olmv1/installer-rbac.yaml"), "--ignore-not-found", "--wait=false")
+	c.Kubectl(t, "delete", "-f", filepath.Join(c.Root, "cmd/devcluster/olmv1/installer-rbac.yaml"), "--ignore-not-found", "--wait=false")
 }
 
 // waitCRDsGone polls until none of the CRDs exists, or timeout; it returns those left.

@@ -30,7 +30,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 )
 
-// scorecardUntarImage is the image of the test pods' untar step (hack/cluster packs it).
+// scorecardUntarImage is the image of the test pods' untar step (cmd/devcluster packs it).
 const scorecardUntarImage = "localhost/cluster/busybox:1.35"
 
 // testScorecard runs operator-sdk scorecard as its users do, against this cluster with

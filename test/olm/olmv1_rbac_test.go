@@ -31,7 +31,7 @@ import (
 // TestOLMv1InstallerRBACNamesTheRolesOLMv1Generates: OLM v1 (operator-controller
 // v1.2.0) names the ClusterRoles it makes from the CSV's permissions
 // "<csv>-<serviceAccount>-<hash of the permission>", and the installer ServiceAccount of
-// hack/cluster/olmv1/installer-rbac.yaml (docs/olmv1.md) may change only those names.
+// cmd/devcluster/olmv1/installer-rbac.yaml (docs/olmv1.md) may change only those names.
 // A permission added to the CSV changes the hash, so the names are computed here the
 // way operator-controller computes them (convert.generateName: base36 of the SHA-224
 // of the permission's JSON) and must be the ones the file grants. In AllNamespaces mode
@@ -49,7 +49,7 @@ func TestOLMv1InstallerRBACNamesTheRolesOLMv1Generates(t *testing.T) {
 	for _, p := range strategy.Permissions {
 		want = append(want, olmv1RoleName(t, csv.Name, p))
 	}
-	data, err := os.ReadFile(path("hack/cluster/olmv1/installer-rbac.yaml"))
+	data, err := os.ReadFile(path("cmd/devcluster/olmv1/installer-rbac.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +97,7 @@ func TestOLMv1InstallerRBACCoversEveryBundleObject(t *testing.T) {
 		"Role": "roles", "RoleBinding": "rolebindings",
 		"ServiceMonitor": "servicemonitors", "PrometheusRule": "prometheusrules",
 	}
-	data, err := os.ReadFile(path("hack/cluster/olmv1/installer-rbac.yaml"))
+	data, err := os.ReadFile(path("cmd/devcluster/olmv1/installer-rbac.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Re-renders hack/cluster/olmv1/olmv1.yaml from the operator-controller module's own
+# Re-renders cmd/devcluster/olmv1/olmv1.yaml from the operator-controller module's own
 # kustomize config (the cert-manager overlay, the one upstream releases ship), then:
 #   - drops cert-manager's Issuer/ClusterIssuer/Certificate objects and the CA-injection
 #     annotation: the test creates the Secrets those Certificates would have produced
@@ -8,7 +8,7 @@
 #   - mounts an optional ConfigMap olmv1-registries-conf at /etc/containers in both
 #     managers: containers/image reads registries.conf there, which is how catalogd and
 #     operator-controller are sent to a registry on the node (no registry is reachable).
-# usage: hack/cluster/olmv1/render.sh   (needs bin/kustomize and python3 with PyYAML)
+# usage: cmd/devcluster/olmv1/render.sh   (needs bin/kustomize and python3 with PyYAML)
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 version=${OLMV1_VERSION:-v1.2.0}
@@ -35,10 +35,10 @@ for d in yaml.safe_load_all(sys.stdin):
         c["volumeMounts"].append({"name": "registries-conf", "mountPath": "/etc/containers", "readOnly": True})
         pod["volumes"].append({"name": "registries-conf", "configMap": {"name": "olmv1-registries-conf", "optional": True}})
     out.append(d)
-print("# OLM v1 (operator-controller and catalogd) " + v + ", rendered by hack/cluster/olmv1/render.sh")
+print("# OLM v1 (operator-controller and catalogd) " + v + ", rendered by cmd/devcluster/olmv1/render.sh")
 print("# from the module'"'"'s config/overlays/cert-manager, without cert-manager (see render.sh).")
 print("# Before the Deployments can start, create the Secrets olmv1-system/catalogd-service-cert-git-version")
 print("# and olmv1-system/olmv1-cert (tls.crt, tls.key, ca.crt) and set the webhook'"'"'s caBundle.")
 print(yaml.safe_dump_all(out, sort_keys=False, width=1000), end="")
-' > hack/cluster/olmv1/olmv1.yaml
-echo "wrote hack/cluster/olmv1/olmv1.yaml" >&2
+' > cmd/devcluster/olmv1/olmv1.yaml
+echo "wrote cmd/devcluster/olmv1/olmv1.yaml" >&2

@@ -18,7 +18,7 @@ package main
 
 // OLM v1's two managers, built by hack/build-olmv1.sh from
 // github.com/operator-framework/operator-controller at olmv1Version (operator-controller
-// with hack/cluster/olmv1/*.patch). Their manifests are hack/cluster/olmv1/olmv1.yaml,
+// with cmd/devcluster/olmv1/*.patch). Their manifests are cmd/devcluster/olmv1/olmv1.yaml,
 // which names these refs. The sources are the symlinks the build script points at the
 // binaries it built.
 const (

@@ -17,7 +17,7 @@ limitations under the License.
 package main
 
 // The monitoring stack that stands in for OpenShift's user-workload monitoring
-// (manifests in hack/cluster/monitoring), built by hack/build-monitoring.sh. The tags
+// (manifests in cmd/devcluster/monitoring), built by hack/build-monitoring.sh. The tags
 // must match the manifests' image references and the versions that script builds.
 const (
 	monitoringBinDir = "bin/cluster/monitoring"
@@ -25,7 +25,7 @@ const (
 	prometheusImage         = "localhost/cluster/prometheus:v3.16.0"
 	prometheusOperatorImage = "localhost/cluster/prometheus-operator:v0.85.0"
 	configReloaderImage     = "localhost/cluster/prometheus-config-reloader:v0.85.0"
-	// The service CA stand-in is built from hack/cluster/serviceca in this repository;
+	// The service CA stand-in is built from cmd/devcluster/serviceca in this repository;
 	// a changed binary is imported again under the same name (its stamp changes).
 	serviceCAImage = "localhost/cluster/service-ca:v0.1.0"
 )
