@@ -159,7 +159,7 @@ func (r *EC2InstanceReconciler) resolveGroups(ctx context.Context, s *instanceSc
 	if s.obj.Spec.SecurityGroupSelector == nil {
 		return proceed()
 	}
-	groups, err := r.desiredGroups(ctx, s, p.inst.VPCID)
+	groups, err := desiredGroups(ctx, s, p.inst.VPCID)
 	if err != nil {
 		p.fail("securityGroupSelector", err)
 		groups = p.inst.SecurityGroupIDs // leave the groups as they are

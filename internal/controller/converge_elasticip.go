@@ -50,7 +50,7 @@ func (r *EC2InstanceReconciler) convergeElasticIP(ctx context.Context, s *instan
 	if st.ElasticIP == nil {
 		addr, err := r.chooseAddress(ctx, s)
 		if err != nil {
-			return false, r.addressRefused(s, err)
+			return false, addressRefused(s, err)
 		}
 		// Recorded with the pass's status write; an address whose record is lost to a
 		// crash is found again by its ownership tag.
@@ -88,11 +88,11 @@ func (r *EC2InstanceReconciler) associateAddress(ctx context.Context, s *instanc
 		s.obj.Status.ElasticIP = nil
 		return true, nil
 	case ec2.AddressAssociatedElsewhere(err):
-		return false, r.addressRefused(s, &ec2.Error{Kind: ec2.KindTerminal, Operation: "AssociateAddress", Code: ec2.CodeOf(err),
+		return false, addressRefused(s, &ec2.Error{Kind: ec2.KindTerminal, Operation: "AssociateAddress", Code: ec2.CodeOf(err),
 			Message: fmt.Sprintf("Elastic IP %s is associated with another instance or network interface; the operator does not take it from there (%s)",
 				eip.AllocationID, errorMessage(err))})
 	case err != nil:
-		return false, r.addressRefused(s, err)
+		return false, addressRefused(s, err)
 	}
 	if eip.AssociationID != "" {
 		r.driftCorrected(s, drift{field: "elasticIp", actual: "not associated", desired: orNone(eip.PublicIP) + " associated"})
@@ -172,7 +172,7 @@ func (r *EC2InstanceReconciler) letGoOfAddress(ctx context.Context, s *instanceS
 
 // addressRefused records on the ElasticIPAssociated condition why the address cannot
 // be associated, and returns err for the pass's report (Ready, an Event, backoff).
-func (r *EC2InstanceReconciler) addressRefused(s *instanceScope, err error) error {
+func addressRefused(s *instanceScope, err error) error {
 	if !ec2.HeldBack(err) {
 		s.setCondition(computev1alpha1.ConditionElasticIPAssociated, metav1.ConditionFalse, reasonFor(err), errorMessage(err))
 	}

@@ -161,7 +161,7 @@ func hasKey(m map[string]string, k string) bool {
 // writeOwnership tags the instance and its launch volumes as this object's (an
 // adoption, a take-over): the instance in the form EC2 allows it now, the volumes in
 // the slash form, and the instance loses the other form, whose values would be stale.
-func (r *EC2InstanceReconciler) writeOwnership(ctx context.Context, s *instanceScope, inst *ec2.Instance, ownership map[string]string) error {
+func writeOwnership(ctx context.Context, s *instanceScope, inst *ec2.Instance, ownership map[string]string) error {
 	volumes := launchVolumes(s, inst)
 	if !exposesTags(inst) {
 		if err := s.ec2.CreateTags(ctx, append([]string{inst.ID}, volumes...), ownership); err != nil {

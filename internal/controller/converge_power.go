@@ -85,7 +85,7 @@ func (r *EC2InstanceReconciler) convergeStopped(ctx context.Context, s *instance
 		s.notReady(computev1alpha1.ReasonSpotInterrupted, "EC2 interrupted the Spot Instance ("+inst.StateReason+"); EC2 restarts it when capacity returns")
 		return doneAfter(r.resyncAfter())
 	}
-	if wantRunning && r.startFailed(inst, st) {
+	if wantRunning && startFailed(inst, st) {
 		if next := r.startFailedWait(s, inst); next.ends() {
 			return next
 		}
@@ -148,7 +148,7 @@ func (r *EC2InstanceReconciler) applyWhileStopped(ctx context.Context, s *instan
 func (r *EC2InstanceReconciler) start(ctx context.Context, s *instanceScope, inst *ec2.Instance, nothingChanged bool) step {
 	st := &s.obj.Status
 	why := "desiredState is running"
-	if nothingChanged && stoppedOutOfBand(s) && !r.startFailed(inst, st) {
+	if nothingChanged && stoppedOutOfBand(s) && !startFailed(inst, st) {
 		why = "it was stopped outside Kubernetes and desiredState is running"
 		r.Metrics.DriftCorrected("desiredState")
 	}
@@ -211,7 +211,7 @@ func (r *EC2InstanceReconciler) typeChangeStartFailed(ctx context.Context, s *in
 // startFailed reports whether a stopped instance stopped on its own right after the
 // operator started it: EC2 gives a client or server error as the state reason (an
 // unusable KMS key on its encrypted volume: Client.InternalError), not a user's stop.
-func (r *EC2InstanceReconciler) startFailed(inst *ec2.Instance, st *computev1alpha1.EC2InstanceStatus) bool {
+func startFailed(inst *ec2.Instance, st *computev1alpha1.EC2InstanceStatus) bool {
 	return st.LastStartAttempt != nil && inst.StoppedByFailure()
 }
 

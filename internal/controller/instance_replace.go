@@ -39,7 +39,7 @@ func (r *EC2InstanceReconciler) instanceTerminated(ctx context.Context, s *insta
 		s.notReady(computev1alpha1.ReasonInstanceNotFound, msg)
 		return doneAfter(r.ResyncPeriod)
 	}
-	reason, msg, launchFailed := r.terminationCause(s, inst)
+	reason, msg, launchFailed := terminationCause(s, inst)
 	// A persistent Spot request would launch an instance of its own, next to ours.
 	if inst.SpotRequestID != "" {
 		if err := s.ec2.CancelSpotRequest(ctx, inst.SpotRequestID); err != nil && !ec2.IsNotFound(err) {
@@ -72,7 +72,7 @@ func (r *EC2InstanceReconciler) instanceTerminated(ctx context.Context, s *insta
 // terminationCause names why the instance is gone. An instance that died before it
 // ever ran failed to launch (for example Client.InternalError for an unusable KMS
 // key); that is not drift, and relaunching it quickly would fail the same way.
-func (r *EC2InstanceReconciler) terminationCause(s *instanceScope, inst *ec2.Instance) (reason, msg string, launchFailed bool) {
+func terminationCause(s *instanceScope, inst *ec2.Instance) (reason, msg string, launchFailed bool) {
 	neverRan := s.before.Status.State == "" || s.before.Status.State == ec2.StatePending
 	launchFailed = neverRan && inst.StoppedByFailure()
 	reason, msg = computev1alpha1.ReasonTerminatedOutOfBand, fmt.Sprintf("instance %s was terminated outside Kubernetes", inst.ID)

@@ -44,7 +44,7 @@ func (r *EC2InstanceReconciler) launch(ctx context.Context, s *instanceScope) st
 	if id, ok := r.launched.get(s.obj.UID, token); ok && st.ClientToken == token {
 		return r.launchedEarlier(ctx, s, id)
 	}
-	if r.launchStalled(s) {
+	if launchStalled(s) {
 		// EC2 keeps answering this token with a conflict; nothing more is tried until
 		// the spec or the retry annotation changes.
 		return doneAfter(0)
@@ -115,7 +115,7 @@ func (r *EC2InstanceReconciler) findEarlierLaunch(ctx context.Context, s *instan
 func (r *EC2InstanceReconciler) prepareLaunch(ctx context.Context, s *instanceScope, token string) step {
 	st := &s.obj.Status
 	newRecord := st.ClientToken != token || st.LastLaunchAttempt == nil
-	if err := r.chooseImage(ctx, s, newRecord); err != nil {
+	if err := chooseImage(ctx, s, newRecord); err != nil {
 		return failed("choosing the image", err)
 	}
 	if err := r.choosePlacement(ctx, s, newRecord); err != nil {

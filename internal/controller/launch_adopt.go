@@ -70,7 +70,7 @@ func (r *EC2InstanceReconciler) adoptInstance(ctx context.Context, s *instanceSc
 	}
 	ownership := ec2.OwnershipTags(s.obj.Namespace, s.obj.Name, string(s.obj.UID), r.ClusterID)
 	rememberRootVolume(s, inst)
-	if err := r.writeOwnership(ctx, s, inst, ownership); err != nil {
+	if err := writeOwnership(ctx, s, inst, ownership); err != nil {
 		return failed("tagging adopted instance "+id, err)
 	}
 	r.event(s, corev1.EventTypeNormal, "Adopted", "adopted existing instance "+id)

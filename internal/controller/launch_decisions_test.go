@@ -209,11 +209,11 @@ func TestIdempotencyConflictsBackOffThenStall(t *testing.T) {
 	if stalled == nil || stalled.Reason != computev1alpha1.ReasonIdempotencyConflict || !strings.Contains(stalled.Message, computev1alpha1.RetryAnnotation) {
 		t.Errorf("Stalled %+v, want IdempotencyConflict naming the retry annotation", stalled)
 	}
-	if !r.launchStalled(s) {
+	if !launchStalled(s) {
 		t.Error("launching goes on after the operator stopped")
 	}
 	s.obj.Annotations = map[string]string{computev1alpha1.RetryAnnotation: "1"}
-	if r.launchStalled(s) {
+	if launchStalled(s) {
 		t.Error("a new retry annotation does not let the launch try again")
 	}
 }

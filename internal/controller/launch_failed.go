@@ -94,7 +94,7 @@ func (r *EC2InstanceReconciler) idempotencyConflict(s *instanceScope, err error)
 // launchStalled reports whether launching stopped after idempotency conflicts and
 // nothing asked for another try since: not the spec (its generation) and not the
 // retry annotation. Either resets the count.
-func (r *EC2InstanceReconciler) launchStalled(s *instanceScope) bool {
+func launchStalled(s *instanceScope) bool {
 	st := &s.obj.Status
 	if st.LaunchAttempts < maxIdempotencyConflicts {
 		return false

@@ -35,7 +35,7 @@ const codeArchitectureMismatch = "ArchitectureMismatch"
 // the same image), and checks what can be checked against the instance type before
 // EC2 is asked: the image's architecture, cpuOptions and hibernation. Images and
 // instance types are described once per process and region.
-func (r *EC2InstanceReconciler) chooseImage(ctx context.Context, s *instanceScope, newRecord bool) error {
+func chooseImage(ctx context.Context, s *instanceScope, newRecord bool) error {
 	spec, st := &s.obj.Spec, &s.obj.Status
 	var image *ec2.Image
 	switch {

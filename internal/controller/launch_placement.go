@@ -42,7 +42,7 @@ func (r *EC2InstanceReconciler) choosePlacement(ctx context.Context, s *instance
 		st.SubnetID, st.VPCID = subnet.ID, subnet.VPCID
 	}
 	if spec.SecurityGroupSelector != nil && (newRecord || len(st.SecurityGroupIDs) == 0) {
-		groups, err := r.desiredGroups(ctx, s, st.VPCID)
+		groups, err := desiredGroups(ctx, s, st.VPCID)
 		if err != nil {
 			return err
 		}
@@ -74,7 +74,7 @@ func chooseSubnet(ctx context.Context, c ec2.Network, sel *computev1alpha1.Subne
 // desiredGroups returns the security groups the spec asks for: securityGroupIds and
 // the groups securityGroupSelector matches in vpcID (when known; otherwise the
 // selection must lie in one VPC). The result is sorted.
-func (r *EC2InstanceReconciler) desiredGroups(ctx context.Context, s *instanceScope, vpcID string) ([]string, error) {
+func desiredGroups(ctx context.Context, s *instanceScope, vpcID string) ([]string, error) {
 	spec := &s.obj.Spec
 	groups := slices.Clone(spec.SecurityGroupIDs)
 	if sel := spec.SecurityGroupSelector; sel != nil {

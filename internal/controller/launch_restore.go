@@ -145,7 +145,7 @@ func (r *EC2InstanceReconciler) takeOver(ctx context.Context, s *instanceScope, 
 	previous := ec2.OwnerTag(inst.Tags, ec2.TagOwnerUID)
 	rememberRootVolume(s, inst)
 	ownership := ec2.OwnershipTags(s.obj.Namespace, s.obj.Name, string(s.obj.UID), r.ClusterID)
-	if err := r.writeOwnership(ctx, s, inst, ownership); err != nil {
+	if err := writeOwnership(ctx, s, inst, ownership); err != nil {
 		return failed("taking over instance "+inst.ID, err)
 	}
 	msg := fmt.Sprintf("took over instance %s, launched for an earlier EC2Instance %s/%s (UID %s) that was deleted without "+

@@ -125,7 +125,7 @@ func TestReplacementsBackOffAndNameWhyTheInstanceWentAway(t *testing.T) {
 	for _, tc := range testCases {
 		s := pureScope()
 		s.before.Status.State = tc.before
-		reason, _, _ := r.terminationCause(s, &ec2.Instance{ID: "i-1", StateReasonCode: tc.code})
+		reason, _, _ := terminationCause(s, &ec2.Instance{ID: "i-1", StateReasonCode: tc.code})
 		if reason != tc.wantReason {
 			t.Errorf("was %q, state reason %s: %s, want %s", tc.before, tc.code, reason, tc.wantReason)
 		}

@@ -139,7 +139,7 @@ func (r *EC2InstanceReconciler) reportObserved(ctx context.Context, s *instanceS
 		return failed("reading the attributes of instance "+inst.ID, err)
 	}
 	differences := observedDrift(s.obj, inst, seen)
-	eipDiff, err := r.observeElasticIP(ctx, s, inst)
+	eipDiff, err := observeElasticIP(ctx, s, inst)
 	if err != nil {
 		return failed("describing the Elastic IP of instance "+inst.ID, err)
 	}
@@ -170,7 +170,7 @@ func (r *EC2InstanceReconciler) reportDrift(s *instanceScope, differences []stri
 
 // observeElasticIP reports the Elastic IP the spec names (or the one recorded while
 // in Full) in status, and a difference when it is not associated with the instance.
-func (r *EC2InstanceReconciler) observeElasticIP(ctx context.Context, s *instanceScope, inst *ec2.Instance) ([]string, error) {
+func observeElasticIP(ctx context.Context, s *instanceScope, inst *ec2.Instance) ([]string, error) {
 	want := s.obj.Spec.ElasticIP
 	alloc := ""
 	switch {
