@@ -27,6 +27,7 @@ import (
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
 )
 
 // convergeElasticIP moves the Elastic IP one step toward spec.elasticIp: it lets go of
@@ -81,14 +82,14 @@ func (r *EC2InstanceReconciler) associateAddress(ctx context.Context, s *instanc
 	eip := s.obj.Status.ElasticIP
 	id, err := s.ec2.AssociateAddress(ctx, eip.AllocationID, inst.ID, nic.ID)
 	switch {
-	case ec2.AddressNotFound(err) && eip.AllocatedByOperator:
+	case awserrors.AddressNotFound(err) && eip.AllocatedByOperator:
 		// The operator's own address is gone (released outside Kubernetes): forget it;
 		// the next pass allocates another.
 		r.event(s, corev1.EventTypeWarning, computev1alpha1.ReasonAddressNotFound, "Elastic IP "+eip.AllocationID+" no longer exists; allocating another")
 		s.obj.Status.ElasticIP = nil
 		return true, nil
-	case ec2.AddressAssociatedElsewhere(err):
-		return false, addressRefused(s, &ec2.Error{Kind: ec2.KindTerminal, Operation: "AssociateAddress", Code: ec2.CodeOf(err),
+	case awserrors.AddressAssociatedElsewhere(err):
+		return false, addressRefused(s, &awserrors.Error{Kind: awserrors.KindTerminal, Operation: "AssociateAddress", Code: awserrors.CodeOf(err),
 			Message: fmt.Sprintf("Elastic IP %s is associated with another instance or network interface; the operator does not take it from there (%s)",
 				eip.AllocationID, errorMessage(err))})
 	case err != nil:
@@ -128,7 +129,7 @@ func (r *EC2InstanceReconciler) chooseAddress(ctx context.Context, s *instanceSc
 		}
 		a, ok := found[spec.AllocationID]
 		if !ok {
-			return nil, &ec2.Error{Kind: ec2.KindInvalidInput, Operation: "DescribeAddresses", Code: "InvalidAllocationID.NotFound",
+			return nil, &awserrors.Error{Kind: awserrors.KindInvalidInput, Operation: "DescribeAddresses", Code: "InvalidAllocationID.NotFound",
 				Message: fmt.Sprintf("The allocation ID '%s' does not exist", spec.AllocationID)}
 		}
 		return &computev1alpha1.ElasticIPStatus{AllocationID: a.AllocationID, PublicIP: a.PublicIP}, nil
@@ -173,7 +174,7 @@ func (r *EC2InstanceReconciler) letGoOfAddress(ctx context.Context, s *instanceS
 // addressRefused records on the ElasticIPAssociated condition why the address cannot
 // be associated, and returns err for the pass's report (Ready, an Event, backoff).
 func addressRefused(s *instanceScope, err error) error {
-	if !ec2.HeldBack(err) {
+	if !awserrors.HeldBack(err) {
 		s.setCondition(computev1alpha1.ConditionElasticIPAssociated, metav1.ConditionFalse, reasonFor(err), errorMessage(err))
 	}
 	return err

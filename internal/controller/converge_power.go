@@ -29,6 +29,7 @@ import (
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
 )
 
 // DefaultTypeChangeTimeout is how long a start with a new instance type that EC2
@@ -175,7 +176,7 @@ func (r *EC2InstanceReconciler) typeChangeStartFailed(ctx context.Context, s *in
 	st := &s.obj.Status
 	deadline := st.TypeChangeStarted.Add(r.TypeChangeTimeout)
 	wanted := s.obj.Spec.InstanceType
-	if ec2.KindOf(startErr) == ec2.KindCapacity && r.now().Before(deadline) {
+	if awserrors.KindOf(startErr) == awserrors.KindCapacity && r.now().Before(deadline) {
 		msg := fmt.Sprintf("%s; retrying until %s, then the instance goes back to %s",
 			messageFor("starting instance "+inst.ID+" as "+wanted, startErr), deadline.UTC().Format(time.RFC3339), st.LastRunningInstanceType)
 		s.notReady(computev1alpha1.ReasonInsufficientCapacity, msg)
@@ -183,7 +184,7 @@ func (r *EC2InstanceReconciler) typeChangeStartFailed(ctx context.Context, s *in
 		r.Metrics.ReconcileError(computev1alpha1.ReasonInsufficientCapacity)
 		return failedPower(errors.New(msg))
 	}
-	if ec2.KindOf(startErr) == ec2.KindThrottled || ec2.KindOf(startErr) == ec2.KindUnknown {
+	if awserrors.KindOf(startErr) == awserrors.KindThrottled || awserrors.KindOf(startErr) == awserrors.KindUnknown {
 		return failed("starting instance", startErr)
 	}
 	previous, refused := st.LastRunningInstanceType, wanted
@@ -196,7 +197,7 @@ func (r *EC2InstanceReconciler) typeChangeStartFailed(ctx context.Context, s *in
 	st.TypeChangeStarted, st.RefusedInstanceType = nil, refused
 	s.typeRefused = true
 	msg := fmt.Sprintf("EC2 could not start the instance as %s (%s: %s); it goes back to %s, and %s is not tried again until spec.instanceType changes",
-		refused, ec2.CodeOf(startErr), errorMessage(startErr), previous, refused)
+		refused, awserrors.CodeOf(startErr), errorMessage(startErr), previous, refused)
 	s.setCondition(computev1alpha1.ConditionSynced, metav1.ConditionFalse, computev1alpha1.ReasonInstanceTypeUnavailable, msg)
 	r.event(s, corev1.EventTypeWarning, computev1alpha1.ReasonInstanceTypeUnavailable, msg)
 	r.Metrics.ReconcileError(computev1alpha1.ReasonInstanceTypeUnavailable)

@@ -21,10 +21,12 @@ import (
 	"strings"
 	"testing"
 
+	"k8s.io/utils/ptr"
+
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/ec2fake"
-	"k8s.io/utils/ptr"
 )
 
 // fakeInstance launches an instance in the fake with the spec's type and brings it to
@@ -135,7 +137,7 @@ func TestSettingsAreAppliedOneByOneAndTheStoppedOnesWait(t *testing.T) {
 	s := fakeInstance(t, f, computev1alpha1.EC2InstanceSpec{InstanceType: "t3.micro", Monitoring: ptr.To(true),
 		DisableAPITermination: ptr.To(true), SecurityGroupIDs: []string{ec2fake.DefaultSecurityGroupID}}, ec2.StateRunning)
 	s.obj.Spec.InstanceType = "t3.large"
-	f.FailNext("SetDetailedMonitoring", ec2.NewError("MonitorInstances", "UnauthorizedOperation", "not allowed"))
+	f.FailNext("SetDetailedMonitoring", awserrors.NewError("MonitorInstances", "UnauthorizedOperation", "not allowed"))
 	p := &convergePass{inst: s.inst, seen: observedFrom(&ec2.InstanceAttributes{})}
 	if next := r.convergeSettings(context.Background(), s, p); next.ends() {
 		t.Fatalf("settings ended the pass: %+v", next)

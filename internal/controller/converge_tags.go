@@ -26,6 +26,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
 )
 
 // convergeTags is the tags aspect. The ownership tags take the form the metadata
@@ -109,7 +110,7 @@ func checkTagBudget(inst *ec2.Instance, toSet map[string]string, toDelete []stri
 	if after <= maxInstanceTags {
 		return nil
 	}
-	return &ec2.Error{Kind: ec2.KindInvalidInput, Operation: "CreateTags", Code: codeTagBudget,
+	return &awserrors.Error{Kind: awserrors.KindInvalidInput, Operation: "CreateTags", Code: codeTagBudget,
 		Message: fmt.Sprintf("instance %s has %d tags, and setting %s would make %d; EC2 allows %d per resource (tags added outside Kubernetes count too): remove tags from the spec or from the instance",
 			inst.ID, len(inst.Tags), strings.Join(sortedKeys(toSet), ","), after, maxInstanceTags)}
 }

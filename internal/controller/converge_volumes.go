@@ -26,6 +26,7 @@ import (
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
 )
 
 // volumePass carries one pass over the data volumes: what EC2 said about the instance
@@ -132,7 +133,7 @@ func (r *EC2InstanceReconciler) convergeVolume(ctx context.Context, p *volumePas
 		return r.adjustVolume(ctx, p, v, e, bd)
 	}
 	if bd, ok := p.attached[v.DeviceName]; ok {
-		return &ec2.Error{Kind: ec2.KindInvalidInput, Operation: "AttachVolume", Code: "DeviceInUse",
+		return &awserrors.Error{Kind: awserrors.KindInvalidInput, Operation: "AttachVolume", Code: "DeviceInUse",
 			Message: fmt.Sprintf("device %s of instance %s holds volume %s, not the operator's volume %s; free the device or use another deviceName",
 				v.DeviceName, inst.ID, bd.VolumeID, e.VolumeID)}
 	}
@@ -161,7 +162,7 @@ func (r *EC2InstanceReconciler) attachVolume(ctx context.Context, p *volumePass,
 		p.busy = true
 		return nil
 	case vol.AttachedTo != "":
-		return &ec2.Error{Kind: ec2.KindInvalidInput, Operation: "AttachVolume", Code: "VolumeInUse",
+		return &awserrors.Error{Kind: awserrors.KindInvalidInput, Operation: "AttachVolume", Code: "VolumeInUse",
 			Message: fmt.Sprintf("volume %s is attached to %s", vol.ID, vol.AttachedTo)}
 	case vol.State != "available":
 		p.busy = true

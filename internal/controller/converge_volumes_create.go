@@ -27,6 +27,7 @@ import (
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
 )
 
 // volumeStateError is the EBS state of a volume whose creation failed; such a volume
@@ -66,7 +67,7 @@ func (r *EC2InstanceReconciler) createVolume(ctx context.Context, p *volumePass,
 		}
 	}
 	vol, err := s.ec2.CreateVolume(ctx, inst.AvailabilityZone, token, req, tags)
-	if ec2.KindOf(err) == ec2.KindIdempotencyConflict {
+	if awserrors.KindOf(err) == awserrors.KindIdempotencyConflict {
 		// EC2 will refuse this token whatever is asked again. Counting it as a removal
 		// gives the next pass a new token, which first looks for a volume the refused
 		// one may have created; the refusal is reported and backed off from meanwhile.
@@ -140,7 +141,7 @@ func (r *EC2InstanceReconciler) volumeMissing(ctx context.Context, p *volumePass
 		return nil
 	}
 	r.renewVolume(s, e)
-	return &reasonedError{reason: computev1alpha1.ReasonVolumeNotFound, err: &ec2.Error{Kind: ec2.KindNotFound, Operation: "CreateVolume",
+	return &reasonedError{reason: computev1alpha1.ReasonVolumeNotFound, err: &awserrors.Error{Kind: awserrors.KindNotFound, Operation: "CreateVolume",
 		Code: codeVolumeCreationFailed, Message: msg + "; creating a new one under a new client token (a KMS key EBS cannot use fails every one)"}}
 }
 

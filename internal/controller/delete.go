@@ -26,6 +26,7 @@ import (
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
 )
 
 // reconcileDelete runs while the object is being deleted. It keeps the finalizer until
@@ -71,7 +72,7 @@ func (r *EC2InstanceReconciler) terminate(ctx context.Context, s *instanceScope,
 	}
 	// A persistent Spot request would relaunch the instance once it is terminated.
 	if inst.SpotRequestID != "" {
-		if err := s.ec2.CancelSpotRequest(ctx, inst.SpotRequestID); err != nil && !ec2.IsNotFound(err) {
+		if err := s.ec2.CancelSpotRequest(ctx, inst.SpotRequestID); err != nil && !awserrors.IsNotFound(err) {
 			return failed("cancelling Spot request "+inst.SpotRequestID, err)
 		}
 	}
@@ -79,7 +80,7 @@ func (r *EC2InstanceReconciler) terminate(ctx context.Context, s *instanceScope,
 	// deletion): EC2 refuses a protected instance with OperationNotPermitted, and only
 	// then is it lifted.
 	state, err := s.ec2.TerminateInstance(ctx, inst.ID)
-	if ec2.TerminationProtected(err) {
+	if awserrors.TerminationProtected(err) {
 		if err := s.ec2.ModifyTerminationProtection(ctx, inst.ID, false); err != nil {
 			return failed("lifting termination protection", err)
 		}
@@ -117,7 +118,7 @@ func (r *EC2InstanceReconciler) instanceForDeletion(ctx context.Context, s *inst
 	}
 	if st.InstanceID != "" {
 		inst, err := s.ec2.GetInstance(ctx, st.InstanceID)
-		if !ec2.IsNotFound(err) {
+		if !awserrors.IsNotFound(err) {
 			return inst, err
 		}
 		if s.obj.Spec.InstanceID != "" || !r.withinVisibilityGrace(s) {
@@ -131,7 +132,7 @@ func (r *EC2InstanceReconciler) instanceForDeletion(ctx context.Context, s *inst
 		return found, err
 	}
 	if r.withinVisibilityGrace(s) {
-		return nil, &ec2.Error{Kind: ec2.KindNotFound, Operation: "DescribeInstances", Code: "NotVisibleYet",
+		return nil, &awserrors.Error{Kind: awserrors.KindNotFound, Operation: "DescribeInstances", Code: "NotVisibleYet",
 			Message: "a launch may have happened but the instance is not visible yet; waiting before releasing the object"}
 	}
 	return nil, nil

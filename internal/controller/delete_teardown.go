@@ -24,6 +24,7 @@ import (
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
 )
 
 // prepareTermination settles the Elastic IP and the data volumes before the instance
@@ -95,7 +96,7 @@ func (r *EC2InstanceReconciler) disposeFoundVolume(ctx context.Context, s *insta
 	case vol.AttachedTo == instanceID:
 		return nil // attached after all: goes with the instance
 	case vol.State != "available" && vol.State != volumeStateError:
-		return &ec2.Error{Kind: ec2.KindIncorrectState, Operation: "DeleteVolume", Code: "IncorrectState",
+		return &awserrors.Error{Kind: awserrors.KindIncorrectState, Operation: "DeleteVolume", Code: "IncorrectState",
 			Message: fmt.Sprintf("volume %s is %s; waiting before deleting it", vol.ID, vol.State)}
 	}
 	return r.disposeVolume(ctx, s, instanceID, vol.ID, del)

@@ -24,7 +24,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
-	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
 	"github.com/ec2-operator/ec2-operator/internal/uninstall"
 )
 
@@ -85,6 +85,6 @@ func crdUnreadable(err error) error {
 	if code == "" {
 		code = "Error"
 	}
-	return &reasonedError{reason: computev1alpha1.ReasonCRDUnreadable, err: &ec2.Error{
+	return &reasonedError{reason: computev1alpha1.ReasonCRDUnreadable, err: &awserrors.Error{
 		Operation: "GetCustomResourceDefinition", Code: code, Message: err.Error(), Err: err}}
 }

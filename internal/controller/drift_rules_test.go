@@ -24,6 +24,7 @@ import (
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
 )
 
 func TestFindDriftComparesOnlyWhatTheSpecManages(t *testing.T) {
@@ -125,22 +126,22 @@ func TestReasonForMapsEachErrorKindToAReadyReason(t *testing.T) {
 		err  error
 		want string
 	}{
-		{&ec2.Error{Kind: ec2.KindInvalidInput, Code: "InvalidAMIID.NotFound"}, computev1alpha1.ReasonImageNotFound},
-		{&ec2.Error{Kind: ec2.KindInvalidInput, Code: "InvalidAMIID.Malformed"}, computev1alpha1.ReasonImageNotFound},
-		{&ec2.Error{Kind: ec2.KindInvalidInput, Code: "InvalidSubnetID.NotFound"}, computev1alpha1.ReasonSubnetNotFound},
-		{&ec2.Error{Kind: ec2.KindInvalidInput, Code: "InvalidGroup.NotFound"}, computev1alpha1.ReasonSecurityGroupMissing},
-		{&ec2.Error{Kind: ec2.KindInvalidInput, Code: "InvalidParameterValue"}, computev1alpha1.ReasonInvalidSpec},
-		{&ec2.Error{Kind: ec2.KindThrottled, Code: "RequestLimitExceeded"}, computev1alpha1.ReasonThrottled},
-		{&ec2.Error{Kind: ec2.KindAuth, Code: "AuthFailure"}, computev1alpha1.ReasonAuthFailure},
-		{&ec2.Error{Kind: ec2.KindCapacity, Code: "InsufficientInstanceCapacity"}, computev1alpha1.ReasonInsufficientCapacity},
-		{&ec2.Error{Kind: ec2.KindIdempotencyConflict, Code: "IdempotentParameterMismatch"}, computev1alpha1.ReasonIdempotencyConflict},
-		{&ec2.Error{Kind: ec2.KindNotFound, Code: "InvalidInstanceID.NotFound"}, computev1alpha1.ReasonInstanceNotFound},
+		{&awserrors.Error{Kind: awserrors.KindInvalidInput, Code: "InvalidAMIID.NotFound"}, computev1alpha1.ReasonImageNotFound},
+		{&awserrors.Error{Kind: awserrors.KindInvalidInput, Code: "InvalidAMIID.Malformed"}, computev1alpha1.ReasonImageNotFound},
+		{&awserrors.Error{Kind: awserrors.KindInvalidInput, Code: "InvalidSubnetID.NotFound"}, computev1alpha1.ReasonSubnetNotFound},
+		{&awserrors.Error{Kind: awserrors.KindInvalidInput, Code: "InvalidGroup.NotFound"}, computev1alpha1.ReasonSecurityGroupMissing},
+		{&awserrors.Error{Kind: awserrors.KindInvalidInput, Code: "InvalidParameterValue"}, computev1alpha1.ReasonInvalidSpec},
+		{&awserrors.Error{Kind: awserrors.KindThrottled, Code: "RequestLimitExceeded"}, computev1alpha1.ReasonThrottled},
+		{&awserrors.Error{Kind: awserrors.KindAuth, Code: "AuthFailure"}, computev1alpha1.ReasonAuthFailure},
+		{&awserrors.Error{Kind: awserrors.KindCapacity, Code: "InsufficientInstanceCapacity"}, computev1alpha1.ReasonInsufficientCapacity},
+		{&awserrors.Error{Kind: awserrors.KindIdempotencyConflict, Code: "IdempotentParameterMismatch"}, computev1alpha1.ReasonIdempotencyConflict},
+		{&awserrors.Error{Kind: awserrors.KindNotFound, Code: "InvalidInstanceID.NotFound"}, computev1alpha1.ReasonInstanceNotFound},
 		// Stop protection refusing a stop a change needs: the user must act.
-		{&ec2.Error{Kind: ec2.KindTerminal, Code: "OperationNotPermitted"}, computev1alpha1.ReasonUpdateFailed},
-		{&ec2.Error{Kind: ec2.KindTerminal, Code: "UnsupportedOperation"}, computev1alpha1.ReasonAWSError},
-		{&ec2.Error{Kind: ec2.KindInvalidInput, Code: "InvalidSnapshot.NotFound"}, computev1alpha1.ReasonSnapshotNotFound},
-		{&ec2.Error{Kind: ec2.KindCapacity, Code: "AddressLimitExceeded"}, computev1alpha1.ReasonAddressLimitExceeded},
-		{&ec2.Error{Kind: ec2.KindCapacity, Code: "ReservationCapacityExceeded"}, computev1alpha1.ReasonInsufficientCapacity},
+		{&awserrors.Error{Kind: awserrors.KindTerminal, Code: "OperationNotPermitted"}, computev1alpha1.ReasonUpdateFailed},
+		{&awserrors.Error{Kind: awserrors.KindTerminal, Code: "UnsupportedOperation"}, computev1alpha1.ReasonAWSError},
+		{&awserrors.Error{Kind: awserrors.KindInvalidInput, Code: "InvalidSnapshot.NotFound"}, computev1alpha1.ReasonSnapshotNotFound},
+		{&awserrors.Error{Kind: awserrors.KindCapacity, Code: "AddressLimitExceeded"}, computev1alpha1.ReasonAddressLimitExceeded},
+		{&awserrors.Error{Kind: awserrors.KindCapacity, Code: "ReservationCapacityExceeded"}, computev1alpha1.ReasonInsufficientCapacity},
 		{errors.New("connection reset"), computev1alpha1.ReasonAWSError},
 	}
 	for _, tc := range testCases {

@@ -27,7 +27,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
-	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
 )
 
 // maxUserDataBytes is EC2's limit on raw user data (16 KB, before base64 encoding).
@@ -186,13 +186,13 @@ func decodeUserData(ref userDataRef, raw []byte) (string, error) {
 	if ref.base64 {
 		decoded, err := base64.StdEncoding.DecodeString(string(raw))
 		if err != nil {
-			return "", &ec2.Error{Kind: ec2.KindInvalidInput, Code: "InvalidUserData.Malformed",
+			return "", &awserrors.Error{Kind: awserrors.KindInvalidInput, Code: "InvalidUserData.Malformed",
 				Message: fmt.Sprintf("the value of %s is not valid base64 (userDataFrom.base64 is true)", ref)}
 		}
 		data = decoded
 	}
 	if len(data) > maxUserDataBytes {
-		return "", &ec2.Error{Kind: ec2.KindInvalidInput, Code: "InvalidParameterValue",
+		return "", &awserrors.Error{Kind: awserrors.KindInvalidInput, Code: "InvalidParameterValue",
 			Message: fmt.Sprintf("the user data in %s is %d bytes; EC2 allows %d", ref, len(data), maxUserDataBytes)}
 	}
 	return string(data), nil

@@ -26,6 +26,7 @@ import (
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
 )
 
 // ensureInstance finds the instance the object manages, launching or adopting it when
@@ -46,7 +47,7 @@ func (r *EC2InstanceReconciler) ensureInstance(ctx context.Context, s *instanceS
 	}
 	inst, err := s.ec2.GetInstance(ctx, st.InstanceID)
 	switch {
-	case ec2.IsNotFound(err):
+	case awserrors.IsNotFound(err):
 		return r.instanceMissing(ctx, s)
 	case err != nil:
 		return failed("describing instance "+st.InstanceID, err)

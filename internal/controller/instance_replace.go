@@ -26,6 +26,7 @@ import (
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
 )
 
 // instanceTerminated handles an instance that was terminated while its object still
@@ -42,7 +43,7 @@ func (r *EC2InstanceReconciler) instanceTerminated(ctx context.Context, s *insta
 	reason, msg, launchFailed := terminationCause(s, inst)
 	// A persistent Spot request would launch an instance of its own, next to ours.
 	if inst.SpotRequestID != "" {
-		if err := s.ec2.CancelSpotRequest(ctx, inst.SpotRequestID); err != nil && !ec2.IsNotFound(err) {
+		if err := s.ec2.CancelSpotRequest(ctx, inst.SpotRequestID); err != nil && !awserrors.IsNotFound(err) {
 			return failed("cancelling Spot request "+inst.SpotRequestID, err)
 		}
 	}

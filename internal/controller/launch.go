@@ -26,6 +26,7 @@ import (
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
 )
 
 // launch finds an instance launched earlier for this object whose ID was never
@@ -145,7 +146,7 @@ func (r *EC2InstanceReconciler) runInstance(ctx context.Context, s *instanceScop
 	// that was not sent (or was refused) no longer holds, whatever this one's answer.
 	r.launched.forget(s.obj.UID)
 	inst, err := s.ec2.RunInstance(ctx, launchRequest(s.obj, r.ClusterID, token, userData))
-	if ec2.HeldBack(err) {
+	if awserrors.HeldBack(err) {
 		// Nothing was sent: the next pass launches without looking for this one.
 		r.launched.putNotSent(s.obj.UID, token)
 		return failed(launchAction, err)

@@ -26,6 +26,7 @@ import (
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/ec2fake"
 )
 
@@ -143,7 +144,7 @@ func TestALostLaunchIsFoundByTokenOrTagButNeverAnotherClustersCopy(t *testing.T)
 // call the client's budget held back, or a launch EC2 refused outright, is known not
 // to have launched anything.
 func TestRunInstanceRemembersWhatItLaunchedAndWhatItDidNot(t *testing.T) {
-	held := &ec2.Error{Kind: ec2.KindThrottled, Operation: "RunInstances", Code: ec2.CodeClientRateLimited, Message: "held back", RetryAfter: time.Second}
+	held := &awserrors.Error{Kind: awserrors.KindThrottled, Operation: "RunInstances", Code: awserrors.CodeClientRateLimited, Message: "held back", RetryAfter: time.Second}
 	testCases := []struct {
 		name        string
 		fail        error
@@ -153,8 +154,8 @@ func TestRunInstanceRemembersWhatItLaunchedAndWhatItDidNot(t *testing.T) {
 	}{
 		{name: "launched", wantEvent: "Launched"},
 		{name: "held back by the client's budget", fail: held, wantNotSent: true, wantFailed: true},
-		{name: "refused outright", fail: ec2.NewError("RunInstances", "InvalidAMIID.NotFound", "no such image"), wantNotSent: true, wantFailed: true},
-		{name: "throttled by EC2: it may have launched", fail: ec2.NewError("RunInstances", "RequestLimitExceeded", "slow down"), wantFailed: true},
+		{name: "refused outright", fail: awserrors.NewError("RunInstances", "InvalidAMIID.NotFound", "no such image"), wantNotSent: true, wantFailed: true},
+		{name: "throttled by EC2: it may have launched", fail: awserrors.NewError("RunInstances", "RequestLimitExceeded", "slow down"), wantFailed: true},
 	}
 	for _, tc := range testCases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -188,7 +189,7 @@ func TestRunInstanceRemembersWhatItLaunchedAndWhatItDidNot(t *testing.T) {
 func TestIdempotencyConflictsBackOffThenStall(t *testing.T) {
 	f := ec2fake.New()
 	r, events, s := launchScope(f)
-	conflict := ec2.NewError("RunInstances", "IdempotentParameterMismatch", "token used with other parameters")
+	conflict := awserrors.NewError("RunInstances", "IdempotentParameterMismatch", "token used with other parameters")
 	var waits []time.Duration
 	for range maxIdempotencyConflicts - 1 {
 		next := r.idempotencyConflict(s, conflict)

@@ -24,7 +24,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
-	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
 )
 
 // launchFailed handles RunInstances errors. The two idempotency errors are expected
@@ -32,7 +32,7 @@ import (
 func (r *EC2InstanceReconciler) launchFailed(ctx context.Context, s *instanceScope, err error) step {
 	st := &s.obj.Status
 	switch {
-	case ec2.TokenOfTerminatedInstance(err):
+	case awserrors.TokenOfTerminatedInstance(err):
 		// The instance launched with this token is gone: the next token launches anew.
 		r.event(s, corev1.EventTypeWarning, computev1alpha1.ReasonRecreating,
 			"the instance launched with client token "+st.ClientToken+" was terminated; launching a replacement with a new token")
@@ -42,9 +42,9 @@ func (r *EC2InstanceReconciler) launchFailed(ctx context.Context, s *instanceSco
 			return errored(err)
 		}
 		return again()
-	case ec2.KindOf(err) == ec2.KindIdempotencyConflict:
+	case awserrors.KindOf(err) == awserrors.KindIdempotencyConflict:
 		return r.idempotencyConflict(s, err)
-	case ec2.RefusedOutright(err):
+	case awserrors.RefusedOutright(err):
 		// EC2 refused the launch outright, at every attempt the SDK made (a lost answer
 		// followed by a refused retry launched an instance, so it is not this case):
 		// nothing was launched, so nothing needs to be looked for before the next

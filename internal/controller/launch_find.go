@@ -26,6 +26,7 @@ import (
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
 )
 
 // launchedEarlier continues with an instance this process launched in an earlier pass
@@ -34,9 +35,9 @@ import (
 func (r *EC2InstanceReconciler) launchedEarlier(ctx context.Context, s *instanceScope, id string) step {
 	inst, err := s.ec2.GetInstance(ctx, id)
 	switch {
-	case ec2.IsNotFound(err) && r.withinVisibilityGrace(s):
+	case awserrors.IsNotFound(err) && r.withinVisibilityGrace(s):
 		return doneAfter(r.PollInterval)
-	case ec2.IsNotFound(err):
+	case awserrors.IsNotFound(err):
 		r.launched.forget(s.obj.UID)
 		s.obj.Status.InstanceID = id
 		return r.instanceMissing(ctx, s)

@@ -24,6 +24,7 @@ import (
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
 )
 
 // codeArchitectureMismatch marks an image whose architecture the instance type cannot
@@ -46,7 +47,7 @@ func chooseImage(ctx context.Context, s *instanceScope, newRecord bool) error {
 			return err
 		}
 		if len(found) == 0 {
-			return &ec2.Error{Kind: ec2.KindInvalidInput, Operation: "DescribeImages", Code: "InvalidAMIID.NotFound",
+			return &awserrors.Error{Kind: awserrors.KindInvalidInput, Operation: "DescribeImages", Code: "InvalidAMIID.NotFound",
 				Message: "imageSelector matches no available image" + imageSelectorText(sel)}
 		}
 		image = &found[0]
@@ -108,7 +109,7 @@ func checkAgainstType(ctx context.Context, s *instanceScope, image *ec2.Image) e
 }
 
 func invalidSpec(format string, args ...any) error {
-	return &ec2.Error{Kind: ec2.KindInvalidInput, Operation: "DescribeInstanceTypes", Code: "InvalidParameterCombination", Message: fmt.Sprintf(format, args...)}
+	return &awserrors.Error{Kind: awserrors.KindInvalidInput, Operation: "DescribeInstanceTypes", Code: "InvalidParameterCombination", Message: fmt.Sprintf(format, args...)}
 }
 
 func imageSelectorText(sel *computev1alpha1.ImageSelector) string {

@@ -25,6 +25,7 @@ import (
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
 )
 
 // choosePlacement resolves spec.subnetSelector and spec.securityGroupSelector before a
@@ -59,7 +60,7 @@ func chooseSubnet(ctx context.Context, c ec2.Network, sel *computev1alpha1.Subne
 		return nil, err
 	}
 	if len(subnets) == 0 {
-		return nil, &ec2.Error{Kind: ec2.KindInvalidInput, Operation: "DescribeSubnets", Code: "InvalidSubnetID.NotFound",
+		return nil, &awserrors.Error{Kind: awserrors.KindInvalidInput, Operation: "DescribeSubnets", Code: "InvalidSubnetID.NotFound",
 			Message: "subnetSelector matches no subnet" + selectorText(sel.Tags, sel.AvailabilityZone)}
 	}
 	sort.Slice(subnets, func(i, j int) bool {
@@ -92,7 +93,7 @@ func desiredGroups(ctx context.Context, s *instanceScope, vpcID string) ([]strin
 			return nil, err
 		}
 		if len(found) == 0 {
-			return nil, &ec2.Error{Kind: ec2.KindInvalidInput, Operation: "DescribeSecurityGroups", Code: "InvalidGroup.NotFound",
+			return nil, &awserrors.Error{Kind: awserrors.KindInvalidInput, Operation: "DescribeSecurityGroups", Code: "InvalidGroup.NotFound",
 				Message: "securityGroupSelector matches no security group" + selectorText(sel.Tags, "") + namesText(sel.Names) + inVPC(vpcID)}
 		}
 		vpcs := map[string]bool{}
@@ -101,7 +102,7 @@ func desiredGroups(ctx context.Context, s *instanceScope, vpcID string) ([]strin
 			groups = append(groups, g.ID)
 		}
 		if len(vpcs) > 1 {
-			return nil, &ec2.Error{Kind: ec2.KindInvalidInput, Operation: "DescribeSecurityGroups", Code: "InvalidParameterCombination",
+			return nil, &awserrors.Error{Kind: awserrors.KindInvalidInput, Operation: "DescribeSecurityGroups", Code: "InvalidParameterCombination",
 				Message: fmt.Sprintf("securityGroupSelector matches groups in %d VPCs (%s); set subnetId or subnetSelector so that the VPC is known",
 					len(vpcs), strings.Join(sortedSet(vpcs), ", "))}
 		}

@@ -26,6 +26,7 @@ import (
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
 )
 
 // RestorePolicy says what a new object does about a live instance tagged for an
@@ -121,7 +122,7 @@ func (r *EC2InstanceReconciler) restoreRefusal(s *instanceScope, earlier, foreig
 // terminated since), then its ownership tags are moved to this object's UID.
 func (r *EC2InstanceReconciler) takeOver(ctx context.Context, s *instanceScope, id string) step {
 	inst, err := s.ec2.GetInstance(ctx, id)
-	if ec2.IsNotFound(err) {
+	if awserrors.IsNotFound(err) {
 		return proceed()
 	}
 	if err != nil {

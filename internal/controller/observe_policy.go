@@ -27,6 +27,7 @@ import (
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
 )
 
 // reconcileObserve is the pass of an object with managementPolicy Observe. It makes no
@@ -102,7 +103,7 @@ func (r *EC2InstanceReconciler) findObserved(ctx context.Context, s *instanceSco
 	}
 	inst, err := s.ec2.GetInstance(ctx, id)
 	switch {
-	case ec2.IsNotFound(err):
+	case awserrors.IsNotFound(err):
 		s.notReady(computev1alpha1.ReasonInstanceNotFound, "instance "+id+" does not exist (managementPolicy Observe)")
 		return nil, doneAfter(r.resyncAfter())
 	case err != nil:

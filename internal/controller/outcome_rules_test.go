@@ -28,6 +28,7 @@ import (
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
 )
 
 // eventLog records the events the reconciler emits, for pure tests.
@@ -55,8 +56,8 @@ func pureScope() *instanceScope {
 }
 
 func TestFinishTurnsEveryStepIntoOneResult(t *testing.T) {
-	invalid := &ec2.Error{Kind: ec2.KindInvalidInput, Operation: "RunInstances", Code: "InvalidAMIID.NotFound", Message: "The image id '[ami-1]' does not exist"}
-	heldBack := &ec2.Error{Kind: ec2.KindThrottled, Code: ec2.CodeClientRateLimited, Message: "held back", RetryAfter: 2 * time.Second}
+	invalid := &awserrors.Error{Kind: awserrors.KindInvalidInput, Operation: "RunInstances", Code: "InvalidAMIID.NotFound", Message: "The image id '[ami-1]' does not exist"}
+	heldBack := &awserrors.Error{Kind: awserrors.KindThrottled, Code: awserrors.CodeClientRateLimited, Message: "held back", RetryAfter: 2 * time.Second}
 	testCases := []struct {
 		name string
 		step step
@@ -119,8 +120,8 @@ func TestFailuresOfAPassAreReportedTogetherWithWhatStillMoves(t *testing.T) {
 	s := pureScope()
 	s.notReady(computev1alpha1.ReasonStopping, "stopping instance i-1: desiredState is stopped")
 	p := &convergePass{}
-	p.fail("tags", &ec2.Error{Kind: ec2.KindAuth, Code: "UnauthorizedOperation", Message: "not allowed"})
-	p.fail("monitoring", &ec2.Error{Kind: ec2.KindThrottled, Code: "RequestLimitExceeded", Message: "slow down"})
+	p.fail("tags", &awserrors.Error{Kind: awserrors.KindAuth, Code: "UnauthorizedOperation", Message: "not allowed"})
+	p.fail("monitoring", &awserrors.Error{Kind: awserrors.KindThrottled, Code: "RequestLimitExceeded", Message: "slow down"})
 	res, err := r.finish(s, convergeEnds(p, doneAfter(r.PollInterval)))
 	if err != nil || res.RequeueAfter != r.PollInterval {
 		t.Fatalf("result %+v, %v: want back at the poll interval, no error, while the stop goes on", res, err)
@@ -143,12 +144,12 @@ func TestReasonForNamesTheControllersOwnRefusalsAndEC2Causes(t *testing.T) {
 		{refusal(computev1alpha1.ReasonUserDataNotGranted, "", codeUserDataNotGranted, "not granted"), computev1alpha1.ReasonUserDataNotGranted},
 		{refusal(computev1alpha1.ReasonArchitectureMismatch, "DescribeInstanceTypes", codeArchitectureMismatch, "arm64"), computev1alpha1.ReasonArchitectureMismatch},
 		{checkTagBudget(&ec2.Instance{ID: "i-1", Tags: fiftyTags()}, map[string]string{"new": "x"}, nil), computev1alpha1.ReasonTagLimitExceeded},
-		{&ec2.Error{Kind: ec2.KindInvalidInput, Code: ec2.CodeUnknownRegion}, computev1alpha1.ReasonRegionUnknown},
-		{&ec2.Error{Kind: ec2.KindCapacity, Code: "VcpuLimitExceeded"}, computev1alpha1.ReasonQuotaExceeded},
+		{&awserrors.Error{Kind: awserrors.KindInvalidInput, Code: awserrors.CodeUnknownRegion}, computev1alpha1.ReasonRegionUnknown},
+		{&awserrors.Error{Kind: awserrors.KindCapacity, Code: "VcpuLimitExceeded"}, computev1alpha1.ReasonQuotaExceeded},
 		// A quota code is only a quota when EC2 classed it as capacity.
-		{&ec2.Error{Kind: ec2.KindUnknown, Code: "MaxSpotInstanceCountExceeded"}, computev1alpha1.ReasonAWSError},
-		{&ec2.Error{Kind: ec2.KindTerminal, Code: "Resource.AlreadyAssociated"}, computev1alpha1.ReasonAddressInUse},
-		{&ec2.Error{Kind: ec2.KindInvalidInput, Code: "InvalidIPAddress.InUse"}, computev1alpha1.ReasonIPAddressInUse},
+		{&awserrors.Error{Kind: awserrors.KindUnknown, Code: "MaxSpotInstanceCountExceeded"}, computev1alpha1.ReasonAWSError},
+		{&awserrors.Error{Kind: awserrors.KindTerminal, Code: "Resource.AlreadyAssociated"}, computev1alpha1.ReasonAddressInUse},
+		{&awserrors.Error{Kind: awserrors.KindInvalidInput, Code: "InvalidIPAddress.InUse"}, computev1alpha1.ReasonIPAddressInUse},
 	}
 	for _, tc := range testCases {
 		if got := reasonFor(tc.err); got != tc.want {
@@ -156,8 +157,8 @@ func TestReasonForNamesTheControllersOwnRefusalsAndEC2Causes(t *testing.T) {
 		}
 	}
 	// The controller's refusals still read as EC2's errors to the EC2 layer's predicates.
-	if err := refusal(computev1alpha1.ReasonUserDataNotFound, "", codeUserDataNotFound, "gone"); ec2.KindOf(err) != ec2.KindInvalidInput || ec2.CodeOf(err) != codeUserDataNotFound {
-		t.Errorf("refusal kind %v code %s", ec2.KindOf(err), ec2.CodeOf(err))
+	if err := refusal(computev1alpha1.ReasonUserDataNotFound, "", codeUserDataNotFound, "gone"); awserrors.KindOf(err) != awserrors.KindInvalidInput || awserrors.CodeOf(err) != codeUserDataNotFound {
+		t.Errorf("refusal kind %v code %s", awserrors.KindOf(err), awserrors.CodeOf(err))
 	}
 }
 

@@ -26,7 +26,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
-	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
 	"github.com/ec2-operator/ec2-operator/internal/controller/requeue"
 )
 
@@ -135,8 +135,8 @@ func (r *EC2InstanceReconciler) reportFailures(s *instanceScope, st step) (ctrl.
 			// refusal, and looked at again when the account or the object changes.
 			return requeue.After(accountRecheck, true), nil
 		}
-		if ec2.HeldBack(f.err) {
-			wait := ec2.RetryAfterOf(f.err)
+		if awserrors.HeldBack(f.err) {
+			wait := awserrors.RetryAfterOf(f.err)
 			s.log.V(1).Info("waiting for the EC2 API budget", "action", f.action, "after", wait)
 			if after == 0 || wait < after {
 				after, spread = wait, true

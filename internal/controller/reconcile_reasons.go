@@ -20,7 +20,7 @@ import (
 	"errors"
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
-	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
 	"github.com/ec2-operator/ec2-operator/internal/guardrail"
 )
 
@@ -43,21 +43,21 @@ func reasonFor(err error) string {
 		}
 		return computev1alpha1.ReasonGuardrailViolation
 	}
-	if reason, ok := reasonsByCause[ec2.CauseOf(err)]; ok {
+	if reason, ok := reasonsByCause[awserrors.CauseOf(err)]; ok {
 		return reason
 	}
-	switch ec2.KindOf(err) {
-	case ec2.KindNotFound:
+	switch awserrors.KindOf(err) {
+	case awserrors.KindNotFound:
 		return computev1alpha1.ReasonInstanceNotFound
-	case ec2.KindThrottled:
+	case awserrors.KindThrottled:
 		return computev1alpha1.ReasonThrottled
-	case ec2.KindAuth:
+	case awserrors.KindAuth:
 		return computev1alpha1.ReasonAuthFailure
-	case ec2.KindCapacity:
+	case awserrors.KindCapacity:
 		return computev1alpha1.ReasonInsufficientCapacity
-	case ec2.KindIdempotencyConflict:
+	case awserrors.KindIdempotencyConflict:
 		return computev1alpha1.ReasonIdempotencyConflict
-	case ec2.KindInvalidInput:
+	case awserrors.KindInvalidInput:
 		return computev1alpha1.ReasonInvalidSpec
 	default:
 		return computev1alpha1.ReasonAWSError
@@ -65,32 +65,32 @@ func reasonFor(err error) string {
 }
 
 // reasonsByCause names causes that the error's kind alone does not tell apart.
-var reasonsByCause = map[ec2.Cause]string{
-	ec2.CauseRegionUnknown:         computev1alpha1.ReasonRegionUnknown,
-	ec2.CauseImageNotFound:         computev1alpha1.ReasonImageNotFound,
-	ec2.CauseSubnetNotFound:        computev1alpha1.ReasonSubnetNotFound,
-	ec2.CauseSecurityGroupNotFound: computev1alpha1.ReasonSecurityGroupMissing,
-	ec2.CauseSnapshotNotFound:      computev1alpha1.ReasonSnapshotNotFound,
-	ec2.CauseVolumeNotFound:        computev1alpha1.ReasonVolumeNotFound,
-	ec2.CauseVolumeZoneMismatch:    computev1alpha1.ReasonVolumeZoneMismatch,
-	ec2.CauseAddressNotFound:       computev1alpha1.ReasonAddressNotFound,
-	ec2.CauseAddressInUse:          computev1alpha1.ReasonAddressInUse,
-	ec2.CauseAddressLimitExceeded:  computev1alpha1.ReasonAddressLimitExceeded,
-	ec2.CauseIPAddressInUse:        computev1alpha1.ReasonIPAddressInUse,
-	ec2.CauseQuotaExceeded:         computev1alpha1.ReasonQuotaExceeded,
-	ec2.CauseTagLimitExceeded:      computev1alpha1.ReasonTagLimitExceeded,
+var reasonsByCause = map[awserrors.Cause]string{
+	awserrors.CauseRegionUnknown:         computev1alpha1.ReasonRegionUnknown,
+	awserrors.CauseImageNotFound:         computev1alpha1.ReasonImageNotFound,
+	awserrors.CauseSubnetNotFound:        computev1alpha1.ReasonSubnetNotFound,
+	awserrors.CauseSecurityGroupNotFound: computev1alpha1.ReasonSecurityGroupMissing,
+	awserrors.CauseSnapshotNotFound:      computev1alpha1.ReasonSnapshotNotFound,
+	awserrors.CauseVolumeNotFound:        computev1alpha1.ReasonVolumeNotFound,
+	awserrors.CauseVolumeZoneMismatch:    computev1alpha1.ReasonVolumeZoneMismatch,
+	awserrors.CauseAddressNotFound:       computev1alpha1.ReasonAddressNotFound,
+	awserrors.CauseAddressInUse:          computev1alpha1.ReasonAddressInUse,
+	awserrors.CauseAddressLimitExceeded:  computev1alpha1.ReasonAddressLimitExceeded,
+	awserrors.CauseIPAddressInUse:        computev1alpha1.ReasonIPAddressInUse,
+	awserrors.CauseQuotaExceeded:         computev1alpha1.ReasonQuotaExceeded,
+	awserrors.CauseTagLimitExceeded:      computev1alpha1.ReasonTagLimitExceeded,
 	// A stop refused by stop protection (for a type change, say), or another change
 	// EC2 does not permit: the user must change the spec or the protection.
-	ec2.CauseNotPermitted: computev1alpha1.ReasonUpdateFailed,
+	awserrors.CauseNotPermitted: computev1alpha1.ReasonUpdateFailed,
 }
 
 // reasonedError is a refusal the controller decides itself (a userDataFrom it may not
 // read, an image the instance type cannot run), named by its own Ready reason. It
-// wraps an *ec2.Error so that its kind, and the code shown to the user, read like
+// wraps an *awserrors.Error so that its kind, and the code shown to the user, read like
 // EC2's own.
 type reasonedError struct {
 	reason string
-	err    *ec2.Error
+	err    *awserrors.Error
 }
 
 func (e *reasonedError) Error() string { return e.err.Error() }
@@ -99,14 +99,14 @@ func (e *reasonedError) Unwrap() error { return e.err }
 // refusal builds the controller's own refusal: invalid input, with the reason users
 // match on and a code and message shown as EC2's would be.
 func refusal(reason, operation, code, message string) error {
-	return &reasonedError{reason: reason, err: &ec2.Error{Kind: ec2.KindInvalidInput, Operation: operation, Code: code, Message: message}}
+	return &reasonedError{reason: reason, err: &awserrors.Error{Kind: awserrors.KindInvalidInput, Operation: operation, Code: code, Message: message}}
 }
 
 // refusedAsAsked tells EC2 refusing a change as asked (it will refuse it again, so a
 // stopped instance is not kept down retrying it) from failures worth retrying.
 func refusedAsAsked(err error) bool {
-	switch ec2.KindOf(err) {
-	case ec2.KindInvalidInput, ec2.KindTerminal:
+	switch awserrors.KindOf(err) {
+	case awserrors.KindInvalidInput, awserrors.KindTerminal:
 		return true
 	}
 	return false
@@ -165,7 +165,7 @@ func isProgressReason(reason string) bool {
 // doing and AWS's own code and message. Request parameters (user data in particular)
 // are never part of it.
 func messageFor(action string, err error) string {
-	var e *ec2.Error
+	var e *awserrors.Error
 	if errors.As(err, &e) {
 		return action + ": " + e.Code + ": " + e.Message
 	}
@@ -174,7 +174,7 @@ func messageFor(action string, err error) string {
 
 // errorMessage is AWS's message of err, or the error's text.
 func errorMessage(err error) string {
-	var e *ec2.Error
+	var e *awserrors.Error
 	if errors.As(err, &e) {
 		return e.Message
 	}

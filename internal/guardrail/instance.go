@@ -20,6 +20,7 @@ import (
 	"context"
 
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
 )
 
 // Instance checks an existing instance as EC2 describes it against the guardrails,
@@ -63,5 +64,5 @@ func (r Rules) Instance(ctx context.Context, look lookups, inst ec2.Instance) ([
 // imageGone says a lookup failed because EC2 no longer shows the image (deregistered,
 // or no longer shared with the account), which EC2 answers as invalid input.
 func imageGone(err error) bool {
-	return ec2.IsNotFound(err) || ec2.KindOf(err) == ec2.KindInvalidInput
+	return awserrors.IsNotFound(err) || awserrors.KindOf(err) == awserrors.KindInvalidInput
 }

@@ -22,6 +22,7 @@ import (
 	"strings"
 
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
 	"github.com/ec2-operator/ec2-operator/internal/credentials"
 )
 
@@ -122,7 +123,7 @@ func (c *Client) tagsOf(ctx context.Context, id string) (map[string]string, erro
 	switch {
 	case strings.HasPrefix(id, "i-"):
 		inst, err := c.inner.GetInstance(ctx, id)
-		if ec2.IsNotFound(err) {
+		if awserrors.IsNotFound(err) {
 			return nil, nil
 		}
 		if err != nil {

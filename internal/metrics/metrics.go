@@ -29,6 +29,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
 	"github.com/ec2-operator/ec2-operator/internal/version"
 )
 
@@ -187,7 +188,7 @@ func (m *Metrics) recordCall(account, operation, code string, latency time.Durat
 	}
 	m.apiCalls.WithLabelValues(operation, label, account).Inc()
 	m.apiDuration.WithLabelValues(operation, account).Observe(latency.Seconds())
-	if ec2.IsThrottleCode(code) {
+	if awserrors.IsThrottleCode(code) {
 		m.apiThrottled.WithLabelValues(operation, account).Inc()
 	}
 }

@@ -28,6 +28,7 @@ import (
 	"github.com/aws/smithy-go"
 	"github.com/aws/smithy-go/middleware"
 
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/sdkhttp"
 )
 
@@ -248,7 +249,7 @@ func stsError(err error) error {
 	if errors.As(err, &apiErr) && apiErr.ErrorCode() != "" {
 		return &STSError{Code: apiErr.ErrorCode(), Message: apiErr.ErrorMessage(), err: err}
 	}
-	code, msg := errorCode(err)
+	code, msg := awserrors.ErrorCode(err)
 	return &STSError{Code: code, Message: msg, err: err}
 }
 
@@ -271,7 +272,7 @@ func (m expiredCredentialsMiddleware) HandleFinalize(ctx context.Context, in mid
 	middleware.FinalizeOutput, middleware.Metadata, error,
 ) {
 	out, md, err := next.HandleFinalize(ctx, in)
-	if code, _ := errorCode(err); expiredCredentialCodes[code] {
+	if code, _ := awserrors.ErrorCode(err); expiredCredentialCodes[code] {
 		m.invalidate()
 	}
 	return out, md, err

@@ -26,6 +26,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
 	"github.com/ec2-operator/ec2-operator/internal/sim/ec2sim"
 	"github.com/ec2-operator/ec2-operator/internal/sim/simtest"
 	"github.com/ec2-operator/ec2-operator/internal/sim/simworld"
@@ -90,7 +91,7 @@ func TestAnAccountsClientActsOnlyInThatAccount(t *testing.T) {
 	}
 	// The operator's own client does not see it: another account.
 	own, _ := env.clients.ForRegion(ctx, ec2sim.DefaultRegion)
-	if _, err := own.GetInstance(ctx, inst.ID); !IsNotFound(err) {
+	if _, err := own.GetInstance(ctx, inst.ID); !awserrors.IsNotFound(err) {
 		t.Errorf("own account's lookup of %s = %v, want not found", inst.ID, err)
 	}
 	// The same account and region is one client, and one assumed role serves them all.
@@ -145,7 +146,7 @@ func TestExpiredAssumedCredentialsAreRenewedAfterEC2RefusesThem(t *testing.T) {
 	env.clock.Advance(2 * time.Hour)
 	c.ChangedElsewhere(inst.ID)
 	_, err = c.GetInstance(ctx, inst.ID)
-	if CodeOf(err) != "RequestExpired" {
+	if awserrors.CodeOf(err) != "RequestExpired" {
 		t.Fatalf("lookup with expired credentials = %v, want RequestExpired", err)
 	}
 	// The refusal dropped the cached credentials: the next call assumes the role again.

@@ -22,6 +22,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awsec2 "github.com/aws/aws-sdk-go-v2/service/ec2"
 	"github.com/aws/aws-sdk-go-v2/service/ec2/types"
+
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
 )
 
 // Address is an Elastic IP address as DescribeAddresses reports it.
@@ -63,7 +65,7 @@ func (c *AWSClient) describeAddresses(ctx context.Context, filters []types.Filte
 	// DescribeAddresses is not paginated: it returns every match at once.
 	out, err := c.api.DescribeAddresses(ctx, &awsec2.DescribeAddressesInput{Filters: filters})
 	if err != nil {
-		return nil, classify("DescribeAddresses", err)
+		return nil, awserrors.Classify("DescribeAddresses", err)
 	}
 	addrs := make([]Address, 0, len(out.Addresses))
 	for _, a := range out.Addresses {
@@ -96,7 +98,7 @@ func (c *AWSClient) AllocateAddress(ctx context.Context, pool string, tags map[s
 		// The address may have been allocated with the answer lost: the next listing
 		// must ask EC2 again to show it.
 		c.ownedAddresses.forget(namespace)
-		return nil, classify("AllocateAddress", err)
+		return nil, awserrors.Classify("AllocateAddress", err)
 	}
 	addr := Address{AllocationID: aws.ToString(out.AllocationId), PublicIP: aws.ToString(out.PublicIp), Tags: tags}
 	c.ownedAddresses.allocated(namespace, addr)
@@ -114,7 +116,7 @@ func (c *AWSClient) AssociateAddress(ctx context.Context, allocationID, instance
 		AllowReassociation: aws.Bool(false),
 	})
 	if err != nil {
-		return "", classify("AssociateAddress", err)
+		return "", awserrors.Classify("AssociateAddress", err)
 	}
 	return aws.ToString(out.AssociationId), nil
 }
@@ -125,7 +127,7 @@ func (c *AWSClient) DisassociateAddress(ctx context.Context, associationID, inst
 		c.changing(instanceID)
 	}
 	_, err := c.api.DisassociateAddress(ctx, &awsec2.DisassociateAddressInput{AssociationId: aws.String(associationID)})
-	if err = classify("DisassociateAddress", err); IsNotFound(err) {
+	if err = awserrors.Classify("DisassociateAddress", err); awserrors.IsNotFound(err) {
 		return nil
 	}
 	return err
@@ -136,7 +138,7 @@ func (c *AWSClient) DisassociateAddress(ctx context.Context, associationID, inst
 func (c *AWSClient) ReleaseAddress(ctx context.Context, allocationID string) error {
 	_, err := c.api.ReleaseAddress(ctx, &awsec2.ReleaseAddressInput{AllocationId: aws.String(allocationID)})
 	c.ownedAddresses.forgetAddress(allocationID)
-	if err = classify("ReleaseAddress", err); IsNotFound(err) || CodeOf(err) == "InvalidAllocationID.NotFound" {
+	if err = awserrors.Classify("ReleaseAddress", err); awserrors.IsNotFound(err) || awserrors.CodeOf(err) == "InvalidAllocationID.NotFound" {
 		return nil
 	}
 	return err

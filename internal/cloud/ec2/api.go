@@ -55,7 +55,7 @@ type Instances interface {
 	RunInstance(ctx context.Context, req LaunchRequest) (*Instance, error)
 
 	// GetInstance describes one instance by ID. Concurrent calls are coalesced into
-	// batched DescribeInstances requests. It returns an error for which IsNotFound is
+	// batched DescribeInstances requests. It returns an error for which awserrors.IsNotFound is
 	// true when EC2 does not know the ID (never launched, or terminated long ago).
 	GetInstance(ctx context.Context, id string) (*Instance, error)
 
@@ -86,7 +86,7 @@ type Instances interface {
 	// TerminateInstance terminates the instance and returns its state after the call
 	// (shutting-down, or terminated). Terminating an instance that is already shutting
 	// down or terminated succeeds. An instance with termination protection fails with
-	// OperationNotPermitted (KindTerminal).
+	// OperationNotPermitted (awserrors.KindTerminal).
 	TerminateInstance(ctx context.Context, id string) (string, error)
 
 	// CancelSpotRequest cancels a Spot Instance request, so that EC2 does not relaunch

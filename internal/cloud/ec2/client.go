@@ -28,6 +28,7 @@ import (
 	awsec2 "github.com/aws/aws-sdk-go-v2/service/ec2"
 	"github.com/aws/smithy-go/middleware"
 
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/sdkhttp"
 	"github.com/ec2-operator/ec2-operator/internal/ec2limits"
 )
@@ -80,7 +81,7 @@ type Options struct {
 	// calls, retries included. Zero or negative means no overall cap.
 	RateLimit float64
 	// MaxPacingWait is how long a call may wait for its budget before it fails with
-	// CodeClientRateLimited; zero means DefaultMaxPacingWait.
+	// awserrors.CodeClientRateLimited; zero means DefaultMaxPacingWait.
 	MaxPacingWait time.Duration
 	// BatchWindow is how long GetInstance waits for more lookups to share one
 	// DescribeInstances call.
@@ -288,8 +289,8 @@ func newRetryer(opts Options) aws.Retryer {
 		so.MaxAttempts = opts.MaxAttempts
 		so.MaxBackoff = opts.MaxBackoff
 		so.Retryables = append([]retry.IsErrorRetryable{noRetryOnCapacity}, so.Retryables...)
-		so.Retryables = append(so.Retryables, ec2Retryables)
-		so.Throttles = append(so.Throttles, ec2Throttles)
+		so.Retryables = append(so.Retryables, awserrors.EC2Retryables)
+		so.Throttles = append(so.Throttles, awserrors.EC2Throttles)
 	})
 }
 
@@ -298,7 +299,7 @@ func newRetryer(opts Options) aws.Retryer {
 // server error; the same request in the same zone rarely succeeds seconds later, and
 // the controller should learn at once so that it can report it or try elsewhere.
 var noRetryOnCapacity = retry.IsErrorRetryableFunc(func(err error) aws.Ternary {
-	if code, _ := errorCode(err); kindOfCode(code) == KindCapacity {
+	if code, _ := awserrors.ErrorCode(err); awserrors.KindOfCode(code) == awserrors.KindCapacity {
 		return aws.FalseTernary
 	}
 	return aws.UnknownTernary

@@ -25,6 +25,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/credentials"
 
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
 	"github.com/ec2-operator/ec2-operator/internal/sim/ec2sim"
 )
 
@@ -134,8 +135,8 @@ func TestAnOverallRateCapFailsACallThatWouldWaitTooLong(t *testing.T) {
 	}
 	start := time.Now()
 	_, err := e.client.FindInstances(context.Background(), InstanceFilter{ClientToken: "any"})
-	if CodeOf(err) != CodeClientRateLimited || RetryAfterOf(err) < 5*time.Second || time.Since(start) > time.Second {
-		t.Errorf("got %v (retry after %s) after %v, want a prompt ClientRateLimited saying when", err, RetryAfterOf(err), time.Since(start))
+	if awserrors.CodeOf(err) != awserrors.CodeClientRateLimited || awserrors.RetryAfterOf(err) < 5*time.Second || time.Since(start) > time.Second {
+		t.Errorf("got %v (retry after %s) after %v, want a prompt ClientRateLimited saying when", err, awserrors.RetryAfterOf(err), time.Since(start))
 	}
 	if n := e.sim.Calls("DescribeInstances"); n != 1 {
 		t.Errorf("the refused call reached EC2: %d calls", n)

@@ -25,6 +25,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awsec2 "github.com/aws/aws-sdk-go-v2/service/ec2"
 	"github.com/aws/aws-sdk-go-v2/service/ec2/types"
+
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
 )
 
 // Codes DescribeInstances uses to reject a whole InstanceIds list because of one bad
@@ -85,7 +87,7 @@ func newDescribeBatcher(api awsec2.DescribeInstancesAPIClient, window time.Durat
 // batch still runs for the others.
 func (b *describeBatcher) get(ctx context.Context, id string) (*Instance, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, classify("DescribeInstances", err)
+		return nil, awserrors.Classify("DescribeInstances", err)
 	}
 	if inst, ok := b.ahead.lookup(id); ok {
 		return inst, nil
@@ -139,7 +141,7 @@ func (b *describeBatcher) wait(ctx context.Context, ch chan lookupResult) (*Inst
 	case r := <-ch:
 		return r.instance, r.err
 	case <-ctx.Done():
-		return nil, classify("DescribeInstances", ctx.Err())
+		return nil, awserrors.Classify("DescribeInstances", ctx.Err())
 	}
 }
 
@@ -226,7 +228,7 @@ func (b *describeBatcher) describe(ctx context.Context, ids []string) (map[strin
 	if err == nil {
 		return found, nil
 	}
-	if code := CodeOf(err); code != codeInstanceNotFound && code != codeInstanceMalformed {
+	if code := awserrors.CodeOf(err); code != codeInstanceNotFound && code != codeInstanceMalformed {
 		return nil, err
 	}
 	for start := 0; start < len(ids); start += maxFilterValues {
@@ -248,7 +250,7 @@ func describeInto(ctx context.Context, api awsec2.DescribeInstancesAPIClient, in
 	for p.HasMorePages() {
 		page, err := p.NextPage(ctx)
 		if err != nil {
-			return classify("DescribeInstances", err)
+			return awserrors.Classify("DescribeInstances", err)
 		}
 		for _, r := range page.Reservations {
 			for _, i := range r.Instances {
@@ -262,9 +264,9 @@ func describeInto(ctx context.Context, api awsec2.DescribeInstancesAPIClient, in
 
 // instanceNotFound is the error a caller gets for an ID EC2 does not know, worded as
 // EC2 words it.
-func instanceNotFound(id string) *Error {
+func instanceNotFound(id string) *awserrors.Error {
 	msg := fmt.Sprintf("The instance ID '%s' does not exist", id)
-	return &Error{Kind: KindNotFound, Operation: "DescribeInstances", Code: codeInstanceNotFound, Message: msg}
+	return &awserrors.Error{Kind: awserrors.KindNotFound, Operation: "DescribeInstances", Code: codeInstanceNotFound, Message: msg}
 }
 
 // cloneInstance deep-copies an Instance so that callers sharing a batch do not share

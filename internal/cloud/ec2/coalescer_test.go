@@ -23,6 +23,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
 	"github.com/ec2-operator/ec2-operator/internal/sim/ec2sim"
 )
 
@@ -85,7 +86,7 @@ func TestConcurrentLookupsShareDescribeInstancesCalls(t *testing.T) {
 	for i, id := range ids {
 		switch {
 		case isUnknown[id]:
-			if !IsNotFound(errs[i]) || insts[i] != nil {
+			if !awserrors.IsNotFound(errs[i]) || insts[i] != nil {
 				t.Errorf("lookup %d of unknown %s: %v, %v; want NotFound", i, id, insts[i], errs[i])
 			}
 		case errs[i] != nil || insts[i] == nil || insts[i].ID != id:
@@ -153,7 +154,7 @@ func TestBatchErrorsReachEveryCaller(t *testing.T) {
 	defer e.sim.InjectFault(ec2sim.Fault{Operation: "DescribeInstances", Code: "UnauthorizedOperation", HTTPStatus: 403})()
 	_, errs := lookupAll(context.Background(), e.client, append(ids, "i-0000000000000dead"))
 	for i, err := range errs {
-		if KindOf(err) != KindAuth {
+		if awserrors.KindOf(err) != awserrors.KindAuth {
 			t.Errorf("caller %d got %v, want an auth error", i, err)
 		}
 	}
@@ -166,7 +167,7 @@ func TestLookupsFallBackToTheFilterOnMalformedIDs(t *testing.T) {
 	if errs[0] != nil || insts[0].ID != id {
 		t.Errorf("valid ID: %v, %v", insts[0], errs[0])
 	}
-	if !IsNotFound(errs[1]) {
+	if !awserrors.IsNotFound(errs[1]) {
 		t.Errorf("malformed ID: %v, want NotFound", errs[1])
 	}
 }

@@ -27,6 +27,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awsec2 "github.com/aws/aws-sdk-go-v2/service/ec2"
 	"github.com/aws/aws-sdk-go-v2/service/ec2/types"
+
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
 )
 
 // Image is an AMI as DescribeImages reports it.
@@ -94,7 +96,7 @@ func (c *AWSClient) FindImages(ctx context.Context, q ImageQuery) ([]Image, erro
 		for p.HasMorePages() {
 			page, err := p.NextPage(ctx)
 			if err != nil {
-				return nil, classify("DescribeImages", err)
+				return nil, awserrors.Classify("DescribeImages", err)
 			}
 			for _, img := range page.Images {
 				out = append(out, fromSDKImage(img))
@@ -124,12 +126,12 @@ func (c *AWSClient) DescribeImage(ctx context.Context, id string) (*Image, error
 	img, err := c.compute.images.get(ctx, "DescribeImages", id, func() (Image, error) {
 		out, err := c.api.DescribeImages(ctx, &awsec2.DescribeImagesInput{ImageIds: []string{id}})
 		if err != nil {
-			return Image{}, classify("DescribeImages", err)
+			return Image{}, awserrors.Classify("DescribeImages", err)
 		}
 		if len(out.Images) == 0 {
 			// EC2 leaves an image out (rather than failing) when it is not visible to
 			// the account, for example after deregistration.
-			return Image{}, &Error{Kind: KindInvalidInput, Operation: "DescribeImages", Code: "InvalidAMIID.NotFound",
+			return Image{}, &awserrors.Error{Kind: awserrors.KindInvalidInput, Operation: "DescribeImages", Code: "InvalidAMIID.NotFound",
 				Message: fmt.Sprintf("The image id '[%s]' does not exist", id)}
 		}
 		return fromSDKImage(out.Images[0]), nil
@@ -155,10 +157,10 @@ func (c *AWSClient) InstanceType(ctx context.Context, name string) (*InstanceTyp
 func (c *AWSClient) describeInstanceType(ctx context.Context, name string) (InstanceTypeInfo, error) {
 	out, err := c.api.DescribeInstanceTypes(ctx, &awsec2.DescribeInstanceTypesInput{InstanceTypes: []types.InstanceType{types.InstanceType(name)}})
 	if err != nil {
-		return InstanceTypeInfo{}, classify("DescribeInstanceTypes", err)
+		return InstanceTypeInfo{}, awserrors.Classify("DescribeInstanceTypes", err)
 	}
 	if len(out.InstanceTypes) == 0 {
-		return InstanceTypeInfo{}, &Error{Kind: KindInvalidInput, Operation: "DescribeInstanceTypes", Code: "InvalidInstanceType",
+		return InstanceTypeInfo{}, &awserrors.Error{Kind: awserrors.KindInvalidInput, Operation: "DescribeInstanceTypes", Code: "InvalidInstanceType",
 			Message: fmt.Sprintf("The following supplied instance types do not exist: [%s]", name)}
 	}
 	t := out.InstanceTypes[0]
@@ -186,10 +188,10 @@ func (c *AWSClient) DescribeSnapshot(ctx context.Context, id string) (*Snapshot,
 	snap, err := c.compute.snapshots.get(ctx, "DescribeSnapshots", id, func() (Snapshot, error) {
 		out, err := c.api.DescribeSnapshots(ctx, &awsec2.DescribeSnapshotsInput{SnapshotIds: []string{id}})
 		if err != nil {
-			return Snapshot{}, classify("DescribeSnapshots", err)
+			return Snapshot{}, awserrors.Classify("DescribeSnapshots", err)
 		}
 		if len(out.Snapshots) == 0 {
-			return Snapshot{}, &Error{Kind: KindInvalidInput, Operation: "DescribeSnapshots", Code: "InvalidSnapshot.NotFound",
+			return Snapshot{}, &awserrors.Error{Kind: awserrors.KindInvalidInput, Operation: "DescribeSnapshots", Code: "InvalidSnapshot.NotFound",
 				Message: fmt.Sprintf("The snapshot '%s' does not exist.", id)}
 		}
 		s := out.Snapshots[0]

@@ -24,6 +24,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
 	"github.com/ec2-operator/ec2-operator/internal/sim/ec2sim"
 )
 
@@ -58,7 +59,7 @@ func TestFindImagesReturnsTheNewestFirstAndDescribeImageIsRemembered(t *testing.
 	if n := e.sim.Calls("DescribeImages"); n != 2 {
 		t.Errorf("%d DescribeImages calls, want 2 (one query, one image described once)", n)
 	}
-	if _, err := e.client.DescribeImage(ctx, "ami-0000000000000dead"); CodeOf(err) != "InvalidAMIID.NotFound" {
+	if _, err := e.client.DescribeImage(ctx, "ami-0000000000000dead"); awserrors.CodeOf(err) != "InvalidAMIID.NotFound" {
 		t.Errorf("an unknown image: %v", err)
 	}
 }
@@ -79,7 +80,7 @@ func TestInstanceTypeIsDescribedOnceWithWhatLaunchChecksNeed(t *testing.T) {
 	if n := e.sim.Calls("DescribeInstanceTypes"); n != 1 {
 		t.Errorf("%d DescribeInstanceTypes calls, want 1", n)
 	}
-	if _, err := e.client.InstanceType(ctx, "zz9.mega"); CodeOf(err) != "InvalidInstanceType" || KindOf(err) != KindInvalidInput {
+	if _, err := e.client.InstanceType(ctx, "zz9.mega"); awserrors.CodeOf(err) != "InvalidInstanceType" || awserrors.KindOf(err) != awserrors.KindInvalidInput {
 		t.Errorf("an unknown type: %v", err)
 	}
 }
@@ -129,14 +130,14 @@ func TestConcurrentLookupsOfOneImageAndTypeMakeOneCallEach(t *testing.T) {
 	}
 
 	for _, err := range ask(func() error { _, err := e.client.InstanceType(ctx, "zz9.mega"); return err }) {
-		if CodeOf(err) != "InvalidInstanceType" {
+		if awserrors.CodeOf(err) != "InvalidInstanceType" {
 			t.Fatalf("an unknown type: %v", err)
 		}
 	}
 	if n := e.sim.Calls("DescribeInstanceTypes"); n != 2 {
 		t.Errorf("%d DescribeInstanceTypes after the unknown type, want 2 (one more, shared by all askers)", n)
 	}
-	if _, err := e.client.InstanceType(ctx, "zz9.mega"); CodeOf(err) != "InvalidInstanceType" {
+	if _, err := e.client.InstanceType(ctx, "zz9.mega"); awserrors.CodeOf(err) != "InvalidInstanceType" {
 		t.Fatalf("the unknown type asked again: %v", err)
 	}
 	if n := e.sim.Calls("DescribeInstanceTypes"); n != 3 {
@@ -169,7 +170,7 @@ func TestLifecycleOptionsAtLaunchAndInPlace(t *testing.T) {
 		t.Errorf("credits %q, %v", c, err)
 	}
 	// Stop protection refuses a stop; lifted, the stop goes through.
-	if err := e.client.StopInstance(ctx, inst.ID); CodeOf(err) != "OperationNotPermitted" {
+	if err := e.client.StopInstance(ctx, inst.ID); awserrors.CodeOf(err) != "OperationNotPermitted" {
 		t.Errorf("stopping a protected instance: %v", err)
 	}
 	for _, step := range []func() error{
@@ -189,7 +190,7 @@ func TestLifecycleOptionsAtLaunchAndInPlace(t *testing.T) {
 		t.Errorf("credits after the change %q", c)
 	}
 	// The hostname type changes only while stopped.
-	if err := e.client.SetPrivateDNSNameOptions(ctx, inst.ID, PrivateDNSNameOptions{HostnameType: "ip-name"}); CodeOf(err) != "IncorrectInstanceState" {
+	if err := e.client.SetPrivateDNSNameOptions(ctx, inst.ID, PrivateDNSNameOptions{HostnameType: "ip-name"}); awserrors.CodeOf(err) != "IncorrectInstanceState" {
 		t.Errorf("changing the hostname type of a running instance: %v", err)
 	}
 }
@@ -254,7 +255,7 @@ func TestDescribeSnapshotReadsTheOwnerThroughTheSDKAndIsRemembered(t *testing.T)
 		t.Errorf("%d DescribeSnapshots calls for two snapshots looked up three times, want 2", n)
 	}
 	_, err := e.client.DescribeSnapshot(ctx, "snap-0a1b2c3d4e5f6ffff")
-	if KindOf(err) != KindInvalidInput || CodeOf(err) != "InvalidSnapshot.NotFound" {
+	if awserrors.KindOf(err) != awserrors.KindInvalidInput || awserrors.CodeOf(err) != "InvalidSnapshot.NotFound" {
 		t.Errorf("an unknown snapshot: %v, want InvalidSnapshot.NotFound as invalid input", err)
 	}
 }

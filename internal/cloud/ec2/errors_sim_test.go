@@ -20,6 +20,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
 	"github.com/ec2-operator/ec2-operator/internal/sim/ec2sim"
 )
 
@@ -31,38 +32,38 @@ func TestEmulatedErrorsAreClassified(t *testing.T) {
 		name     string
 		setup    func(e *simEnv) (remove func())
 		call     func(ctx context.Context, e *simEnv) error
-		wantKind Kind
+		wantKind awserrors.Kind
 		wantCode string
 	}{
 		{
 			name:     "a malformed AMI is invalid input",
 			call:     launchWith(func(r *LaunchRequest) { r.ImageID = "ami-nothex!" }),
-			wantKind: KindInvalidInput, wantCode: "InvalidAMIID.Malformed",
+			wantKind: awserrors.KindInvalidInput, wantCode: "InvalidAMIID.Malformed",
 		},
 		{
 			name:     "an unknown AMI is invalid input",
 			call:     launchWith(func(r *LaunchRequest) { r.ImageID = "ami-0000000000000dead" }),
-			wantKind: KindInvalidInput, wantCode: "InvalidAMIID.NotFound",
+			wantKind: awserrors.KindInvalidInput, wantCode: "InvalidAMIID.NotFound",
 		},
 		{
 			name:     "an unknown subnet is invalid input",
 			call:     launchWith(func(r *LaunchRequest) { r.SubnetID = "subnet-0000000000000dead" }),
-			wantKind: KindInvalidInput, wantCode: "InvalidSubnetID.NotFound",
+			wantKind: awserrors.KindInvalidInput, wantCode: "InvalidSubnetID.NotFound",
 		},
 		{
 			name:     "an unknown security group is invalid input",
 			call:     launchWith(func(r *LaunchRequest) { r.SecurityGroupIDs = []string{"sg-0000000000000dead"} }),
-			wantKind: KindInvalidInput, wantCode: "InvalidGroup.NotFound",
+			wantKind: awserrors.KindInvalidInput, wantCode: "InvalidGroup.NotFound",
 		},
 		{
 			name:     "an unknown instance type is invalid input",
 			call:     launchWith(func(r *LaunchRequest) { r.InstanceType = "t3.gigantic" }),
-			wantKind: KindInvalidInput,
+			wantKind: awserrors.KindInvalidInput,
 		},
 		{
 			name:     "an unknown instance ID is not found",
 			call:     func(ctx context.Context, e *simEnv) error { return e.client.StopInstance(ctx, "i-0000000000000dead") },
-			wantKind: KindNotFound, wantCode: "InvalidInstanceID.NotFound",
+			wantKind: awserrors.KindNotFound, wantCode: "InvalidInstanceID.NotFound",
 		},
 		{
 			name: "changing the type of a running instance is an incorrect state",
@@ -71,7 +72,7 @@ func TestEmulatedErrorsAreClassified(t *testing.T) {
 				e.waitState(t, inst.ID, StateRunning)
 				return e.client.ModifyInstanceType(ctx, inst.ID, "t3.small")
 			},
-			wantKind: KindIncorrectState, wantCode: "IncorrectInstanceState",
+			wantKind: awserrors.KindIncorrectState, wantCode: "IncorrectInstanceState",
 		},
 		{
 			name: "terminating a protected instance is terminal",
@@ -85,7 +86,7 @@ func TestEmulatedErrorsAreClassified(t *testing.T) {
 				_, err = e.client.TerminateInstance(ctx, inst.ID)
 				return err
 			},
-			wantKind: KindTerminal, wantCode: "OperationNotPermitted",
+			wantKind: awserrors.KindTerminal, wantCode: "OperationNotPermitted",
 		},
 		{
 			name: "reusing a token with other parameters is an idempotency conflict",
@@ -96,31 +97,31 @@ func TestEmulatedErrorsAreClassified(t *testing.T) {
 				_, err := e.client.RunInstance(ctx, req)
 				return err
 			},
-			wantKind: KindIdempotencyConflict, wantCode: "IdempotentParameterMismatch",
+			wantKind: awserrors.KindIdempotencyConflict, wantCode: "IdempotentParameterMismatch",
 		},
 		{
 			name:     "AuthFailure is an auth error",
 			setup:    fault(ec2sim.Fault{Operation: "RunInstances", Code: "AuthFailure", HTTPStatus: 401}),
 			call:     launchWith(nil),
-			wantKind: KindAuth, wantCode: "AuthFailure",
+			wantKind: awserrors.KindAuth, wantCode: "AuthFailure",
 		},
 		{
 			name:     "UnauthorizedOperation is an auth error",
 			setup:    fault(ec2sim.Fault{Operation: "RunInstances", Code: "UnauthorizedOperation", HTTPStatus: 403}),
 			call:     launchWith(nil),
-			wantKind: KindAuth, wantCode: "UnauthorizedOperation",
+			wantKind: awserrors.KindAuth, wantCode: "UnauthorizedOperation",
 		},
 		{
 			name:     "InsufficientInstanceCapacity is a capacity error",
 			setup:    fault(ec2sim.Fault{Operation: "RunInstances", Code: "InsufficientInstanceCapacity"}),
 			call:     launchWith(nil),
-			wantKind: KindCapacity, wantCode: "InsufficientInstanceCapacity",
+			wantKind: awserrors.KindCapacity, wantCode: "InsufficientInstanceCapacity",
 		},
 		{
 			name:     "a lasting 500 is throttled once the retries are spent",
 			setup:    fault(ec2sim.Fault{Operation: "RunInstances", HTTPStatus: 500}),
 			call:     launchWith(nil),
-			wantKind: KindThrottled, wantCode: "InternalError",
+			wantKind: awserrors.KindThrottled, wantCode: "InternalError",
 		},
 	}
 	for _, tt := range tests {
@@ -130,14 +131,14 @@ func TestEmulatedErrorsAreClassified(t *testing.T) {
 				defer tt.setup(e)()
 			}
 			err := tt.call(context.Background(), e)
-			t.Logf("%s: %s", CodeOf(err), errMessage(err))
-			if KindOf(err) != tt.wantKind {
-				t.Fatalf("got %v (kind %v), want kind %v", err, KindOf(err), tt.wantKind)
+			t.Logf("%s: %s", awserrors.CodeOf(err), errMessage(err))
+			if awserrors.KindOf(err) != tt.wantKind {
+				t.Fatalf("got %v (kind %v), want kind %v", err, awserrors.KindOf(err), tt.wantKind)
 			}
-			if tt.wantCode != "" && CodeOf(err) != tt.wantCode {
-				t.Errorf("code = %q, want %q", CodeOf(err), tt.wantCode)
+			if tt.wantCode != "" && awserrors.CodeOf(err) != tt.wantCode {
+				t.Errorf("code = %q, want %q", awserrors.CodeOf(err), tt.wantCode)
 			}
-			var e2 *Error
+			var e2 *awserrors.Error
 			if asError(err, &e2); e2.Message == "" || e2.Operation == "" {
 				t.Errorf("AWS's message or operation was lost: %+v", e2)
 			}
@@ -149,7 +150,7 @@ func TestCapacityErrorsAreNotRetriedByTheSDK(t *testing.T) {
 	e := newSimEnv(t, ec2sim.Config{Seed: 1}, Options{MaxAttempts: 5})
 	defer e.sim.InjectFault(ec2sim.Fault{Operation: "RunInstances", Code: "InsufficientInstanceCapacity"})()
 	_, err := e.client.RunInstance(context.Background(), basicLaunch("ice-0"))
-	if KindOf(err) != KindCapacity {
+	if awserrors.KindOf(err) != awserrors.KindCapacity {
 		t.Fatalf("got %v", err)
 	}
 	if n := e.sim.Calls("RunInstances"); n != 1 {

@@ -23,6 +23,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awsec2 "github.com/aws/aws-sdk-go-v2/service/ec2"
 	"github.com/aws/aws-sdk-go-v2/service/ec2/types"
+
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
 )
 
 // SetIAMInstanceProfile makes profile (a name or an ARN) the instance's only IAM
@@ -42,17 +44,17 @@ func (c *AWSClient) SetIAMInstanceProfile(ctx context.Context, id, profile strin
 		_, err := c.api.DisassociateIamInstanceProfile(ctx, &awsec2.DisassociateIamInstanceProfileInput{
 			AssociationId: current.AssociationId,
 		})
-		if isKind(classify("", err), KindNotFound) {
+		if isKind(awserrors.Classify("", err), awserrors.KindNotFound) {
 			// Someone else removed it between our read and our call.
 			return nil
 		}
-		return classify("DisassociateIamInstanceProfile", err)
+		return awserrors.Classify("DisassociateIamInstanceProfile", err)
 	case current == nil:
 		_, err := c.api.AssociateIamInstanceProfile(ctx, &awsec2.AssociateIamInstanceProfileInput{
 			InstanceId:         aws.String(id),
 			IamInstanceProfile: profileSpec(profile),
 		})
-		return classify("AssociateIamInstanceProfile", err)
+		return awserrors.Classify("AssociateIamInstanceProfile", err)
 	case current.IamInstanceProfile != nil && profileMatches(aws.ToString(current.IamInstanceProfile.Arn), profile):
 		return nil
 	default:
@@ -60,7 +62,7 @@ func (c *AWSClient) SetIAMInstanceProfile(ctx context.Context, id, profile strin
 			AssociationId:      current.AssociationId,
 			IamInstanceProfile: profileSpec(profile),
 		})
-		return classify("ReplaceIamInstanceProfileAssociation", err)
+		return awserrors.Classify("ReplaceIamInstanceProfileAssociation", err)
 	}
 }
 
@@ -79,7 +81,7 @@ func (c *AWSClient) currentProfileAssociation(ctx context.Context, id string) (*
 	for p.HasMorePages() {
 		page, err := p.NextPage(ctx)
 		if err != nil {
-			return nil, classify("DescribeIamInstanceProfileAssociations", err)
+			return nil, awserrors.Classify("DescribeIamInstanceProfileAssociations", err)
 		}
 		for i := range page.IamInstanceProfileAssociations {
 			a := page.IamInstanceProfileAssociations[i]

@@ -20,6 +20,8 @@ import (
 	"context"
 	"sync"
 	"time"
+
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
 )
 
 // idBatcher coalesces lookups by ID (volumes, addresses) into one describe call per
@@ -78,7 +80,7 @@ func (b *idBatcher[T]) get(ctx context.Context, ids []string) (map[string]T, err
 	}
 	select {
 	case <-ctx.Done():
-		return nil, classify("", ctx.Err())
+		return nil, awserrors.Classify("", ctx.Err())
 	case <-batch.done:
 	}
 	if batch.err != nil {

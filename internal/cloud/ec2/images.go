@@ -19,6 +19,8 @@ package ec2
 import (
 	"context"
 	"fmt"
+
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
 )
 
 // rootDeviceName returns the root device name of the image, from DescribeImage (which
@@ -34,7 +36,7 @@ func (c *AWSClient) rootDeviceName(ctx context.Context, imageID string) (string,
 		return "", err
 	}
 	if img.RootDeviceName == "" {
-		return "", &Error{Kind: KindInvalidInput, Operation: "DescribeImages", Code: "InvalidAMIID.NotFound",
+		return "", &awserrors.Error{Kind: awserrors.KindInvalidInput, Operation: "DescribeImages", Code: "InvalidAMIID.NotFound",
 			Message: fmt.Sprintf("The image id '[%s]' has no root device", imageID)}
 	}
 	return img.RootDeviceName, nil

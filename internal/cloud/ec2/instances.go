@@ -24,6 +24,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awsec2 "github.com/aws/aws-sdk-go-v2/service/ec2"
 	"github.com/aws/aws-sdk-go-v2/service/ec2/types"
+
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
 )
 
 // RunInstance launches one instance; see Client.RunInstance. A retry with the same
@@ -38,11 +40,11 @@ func (c *AWSClient) RunInstance(ctx context.Context, req LaunchRequest) (*Instan
 	}
 	out, err := c.api.RunInstances(ctx, buildRunInstancesInput(req, rootDevice))
 	if err != nil {
-		return nil, redact(classify("RunInstances", err), req.UserData)
+		return nil, awserrors.Redact(awserrors.Classify("RunInstances", err), req.UserData)
 	}
 	if len(out.Instances) != 1 {
-		return nil, &Error{
-			Kind: KindUnknown, Operation: "RunInstances", Code: "UnexpectedResponse",
+		return nil, &awserrors.Error{
+			Kind: awserrors.KindUnknown, Operation: "RunInstances", Code: "UnexpectedResponse",
 			Message: "RunInstances did not return exactly one instance",
 		}
 	}
@@ -89,7 +91,7 @@ func (c *AWSClient) LaunchBacklog() time.Duration {
 // Client.GetInstance.
 func (c *AWSClient) GetInstance(ctx context.Context, id string) (*Instance, error) {
 	if id == "" {
-		return nil, &Error{Kind: KindInvalidInput, Operation: "DescribeInstances", Code: "MissingParameter",
+		return nil, &awserrors.Error{Kind: awserrors.KindInvalidInput, Operation: "DescribeInstances", Code: "MissingParameter",
 			Message: "an instance ID is required"}
 	}
 	return c.batcher.get(ctx, id)
@@ -101,7 +103,7 @@ func (c *AWSClient) GetInstance(ctx context.Context, id string) (*Instance, erro
 // from a bug must not turn a lookup into a listing).
 func (c *AWSClient) FindInstances(ctx context.Context, filter InstanceFilter) ([]Instance, error) {
 	if filter.ClientToken == "" && len(filter.Tags) == 0 {
-		return nil, &Error{Kind: KindInvalidInput, Operation: "DescribeInstances", Code: "MissingParameter",
+		return nil, &awserrors.Error{Kind: awserrors.KindInvalidInput, Operation: "DescribeInstances", Code: "MissingParameter",
 			Message: "a client token or tags are required to look instances up"}
 	}
 	var filters []types.Filter
@@ -118,7 +120,7 @@ func (c *AWSClient) FindInstances(ctx context.Context, filter InstanceFilter) ([
 	for p.HasMorePages() {
 		page, err := p.NextPage(ctx)
 		if err != nil {
-			return nil, classify("DescribeInstances", err)
+			return nil, awserrors.Classify("DescribeInstances", err)
 		}
 		for _, r := range page.Reservations {
 			for _, i := range r.Instances {
@@ -157,7 +159,7 @@ func (c *AWSClient) describeInstanceNow(ctx context.Context, id string) (*Instan
 }
 
 // isKind reports whether err is a classified error of kind k.
-func isKind(err error, k Kind) bool {
-	var e *Error
+func isKind(err error, k awserrors.Kind) bool {
+	var e *awserrors.Error
 	return errors.As(err, &e) && e.Kind == k
 }

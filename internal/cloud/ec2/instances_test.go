@@ -24,6 +24,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
 	"github.com/ec2-operator/ec2-operator/internal/sim/ec2sim"
 )
 
@@ -150,7 +151,7 @@ func TestGetInstanceDescribesOneInstance(t *testing.T) {
 		t.Errorf("state = %s", running.State)
 	}
 	_, err = e.client.GetInstance(context.Background(), "i-0000000000000dead")
-	if !IsNotFound(err) {
+	if !awserrors.IsNotFound(err) {
 		t.Errorf("unknown ID: got %v, want NotFound", err)
 	}
 }
@@ -232,7 +233,7 @@ func TestFindInstancesWithoutATokenOrTagsListsNothing(t *testing.T) {
 	e := newSimEnv(t, ec2sim.Config{Seed: 1}, Options{})
 	e.launch(t, "someone-else")
 	got, err := e.client.FindInstances(context.Background(), InstanceFilter{})
-	if err == nil || KindOf(err) != KindInvalidInput || len(got) != 0 {
+	if err == nil || awserrors.KindOf(err) != awserrors.KindInvalidInput || len(got) != 0 {
 		t.Errorf("an empty filter gave %d instances, error %v: it must not list the region", len(got), err)
 	}
 	if n := e.sim.Calls("DescribeInstances"); n != 0 {

@@ -23,6 +23,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awsec2 "github.com/aws/aws-sdk-go-v2/service/ec2"
 	"github.com/aws/aws-sdk-go-v2/service/ec2/types"
+
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
 )
 
 // This file holds the read-only listings an import needs (cmd/kubectl-ec2): the
@@ -111,7 +113,7 @@ func (c *AWSClient) SpotInterruptionBehaviors(ctx context.Context, requestIDs []
 		for p.HasMorePages() {
 			page, err := p.NextPage(ctx)
 			if err != nil {
-				return nil, classify("DescribeSpotInstanceRequests", err)
+				return nil, awserrors.Classify("DescribeSpotInstanceRequests", err)
 			}
 			for _, r := range page.SpotInstanceRequests {
 				out[aws.ToString(r.SpotInstanceRequestId)] = string(r.InstanceInterruptionBehavior)

@@ -21,6 +21,8 @@ import (
 	"slices"
 
 	awsec2 "github.com/aws/aws-sdk-go-v2/service/ec2"
+
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
 )
 
 // TerminateInstance terminates the instance and returns its state after the call; see
@@ -68,8 +70,8 @@ func (c *AWSClient) toleratingState(ctx context.Context, op, id string, err erro
 	if err == nil {
 		return nil
 	}
-	cerr := classify(op, err)
-	if KindOf(cerr) != KindIncorrectState {
+	cerr := awserrors.Classify(op, err)
+	if awserrors.KindOf(cerr) != awserrors.KindIncorrectState {
 		return cerr
 	}
 	inst, derr := c.describeInstanceNow(ctx, id)

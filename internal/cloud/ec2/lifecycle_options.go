@@ -22,6 +22,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awsec2 "github.com/aws/aws-sdk-go-v2/service/ec2"
 	"github.com/aws/aws-sdk-go-v2/service/ec2/types"
+
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
 )
 
 // PrivateDNSNameOptions are an instance's private hostname options.
@@ -79,13 +81,13 @@ func (c *AWSClient) GetLifecycleAttributes(ctx context.Context, id string) (*Lif
 		InstanceId: aws.String(id), Attribute: types.InstanceAttributeNameDisableApiStop,
 	})
 	if err != nil {
-		return nil, classify("DescribeInstanceAttribute", err)
+		return nil, awserrors.Classify("DescribeInstanceAttribute", err)
 	}
 	shutdown, err := c.api.DescribeInstanceAttribute(ctx, &awsec2.DescribeInstanceAttributeInput{
 		InstanceId: aws.String(id), Attribute: types.InstanceAttributeNameInstanceInitiatedShutdownBehavior,
 	})
 	if err != nil {
-		return nil, classify("DescribeInstanceAttribute", err)
+		return nil, awserrors.Classify("DescribeInstanceAttribute", err)
 	}
 	out := &LifecycleAttributes{ShutdownBehavior: "stop"}
 	if stop.DisableApiStop != nil {
@@ -103,7 +105,7 @@ func (c *AWSClient) SetStopProtection(ctx context.Context, id string, enabled bo
 	_, err := c.api.ModifyInstanceAttribute(ctx, &awsec2.ModifyInstanceAttributeInput{
 		InstanceId: aws.String(id), DisableApiStop: &types.AttributeBooleanValue{Value: aws.Bool(enabled)},
 	})
-	return classify("ModifyInstanceAttribute", err)
+	return awserrors.Classify("ModifyInstanceAttribute", err)
 }
 
 // SetShutdownBehavior sets what a shutdown from inside the instance does.
@@ -112,7 +114,7 @@ func (c *AWSClient) SetShutdownBehavior(ctx context.Context, id, behavior string
 	_, err := c.api.ModifyInstanceAttribute(ctx, &awsec2.ModifyInstanceAttributeInput{
 		InstanceId: aws.String(id), InstanceInitiatedShutdownBehavior: &types.AttributeValue{Value: aws.String(behavior)},
 	})
-	return classify("ModifyInstanceAttribute", err)
+	return awserrors.Classify("ModifyInstanceAttribute", err)
 }
 
 // SetAutoRecovery sets simplified automatic recovery (default or disabled).
@@ -121,7 +123,7 @@ func (c *AWSClient) SetAutoRecovery(ctx context.Context, id, autoRecovery string
 	_, err := c.api.ModifyInstanceMaintenanceOptions(ctx, &awsec2.ModifyInstanceMaintenanceOptionsInput{
 		InstanceId: aws.String(id), AutoRecovery: types.InstanceAutoRecoveryState(autoRecovery),
 	})
-	return classify("ModifyInstanceMaintenanceOptions", err)
+	return awserrors.Classify("ModifyInstanceMaintenanceOptions", err)
 }
 
 // SetPrivateDNSNameOptions changes the hostname type and DNS records; EC2 changes the
@@ -134,7 +136,7 @@ func (c *AWSClient) SetPrivateDNSNameOptions(ctx context.Context, id string, opt
 		EnableResourceNameDnsARecord:    aws.Bool(opts.EnableARecord),
 		EnableResourceNameDnsAAAARecord: aws.Bool(opts.EnableAAAARecord),
 	})
-	return classify("ModifyPrivateDnsNameOptions", err)
+	return awserrors.Classify("ModifyPrivateDnsNameOptions", err)
 }
 
 // SetCapacityReservation changes the instance's reservation preference or target;
@@ -145,14 +147,14 @@ func (c *AWSClient) SetCapacityReservation(ctx context.Context, id string, spec 
 		InstanceId:                       aws.String(id),
 		CapacityReservationSpecification: capacityReservationRequest(spec),
 	})
-	return classify("ModifyInstanceCapacityReservationAttributes", err)
+	return awserrors.Classify("ModifyInstanceCapacityReservationAttributes", err)
 }
 
 // GetCreditSpecification returns a burstable instance's CPU credit option.
 func (c *AWSClient) GetCreditSpecification(ctx context.Context, id string) (string, error) {
 	out, err := c.api.DescribeInstanceCreditSpecifications(ctx, &awsec2.DescribeInstanceCreditSpecificationsInput{InstanceIds: []string{id}})
 	if err != nil {
-		return "", classify("DescribeInstanceCreditSpecifications", err)
+		return "", awserrors.Classify("DescribeInstanceCreditSpecifications", err)
 	}
 	for _, s := range out.InstanceCreditSpecifications {
 		if aws.ToString(s.InstanceId) == id {
@@ -168,12 +170,12 @@ func (c *AWSClient) SetCreditSpecification(ctx context.Context, id, credits stri
 		InstanceCreditSpecifications: []types.InstanceCreditSpecificationRequest{{InstanceId: aws.String(id), CpuCredits: aws.String(credits)}},
 	})
 	if err != nil {
-		return classify("ModifyInstanceCreditSpecification", err)
+		return awserrors.Classify("ModifyInstanceCreditSpecification", err)
 	}
 	// The call succeeds as a whole and lists the instances it could not change.
 	for _, u := range out.UnsuccessfulInstanceCreditSpecifications {
 		if u.Error != nil {
-			return &Error{Kind: kindOfCode(string(u.Error.Code)), Operation: "ModifyInstanceCreditSpecification",
+			return &awserrors.Error{Kind: awserrors.KindOfCode(string(u.Error.Code)), Operation: "ModifyInstanceCreditSpecification",
 				Code: string(u.Error.Code), Message: aws.ToString(u.Error.Message)}
 		}
 	}
@@ -215,7 +217,7 @@ func (c *AWSClient) SetPlacement(ctx context.Context, id string, p PlacementSpec
 		in.PartitionNumber = aws.Int32(p.PartitionNumber)
 	}
 	_, err := c.api.ModifyInstancePlacement(ctx, in)
-	return classify("ModifyInstancePlacement", err)
+	return awserrors.Classify("ModifyInstancePlacement", err)
 }
 
 // SetCPUOptions changes the cores and threads per core; EC2 allows it only while the
@@ -225,5 +227,5 @@ func (c *AWSClient) SetCPUOptions(ctx context.Context, id string, o CPUOptions) 
 	_, err := c.api.ModifyInstanceCpuOptions(ctx, &awsec2.ModifyInstanceCpuOptionsInput{
 		InstanceId: aws.String(id), CoreCount: aws.Int32(o.CoreCount), ThreadsPerCore: aws.Int32(o.ThreadsPerCore),
 	})
-	return classify("ModifyInstanceCpuOptions", err)
+	return awserrors.Classify("ModifyInstanceCpuOptions", err)
 }

@@ -20,6 +20,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
 	"github.com/ec2-operator/ec2-operator/internal/sim/ec2sim"
 )
 
@@ -57,10 +58,10 @@ func TestStoppingATerminatedInstanceFails(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.waitState(t, inst.ID, StateTerminated)
-	if err := e.client.StopInstance(ctx, inst.ID); KindOf(err) != KindIncorrectState {
+	if err := e.client.StopInstance(ctx, inst.ID); awserrors.KindOf(err) != awserrors.KindIncorrectState {
 		t.Errorf("StopInstance on a terminated instance: %v, want IncorrectState", err)
 	}
-	if err := e.client.StartInstance(ctx, inst.ID); KindOf(err) != KindIncorrectState {
+	if err := e.client.StartInstance(ctx, inst.ID); awserrors.KindOf(err) != awserrors.KindIncorrectState {
 		t.Errorf("StartInstance on a terminated instance: %v, want IncorrectState", err)
 	}
 }
@@ -174,10 +175,10 @@ func TestVolumes(t *testing.T) {
 	if n := e.sim.Calls("ModifyVolume"); n != 1 {
 		t.Errorf("ModifyVolume called %d times, want 1", n)
 	}
-	if err := e.client.ResizeVolume(ctx, inst.RootVolumeID, 10); KindOf(err) != KindInvalidInput {
+	if err := e.client.ResizeVolume(ctx, inst.RootVolumeID, 10); awserrors.KindOf(err) != awserrors.KindInvalidInput {
 		t.Errorf("shrinking: %v, want InvalidInput", err)
 	}
-	if _, err := e.client.GetVolumeSize(ctx, "vol-0000000000000dead"); !IsNotFound(err) {
+	if _, err := e.client.GetVolumeSize(ctx, "vol-0000000000000dead"); !awserrors.IsNotFound(err) {
 		t.Errorf("unknown volume: %v, want NotFound", err)
 	}
 }

@@ -19,6 +19,8 @@ package ec2
 import (
 	"context"
 	"sync"
+
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
 )
 
 // permanentCache remembers answers that never change for a region and account (an
@@ -57,7 +59,7 @@ func (c *permanentCache[T]) get(ctx context.Context, operation, key string, fetc
 			return f.value, f.err
 		case <-ctx.Done():
 			var zero T
-			return zero, classify(operation, ctx.Err())
+			return zero, awserrors.Classify(operation, ctx.Err())
 		}
 	}
 	f := &lookupFlight[T]{done: make(chan struct{})}

@@ -24,6 +24,8 @@ import (
 	"github.com/aws/smithy-go"
 	"github.com/aws/smithy-go/middleware"
 	smithyhttp "github.com/aws/smithy-go/transport/http"
+
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
 )
 
 // CallRecorder receives one record per HTTP attempt the SDK makes to EC2. The metrics
@@ -36,7 +38,7 @@ type CallRecorder interface {
 	// or retry backoff.
 	RecordCall(operation, code string, latency time.Duration)
 	// RecordRetry records that the SDK is about to retry operation because the
-	// previous attempt failed with code. A throttle code here (see IsThrottleCode)
+	// previous attempt failed with code. A throttle code here (see awserrors.IsThrottleCode)
 	// means EC2 pushed back.
 	RecordRetry(operation, code string)
 }
@@ -70,13 +72,6 @@ type attemptCounter struct {
 	unanswered bool
 }
 
-// unansweredAttemptError marks the error of a call one of whose attempts went
-// unanswered; classify turns it into Error.EarlierAttemptUnanswered.
-type unansweredAttemptError struct{ err error }
-
-func (e *unansweredAttemptError) Error() string { return e.err.Error() }
-func (e *unansweredAttemptError) Unwrap() error { return e.err }
-
 // answeredRefusal reports whether an attempt's error is EC2's answer that it did
 // nothing: an error response below HTTP 500, or throttling (EC2 throttles before it
 // acts). A server error, a lost connection or a timeout does not say.
@@ -85,7 +80,7 @@ func answeredRefusal(err error) bool {
 	if !errors.As(err, &apiErr) || apiErr.ErrorCode() == "" {
 		return false
 	}
-	if IsThrottleCode(apiErr.ErrorCode()) {
+	if awserrors.IsThrottleCode(apiErr.ErrorCode()) {
 		return true
 	}
 	var respErr *smithyhttp.ResponseError
@@ -106,7 +101,7 @@ func (callStartMiddleware) HandleFinalize(ctx context.Context, in middleware.Fin
 	counter := &attemptCounter{}
 	out, md, err := next.HandleFinalize(context.WithValue(ctx, attemptCounterKey{}, counter), in)
 	if err != nil && counter.unanswered {
-		err = &unansweredAttemptError{err: err}
+		err = &awserrors.UnansweredAttemptError{Err: err}
 	}
 	return out, md, err
 }
@@ -144,12 +139,12 @@ func (m *attemptMiddleware) HandleFinalize(ctx context.Context, in middleware.Fi
 	}
 	start := time.Now()
 	out, md, err = next.HandleFinalize(ctx, in)
-	code, _ := errorCode(err)
+	code, _ := awserrors.ErrorCode(err)
 	if err != nil && code == "" {
 		// A failure the classifier has no code for must not be counted as a success.
-		code = CodeUnknown
+		code = awserrors.CodeUnknown
 	}
-	if m.pacer != nil && IsThrottleCode(code) {
+	if m.pacer != nil && awserrors.IsThrottleCode(code) {
 		m.pacer.throttled(cost, code)
 	}
 	counter.lastCode = code

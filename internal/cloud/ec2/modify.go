@@ -23,17 +23,19 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awsec2 "github.com/aws/aws-sdk-go-v2/service/ec2"
 	"github.com/aws/aws-sdk-go-v2/service/ec2/types"
+
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
 )
 
 // ModifyInstanceType changes the instance type; EC2 answers IncorrectInstanceState
-// (KindIncorrectState) unless the instance is stopped.
+// (awserrors.KindIncorrectState) unless the instance is stopped.
 func (c *AWSClient) ModifyInstanceType(ctx context.Context, id, instanceType string) error {
 	c.changing(id)
 	_, err := c.api.ModifyInstanceAttribute(ctx, &awsec2.ModifyInstanceAttributeInput{
 		InstanceId:   aws.String(id),
 		InstanceType: &types.AttributeValue{Value: aws.String(instanceType)},
 	})
-	return classify("ModifyInstanceAttribute", err)
+	return awserrors.Classify("ModifyInstanceAttribute", err)
 }
 
 // ModifySecurityGroups replaces the security groups of the primary network interface.
@@ -43,7 +45,7 @@ func (c *AWSClient) ModifySecurityGroups(ctx context.Context, id string, groupID
 		InstanceId: aws.String(id),
 		Groups:     groupIDs,
 	})
-	return classify("ModifyInstanceAttribute", err)
+	return awserrors.Classify("ModifyInstanceAttribute", err)
 }
 
 // ModifyTerminationProtection sets the disableApiTermination attribute.
@@ -53,7 +55,7 @@ func (c *AWSClient) ModifyTerminationProtection(ctx context.Context, id string, 
 		InstanceId:            aws.String(id),
 		DisableApiTermination: &types.AttributeBooleanValue{Value: aws.Bool(enabled)},
 	})
-	return classify("ModifyInstanceAttribute", err)
+	return awserrors.Classify("ModifyInstanceAttribute", err)
 }
 
 // ModifyUserData replaces the user data of a stopped instance. The attribute is a
@@ -65,7 +67,7 @@ func (c *AWSClient) ModifyUserData(ctx context.Context, id, userData string) err
 		InstanceId: aws.String(id),
 		UserData:   &types.SecureBlobAttributeValue{Value: []byte(userData)},
 	})
-	return redact(classify("ModifyInstanceAttribute", err), userData)
+	return awserrors.Redact(awserrors.Classify("ModifyInstanceAttribute", err), userData)
 }
 
 // ModifyMetadataOptions changes the instance metadata service options; empty fields
@@ -83,7 +85,7 @@ func (c *AWSClient) ModifyMetadataOptions(ctx context.Context, id string, opts M
 		in.HttpPutResponseHopLimit = aws.Int32(opts.HTTPPutResponseHopLimit)
 	}
 	_, err := c.api.ModifyInstanceMetadataOptions(ctx, in)
-	return classify("ModifyInstanceMetadataOptions", err)
+	return awserrors.Classify("ModifyInstanceMetadataOptions", err)
 }
 
 // SetDetailedMonitoring turns detailed monitoring on (MonitorInstances) or off
@@ -92,10 +94,10 @@ func (c *AWSClient) SetDetailedMonitoring(ctx context.Context, id string, enable
 	c.changing(id)
 	if enabled {
 		_, err := c.api.MonitorInstances(ctx, &awsec2.MonitorInstancesInput{InstanceIds: []string{id}})
-		return classify("MonitorInstances", err)
+		return awserrors.Classify("MonitorInstances", err)
 	}
 	_, err := c.api.UnmonitorInstances(ctx, &awsec2.UnmonitorInstancesInput{InstanceIds: []string{id}})
-	return classify("UnmonitorInstances", err)
+	return awserrors.Classify("UnmonitorInstances", err)
 }
 
 // GetInstanceAttributes reads disableApiTermination and the user data. EC2 returns
@@ -106,14 +108,14 @@ func (c *AWSClient) GetInstanceAttributes(ctx context.Context, id string) (*Inst
 		Attribute:  types.InstanceAttributeNameDisableApiTermination,
 	})
 	if err != nil {
-		return nil, classify("DescribeInstanceAttribute", err)
+		return nil, awserrors.Classify("DescribeInstanceAttribute", err)
 	}
 	ud, err := c.api.DescribeInstanceAttribute(ctx, &awsec2.DescribeInstanceAttributeInput{
 		InstanceId: aws.String(id),
 		Attribute:  types.InstanceAttributeNameUserData,
 	})
 	if err != nil {
-		return nil, classify("DescribeInstanceAttribute", err)
+		return nil, awserrors.Classify("DescribeInstanceAttribute", err)
 	}
 	attrs := &InstanceAttributes{}
 	if prot.DisableApiTermination != nil {
@@ -123,7 +125,7 @@ func (c *AWSClient) GetInstanceAttributes(ctx context.Context, id string) (*Inst
 		// Here EC2 returns the user data as base64 text in a string attribute.
 		raw, err := base64.StdEncoding.DecodeString(aws.ToString(ud.UserData.Value))
 		if err != nil {
-			return nil, &Error{Kind: KindUnknown, Operation: "DescribeInstanceAttribute", Code: "InvalidUserDataEncoding",
+			return nil, &awserrors.Error{Kind: awserrors.KindUnknown, Operation: "DescribeInstanceAttribute", Code: "InvalidUserDataEncoding",
 				Message: "EC2 returned user data that is not valid base64", Err: err}
 		}
 		attrs.UserData = string(raw)

@@ -26,6 +26,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awsec2 "github.com/aws/aws-sdk-go-v2/service/ec2"
 	"github.com/aws/aws-sdk-go-v2/service/ec2/types"
+
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
 )
 
 // Subnet is a VPC subnet as DescribeSubnets reports it.
@@ -161,7 +163,7 @@ func (c *AWSClient) FindSubnets(ctx context.Context, q SubnetQuery) ([]Subnet, e
 		for p.HasMorePages() {
 			page, err := p.NextPage(ctx)
 			if err != nil {
-				return nil, classify("DescribeSubnets", err)
+				return nil, awserrors.Classify("DescribeSubnets", err)
 			}
 			for _, s := range page.Subnets {
 				sn := Subnet{
@@ -197,7 +199,7 @@ func (c *AWSClient) FindSecurityGroups(ctx context.Context, q SecurityGroupQuery
 		for p.HasMorePages() {
 			page, err := p.NextPage(ctx)
 			if err != nil {
-				return nil, classify("DescribeSecurityGroups", err)
+				return nil, awserrors.Classify("DescribeSecurityGroups", err)
 			}
 			for _, g := range page.SecurityGroups {
 				out = append(out, SecurityGroup{ID: aws.ToString(g.GroupId), Name: aws.ToString(g.GroupName), VPCID: aws.ToString(g.VpcId)})
@@ -224,7 +226,7 @@ func (c *AWSClient) SetSourceDestCheck(ctx context.Context, instanceID string, e
 		InstanceId:      aws.String(instanceID),
 		SourceDestCheck: &types.AttributeBooleanValue{Value: aws.Bool(enabled)},
 	})
-	return classify("ModifyInstanceAttribute", err)
+	return awserrors.Classify("ModifyInstanceAttribute", err)
 }
 
 // SetSecondaryPrivateIPCount gives the interface count secondary private IPv4
@@ -239,12 +241,12 @@ func (c *AWSClient) SetSecondaryPrivateIPCount(ctx context.Context, instanceID, 
 		_, err := c.api.AssignPrivateIpAddresses(ctx, &awsec2.AssignPrivateIpAddressesInput{
 			NetworkInterfaceId: aws.String(networkInterfaceID), SecondaryPrivateIpAddressCount: aws.Int32(count - have),
 		})
-		return classify("AssignPrivateIpAddresses", err)
+		return awserrors.Classify("AssignPrivateIpAddresses", err)
 	case count < have:
 		_, err := c.api.UnassignPrivateIpAddresses(ctx, &awsec2.UnassignPrivateIpAddressesInput{
 			NetworkInterfaceId: aws.String(networkInterfaceID), PrivateIpAddresses: secondaries[count:],
 		})
-		return classify("UnassignPrivateIpAddresses", err)
+		return awserrors.Classify("UnassignPrivateIpAddresses", err)
 	}
 	return nil
 }

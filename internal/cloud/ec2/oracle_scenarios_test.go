@@ -21,6 +21,7 @@ import (
 	"maps"
 	"testing"
 
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
 	"github.com/ec2-operator/ec2-operator/internal/sim/simtest"
 )
 
@@ -81,7 +82,7 @@ func oracleScenarios() []oracleScenario {
 			if err := o.waitState(ctx, inst.ID, StateTerminated); err != nil {
 				return err
 			}
-			return wantError(o.client.StartInstance(ctx, inst.ID), KindIncorrectState, "IncorrectInstanceState")
+			return wantError(o.client.StartInstance(ctx, inst.ID), awserrors.KindIncorrectState, "IncorrectInstanceState")
 		}},
 		{"an instance stops, starts and terminates", func(t *testing.T, o oracle) error {
 			ctx := simtest.Ctx(t)
@@ -134,7 +135,7 @@ func oracleScenarios() []oracleScenario {
 			if err := o.waitState(ctx, inst.ID, StateRunning); err != nil {
 				return err
 			}
-			if err := wantError(o.client.ModifyInstanceType(ctx, inst.ID, "t3.small"), KindIncorrectState, "IncorrectInstanceState"); err != nil {
+			if err := wantError(o.client.ModifyInstanceType(ctx, inst.ID, "t3.small"), awserrors.KindIncorrectState, "IncorrectInstanceState"); err != nil {
 				return err
 			}
 			if err := o.client.StopInstance(ctx, inst.ID); err != nil {
@@ -156,16 +157,16 @@ func oracleScenarios() []oracleScenario {
 			return nil
 		}},
 		{"an unknown instance is not found", func(t *testing.T, o oracle) error {
-			return wantError(o.client.StopInstance(simtest.Ctx(t), "i-0000000000000dead"), KindNotFound, "InvalidInstanceID.NotFound")
+			return wantError(o.client.StopInstance(simtest.Ctx(t), "i-0000000000000dead"), awserrors.KindNotFound, "InvalidInstanceID.NotFound")
 		}},
 		{"a malformed instance ID is malformed", func(t *testing.T, o oracle) error {
-			return wantError(o.client.StopInstance(simtest.Ctx(t), "i-nothex!"), KindInvalidInput, "InvalidInstanceID.Malformed")
+			return wantError(o.client.StopInstance(simtest.Ctx(t), "i-nothex!"), awserrors.KindInvalidInput, "InvalidInstanceID.Malformed")
 		}},
 		{"an unknown image is refused at launch", func(t *testing.T, o oracle) error {
 			req := o.launchRequest("unknown-image")
 			req.ImageID = "ami-0000000000000dead"
 			_, err := o.client.RunInstance(simtest.Ctx(t), req)
-			return wantError(err, KindInvalidInput, "InvalidAMIID.NotFound")
+			return wantError(err, awserrors.KindInvalidInput, "InvalidAMIID.NotFound")
 		}},
 	}
 }

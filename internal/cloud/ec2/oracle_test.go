@@ -28,6 +28,7 @@ import (
 	sdkec2 "github.com/aws/aws-sdk-go-v2/service/ec2"
 	"github.com/aws/aws-sdk-go-v2/service/ec2/types"
 
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
 	"github.com/ec2-operator/ec2-operator/internal/sim/ec2sim"
 	"github.com/ec2-operator/ec2-operator/internal/sim/moto"
 	"github.com/ec2-operator/ec2-operator/internal/sim/simtest"
@@ -181,12 +182,12 @@ func (o oracle) fresh(ctx context.Context, id string) (*Instance, error) {
 
 // wantError returns nil when err has EC2's kind and code for the case, or how it
 // differs.
-func wantError(err error, kind Kind, code string) error {
+func wantError(err error, kind awserrors.Kind, code string) error {
 	switch {
 	case err == nil:
 		return fmt.Errorf("succeeded; EC2 answers %s", code)
-	case KindOf(err) != kind || CodeOf(err) != code:
-		return fmt.Errorf("answered %s (kind %v); EC2 answers %s (kind %v): %v", CodeOf(err), KindOf(err), code, kind, err)
+	case awserrors.KindOf(err) != kind || awserrors.CodeOf(err) != code:
+		return fmt.Errorf("answered %s (kind %v); EC2 answers %s (kind %v): %v", awserrors.CodeOf(err), awserrors.KindOf(err), code, kind, err)
 	}
 	return nil
 }

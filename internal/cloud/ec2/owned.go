@@ -24,6 +24,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awsec2 "github.com/aws/aws-sdk-go-v2/service/ec2"
 	"github.com/aws/aws-sdk-go-v2/service/ec2/types"
+
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
 )
 
 // DefaultOwnedTTL is how long one listing of a namespace's instances answers every
@@ -106,7 +108,7 @@ func (l *ownedLister) list(ctx context.Context, namespace, name string) ([]Insta
 	select {
 	case <-e.done:
 	case <-ctx.Done():
-		return nil, classify("DescribeInstances", ctx.Err())
+		return nil, awserrors.Classify("DescribeInstances", ctx.Err())
 	}
 	if e.err != nil {
 		return nil, e.err

@@ -23,6 +23,8 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/ec2/types"
+
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
 )
 
 // addressLister lists the Elastic IPs tagged for a namespace, for the one question
@@ -66,7 +68,7 @@ func (l *addressLister) list(ctx context.Context, namespace string) ([]Address, 
 	select {
 	case <-e.done:
 	case <-ctx.Done():
-		return nil, classify("DescribeAddresses", ctx.Err())
+		return nil, awserrors.Classify("DescribeAddresses", ctx.Err())
 	}
 	if e.err != nil {
 		return nil, e.err

@@ -28,16 +28,12 @@ import (
 	"github.com/aws/smithy-go/middleware"
 	"golang.org/x/time/rate"
 
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
 	"github.com/ec2-operator/ec2-operator/internal/ec2limits"
 )
 
-// CodeClientRateLimited marks a call the client did not send because the API's budget
-// (see pacer) would have made it wait longer than the caller should block. Nothing
-// reached EC2; the error's RetryAfter says when the budget allows the call.
-const CodeClientRateLimited = "ClientRateLimited"
-
 // DefaultMaxPacingWait is how long a call may wait for its API's budget before it
-// fails with CodeClientRateLimited, so that a reconcile worker is not held while many
+// fails with awserrors.CodeClientRateLimited, so that a reconcile worker is not held while many
 // others wait for the same scarce bucket (RunInstances refills two per second).
 const DefaultMaxPacingWait = time.Second
 
@@ -214,7 +210,7 @@ func cancelAll(now time.Time, rs []*rate.Reservation) {
 }
 
 // wait blocks until the call's buckets allow it, or fails at once with
-// CodeClientRateLimited (and when the call may go) if that is more than maxWait away.
+// awserrors.CodeClientRateLimited (and when the call may go) if that is more than maxWait away.
 // A launch admitted by launchTurn spends the tokens it was given then.
 func (p *pacer) wait(ctx context.Context, call callCost) error {
 	now := time.Now()
@@ -232,13 +228,13 @@ func (p *pacer) wait(ctx context.Context, call callCost) error {
 		return nil
 	case <-ctx.Done():
 		cancelAll(time.Now(), rs)
-		return classify(call.operation, ctx.Err())
+		return awserrors.Classify(call.operation, ctx.Err())
 	}
 }
 
 // admit takes the call's tokens (or its launch ticket) and says how long the call
 // must wait for them; a call that would wait longer than maxWait takes nothing and
-// fails with CodeClientRateLimited. A call that waits at all marks its budgets as
+// fails with awserrors.CodeClientRateLimited. A call that waits at all marks its budgets as
 // backlogged, which is what lets a learning budget probe.
 func (p *pacer) admit(now time.Time, call callCost) ([]*rate.Reservation, time.Duration, error) {
 	p.mu.Lock()
@@ -248,7 +244,7 @@ func (p *pacer) admit(now time.Time, call callCost) ([]*rate.Reservation, time.D
 	}
 	rs, err := p.reserveLocked(now, call)
 	if err != nil {
-		return nil, 0, &Error{Kind: KindInvalidInput, Operation: call.operation, Code: CodeClientRateLimited, Message: err.Error()}
+		return nil, 0, &awserrors.Error{Kind: awserrors.KindInvalidInput, Operation: call.operation, Code: awserrors.CodeClientRateLimited, Message: err.Error()}
 	}
 	delay := delayOf(now, rs)
 	if delay > 0 {
@@ -258,7 +254,7 @@ func (p *pacer) admit(now time.Time, call callCost) ([]*rate.Reservation, time.D
 	}
 	if delay > p.maxWait {
 		cancelAll(now, rs)
-		return nil, 0, &Error{Kind: KindThrottled, Operation: call.operation, Code: CodeClientRateLimited, RetryAfter: delay,
+		return nil, 0, &awserrors.Error{Kind: awserrors.KindThrottled, Operation: call.operation, Code: awserrors.CodeClientRateLimited, RetryAfter: delay,
 			Message: fmt.Sprintf("the %s budget allows this call in %s; not waiting that long", call.operation, delay.Round(time.Millisecond))}
 	}
 	return rs, delay, nil

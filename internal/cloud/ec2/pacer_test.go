@@ -21,6 +21,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
 	"github.com/ec2-operator/ec2-operator/internal/ec2limits"
 	"github.com/ec2-operator/ec2-operator/internal/sim/ec2sim"
 )
@@ -69,8 +70,8 @@ func TestACallThatWouldWaitLongerThanAllowedIsNotSentAndSaysWhen(t *testing.T) {
 		t.Errorf("LaunchTurn %s, want about the 10 s one token takes", d)
 	}
 	_, err := e.client.RunInstance(ctx, basicLaunch("second"))
-	if CodeOf(err) != CodeClientRateLimited || KindOf(err) != KindThrottled || RetryAfterOf(err) < 9*time.Second {
-		t.Fatalf("got %v (retry after %s), want ClientRateLimited with the wait", err, RetryAfterOf(err))
+	if awserrors.CodeOf(err) != awserrors.CodeClientRateLimited || awserrors.KindOf(err) != awserrors.KindThrottled || awserrors.RetryAfterOf(err) < 9*time.Second {
+		t.Fatalf("got %v (retry after %s), want ClientRateLimited with the wait", err, awserrors.RetryAfterOf(err))
 	}
 	if n := e.sim.Calls("RunInstances"); n != 1 {
 		t.Errorf("the paced call reached EC2 (%d RunInstances)", n)
@@ -91,7 +92,7 @@ func TestTerminationsSpendResourceTokensPerInstance(t *testing.T) {
 	if _, err := e.client.TerminateInstance(ctx, b.ID); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.client.TerminateInstance(ctx, c.ID); CodeOf(err) != CodeClientRateLimited {
+	if _, err := e.client.TerminateInstance(ctx, c.ID); awserrors.CodeOf(err) != awserrors.CodeClientRateLimited {
 		t.Errorf("a third instance with two resource tokens: %v, want ClientRateLimited", err)
 	}
 }

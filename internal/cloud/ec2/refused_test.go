@@ -20,6 +20,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
 	"github.com/ec2-operator/ec2-operator/internal/sim/ec2sim"
 )
 
@@ -48,10 +49,10 @@ func TestARefusalAfterALostAnswerIsNotARefusalOutright(t *testing.T) {
 			}
 			e.sim.InjectFault(authFailure)
 			_, err := e.client.RunInstance(context.Background(), basicLaunch("refused-"+tc.name[:5]))
-			if KindOf(err) != KindAuth {
-				t.Fatalf("error %v of kind %v, want the last attempt's AuthFailure", err, KindOf(err))
+			if awserrors.KindOf(err) != awserrors.KindAuth {
+				t.Fatalf("error %v of kind %v, want the last attempt's AuthFailure", err, awserrors.KindOf(err))
 			}
-			if got := RefusedOutright(err); got != tc.outright {
+			if got := awserrors.RefusedOutright(err); got != tc.outright {
 				t.Errorf("RefusedOutright = %v, want %v", got, tc.outright)
 			}
 			if n := len(e.sim.Instances()); n != tc.instances {

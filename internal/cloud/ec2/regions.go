@@ -19,11 +19,9 @@ package ec2
 import (
 	"fmt"
 	"slices"
-)
 
-// CodeUnknownRegion marks a region that is in no AWS partition the operator knows,
-// refused before any call (and before a client is made for it).
-const CodeUnknownRegion = "UnknownRegion"
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
+)
 
 // partitionRegions are the regions of each AWS partition, as the AWS SDK's endpoint
 // rules list them (aws-sdk-go-v2 internal/endpoints/awsrulesfn/partitions.json);
@@ -69,6 +67,6 @@ func (r *RegionalClients) checkRegion(region string) error {
 	if knownRegion(region) || region == r.cfg.Region || slices.Contains(r.opts.ExtraRegions, region) {
 		return nil
 	}
-	return &Error{Kind: KindInvalidInput, Code: CodeUnknownRegion,
+	return &awserrors.Error{Kind: awserrors.KindInvalidInput, Code: awserrors.CodeUnknownRegion,
 		Message: fmt.Sprintf("%q is not a region of any AWS partition this operator knows; fix spec.region (or the account's defaultRegion), or, for a region newer than this operator, start it with --extra-regions=%s", region, region)}
 }

@@ -28,6 +28,8 @@ import (
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
 )
 
 // TestTheRegionListIsTheSDKs compares partitionRegions with the partition list of the
@@ -90,11 +92,11 @@ func TestAnUnknownRegionGetsNoClient(t *testing.T) {
 	for range 1000 {
 		for _, region := range []string{"us-mars-1", "eu-westt-1", "us-east-10"} {
 			_, err := r.ForRegion(context.Background(), region)
-			var e *Error
-			if !errors.As(err, &e) || e.Kind != KindInvalidInput || e.Code != CodeUnknownRegion || !strings.Contains(e.Message, region) {
+			var e *awserrors.Error
+			if !errors.As(err, &e) || e.Kind != awserrors.KindInvalidInput || e.Code != awserrors.CodeUnknownRegion || !strings.Contains(e.Message, region) {
 				t.Fatalf("%s: %v, want an UnknownRegion error naming it", region, err)
 			}
-			if _, err := r.ForAccount(context.Background(), AssumedRole{Name: "a", RoleARN: "arn:aws:iam::111122223333:role/x"}, region); CodeOf(err) != CodeUnknownRegion {
+			if _, err := r.ForAccount(context.Background(), AssumedRole{Name: "a", RoleARN: "arn:aws:iam::111122223333:role/x"}, region); awserrors.CodeOf(err) != awserrors.CodeUnknownRegion {
 				t.Fatalf("%s in an account: %v, want UnknownRegion", region, err)
 			}
 		}

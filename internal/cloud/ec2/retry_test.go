@@ -22,6 +22,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
 	"github.com/ec2-operator/ec2-operator/internal/sim/ec2sim"
 )
 
@@ -106,7 +107,7 @@ func TestSDKRetryAfterHTTPTimeoutCreatesNoDuplicate(t *testing.T) {
 	if len(all) != 1 || all[0].ID != inst.ID {
 		t.Errorf("%d instances exist, want exactly %s", len(all), inst.ID)
 	}
-	if n := e.recorder.Retries("RunInstances", CodeTransport); n != 1 {
+	if n := e.recorder.Retries("RunInstances", awserrors.CodeTransport); n != 1 {
 		t.Errorf("recorded %d transport retries, want 1", n)
 	}
 }

@@ -20,6 +20,8 @@ import (
 	"context"
 
 	awsec2 "github.com/aws/aws-sdk-go-v2/service/ec2"
+
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
 )
 
 // CancelSpotRequest cancels a Spot Instance request. EC2 answers a request that is
@@ -30,7 +32,7 @@ func (c *AWSClient) CancelSpotRequest(ctx context.Context, requestID string) err
 		SpotInstanceRequestIds: []string{requestID},
 	})
 	if err != nil {
-		return classify("CancelSpotInstanceRequests", err)
+		return awserrors.Classify("CancelSpotInstanceRequests", err)
 	}
 	return nil
 }

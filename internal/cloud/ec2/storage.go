@@ -22,6 +22,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awsec2 "github.com/aws/aws-sdk-go-v2/service/ec2"
 	"github.com/aws/aws-sdk-go-v2/service/ec2/types"
+
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
 )
 
 // Volume is an EBS volume as DescribeVolumes reports it.
@@ -92,7 +94,7 @@ func (c *AWSClient) describeVolumesByFilter(ctx context.Context, ids []string) (
 		for p.HasMorePages() {
 			page, err := p.NextPage(ctx)
 			if err != nil {
-				return nil, classify("DescribeVolumes", err)
+				return nil, awserrors.Classify("DescribeVolumes", err)
 			}
 			for _, v := range page.Volumes {
 				vol := fromSDKVolume(v)
@@ -149,7 +151,7 @@ func (c *AWSClient) CreateVolume(ctx context.Context, zone, token string, req Vo
 	}
 	out, err := c.api.CreateVolume(ctx, in)
 	if err != nil {
-		return nil, classify("CreateVolume", err)
+		return nil, awserrors.Classify("CreateVolume", err)
 	}
 	return &Volume{
 		ID: aws.ToString(out.VolumeId), SizeGiB: aws.ToInt32(out.Size), Type: string(out.VolumeType),
@@ -164,21 +166,21 @@ func (c *AWSClient) AttachVolume(ctx context.Context, volumeID, instanceID, devi
 	_, err := c.api.AttachVolume(ctx, &awsec2.AttachVolumeInput{
 		VolumeId: aws.String(volumeID), InstanceId: aws.String(instanceID), Device: aws.String(device),
 	})
-	return classify("AttachVolume", err)
+	return awserrors.Classify("AttachVolume", err)
 }
 
 // DetachVolume detaches the volume from the instance.
 func (c *AWSClient) DetachVolume(ctx context.Context, volumeID, instanceID string) error {
 	c.changing(instanceID)
 	_, err := c.api.DetachVolume(ctx, &awsec2.DetachVolumeInput{VolumeId: aws.String(volumeID), InstanceId: aws.String(instanceID)})
-	return classify("DetachVolume", err)
+	return awserrors.Classify("DetachVolume", err)
 }
 
 // DeleteVolume deletes a detached volume. Deleting a volume that is already gone
 // succeeds.
 func (c *AWSClient) DeleteVolume(ctx context.Context, volumeID string) error {
 	_, err := c.api.DeleteVolume(ctx, &awsec2.DeleteVolumeInput{VolumeId: aws.String(volumeID)})
-	if err = classify("DeleteVolume", err); IsNotFound(err) {
+	if err = awserrors.Classify("DeleteVolume", err); awserrors.IsNotFound(err) {
 		return nil
 	}
 	return err
@@ -199,7 +201,7 @@ func (c *AWSClient) ModifyVolume(ctx context.Context, volumeID string, change Vo
 		in.Throughput = aws.Int32(change.Throughput)
 	}
 	_, err := c.api.ModifyVolume(ctx, in)
-	return classify("ModifyVolume", err)
+	return awserrors.Classify("ModifyVolume", err)
 }
 
 // SetDeleteOnTermination sets whether EC2 deletes the volume at device when the
@@ -213,7 +215,7 @@ func (c *AWSClient) SetDeleteOnTermination(ctx context.Context, instanceID, devi
 			Ebs:        &types.EbsInstanceBlockDeviceSpecification{DeleteOnTermination: aws.Bool(deleteOnTermination)},
 		}},
 	})
-	return classify("ModifyInstanceAttribute", err)
+	return awserrors.Classify("ModifyInstanceAttribute", err)
 }
 
 // FindVolumes lists the volumes carrying every one of tags, for the rare volume whose
@@ -228,7 +230,7 @@ func (c *AWSClient) FindVolumes(ctx context.Context, tags map[string]string) ([]
 	for p.HasMorePages() {
 		page, err := p.NextPage(ctx)
 		if err != nil {
-			return nil, classify("DescribeVolumes", err)
+			return nil, awserrors.Classify("DescribeVolumes", err)
 		}
 		for _, v := range page.Volumes {
 			out = append(out, fromSDKVolume(v))

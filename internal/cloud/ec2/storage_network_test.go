@@ -24,6 +24,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
 	"github.com/ec2-operator/ec2-operator/internal/sim/ec2sim"
 )
 
@@ -137,7 +138,7 @@ func TestCreateVolumeWithTheSameTokenReturnsTheSameVolume(t *testing.T) {
 			t.Errorf("a request with another %s got the same token", name)
 		}
 	}
-	if _, err := e.client.CreateVolume(ctx, "us-east-1a", token, bigger, tags); KindOf(err) != KindIdempotencyConflict {
+	if _, err := e.client.CreateVolume(ctx, "us-east-1a", token, bigger, tags); awserrors.KindOf(err) != awserrors.KindIdempotencyConflict {
 		t.Errorf("CreateVolume with the token of other parameters: %v, want an idempotency conflict", err)
 	}
 	if err := e.client.DeleteVolume(ctx, a.ID); err != nil {
@@ -153,7 +154,7 @@ func TestSnapshotOfAnotherRegionIsInvalidInput(t *testing.T) {
 	req := basicLaunch("snap")
 	req.Volumes = []VolumeRequest{{Device: "/dev/sdf", Type: "gp3", SnapshotID: "snap-0123456789abcdef0", DeleteOnTermination: true}}
 	_, err := e.client.RunInstance(context.Background(), req)
-	if CodeOf(err) != "InvalidSnapshot.NotFound" || KindOf(err) != KindInvalidInput {
+	if awserrors.CodeOf(err) != "InvalidSnapshot.NotFound" || awserrors.KindOf(err) != awserrors.KindInvalidInput {
 		t.Fatalf("got %v, want InvalidSnapshot.NotFound as invalid input", err)
 	}
 }
@@ -192,7 +193,7 @@ func TestElasticIPAllocateAssociateReleaseThroughTheSDK(t *testing.T) {
 	// Taking an address from another association is refused, never done.
 	other := e.waitState(t, e.launch(t, "eip-2").ID, StateRunning)
 	_, err = e.client.AssociateAddress(ctx, addr.AllocationID, other.ID, other.NetworkInterfaces[0].ID)
-	if CodeOf(err) != "Resource.AlreadyAssociated" || KindOf(err) != KindTerminal {
+	if awserrors.CodeOf(err) != "Resource.AlreadyAssociated" || awserrors.KindOf(err) != awserrors.KindTerminal {
 		t.Errorf("associating an associated address: %v, want Resource.AlreadyAssociated", err)
 	}
 	if err := e.client.DisassociateAddress(ctx, assoc, inst.ID); err != nil {
@@ -216,7 +217,7 @@ func TestAddressLimitIsACapacityError(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := e.client.AllocateAddress(context.Background(), "", nil)
-	if CodeOf(err) != "AddressLimitExceeded" || KindOf(err) != KindCapacity {
+	if awserrors.CodeOf(err) != "AddressLimitExceeded" || awserrors.KindOf(err) != awserrors.KindCapacity {
 		t.Errorf("got %v, want AddressLimitExceeded as a capacity error", err)
 	}
 }
@@ -294,11 +295,11 @@ func TestLaunchAddressingAndSourceDestCheck(t *testing.T) {
 	// The same address again is in use; one outside the subnet is invalid.
 	dup := basicLaunch("addr-dup")
 	dup.SubnetID, dup.SecurityGroupIDs, dup.PrivateIPAddress = req.SubnetID, req.SecurityGroupIDs, "10.1.1.20"
-	if _, err := e.client.RunInstance(ctx, dup); CodeOf(err) != "InvalidIPAddress.InUse" {
+	if _, err := e.client.RunInstance(ctx, dup); awserrors.CodeOf(err) != "InvalidIPAddress.InUse" {
 		t.Errorf("launching with an address in use: %v", err)
 	}
 	dup.ClientToken, dup.PrivateIPAddress = "addr-out", "10.9.9.9"
-	if _, err := e.client.RunInstance(ctx, dup); CodeOf(err) != "InvalidParameterValue" || KindOf(err) != KindInvalidInput {
+	if _, err := e.client.RunInstance(ctx, dup); awserrors.CodeOf(err) != "InvalidParameterValue" || awserrors.KindOf(err) != awserrors.KindInvalidInput {
 		t.Errorf("launching with an address outside the subnet: %v", err)
 	}
 

@@ -22,6 +22,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awsec2 "github.com/aws/aws-sdk-go-v2/service/ec2"
 	"github.com/aws/aws-sdk-go-v2/service/ec2/types"
+
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
 )
 
 // CreateTags adds or overwrites tags on the resources. Nothing is sent when either
@@ -33,7 +35,7 @@ func (c *AWSClient) CreateTags(ctx context.Context, resourceIDs []string, tags m
 	}
 	_, err := c.api.CreateTags(ctx, &awsec2.CreateTagsInput{Resources: resourceIDs, Tags: toSDKTags(tags)})
 	c.owned.forget(OwnerTag(tags, TagOwnerNamespace)) // an instance taken over shows in the next listing
-	return classify("CreateTags", err)
+	return awserrors.Classify("CreateTags", err)
 }
 
 // DeleteTags removes the keys from the resources whatever their values: a tag given
@@ -49,5 +51,5 @@ func (c *AWSClient) DeleteTags(ctx context.Context, resourceIDs []string, keys [
 		tags = append(tags, types.Tag{Key: aws.String(k)})
 	}
 	_, err := c.api.DeleteTags(ctx, &awsec2.DeleteTagsInput{Resources: resourceIDs, Tags: tags})
-	return classify("DeleteTags", err)
+	return awserrors.Classify("DeleteTags", err)
 }

@@ -22,6 +22,8 @@ import (
 	"time"
 
 	awsec2 "github.com/aws/aws-sdk-go-v2/service/ec2"
+
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
 )
 
 // Defaults of the termination batcher.
@@ -85,7 +87,7 @@ func (b *terminateBatcher) terminate(ctx context.Context, id string) (string, er
 	case r := <-ch:
 		return r.state, r.err
 	case <-ctx.Done():
-		return "", classify("TerminateInstances", ctx.Err())
+		return "", awserrors.Classify("TerminateInstances", ctx.Err())
 	}
 }
 
@@ -135,7 +137,7 @@ func (b *terminateBatcher) send(ctx context.Context, ids []string) map[string]te
 	out := make(map[string]terminateResult, len(ids))
 	resp, err := b.api.TerminateInstances(ctx, &awsec2.TerminateInstancesInput{InstanceIds: ids})
 	if err != nil {
-		cerr := classify("TerminateInstances", err)
+		cerr := awserrors.Classify("TerminateInstances", err)
 		for _, id := range ids {
 			out[id] = terminateResult{err: cerr}
 		}
@@ -148,7 +150,7 @@ func (b *terminateBatcher) send(ctx context.Context, ids []string) map[string]te
 	}
 	for _, id := range ids {
 		if _, ok := out[id]; !ok {
-			out[id] = terminateResult{err: &Error{Kind: KindUnknown, Operation: "TerminateInstances", Code: "UnexpectedResponse",
+			out[id] = terminateResult{err: &awserrors.Error{Kind: awserrors.KindUnknown, Operation: "TerminateInstances", Code: "UnexpectedResponse",
 				Message: "TerminateInstances did not report instance " + id}}
 		}
 	}
@@ -163,11 +165,11 @@ func (b *terminateBatcher) send(ctx context.Context, ids []string) map[string]te
 // for one instance whose tag was removed, so it is split like the others;
 // AuthFailure (the credentials themselves) is not.
 func isPerInstance(err error) bool {
-	switch KindOf(err) {
-	case KindNotFound, KindIncorrectState, KindTerminal, KindInvalidInput:
+	switch awserrors.KindOf(err) {
+	case awserrors.KindNotFound, awserrors.KindIncorrectState, awserrors.KindTerminal, awserrors.KindInvalidInput:
 		return true
-	case KindAuth:
-		return CodeOf(err) == "UnauthorizedOperation"
+	case awserrors.KindAuth:
+		return awserrors.CodeOf(err) == "UnauthorizedOperation"
 	}
 	return false
 }

@@ -21,6 +21,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
 	"github.com/ec2-operator/ec2-operator/internal/sim/ec2sim"
 )
 
@@ -71,7 +72,7 @@ func TestABatchRefusedForOneInstanceStillTerminatesTheOthers(t *testing.T) {
 		freeState, freeErr = e.client.TerminateInstance(context.Background(), free.ID)
 	}()
 	wg.Wait()
-	if CodeOf(protErr) != "OperationNotPermitted" {
+	if awserrors.CodeOf(protErr) != "OperationNotPermitted" {
 		t.Errorf("the protected instance: %v, want OperationNotPermitted", protErr)
 	}
 	if freeErr != nil || freeState != StateShuttingDown {
@@ -97,7 +98,7 @@ func TestABatchIAMRefusesForOneInstanceStillTerminatesTheOthers(t *testing.T) {
 		freeState, freeErr = e.client.TerminateInstance(context.Background(), free.ID)
 	}()
 	wg.Wait()
-	if KindOf(deniedErr) != KindAuth || CodeOf(deniedErr) != "UnauthorizedOperation" {
+	if awserrors.KindOf(deniedErr) != awserrors.KindAuth || awserrors.CodeOf(deniedErr) != "UnauthorizedOperation" {
 		t.Errorf("the denied instance: %v, want UnauthorizedOperation", deniedErr)
 	}
 	if freeErr != nil || freeState != StateShuttingDown {

@@ -19,20 +19,22 @@ package ec2
 import (
 	"errors"
 	"strings"
+
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
 )
 
-func asError(err error, target **Error) bool {
+func asError(err error, target **awserrors.Error) bool {
 	if errors.As(err, target) {
 		return true
 	}
-	*target = &Error{}
+	*target = &awserrors.Error{}
 	return false
 }
 
 func contains(s, sub string) bool { return strings.Contains(s, sub) }
 
 func errMessage(err error) string {
-	var e *Error
+	var e *awserrors.Error
 	asError(err, &e)
 	return e.Message
 }

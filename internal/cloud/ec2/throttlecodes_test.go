@@ -20,35 +20,8 @@ import (
 	"context"
 	"testing"
 
-	"github.com/aws/aws-sdk-go-v2/aws/retry"
-
 	"github.com/ec2-operator/ec2-operator/internal/sim/ec2sim"
 )
-
-// The classifier and the pacer know every code the SDK's retryer treats as a
-// throttle or a transient failure, and EC2's own throttle codes besides.
-func TestThrottleAndTransientCodesComeFromTheSDKsTables(t *testing.T) {
-	for code := range retry.DefaultThrottleErrorCodes {
-		if !IsThrottleCode(code) || kindOfCode(code) != KindThrottled {
-			t.Errorf("SDK throttle code %s: IsThrottleCode %v, kind %v", code, IsThrottleCode(code), kindOfCode(code))
-		}
-	}
-	for code := range retry.DefaultRetryableErrorCodes {
-		if kindOfCode(code) != KindThrottled {
-			t.Errorf("SDK transient code %s: kind %v, want throttled", code, kindOfCode(code))
-		}
-	}
-	for _, code := range []string{"RequestLimitExceeded", "RequestThrottled", "EC2ThrottledException", "RequestResourceCountExceeded"} {
-		if !IsThrottleCode(code) || kindOfCode(code) != KindThrottled {
-			t.Errorf("EC2 throttle code %s: IsThrottleCode %v, kind %v", code, IsThrottleCode(code), kindOfCode(code))
-		}
-	}
-	for _, code := range []string{"InternalError", "InvalidParameterValue", "InsufficientInstanceCapacity", ""} {
-		if IsThrottleCode(code) {
-			t.Errorf("%q is taken for a throttle", code)
-		}
-	}
-}
 
 // EC2's own throttle codes, which the SDK's table lacks, are retried by the SDK as
 // RequestLimitExceeded is: a call throttled once with each succeeds.

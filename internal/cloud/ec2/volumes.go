@@ -22,6 +22,8 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awsec2 "github.com/aws/aws-sdk-go-v2/service/ec2"
+
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
 )
 
 // ResizeVolume grows the volume to sizeGiB. It reads the size first and does nothing
@@ -40,7 +42,7 @@ func (c *AWSClient) ResizeVolume(ctx context.Context, volumeID string, sizeGiB i
 		VolumeId: aws.String(volumeID),
 		Size:     aws.Int32(sizeGiB),
 	})
-	return classify("ModifyVolume", err)
+	return awserrors.Classify("ModifyVolume", err)
 }
 
 // GetVolumeSize returns the volume's size in GiB. During a modification EC2 already
@@ -48,13 +50,13 @@ func (c *AWSClient) ResizeVolume(ctx context.Context, volumeID string, sizeGiB i
 func (c *AWSClient) GetVolumeSize(ctx context.Context, volumeID string) (int32, error) {
 	out, err := c.api.DescribeVolumes(ctx, &awsec2.DescribeVolumesInput{VolumeIds: []string{volumeID}})
 	if err != nil {
-		return 0, classify("DescribeVolumes", err)
+		return 0, awserrors.Classify("DescribeVolumes", err)
 	}
 	for _, v := range out.Volumes {
 		if aws.ToString(v.VolumeId) == volumeID {
 			return aws.ToInt32(v.Size), nil
 		}
 	}
-	return 0, &Error{Kind: KindNotFound, Operation: "DescribeVolumes", Code: "InvalidVolume.NotFound",
+	return 0, &awserrors.Error{Kind: awserrors.KindNotFound, Operation: "DescribeVolumes", Code: "InvalidVolume.NotFound",
 		Message: fmt.Sprintf("The volume '%s' does not exist.", volumeID)}
 }

@@ -78,7 +78,7 @@ func (f *Fake) AllocateAddress(_ context.Context, _ string, tags map[string]stri
 // AssociateAddress associates an Elastic IP with the instance's interface (its
 // primary one when networkInterfaceID is empty). An address already associated with
 // that interface keeps its association; one associated elsewhere is refused with
-// Resource.AlreadyAssociated (ec2.AddressAssociatedElsewhere).
+// Resource.AlreadyAssociated (awserrors.AddressAssociatedElsewhere).
 func (f *Fake) AssociateAddress(_ context.Context, allocationID, instanceID, networkInterfaceID string) (string, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -173,7 +173,7 @@ func (f *Fake) SetSecondaryPrivateIPCount(_ context.Context, instanceID, network
 }
 
 // address returns the Elastic IP or EC2's InvalidAllocationID.NotFound
-// (ec2.AddressNotFound) for operation.
+// (awserrors.AddressNotFound) for operation.
 func (f *Fake) address(operation, allocationID string) (*ec2.Address, error) {
 	a, ok := f.addresses[allocationID]
 	if !ok {

@@ -21,6 +21,7 @@ import (
 	"testing"
 
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/ec2fake"
 )
 
@@ -49,13 +50,13 @@ func mustLaunch(t *testing.T, f *ec2fake.Fake, req ec2.LaunchRequest, state stri
 
 // predicates are the questions the controller asks of an EC2 error.
 var predicates = map[string]func(error) bool{
-	"IsNotFound":                 ec2.IsNotFound,
-	"TokenOfTerminatedInstance":  ec2.TokenOfTerminatedInstance,
-	"TerminationProtected":       ec2.TerminationProtected,
-	"AddressNotFound":            ec2.AddressNotFound,
-	"AddressAssociatedElsewhere": ec2.AddressAssociatedElsewhere,
-	"IsTagLimitExceeded":         ec2.IsTagLimitExceeded,
-	"RefusedOutright":            ec2.RefusedOutright,
+	"IsNotFound":                 awserrors.IsNotFound,
+	"TokenOfTerminatedInstance":  awserrors.TokenOfTerminatedInstance,
+	"TerminationProtected":       awserrors.TerminationProtected,
+	"AddressNotFound":            awserrors.AddressNotFound,
+	"AddressAssociatedElsewhere": awserrors.AddressAssociatedElsewhere,
+	"IsTagLimitExceeded":         awserrors.IsTagLimitExceeded,
+	"RefusedOutright":            awserrors.RefusedOutright,
 }
 
 // TestErrorsAnswerThePredicatesAsTheRealClientDoes drives the fake into each refusal
@@ -69,7 +70,7 @@ func TestErrorsAnswerThePredicatesAsTheRealClientDoes(t *testing.T) {
 	tests := []struct {
 		name     string
 		call     func(t *testing.T, f *ec2fake.Fake) error
-		wantKind ec2.Kind
+		wantKind awserrors.Kind
 		wantCode string
 		wantOp   string
 		// holds are the predicates that must be true; every other one must be false.
@@ -78,7 +79,7 @@ func TestErrorsAnswerThePredicatesAsTheRealClientDoes(t *testing.T) {
 		{
 			name:     "an unknown instance is not found",
 			call:     func(_ *testing.T, f *ec2fake.Fake) error { return f.StopInstance(ctx, "i-0000000000000dead") },
-			wantKind: ec2.KindNotFound, wantCode: "InvalidInstanceID.NotFound", wantOp: "StopInstances",
+			wantKind: awserrors.KindNotFound, wantCode: "InvalidInstanceID.NotFound", wantOp: "StopInstances",
 			holds: []string{"IsNotFound"},
 		},
 		{
@@ -87,7 +88,7 @@ func TestErrorsAnswerThePredicatesAsTheRealClientDoes(t *testing.T) {
 				_, err := f.GetInstance(ctx, "i-0000000000000dead")
 				return err
 			},
-			wantKind: ec2.KindNotFound, wantCode: "InvalidInstanceID.NotFound", wantOp: "DescribeInstances",
+			wantKind: awserrors.KindNotFound, wantCode: "InvalidInstanceID.NotFound", wantOp: "DescribeInstances",
 			holds: []string{"IsNotFound"},
 		},
 		{
@@ -98,7 +99,7 @@ func TestErrorsAnswerThePredicatesAsTheRealClientDoes(t *testing.T) {
 				_, err := f.RunInstance(ctx, req)
 				return err
 			},
-			wantKind: ec2.KindInvalidInput, wantCode: "InvalidAMIID.NotFound", wantOp: "RunInstances",
+			wantKind: awserrors.KindInvalidInput, wantCode: "InvalidAMIID.NotFound", wantOp: "RunInstances",
 			holds: []string{"RefusedOutright"},
 		},
 		{
@@ -109,7 +110,7 @@ func TestErrorsAnswerThePredicatesAsTheRealClientDoes(t *testing.T) {
 				_, err := f.RunInstance(ctx, req)
 				return err
 			},
-			wantKind: ec2.KindInvalidInput, wantCode: "InvalidSubnetID.NotFound", wantOp: "RunInstances",
+			wantKind: awserrors.KindInvalidInput, wantCode: "InvalidSubnetID.NotFound", wantOp: "RunInstances",
 			holds: []string{"RefusedOutright"},
 		},
 		{
@@ -120,7 +121,7 @@ func TestErrorsAnswerThePredicatesAsTheRealClientDoes(t *testing.T) {
 				_, err := f.RunInstance(ctx, req)
 				return err
 			},
-			wantKind: ec2.KindInvalidInput, wantCode: "InvalidGroup.NotFound", wantOp: "RunInstances",
+			wantKind: awserrors.KindInvalidInput, wantCode: "InvalidGroup.NotFound", wantOp: "RunInstances",
 			holds: []string{"RefusedOutright"},
 		},
 		{
@@ -131,7 +132,7 @@ func TestErrorsAnswerThePredicatesAsTheRealClientDoes(t *testing.T) {
 				_, err := f.RunInstance(ctx, req)
 				return err
 			},
-			wantKind: ec2.KindInvalidInput, wantCode: "InvalidParameterValue", wantOp: "RunInstances",
+			wantKind: awserrors.KindInvalidInput, wantCode: "InvalidParameterValue", wantOp: "RunInstances",
 			holds: []string{"RefusedOutright"},
 		},
 		{
@@ -140,7 +141,7 @@ func TestErrorsAnswerThePredicatesAsTheRealClientDoes(t *testing.T) {
 				_, err := f.InstanceType(ctx, "t3.gigantic")
 				return err
 			},
-			wantKind: ec2.KindInvalidInput, wantCode: "InvalidInstanceType", wantOp: "DescribeInstanceTypes",
+			wantKind: awserrors.KindInvalidInput, wantCode: "InvalidInstanceType", wantOp: "DescribeInstanceTypes",
 			holds: []string{"RefusedOutright"},
 		},
 		{
@@ -149,7 +150,7 @@ func TestErrorsAnswerThePredicatesAsTheRealClientDoes(t *testing.T) {
 				_, err := f.DescribeImage(ctx, "ami-0000000000000dead")
 				return err
 			},
-			wantKind: ec2.KindInvalidInput, wantCode: "InvalidAMIID.NotFound", wantOp: "DescribeImages",
+			wantKind: awserrors.KindInvalidInput, wantCode: "InvalidAMIID.NotFound", wantOp: "DescribeImages",
 			holds: []string{"RefusedOutright"},
 		},
 		{
@@ -158,7 +159,7 @@ func TestErrorsAnswerThePredicatesAsTheRealClientDoes(t *testing.T) {
 				inst := mustLaunch(t, f, launchReq("hib-0"), ec2.StateRunning)
 				return f.HibernateInstance(ctx, inst.ID)
 			},
-			wantKind: ec2.KindTerminal, wantCode: "UnsupportedHibernationConfiguration", wantOp: "StopInstances",
+			wantKind: awserrors.KindTerminal, wantCode: "UnsupportedHibernationConfiguration", wantOp: "StopInstances",
 		},
 		{
 			name: "changing the CPU options of a running instance is an incorrect state",
@@ -166,7 +167,7 @@ func TestErrorsAnswerThePredicatesAsTheRealClientDoes(t *testing.T) {
 				inst := mustLaunch(t, f, launchReq("cpu-0"), ec2.StateRunning)
 				return f.SetCPUOptions(ctx, inst.ID, ec2.CPUOptions{CoreCount: 1})
 			},
-			wantKind: ec2.KindIncorrectState, wantCode: "IncorrectInstanceState", wantOp: "ModifyInstanceCpuOptions",
+			wantKind: awserrors.KindIncorrectState, wantCode: "IncorrectInstanceState", wantOp: "ModifyInstanceCpuOptions",
 		},
 		{
 			name: "starting a terminating instance is an incorrect state",
@@ -174,7 +175,7 @@ func TestErrorsAnswerThePredicatesAsTheRealClientDoes(t *testing.T) {
 				inst := mustLaunch(t, f, launchReq("start-0"), ec2.StateShuttingDown)
 				return f.StartInstance(ctx, inst.ID)
 			},
-			wantKind: ec2.KindIncorrectState, wantCode: "IncorrectInstanceState", wantOp: "StartInstances",
+			wantKind: awserrors.KindIncorrectState, wantCode: "IncorrectInstanceState", wantOp: "StartInstances",
 		},
 		{
 			name: "changing an attribute of a terminating instance is an incorrect state",
@@ -182,7 +183,7 @@ func TestErrorsAnswerThePredicatesAsTheRealClientDoes(t *testing.T) {
 				inst := mustLaunch(t, f, launchReq("attr-0"), ec2.StateShuttingDown)
 				return f.ModifyTerminationProtection(ctx, inst.ID, true)
 			},
-			wantKind: ec2.KindIncorrectState, wantCode: "IncorrectInstanceState", wantOp: "ModifyInstanceAttribute",
+			wantKind: awserrors.KindIncorrectState, wantCode: "IncorrectInstanceState", wantOp: "ModifyInstanceAttribute",
 		},
 		{
 			name: "changing the type of a running instance is an incorrect state",
@@ -190,7 +191,7 @@ func TestErrorsAnswerThePredicatesAsTheRealClientDoes(t *testing.T) {
 				inst := mustLaunch(t, f, launchReq("state-0"), ec2.StateRunning)
 				return f.ModifyInstanceType(ctx, inst.ID, "t3.small")
 			},
-			wantKind: ec2.KindIncorrectState, wantCode: "IncorrectInstanceState", wantOp: "ModifyInstanceAttribute",
+			wantKind: awserrors.KindIncorrectState, wantCode: "IncorrectInstanceState", wantOp: "ModifyInstanceAttribute",
 		},
 		{
 			name: "terminating a protected instance is terminal",
@@ -201,7 +202,7 @@ func TestErrorsAnswerThePredicatesAsTheRealClientDoes(t *testing.T) {
 				_, err := f.TerminateInstance(ctx, inst.ID)
 				return err
 			},
-			wantKind: ec2.KindTerminal, wantCode: "OperationNotPermitted", wantOp: "TerminateInstances",
+			wantKind: awserrors.KindTerminal, wantCode: "OperationNotPermitted", wantOp: "TerminateInstances",
 			holds: []string{"TerminationProtected"},
 		},
 		{
@@ -213,7 +214,7 @@ func TestErrorsAnswerThePredicatesAsTheRealClientDoes(t *testing.T) {
 				_, err := f.RunInstance(ctx, req)
 				return err
 			},
-			wantKind: ec2.KindIdempotencyConflict, wantCode: "IdempotentParameterMismatch", wantOp: "RunInstances",
+			wantKind: awserrors.KindIdempotencyConflict, wantCode: "IdempotentParameterMismatch", wantOp: "RunInstances",
 		},
 		{
 			name: "reusing the token of a terminated instance is told apart",
@@ -222,7 +223,7 @@ func TestErrorsAnswerThePredicatesAsTheRealClientDoes(t *testing.T) {
 				_, err := f.RunInstance(ctx, launchReq("gone-0"))
 				return err
 			},
-			wantKind: ec2.KindIdempotencyConflict, wantCode: "IdempotentInstanceTerminated", wantOp: "RunInstances",
+			wantKind: awserrors.KindIdempotencyConflict, wantCode: "IdempotentInstanceTerminated", wantOp: "RunInstances",
 			holds: []string{"TokenOfTerminatedInstance"},
 		},
 		{
@@ -232,7 +233,7 @@ func TestErrorsAnswerThePredicatesAsTheRealClientDoes(t *testing.T) {
 				_, err := f.AssociateAddress(ctx, "eipalloc-0000000000000dead", inst.ID, "")
 				return err
 			},
-			wantKind: ec2.KindInvalidInput, wantCode: "InvalidAllocationID.NotFound", wantOp: "AssociateAddress",
+			wantKind: awserrors.KindInvalidInput, wantCode: "InvalidAllocationID.NotFound", wantOp: "AssociateAddress",
 			holds: []string{"AddressNotFound", "RefusedOutright"},
 		},
 		{
@@ -250,7 +251,7 @@ func TestErrorsAnswerThePredicatesAsTheRealClientDoes(t *testing.T) {
 				_, err = f.AssociateAddress(ctx, addr.AllocationID, b.ID, "")
 				return err
 			},
-			wantKind: ec2.KindTerminal, wantCode: "Resource.AlreadyAssociated", wantOp: "AssociateAddress",
+			wantKind: awserrors.KindTerminal, wantCode: "Resource.AlreadyAssociated", wantOp: "AssociateAddress",
 			holds: []string{"AddressAssociatedElsewhere"},
 		},
 		{
@@ -259,7 +260,7 @@ func TestErrorsAnswerThePredicatesAsTheRealClientDoes(t *testing.T) {
 				_, err := f.GetVolumeSize(ctx, "vol-0000000000000dead")
 				return err
 			},
-			wantKind: ec2.KindNotFound, wantCode: "InvalidVolume.NotFound", wantOp: "DescribeVolumes",
+			wantKind: awserrors.KindNotFound, wantCode: "InvalidVolume.NotFound", wantOp: "DescribeVolumes",
 			holds: []string{"IsNotFound"},
 		},
 		{
@@ -272,16 +273,16 @@ func TestErrorsAnswerThePredicatesAsTheRealClientDoes(t *testing.T) {
 				}
 				return f.CreateTags(ctx, []string{inst.ID}, tags)
 			},
-			wantKind: ec2.KindInvalidInput, wantCode: "TagLimitExceeded", wantOp: "CreateTags",
+			wantKind: awserrors.KindInvalidInput, wantCode: "TagLimitExceeded", wantOp: "CreateTags",
 			holds: []string{"IsTagLimitExceeded", "RefusedOutright"},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			err := tt.call(t, ec2fake.New())
-			var e *ec2.Error
+			var e *awserrors.Error
 			if !asError(err, &e) {
-				t.Fatalf("got %v, want an *ec2.Error", err)
+				t.Fatalf("got %v, want an *awserrors.Error", err)
 			}
 			if e.Kind != tt.wantKind || tt.wantCode != "" && e.Code != tt.wantCode || e.Operation != tt.wantOp {
 				t.Errorf("got kind %v code %q operation %q, want kind %v code %q operation %q",

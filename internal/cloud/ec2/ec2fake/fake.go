@@ -19,8 +19,8 @@ limitations under the License.
 // Elastic IPs, subnets, security groups, images and instance types in maps, answers
 // like EC2 where the controller's rules depend on the answer (client-token
 // idempotency, termination protection, calls refused in the wrong state, releases of
-// what is already gone), and returns errors built by ec2.NewError, so that ec2.IsNotFound,
-// ec2.TokenOfTerminatedInstance, ec2.TerminationProtected, ec2.AddressNotFound and the
+// what is already gone), and returns errors built by awserrors.NewError, so that awserrors.IsNotFound,
+// awserrors.TokenOfTerminatedInstance, awserrors.TerminationProtected, awserrors.AddressNotFound and the
 // other predicates see them exactly as they see the real client's.
 //
 // Nothing happens by itself: there are no goroutines, no timers and no HTTP. An instance
@@ -36,6 +36,7 @@ import (
 	"time"
 
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
 )
 
 // Call is one call made to the fake: Op is the ec2.Client method's name (RunInstance,
@@ -191,5 +192,5 @@ func first(ids []string) string {
 
 // errorf returns the classified error EC2 answers operation with code.
 func errorf(operation, code, format string, args ...any) error {
-	return ec2.NewError(operation, code, fmt.Sprintf(format, args...))
+	return awserrors.NewError(operation, code, fmt.Sprintf(format, args...))
 }

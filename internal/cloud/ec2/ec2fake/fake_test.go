@@ -25,10 +25,11 @@ import (
 	"time"
 
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/ec2fake"
 )
 
-func asError(err error, target **ec2.Error) bool { return errors.As(err, target) }
+func asError(err error, target **awserrors.Error) bool { return errors.As(err, target) }
 
 func contains(list []string, s string) bool { return slices.Contains(list, s) }
 
@@ -83,7 +84,7 @@ func TestPowerCallsFollowEC2sStateRules(t *testing.T) {
 			f := ec2fake.New()
 			inst := mustLaunch(t, f, launchReq("power"), tt.from)
 			err := tt.call(f, inst.ID)
-			if ec2.CodeOf(err) != tt.wantCode {
+			if awserrors.CodeOf(err) != tt.wantCode {
 				t.Errorf("error %v, want code %q", err, tt.wantCode)
 			}
 			if got, _ := f.Instance(inst.ID); got.State != tt.wantState {
@@ -97,9 +98,9 @@ func TestFailNextFailsOnlyTheNextCallAndChangesNothing(t *testing.T) {
 	ctx := context.Background()
 	f := ec2fake.New()
 	inst := mustLaunch(t, f, launchReq("fail"), ec2.StateRunning)
-	throttled := ec2.NewError("StopInstances", "RequestLimitExceeded", "Request limit exceeded.")
+	throttled := awserrors.NewError("StopInstances", "RequestLimitExceeded", "Request limit exceeded.")
 	f.FailNext("StopInstance", throttled)
-	if err := f.StopInstance(ctx, inst.ID); !errors.Is(err, throttled) || ec2.KindOf(err) != ec2.KindThrottled {
+	if err := f.StopInstance(ctx, inst.ID); !errors.Is(err, throttled) || awserrors.KindOf(err) != awserrors.KindThrottled {
 		t.Fatalf("first stop: %v, want the injected error", err)
 	}
 	if got, _ := f.Instance(inst.ID); got.State != ec2.StateRunning {
@@ -192,7 +193,7 @@ func TestATerminationEndsLikeEC2s(t *testing.T) {
 		t.Errorf("OwnedInstances lists a terminated instance: %v", owned)
 	}
 	f.Forget(inst.ID)
-	if _, err := f.GetInstance(ctx, inst.ID); !ec2.IsNotFound(err) {
+	if _, err := f.GetInstance(ctx, inst.ID); !awserrors.IsNotFound(err) {
 		t.Errorf("a forgotten instance: %v, want not found", err)
 	}
 }
@@ -228,13 +229,13 @@ func TestVolumesFollowEC2sRules(t *testing.T) {
 	if err := f.AttachVolume(ctx, v.ID, inst.ID, "/dev/sdg"); err != nil {
 		t.Fatal(err)
 	}
-	if err := f.AttachVolume(ctx, v.ID, inst.ID, "/dev/sdh"); ec2.CodeOf(err) != "VolumeInUse" {
+	if err := f.AttachVolume(ctx, v.ID, inst.ID, "/dev/sdh"); awserrors.CodeOf(err) != "VolumeInUse" {
 		t.Errorf("attaching an attached volume: %v, want VolumeInUse", err)
 	}
-	if err := f.DeleteVolume(ctx, v.ID); ec2.KindOf(err) != ec2.KindIncorrectState {
+	if err := f.DeleteVolume(ctx, v.ID); awserrors.KindOf(err) != awserrors.KindIncorrectState {
 		t.Errorf("deleting an attached volume: %v, want an incorrect state", err)
 	}
-	if err := f.ResizeVolume(ctx, v.ID, 10); ec2.KindOf(err) != ec2.KindInvalidInput {
+	if err := f.ResizeVolume(ctx, v.ID, 10); awserrors.KindOf(err) != awserrors.KindInvalidInput {
 		t.Errorf("shrinking a volume: %v, want invalid input", err)
 	}
 	if err := f.DetachVolume(ctx, v.ID, inst.ID); err != nil {
@@ -269,7 +270,7 @@ func TestSettingsThatNeedAStoppedInstance(t *testing.T) {
 		t.Errorf("type %s, want t3.large", got.InstanceType)
 	}
 	f.SetState(inst.ID, ec2.StateRunning)
-	if err := f.SetCPUOptions(ctx, inst.ID, ec2.CPUOptions{CoreCount: 1}); ec2.CodeOf(err) != "IncorrectInstanceState" {
+	if err := f.SetCPUOptions(ctx, inst.ID, ec2.CPUOptions{CoreCount: 1}); awserrors.CodeOf(err) != "IncorrectInstanceState" {
 		t.Errorf("CPU options of a running instance: %v, want IncorrectInstanceState", err)
 	}
 }
@@ -323,10 +324,10 @@ func Example() {
 	f := ec2fake.New()
 	inst, _ := f.RunInstance(ctx, ec2.LaunchRequest{ClientToken: "t-1", ImageID: ec2fake.DefaultImageID, InstanceType: "t3.micro"})
 	f.Advance() // pending -> running
-	f.FailNext("TerminateInstance", ec2.NewError("TerminateInstances", "RequestLimitExceeded", "slow down"))
+	f.FailNext("TerminateInstance", awserrors.NewError("TerminateInstances", "RequestLimitExceeded", "slow down"))
 	_, err := f.TerminateInstance(ctx, inst.ID)
 	got, _ := f.Instance(inst.ID)
-	fmt.Println(ec2.KindOf(err) == ec2.KindThrottled, got.State, f.Count("RunInstance"))
+	fmt.Println(awserrors.KindOf(err) == awserrors.KindThrottled, got.State, f.Count("RunInstance"))
 	// Output: true running 1
 }
 

@@ -190,7 +190,7 @@ func (f *Fake) stop(id string, hibernate bool) error {
 
 // TerminateInstance moves the instance to shutting-down and returns its state after
 // the call. Terminating a terminating instance succeeds; a protected one is refused
-// with OperationNotPermitted (ec2.TerminationProtected).
+// with OperationNotPermitted (awserrors.TerminationProtected).
 func (f *Fake) TerminateInstance(_ context.Context, id string) (string, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()

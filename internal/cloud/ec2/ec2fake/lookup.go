@@ -120,7 +120,7 @@ const maxTags = 50
 
 // CreateTags adds or overwrites tags on instances, volumes and Elastic IPs. An unknown
 // resource is refused with its NotFound code, and a resource that would carry more than
-// 50 tags with TagLimitExceeded (ec2.IsTagLimitExceeded), before anything changes.
+// 50 tags with TagLimitExceeded (awserrors.IsTagLimitExceeded), before anything changes.
 func (f *Fake) CreateTags(_ context.Context, resourceIDs []string, tags map[string]string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()

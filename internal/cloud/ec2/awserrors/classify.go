@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package ec2
+package awserrors
 
 import (
 	"context"
@@ -47,6 +47,24 @@ const (
 	// CodeUnknown marks, in call metrics, a failure with no code of any kind.
 	CodeUnknown = "Unknown"
 )
+
+// CodeClientRateLimited marks a call the client did not send because the API's budget
+// (see the EC2 client's pacer) would have made it wait longer than the caller should
+// block. Nothing reached EC2; the error's RetryAfter says when the budget allows the
+// call.
+const CodeClientRateLimited = "ClientRateLimited"
+
+// CodeUnknownRegion marks a region that is in no AWS partition the operator knows,
+// refused before any call (and before a client is made for it).
+const CodeUnknownRegion = "UnknownRegion"
+
+// UnansweredAttemptError marks the error of a call one of whose attempts went
+// unanswered (the EC2 client's call middleware wraps it); Classify turns it into
+// Error.EarlierAttemptUnanswered.
+type UnansweredAttemptError struct{ Err error }
+
+func (e *UnansweredAttemptError) Error() string { return e.Err.Error() }
+func (e *UnansweredAttemptError) Unwrap() error { return e.Err }
 
 // codeKinds holds the EC2 error codes with a known meaning. Sources: the EC2 API
 // reference "Error codes for the Amazon EC2 API" (common client errors, per-action
@@ -186,9 +204,9 @@ var codePrefixKinds = []struct {
 	{"Invalid", KindInvalidInput},
 }
 
-// classify turns an SDK error into a *Error that keeps AWS's code and message. It
+// Classify turns an SDK error into a *Error that keeps AWS's code and message. It
 // returns nil for nil and returns an already classified error unchanged.
-func classify(operation string, err error) error {
+func Classify(operation string, err error) error {
 	if err == nil {
 		return nil
 	}
@@ -202,14 +220,14 @@ func classify(operation string, err error) error {
 			operation = opErr.OperationName
 		}
 	}
-	code, message := errorCode(err)
-	var unanswered *unansweredAttemptError
-	return &Error{Kind: kindOfCode(code), Operation: operation, Code: code, Message: message, Err: err,
+	code, message := ErrorCode(err)
+	var unanswered *UnansweredAttemptError
+	return &Error{Kind: KindOfCode(code), Operation: operation, Code: code, Message: message, Err: err,
 		EarlierAttemptUnanswered: errors.As(err, &unanswered)}
 }
 
-// kindOfCode maps an AWS (or synthetic) error code to a Kind.
-func kindOfCode(code string) Kind {
+// KindOfCode maps an AWS (or synthetic) error code to a Kind.
+func KindOfCode(code string) Kind {
 	if k, ok := codeKinds[code]; ok {
 		return k
 	}
@@ -224,9 +242,9 @@ func kindOfCode(code string) Kind {
 	return KindUnknown
 }
 
-// errorCode extracts AWS's error code and message from err, or a synthetic code for
+// ErrorCode extracts AWS's error code and message from err, or a synthetic code for
 // failures without an EC2 answer. It returns "" for nil.
-func errorCode(err error) (code, message string) {
+func ErrorCode(err error) (code, message string) {
 	if err == nil {
 		return "", ""
 	}
@@ -241,14 +259,14 @@ func errorCode(err error) (code, message string) {
 	if errors.Is(err, context.Canceled) {
 		return CodeCanceled, err.Error()
 	}
-	if isCredentialError(err) {
+	if IsCredentialError(err) {
 		return CodeCredentials, err.Error()
 	}
 	var respErr *smithyhttp.ResponseError
 	if errors.As(err, &respErr) && respErr.HTTPStatusCode() >= 500 {
 		return CodeServerError, err.Error()
 	}
-	if isTransportError(err) {
+	if IsTransportError(err) {
 		return CodeTransport, err.Error()
 	}
 	var canceled *aws.RequestCanceledError
@@ -258,9 +276,9 @@ func errorCode(err error) (code, message string) {
 	return "", err.Error()
 }
 
-// isTransportError reports connection failures and timeouts, including a deadline
+// IsTransportError reports connection failures and timeouts, including a deadline
 // that expired while waiting for EC2.
-func isTransportError(err error) bool {
+func IsTransportError(err error) bool {
 	if errors.Is(err, context.DeadlineExceeded) {
 		return true
 	}
@@ -271,21 +289,21 @@ func isTransportError(err error) bool {
 	return errors.As(err, &netErr)
 }
 
-// isCredentialError reports a failure to resolve credentials. The SDK does not type
+// IsCredentialError reports a failure to resolve credentials. The SDK does not type
 // these errors; it wraps the provider's error as "get identity: ..." (auth scheme
 // middleware) or "failed to retrieve credentials: ..." (SigV4 signer), so the
 // message is the only signal. A test pins this against the SDK version in go.mod.
-func isCredentialError(err error) bool {
+func IsCredentialError(err error) bool {
 	msg := err.Error()
 	return strings.Contains(msg, "get identity:") ||
 		strings.Contains(msg, "failed to retrieve credentials") ||
 		strings.Contains(msg, "failed to refresh cached credentials")
 }
 
-// redact removes secret from the message of a classified error. EC2 messages do not
+// Redact removes secret from the message of a classified error. EC2 messages do not
 // normally echo request values, but user data may hold secrets and must never end
 // up in a condition, event or log line.
-func redact(err error, secret string) error {
+func Redact(err error, secret string) error {
 	if err == nil || len(secret) < 4 {
 		return err
 	}

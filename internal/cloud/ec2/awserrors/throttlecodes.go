@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package ec2
+package awserrors
 
 import "github.com/aws/aws-sdk-go-v2/aws/retry"
 
@@ -22,7 +22,7 @@ import "github.com/aws/aws-sdk-go-v2/aws/retry"
 // (retry.DefaultThrottleErrorCodes and retry.DefaultRetryableErrorCodes, shared by
 // every AWS service), plus the few of EC2's own that those tables lack. The classifier
 // (codeKinds), the pacer's throttle detection (IsThrottleCode) and the SDK's retryer
-// (ec2Throttles) all read this one list, so a code the SDK learns in an upgrade is
+// (EC2Throttles) all read this one list, so a code the SDK learns in an upgrade is
 // known everywhere at once.
 
 // ec2ThrottleCodes are EC2's answers for "slow down" missing from the SDK's table.
@@ -42,11 +42,11 @@ func IsThrottleCode(code string) bool {
 	return ok
 }
 
-// ec2Throttles makes the SDK's retryer treat EC2's own throttle codes as it treats
+// EC2Throttles makes the SDK's retryer treat EC2's own throttle codes as it treats
 // RequestLimitExceeded: retried, at a throttle's cost to the retry quota.
 var (
-	ec2Throttles  retry.IsErrorThrottle  = retry.ThrottleErrorCode{Codes: ec2ThrottleCodes}
-	ec2Retryables retry.IsErrorRetryable = retry.RetryableErrorCode{Codes: ec2ThrottleCodes}
+	EC2Throttles  retry.IsErrorThrottle  = retry.ThrottleErrorCode{Codes: ec2ThrottleCodes}
+	EC2Retryables retry.IsErrorRetryable = retry.RetryableErrorCode{Codes: ec2ThrottleCodes}
 )
 
 // withTransientCodes adds to kinds every throttle and transient code of the SDK's

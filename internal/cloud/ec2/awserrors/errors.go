@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package ec2
+package awserrors
 
 import (
 	"errors"
@@ -87,11 +87,11 @@ func (e *Error) Error() string {
 func (e *Error) Unwrap() error { return e.Err }
 
 // NewError returns the error the client returns when EC2 answers operation with code
-// and message, classified by the same rules (classify.go). It exists for fakes of
+// and message, classified by the same rules (Classify.go). It exists for fakes of
 // Client (ec2fake), whose errors must satisfy the predicates of this package exactly
 // as the real client's do; the client itself classifies the SDK's errors instead.
 func NewError(operation, code, message string) *Error {
-	return &Error{Kind: kindOfCode(code), Operation: operation, Code: code, Message: message,
+	return &Error{Kind: KindOfCode(code), Operation: operation, Code: code, Message: message,
 		Err: errors.New(code + ": " + message)}
 }
 

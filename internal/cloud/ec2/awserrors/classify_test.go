@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package ec2
+package awserrors
 
 import (
 	"context"
@@ -26,7 +26,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
 	"github.com/aws/smithy-go"
 	smithyhttp "github.com/aws/smithy-go/transport/http"
@@ -99,7 +98,7 @@ func TestClassifyMapsErrorCodesToKinds(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.code, func(t *testing.T) {
-			err := classify("RunInstances", apiErr(tt.code))
+			err := Classify("RunInstances", apiErr(tt.code))
 			var e *Error
 			if !errors.As(err, &e) {
 				t.Fatalf("classify returned %T", err)
@@ -153,7 +152,7 @@ func TestClassifyRecognisesFailuresWithoutAnErrorCode(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := classify("DescribeInstances", tt.err)
+			err := Classify("DescribeInstances", tt.err)
 			if KindOf(err) != tt.wantKind || CodeOf(err) != tt.wantCode {
 				t.Errorf("got kind %v code %q, want %v %q", KindOf(err), CodeOf(err), tt.wantKind, tt.wantCode)
 			}
@@ -165,30 +164,17 @@ func TestClassifyRecognisesFailuresWithoutAnErrorCode(t *testing.T) {
 }
 
 func TestClassifyKeepsNilAndClassifiedErrors(t *testing.T) {
-	if classify("X", nil) != nil {
-		t.Error("classify(nil) is not nil")
+	if Classify("X", nil) != nil {
+		t.Error("Classify(nil) is not nil")
 	}
 	orig := &Error{Kind: KindCapacity, Operation: "A", Code: "C"}
-	if got := classify("B", orig); got != error(orig) {
+	if got := Classify("B", orig); got != error(orig) {
 		t.Errorf("classify re-wrapped a classified error: %v", got)
 	}
 }
 
-func TestCredentialFailureIsClassifiedAsAuth(t *testing.T) {
-	failing := aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
-		return aws.Credentials{}, errors.New("no credentials anywhere")
-	})
-	c := NewFromConfig(aws.Config{Region: "us-east-1"}, Options{
-		Endpoint: "http://127.0.0.1:1", Credentials: failing, MaxAttempts: 1,
-	})
-	_, err := c.TerminateInstance(context.Background(), "i-0123456789abcdef0")
-	if KindOf(err) != KindAuth || CodeOf(err) != CodeCredentials {
-		t.Fatalf("got kind %v code %q (%v), want Auth", KindOf(err), CodeOf(err), err)
-	}
-}
-
 func TestRedactRemovesUserDataFromMessages(t *testing.T) {
-	err := redact(&Error{Kind: KindInvalidInput, Message: "bad user data: password=hunter2"}, "password=hunter2")
+	err := Redact(&Error{Kind: KindInvalidInput, Message: "bad user data: password=hunter2"}, "password=hunter2")
 	var e *Error
 	if !errors.As(err, &e) || e.Message != "bad user data: <redacted>" || errors.Unwrap(err).Error() != e.Message {
 		t.Errorf("redact left %q", err)
@@ -198,7 +184,7 @@ func TestRedactRemovesUserDataFromMessages(t *testing.T) {
 func TestRedactRemovesBase64UserDataEchoedByEC2(t *testing.T) {
 	secret := "#!/bin/sh\nexport TOKEN=hunter2\n"
 	echoed := "Value '" + base64.StdEncoding.EncodeToString([]byte(secret)) + "' at 'userData' failed to satisfy constraint"
-	err := redact(&Error{Kind: KindInvalidInput, Code: "ValidationError", Message: echoed}, secret)
+	err := Redact(&Error{Kind: KindInvalidInput, Code: "ValidationError", Message: echoed}, secret)
 	if strings.Contains(err.Error(), base64.StdEncoding.EncodeToString([]byte(secret))) || !strings.Contains(err.Error(), "<redacted>") {
 		t.Errorf("redact left %q", err)
 	}
