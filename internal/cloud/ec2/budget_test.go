@@ -18,55 +18,11 @@ package ec2
 
 import (
 	"context"
-	"math"
 	"testing"
-	"time"
-
-	"golang.org/x/time/rate"
 
 	"github.com/ec2-operator/ec2-operator/internal/ec2limits"
 	"github.com/ec2-operator/ec2-operator/internal/sim/ec2sim"
 )
-
-func newBudget(full float64) *budget {
-	return &budget{lim: rate.NewLimiter(rate.Limit(full), 10), full: full, current: full}
-}
-
-func near(a, b float64) bool { return math.Abs(a-b) < 1e-6 }
-
-func TestABudgetHalvesOncePerSecondOfThrottlesDownToItsFloor(t *testing.T) {
-	b := newBudget(10)
-	t0 := time.Unix(1000, 0)
-	b.cut(t0)
-	b.cut(t0.Add(300 * time.Millisecond)) // the same burst of throttles
-	if !near(b.current, 5) || float64(b.lim.Limit()) != b.current {
-		t.Fatalf("after one burst of throttles the rate is %v (limiter %v), want 5", b.current, b.lim.Limit())
-	}
-	// A throttle every second: each second regains a tenth of the documented rate and
-	// the cut halves it, which settles at the floor.
-	now := t0
-	for range 30 {
-		now = now.Add(cutSpacing)
-		b.cut(now)
-	}
-	if b.current < 1 || b.current > 1.001 {
-		t.Fatalf("after a throttle every second for 30 s the rate is %v, want the floor of 1", b.current)
-	}
-}
-
-func TestABudgetRegainsItsRateLinearlyWithoutThrottles(t *testing.T) {
-	b := newBudget(10)
-	t0 := time.Unix(1000, 0)
-	b.cut(t0)
-	b.regain(t0.Add(2 * time.Second))
-	if !near(b.current, 7) {
-		t.Fatalf("two seconds after a cut to 5 the rate is %v, want 7", b.current)
-	}
-	b.regain(t0.Add(time.Minute))
-	if !near(b.current, 10) || float64(b.lim.Limit()) != 10 {
-		t.Fatalf("a minute later the rate is %v (limiter %v), want the documented 10", b.current, b.lim.Limit())
-	}
-}
 
 func TestEC2ThrottlingOneAPISlowsOnlyThatAPI(t *testing.T) {
 	e := newSimEnv(t, ec2sim.Config{Seed: 1}, Options{Limits: mustLimits(t, ""), MaxAttempts: 3})
@@ -76,16 +32,14 @@ func TestEC2ThrottlingOneAPISlowsOnlyThatAPI(t *testing.T) {
 	if _, err := e.client.describeInstanceNow(ctx, inst.ID); err != nil {
 		t.Fatalf("a describe throttled once was not retried to success: %v", err)
 	}
-	e.client.pacer.mu.Lock()
-	defer e.client.pacer.mu.Unlock()
-	describe := e.client.pacer.request[ec2limits.RequestKey("DescribeInstances", false)]
-	if describe == nil {
+	current, full, ok := e.client.pacer.RequestRate(ec2limits.RequestKey("DescribeInstances", false))
+	if !ok {
 		t.Fatal("no DescribeInstances bucket")
 	}
-	if describe.current >= describe.full {
-		t.Errorf("DescribeInstances refills at %v after EC2 throttled it, want less than %v", describe.current, describe.full)
+	if current >= full {
+		t.Errorf("DescribeInstances refills at %v after EC2 throttled it, want less than %v", current, full)
 	}
-	if run := e.client.pacer.request["RunInstances"]; run == nil || run.current != run.full {
-		t.Errorf("RunInstances' budget changed when only DescribeInstances was throttled: %+v", run)
+	if current, full, ok := e.client.pacer.RequestRate("RunInstances"); !ok || current != full {
+		t.Errorf("RunInstances' budget changed when only DescribeInstances was throttled: %v of %v (%v)", current, full, ok)
 	}
 }

@@ -29,6 +29,7 @@ import (
 	"github.com/aws/smithy-go/middleware"
 
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/throttle"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/sdkhttp"
 	"github.com/ec2-operator/ec2-operator/internal/ec2limits"
 )
@@ -81,7 +82,7 @@ type Options struct {
 	// calls, retries included. Zero or negative means no overall cap.
 	RateLimit float64
 	// MaxPacingWait is how long a call may wait for its budget before it fails with
-	// awserrors.CodeClientRateLimited; zero means DefaultMaxPacingWait.
+	// awserrors.CodeClientRateLimited; zero means throttle.DefaultMaxWait.
 	MaxPacingWait time.Duration
 	// BatchWindow is how long GetInstance waits for more lookups to share one
 	// DescribeInstances call.
@@ -137,7 +138,7 @@ func (o Options) withDefaults() Options {
 		o.Limits = &documented
 	}
 	if o.MaxPacingWait <= 0 {
-		o.MaxPacingWait = DefaultMaxPacingWait
+		o.MaxPacingWait = throttle.DefaultMaxWait
 	}
 	if o.BatchWindow <= 0 {
 		o.BatchWindow = DefaultBatchWindow
@@ -170,7 +171,7 @@ type AWSClient struct {
 	// region is the region the client calls.
 	region string
 	// pacer keeps calls within EC2's per-API budgets; nil when pacing is off.
-	pacer   *pacer
+	pacer   *throttle.Pacer
 	batcher *describeBatcher
 	// terminator shares TerminateInstances calls between terminations due together.
 	terminator *terminateBatcher
@@ -263,7 +264,7 @@ func NewFromConfig(cfg aws.Config, opts Options) *AWSClient {
 }
 
 // newPacerFor returns the client's pacer, or nil when opts ask for none.
-func newPacerFor(opts Options, region string) *pacer {
+func newPacerFor(opts Options, region string) *throttle.Pacer {
 	if opts.NoPacing && opts.RateLimit <= 0 {
 		return nil
 	}
@@ -271,10 +272,10 @@ func newPacerFor(opts Options, region string) *pacer {
 	if opts.NoPacing {
 		limits = nil // only the overall cap
 	}
-	p := newPacer(limits, opts.RateLimit, opts.MaxPacingWait)
-	p.learn = opts.LearnLimits
+	p := throttle.New(limits, opts.RateLimit, opts.MaxPacingWait)
+	p.Learn = opts.LearnLimits
 	if br, ok := opts.Recorder.(BudgetRecorder); ok {
-		p.report = func(key, bucket string, perSecond float64) { br.RecordBudget(region, key, bucket, perSecond) }
+		p.Report = func(key, bucket string, perSecond float64) { br.RecordBudget(region, key, bucket, perSecond) }
 	}
 	return p
 }
@@ -282,7 +283,7 @@ func newPacerFor(opts Options, region string) *pacer {
 // newRetryer is the SDK's standard retryer: exponential backoff with jitter and a
 // retry quota, which does not retry capacity errors and knows EC2's own throttle
 // codes. The SDK's adaptive mode is not used: the pacer already slows each API down on
-// its own when EC2 throttles it (see budget.go), where adaptive mode slows the whole
+// its own when EC2 throttles it (package throttle), where adaptive mode slows the whole
 // client on every throttled answer.
 func newRetryer(opts Options) aws.Retryer {
 	return retry.NewStandard(func(so *retry.StandardOptions) {

@@ -75,7 +75,7 @@ func (c *AWSClient) LaunchTurn(clientToken, tenant string) time.Duration {
 	if c.pacer == nil {
 		return 0
 	}
-	return c.pacer.launchTurn(time.Now(), clientToken, tenant)
+	return c.pacer.LaunchTurn(time.Now(), clientToken, tenant)
 }
 
 // LaunchBacklog says how long the launches waiting for their turn take to be sent;
@@ -84,7 +84,7 @@ func (c *AWSClient) LaunchBacklog() time.Duration {
 	if c.pacer == nil {
 		return 0
 	}
-	return c.pacer.launchBacklog(time.Now())
+	return c.pacer.LaunchBacklog(time.Now())
 }
 
 // GetInstance describes one instance through the lookup coalescer; see

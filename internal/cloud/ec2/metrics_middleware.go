@@ -26,6 +26,7 @@ import (
 	smithyhttp "github.com/aws/smithy-go/transport/http"
 
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/throttle"
 )
 
 // CallRecorder receives one record per HTTP attempt the SDK makes to EC2. The metrics
@@ -111,7 +112,7 @@ func (callStartMiddleware) HandleFinalize(ctx context.Context, in middleware.Fin
 // request EC2 sees is recorded.
 type attemptMiddleware struct {
 	recorder CallRecorder
-	pacer    *pacer
+	pacer    *throttle.Pacer
 }
 
 func (*attemptMiddleware) ID() string { return "ec2-operator/Attempt" }
@@ -128,12 +129,9 @@ func (m *attemptMiddleware) HandleFinalize(ctx context.Context, in middleware.Fi
 	if counter.attempts > 1 {
 		m.recorder.RecordRetry(op, counter.lastCode)
 	}
-	cost := costFrom(ctx)
-	if cost.operation == "" {
-		cost.operation = op
-	}
+	cost := throttle.CostFrom(ctx, op)
 	if m.pacer != nil {
-		if err := m.pacer.wait(ctx, cost); err != nil {
+		if err := m.pacer.Wait(ctx, cost); err != nil {
 			return out, md, err
 		}
 	}
@@ -145,7 +143,7 @@ func (m *attemptMiddleware) HandleFinalize(ctx context.Context, in middleware.Fi
 		code = awserrors.CodeUnknown
 	}
 	if m.pacer != nil && awserrors.IsThrottleCode(code) {
-		m.pacer.throttled(cost, code)
+		m.pacer.Throttled(cost, code)
 	}
 	counter.lastCode = code
 	if err != nil && !answeredRefusal(err) {
@@ -157,9 +155,9 @@ func (m *attemptMiddleware) HandleFinalize(ctx context.Context, in middleware.Fi
 
 // addCallMiddlewares returns the APIOptions hook that installs the recording and
 // pacing middlewares around the SDK's retry middleware.
-func addCallMiddlewares(recorder CallRecorder, p *pacer) func(*middleware.Stack) error {
+func addCallMiddlewares(recorder CallRecorder, p *throttle.Pacer) func(*middleware.Stack) error {
 	return func(stack *middleware.Stack) error {
-		if err := stack.Initialize.Add(costMiddleware{}, middleware.After); err != nil {
+		if err := stack.Initialize.Add(throttle.CostMiddleware{}, middleware.After); err != nil {
 			return err
 		}
 		if err := stack.Finalize.Insert(callStartMiddleware{}, "Retry", middleware.Before); err != nil {

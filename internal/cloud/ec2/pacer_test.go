@@ -105,22 +105,3 @@ func mustLimits(t *testing.T, spec string) *ec2limits.Limits {
 	}
 	return &l
 }
-
-func TestSmallFastBucketsKeepAReserveForJitterAndSlowOnesTheirBurst(t *testing.T) {
-	for _, tc := range []struct {
-		bucket ec2limits.Bucket
-		want   int
-	}{
-		{ec2limits.Bucket{Capacity: 1, RefillPerSecond: 1}, 0},
-		{ec2limits.Bucket{Capacity: 2, RefillPerSecond: 0.1}, 0},
-		{ec2limits.Bucket{Capacity: 2, RefillPerSecond: 2}, 1},
-		{ec2limits.Bucket{Capacity: 4, RefillPerSecond: 2}, 1},
-		{ec2limits.Bucket{Capacity: 5, RefillPerSecond: 2}, 1},
-		{ec2limits.Bucket{Capacity: 100, RefillPerSecond: 20}, 10},
-		{ec2limits.Bucket{Capacity: 10, RefillPerSecond: 20}, 2},
-	} {
-		if got := bucketReserve(tc.bucket); got != tc.want {
-			t.Errorf("bucketReserve(%s) = %d, want %d", tc.bucket, got, tc.want)
-		}
-	}
-}

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package ec2
+package throttle
 
 import (
 	"sort"
@@ -173,7 +173,7 @@ func (q *launchQueue) sweep(now time.Time) {
 // launchTurn says whether the launch under token, of tenant, may be sent now (zero:
 // its tokens are reserved for its RunInstances call) or how long it should wait before
 // asking again.
-func (p *pacer) launchTurn(now time.Time, token, tenant string) time.Duration {
+func (p *Pacer) LaunchTurn(now time.Time, token, tenant string) time.Duration {
 	if p.limits == nil {
 		return 0
 	}
@@ -184,7 +184,7 @@ func (p *pacer) launchTurn(now time.Time, token, tenant string) time.Duration {
 		return 0
 	}
 	p.queue.sweep(now)
-	call := callCost{operation: "RunInstances", resources: 1, clientToken: token}
+	call := Cost{operation: "RunInstances", resources: 1, clientToken: token}
 	rank := p.queue.rank(token, tenant)
 	eta := p.turnIn(now, rank)
 	if eta <= admitWait {
@@ -207,7 +207,7 @@ func (p *pacer) launchTurn(now time.Time, token, tenant string) time.Duration {
 
 // launchBacklog is about how long the launches waiting now take to be sent: zero
 // when none waits.
-func (p *pacer) launchBacklog(now time.Time) time.Duration {
+func (p *Pacer) LaunchBacklog(now time.Time) time.Duration {
 	if p.limits == nil {
 		return 0
 	}
@@ -222,9 +222,9 @@ func (p *pacer) launchBacklog(now time.Time) time.Duration {
 // turnIn is when the launch rank places back in line can be sent: when every
 // RunInstances bucket (requests, and resource tokens) holds a token for it and for
 // each launch ahead of it; p.mu is held.
-func (p *pacer) turnIn(now time.Time, rank int) time.Duration {
+func (p *Pacer) turnIn(now time.Time, rank int) time.Duration {
 	var eta time.Duration
-	for _, bu := range p.budgetsOf(now, callCost{operation: "RunInstances", resources: 1}) {
+	for _, bu := range p.budgetsOf(now, Cost{operation: "RunInstances", resources: 1}) {
 		eta = max(eta, bu.timeFor(now, float64(rank+1)))
 	}
 	return eta
@@ -232,7 +232,7 @@ func (p *pacer) turnIn(now time.Time, rank int) time.Duration {
 
 // longestHold is probingHold while the RunInstances budget may still learn a higher
 // rate, pinnedHold otherwise.
-func (p *pacer) longestHold(now time.Time) time.Duration {
+func (p *Pacer) longestHold(now time.Time) time.Duration {
 	if bu := p.request["RunInstances"]; bu != nil && bu.learn && !now.Before(bu.quietUntil) {
 		return probingHold
 	}
@@ -241,7 +241,7 @@ func (p *pacer) longestHold(now time.Time) time.Duration {
 
 // takeTicket returns the launch ticket of a RunInstances call, if it has one that is
 // not too late; p.mu is held.
-func (p *pacer) takeTicket(now time.Time, call callCost) (ticket, bool) {
+func (p *Pacer) takeTicket(now time.Time, call Cost) (ticket, bool) {
 	if call.operation != "RunInstances" || call.clientToken == "" {
 		return ticket{}, false
 	}
@@ -254,7 +254,7 @@ func (p *pacer) takeTicket(now time.Time, call callCost) (ticket, bool) {
 }
 
 // dropLateTickets forgets tickets that were not spent in time; p.mu is held.
-func (p *pacer) dropLateTickets(now time.Time) {
+func (p *Pacer) dropLateTickets(now time.Time) {
 	for token, t := range p.tickets {
 		if now.Sub(t.at) > ticketGrace {
 			delete(p.tickets, token)

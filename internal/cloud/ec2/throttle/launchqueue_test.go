@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package ec2
+package throttle
 
 import (
 	"fmt"
@@ -30,12 +30,12 @@ func TestLaunchesOfTenantsTakeTurns(t *testing.T) {
 	t0 := time.Unix(1000, 0)
 	p := learningPacer(false)
 	for i := range 1000 {
-		p.launchTurn(t0, fmt.Sprintf("big-%04d", i), "bulk")
+		p.LaunchTurn(t0, fmt.Sprintf("big-%04d", i), "bulk")
 	}
 	if got := len(p.queue.waiting); got < 990 {
 		t.Fatalf("%d launches wait, want the backlog (all but the burst)", got)
 	}
-	wait := p.launchTurn(t0, "small-0", "team")
+	wait := p.LaunchTurn(t0, "small-0", "team")
 	if rank := p.queue.rank("small-0", "team"); rank != 1 {
 		t.Errorf("the other namespace's launch is %d-th in line, want second (after the backlog's first)", rank+1)
 	}

@@ -14,7 +14,14 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package ec2
+// Package throttle keeps the EC2 client under EC2's documented API limits
+// (internal/ec2limits) on the client side: a token bucket per API and per resource
+// kind, refilled as EC2 refills its own, so that EC2 never has to refuse a call with
+// RequestLimitExceeded; an order of turns for launches across tenants (launchqueue.go);
+// and, when asked, learning limits AWS raised for the account (budget.go). The EC2
+// client's call middleware asks it before every attempt (Wait) and tells it of every
+// throttled answer (Throttled).
+package throttle
 
 import (
 	"context"
@@ -32,43 +39,62 @@ import (
 	"github.com/ec2-operator/ec2-operator/internal/ec2limits"
 )
 
-// DefaultMaxPacingWait is how long a call may wait for its API's budget before it
+// DefaultMaxWait is how long a call may wait for its API's budget before it
 // fails with awserrors.CodeClientRateLimited, so that a reconcile worker is not held while many
 // others wait for the same scarce bucket (RunInstances refills two per second).
-const DefaultMaxPacingWait = time.Second
+const DefaultMaxWait = time.Second
 
-// pacer keeps the client under EC2's per-API limits (internal/ec2limits): one token
+// Pacer keeps the client under EC2's per-API limits (internal/ec2limits): one token
 // bucket per API, sized as EC2 sizes that API's bucket, plus the resource-token
 // buckets of the instance lifecycle calls, and optionally one overall cap. EC2 would
 // refuse calls over these buckets with RequestLimitExceeded; spending the same budget
 // on the client side means those refusals do not happen, and one busy API (a burst of
 // launches) never starves another (the describes that report them Ready). A learning
-// pacer also finds limits AWS raised for the account (see budget).
-type pacer struct {
+// Pacer also finds limits AWS raised for the account (see budget).
+type Pacer struct {
 	// limits are the per-API buckets; nil keeps only the overall cap.
 	limits  *ec2limits.Limits
 	overall *rate.Limiter
 	maxWait time.Duration
-	// learn lets every bucket probe above its documented rate (see budget).
-	learn bool
-	// report, when not nil, is told each bucket's refill rate when it changes.
-	report func(key, bucket string, perSecond float64)
+	// Learn lets every bucket probe above its documented rate (see budget). Set it
+	// before the first call.
+	Learn bool
+	// Report, when not nil, is told each bucket's refill rate when it changes. Set it
+	// before the first call.
+	Report func(key, bucket string, perSecond float64)
 
 	mu       sync.Mutex
 	request  map[string]*budget
 	resource map[string]*budget
-	// tickets are the launches admitted by launchTurn, by client token (launchqueue.go).
+	// tickets are the launches admitted by LaunchTurn, by client token (launchqueue.go).
 	tickets map[string]ticket
 	// queue orders the launches waiting for their turn (launchqueue.go).
 	queue launchQueue
 }
 
-func newPacer(limits *ec2limits.Limits, overall float64, maxWait time.Duration) *pacer {
-	p := &pacer{limits: limits, maxWait: maxWait, request: map[string]*budget{}, resource: map[string]*budget{}, tickets: map[string]ticket{}}
+// New returns a pacer for limits (nil: only the overall cap) and an overall rate of
+// calls per second (0: none). A call that would wait longer than maxWait is refused
+// with awserrors.CodeClientRateLimited instead.
+func New(limits *ec2limits.Limits, overall float64, maxWait time.Duration) *Pacer {
+	p := &Pacer{limits: limits, maxWait: maxWait, request: map[string]*budget{}, resource: map[string]*budget{}, tickets: map[string]ticket{}}
 	if overall > 0 {
 		p.overall = rate.NewLimiter(rate.Limit(overall), max(1, int(overall)))
 	}
 	return p
+}
+
+// RequestRate reports a request bucket's refill rate now and at its documented limit,
+// in calls per second; ok is false for a bucket not used yet. A learning pacer's
+// rate moves between a floor and above the limit (budget.go); a pinned one's only
+// falls after throttling and regains the limit.
+func (p *Pacer) RequestRate(key string) (current, full float64, ok bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	b := p.request[key]
+	if b == nil {
+		return 0, 0, false
+	}
+	return b.current, b.full, true
 }
 
 // jitterAllowance is how much later than the client's clock says a call may reach
@@ -102,7 +128,7 @@ const smallBucketMargin = 0.9
 
 // limiter returns the budget for a key, creating it full, with the refill rate it has
 // regained (or learned) since EC2 last throttled it.
-func (p *pacer) limiter(m map[string]*budget, kind, key string, b ec2limits.Bucket, now time.Time) *budget {
+func (p *Pacer) limiter(m map[string]*budget, kind, key string, b ec2limits.Bucket, now time.Time) *budget {
 	reserve := bucketReserve(b)
 	bu, ok := m[key]
 	if !ok {
@@ -111,9 +137,9 @@ func (p *pacer) limiter(m map[string]*budget, kind, key string, b ec2limits.Buck
 			refill *= smallBucketMargin
 		}
 		bu = &budget{lim: rate.NewLimiter(rate.Limit(refill), int(b.Capacity)-reserve), full: refill,
-			current: refill, learn: p.learn, reserve: reserve, changed: now}
-		if p.report != nil {
-			bu.report = func(perSecond float64) { p.report(key, kind, perSecond) }
+			current: refill, learn: p.Learn, reserve: reserve, changed: now}
+		if p.Report != nil {
+			bu.report = func(perSecond float64) { p.Report(key, kind, perSecond) }
 			bu.reportRate()
 		}
 		m[key] = bu
@@ -126,10 +152,10 @@ func (p *pacer) limiter(m map[string]*budget, kind, key string, b ec2limits.Buck
 // resource-token bucket for RequestResourceCountExceeded, the API's request bucket
 // otherwise. It is how the client learns that its share of the account's budget is
 // smaller than the documented one (other tools in the account spend it too).
-func (p *pacer) throttled(call callCost, code string) { p.throttledAt(time.Now(), call, code) }
+func (p *Pacer) Throttled(call Cost, code string) { p.throttledAt(time.Now(), call, code) }
 
 // throttledAt is throttled at a given time.
-func (p *pacer) throttledAt(now time.Time, call callCost, code string) {
+func (p *Pacer) throttledAt(now time.Time, call Cost, code string) {
 	if p.limits == nil {
 		return
 	}
@@ -147,7 +173,7 @@ func (p *pacer) throttledAt(now time.Time, call callCost, code string) {
 }
 
 // reservations takes the tokens one call needs from every bucket that applies.
-func (p *pacer) reservations(now time.Time, call callCost) ([]*rate.Reservation, error) {
+func (p *Pacer) reservations(now time.Time, call Cost) ([]*rate.Reservation, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.reserveLocked(now, call)
@@ -155,7 +181,7 @@ func (p *pacer) reservations(now time.Time, call callCost) ([]*rate.Reservation,
 
 // budgetsOf returns the request and (when the call has one) resource budgets of a
 // call; p.mu is held.
-func (p *pacer) budgetsOf(now time.Time, call callCost) []*budget {
+func (p *Pacer) budgetsOf(now time.Time, call Cost) []*budget {
 	if p.limits == nil {
 		return nil
 	}
@@ -169,7 +195,7 @@ func (p *pacer) budgetsOf(now time.Time, call callCost) []*budget {
 }
 
 // reserveLocked is reservations with p.mu held.
-func (p *pacer) reserveLocked(now time.Time, call callCost) ([]*rate.Reservation, error) {
+func (p *Pacer) reserveLocked(now time.Time, call Cost) ([]*rate.Reservation, error) {
 	var rs []*rate.Reservation
 	add := func(l *rate.Limiter, n int, what string) error {
 		r := l.ReserveN(now, n)
@@ -212,7 +238,7 @@ func cancelAll(now time.Time, rs []*rate.Reservation) {
 // wait blocks until the call's buckets allow it, or fails at once with
 // awserrors.CodeClientRateLimited (and when the call may go) if that is more than maxWait away.
 // A launch admitted by launchTurn spends the tokens it was given then.
-func (p *pacer) wait(ctx context.Context, call callCost) error {
+func (p *Pacer) Wait(ctx context.Context, call Cost) error {
 	now := time.Now()
 	rs, delay, err := p.admit(now, call)
 	if err != nil {
@@ -236,7 +262,7 @@ func (p *pacer) wait(ctx context.Context, call callCost) error {
 // must wait for them; a call that would wait longer than maxWait takes nothing and
 // fails with awserrors.CodeClientRateLimited. A call that waits at all marks its budgets as
 // backlogged, which is what lets a learning budget probe.
-func (p *pacer) admit(now time.Time, call callCost) ([]*rate.Reservation, time.Duration, error) {
+func (p *Pacer) admit(now time.Time, call Cost) ([]*rate.Reservation, time.Duration, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if t, ok := p.takeTicket(now, call); ok {
@@ -270,7 +296,7 @@ func delayOf(now time.Time, rs []*rate.Reservation) time.Duration {
 }
 
 // delay says how long a call would wait now, without taking anything.
-func (p *pacer) delay(call callCost) time.Duration {
+func (p *Pacer) delay(call Cost) time.Duration {
 	now := time.Now()
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -278,7 +304,7 @@ func (p *pacer) delay(call callCost) time.Duration {
 }
 
 // delayLocked is delay with p.mu held.
-func (p *pacer) delayLocked(now time.Time, call callCost) time.Duration {
+func (p *Pacer) delayLocked(now time.Time, call Cost) time.Duration {
 	rs, err := p.reserveLocked(now, call)
 	if err != nil {
 		return 0
@@ -288,8 +314,8 @@ func (p *pacer) delayLocked(now time.Time, call callCost) time.Duration {
 	return d
 }
 
-// callCost is what one call draws from the buckets.
-type callCost struct {
+// Cost is what one call draws from the buckets.
+type Cost struct {
 	operation string
 	// filtered marks a describe with a filter or pagination, which draws from the
 	// larger non-mutating bucket.
@@ -300,11 +326,11 @@ type callCost struct {
 	clientToken string
 }
 
-type callCostKey struct{}
+type costKey struct{}
 
 // costOf reads the cost of a call from its typed input.
-func costOf(operation string, input any) callCost {
-	c := callCost{operation: operation}
+func costOf(operation string, input any) Cost {
+	c := Cost{operation: operation}
 	switch in := input.(type) {
 	case *awsec2.DescribeInstancesInput:
 		c.filtered = len(in.Filters) > 0 || in.MaxResults != nil || in.NextToken != nil
@@ -327,23 +353,28 @@ func costOf(operation string, input any) callCost {
 	return c
 }
 
-// costMiddleware records the call's cost from its typed input, which the later steps
-// (where the pacer waits, once per attempt) no longer see.
-type costMiddleware struct{}
+// CostMiddleware records the call's cost from its typed input, which the later steps
+// (where the Pacer waits, once per attempt) no longer see.
+type CostMiddleware struct{}
 
-func (costMiddleware) ID() string { return "ec2-operator/CallCost" }
+func (CostMiddleware) ID() string { return "ec2-operator/CallCost" }
 
-func (costMiddleware) HandleInitialize(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (
+func (CostMiddleware) HandleInitialize(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (
 	middleware.InitializeOutput, middleware.Metadata, error,
 ) {
 	cost := costOf(middleware.GetOperationName(ctx), in.Parameters)
-	return next.HandleInitialize(context.WithValue(ctx, callCostKey{}, cost), in)
+	return next.HandleInitialize(context.WithValue(ctx, costKey{}, cost), in)
 }
 
-// costFrom returns the cost costMiddleware recorded, or one plain request.
-func costFrom(ctx context.Context) callCost {
-	if c, ok := ctx.Value(callCostKey{}).(callCost); ok {
-		return c
+// CostFrom returns the cost CostMiddleware recorded for the call, or one plain
+// request; operation names the call when the cost does not.
+func CostFrom(ctx context.Context, operation string) Cost {
+	c, ok := ctx.Value(costKey{}).(Cost)
+	if !ok {
+		c = Cost{operation: middleware.GetOperationName(ctx)}
 	}
-	return callCost{operation: middleware.GetOperationName(ctx)}
+	if c.operation == "" {
+		c.operation = operation
+	}
+	return c
 }

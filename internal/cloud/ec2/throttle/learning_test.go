@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package ec2
+package throttle
 
 import (
 	"fmt"
@@ -39,9 +39,9 @@ type bulkResult struct {
 // simulateBulk sends n RunInstances calls as fast as the pacer allows, one after
 // another, each reaching EC2 a few milliseconds after it leaves, and feeds EC2's
 // refusals back to the pacer as the client's middleware does.
-func simulateBulk(p *pacer, ec2 *ec2limits.TokenBucket, start time.Time, n int) (bulkResult, time.Time) {
+func simulateBulk(p *Pacer, ec2 *ec2limits.TokenBucket, start time.Time, n int) (bulkResult, time.Time) {
 	const network = 5 * time.Millisecond
-	call := callCost{operation: "RunInstances", resources: 1}
+	call := Cost{operation: "RunInstances", resources: 1}
 	now := start
 	var r bulkResult
 	for sent := 0; sent < n && r.calls < 10*n; {
@@ -62,10 +62,10 @@ func simulateBulk(p *pacer, ec2 *ec2limits.TokenBucket, start time.Time, n int) 
 	return r, now
 }
 
-func learningPacer(learn bool) *pacer {
+func learningPacer(learn bool) *Pacer {
 	limits := ec2limits.Documented()
-	p := newPacer(&limits, 0, time.Hour)
-	p.learn = learn
+	p := New(&limits, 0, time.Hour)
+	p.Learn = learn
 	return p
 }
 
@@ -122,7 +122,7 @@ func TestAPinnedPacerNeverExceedsItsLimits(t *testing.T) {
 func TestALearningPacerWithoutABacklogDoesNotProbe(t *testing.T) {
 	t0 := time.Unix(1000, 0)
 	p := learningPacer(true)
-	call := callCost{operation: "DescribeInstances", filtered: true}
+	call := Cost{operation: "DescribeInstances", filtered: true}
 	now := t0
 	for range 60 {
 		if _, delay, err := p.admit(now, call); err != nil || delay != 0 {
@@ -142,7 +142,7 @@ func TestLaunchesTakeTheirTurnsInTheOrderTheyAsked(t *testing.T) {
 	due := map[string]time.Time{}
 	for i := range tokens {
 		tokens[i] = fmt.Sprintf("launch-%02d", i)
-		if wait := p.launchTurn(t0, tokens[i], "ns"); wait > 0 {
+		if wait := p.LaunchTurn(t0, tokens[i], "ns"); wait > 0 {
 			due[tokens[i]] = t0.Add(wait)
 		}
 	}
@@ -161,10 +161,10 @@ func TestLaunchesTakeTheirTurnsInTheOrderTheyAsked(t *testing.T) {
 	// ticket without waiting more than the admission allows.
 	for i := 5; i < len(tokens); i++ {
 		at := due[tokens[i]]
-		if wait := p.launchTurn(at, tokens[i], "ns"); wait != 0 {
+		if wait := p.LaunchTurn(at, tokens[i], "ns"); wait != 0 {
 			t.Fatalf("%s came back when told and was told to wait %s more", tokens[i], wait)
 		}
-		_, delay, err := p.admit(at, callCost{operation: "RunInstances", resources: 1, clientToken: tokens[i]})
+		_, delay, err := p.admit(at, Cost{operation: "RunInstances", resources: 1, clientToken: tokens[i]})
 		if err != nil || delay > admitWait {
 			t.Fatalf("%s's launch waited %s (%v)", tokens[i], delay, err)
 		}
@@ -175,15 +175,15 @@ func TestALaunchThatDoesNotComeBackGivesUpItsPlace(t *testing.T) {
 	t0 := time.Unix(1000, 0)
 	p := learningPacer(false)
 	for i := range 6 {
-		p.launchTurn(t0, fmt.Sprintf("early-%d", i), "ns")
+		p.LaunchTurn(t0, fmt.Sprintf("early-%d", i), "ns")
 	}
-	gone := p.launchTurn(t0, "deleted", "ns") // its object is deleted: it never asks again
-	behind := p.launchTurn(t0, "behind", "ns")
+	gone := p.LaunchTurn(t0, "deleted", "ns") // its object is deleted: it never asks again
+	behind := p.LaunchTurn(t0, "behind", "ns")
 	if gone <= 0 || behind <= gone {
 		t.Fatalf("waits %s and %s, want the second after the first", gone, behind)
 	}
 	later := t0.Add(gone + staleAfter + 2*time.Second)
-	if got := p.launchTurn(later, "behind", "ns"); got != 0 {
+	if got := p.LaunchTurn(later, "behind", "ns"); got != 0 {
 		t.Errorf("the launch behind one that never came back still waits %s", got)
 	}
 	if _, ok := p.queue.byToken["deleted"]; ok {
@@ -194,11 +194,11 @@ func TestALaunchThatDoesNotComeBackGivesUpItsPlace(t *testing.T) {
 func TestALateTicketIsGivenUpAndTheLaunchTakesNewTokens(t *testing.T) {
 	t0 := time.Unix(1000, 0)
 	p := learningPacer(false)
-	if wait := p.launchTurn(t0, "slow", "ns"); wait != 0 {
+	if wait := p.LaunchTurn(t0, "slow", "ns"); wait != 0 {
 		t.Fatalf("the first launch waits %s", wait)
 	}
 	late := t0.Add(ticketGrace + time.Second)
-	if _, ok := p.takeTicket(late, callCost{operation: "RunInstances", clientToken: "slow"}); ok {
+	if _, ok := p.takeTicket(late, Cost{operation: "RunInstances", clientToken: "slow"}); ok {
 		t.Error("a ticket spent later than its grace still served")
 	}
 	if _, ok := p.tickets["slow"]; ok {
