@@ -37,6 +37,7 @@ import (
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/accounts"
 	"github.com/ec2-operator/ec2-operator/internal/controller"
 	"github.com/ec2-operator/ec2-operator/internal/controller/awsaccount"
 	"github.com/ec2-operator/ec2-operator/internal/credentials"
@@ -117,12 +118,12 @@ func run(ctx context.Context, opts options) error {
 
 // newEC2Clients makes the EC2 clients of every region, paced to the API budget of
 // --aws-api-limits and reading ahead so that many instances share one call.
-func newEC2Clients(ctx context.Context, opts options, awsCreds aws.CredentialsProvider, m *metrics.Metrics) (*ec2.RegionalClients, error) {
+func newEC2Clients(ctx context.Context, opts options, awsCreds aws.CredentialsProvider, m *metrics.Metrics) (*accounts.RegionalClients, error) {
 	limits, err := opts.apiLimits()
 	if err != nil {
 		return nil, err
 	}
-	return ec2.NewRegionalClients(ctx, ec2.Options{
+	return accounts.NewRegionalClients(ctx, ec2.Options{
 		Credentials: awsCreds,
 		Endpoint:    opts.ec2Endpoint,
 		STSEndpoint: opts.stsEndpoint,
@@ -150,7 +151,7 @@ func newEC2Clients(ctx context.Context, opts options, awsCreds aws.CredentialsPr
 // returns the EC2Instance reconciler, which the events consumer hands EC2's events to.
 // credsReady, when not nil, says whether the operator's own AWS credentials are there
 // yet; until they are, both controllers wait without calling AWS.
-func addReconcilers(mgr ctrl.Manager, opts options, clients *ec2.RegionalClients, m *metrics.Metrics, credsReady func() error) (*controller.EC2InstanceReconciler, error) {
+func addReconcilers(mgr ctrl.Manager, opts options, clients *accounts.RegionalClients, m *metrics.Metrics, credsReady func() error) (*controller.EC2InstanceReconciler, error) {
 	reconciler := &controller.EC2InstanceReconciler{
 		Client:                  mgr.GetClient(),
 		APIReader:               mgr.GetAPIReader(),
@@ -173,7 +174,7 @@ func addReconcilers(mgr ctrl.Manager, opts options, clients *ec2.RegionalClients
 	}
 	// AWSAccounts: the roles the operator assumes to act in other accounts. The
 	// EC2Instance reconciler, set up first, registers the index this one reads.
-	accounts := &awsaccount.Reconciler{
+	accountReconciler := &awsaccount.Reconciler{
 		Client:        mgr.GetClient(),
 		Accounts:      clients,
 		DefaultRegion: opts.awsRegion,
@@ -181,7 +182,7 @@ func addReconcilers(mgr ctrl.Manager, opts options, clients *ec2.RegionalClients
 		// Roles are assumed with the operator's own identity, so they wait for it too.
 		CredentialsReady: credsReady,
 	}
-	if err := accounts.SetupWithManager(mgr); err != nil {
+	if err := accountReconciler.SetupWithManager(mgr); err != nil {
 		return nil, err
 	}
 	return reconciler, nil

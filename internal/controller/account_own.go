@@ -22,7 +22,7 @@ import (
 	"time"
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
-	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/accounts"
 )
 
 // An instance lives in the AWS account it was launched in. With an AWSAccount the
@@ -59,7 +59,7 @@ func (r *EC2InstanceReconciler) ownAccount(ctx context.Context, s *instanceScope
 // checkOwnAccount refuses an object of the operator's own credentials (without a
 // default account) whose instance was recorded in another account than the one the
 // credentials act in now. The routine check is answered from an identity up to
-// ec2.OwnIdentityTTL old; instanceMissing reads it afresh before replacing anything.
+// accounts.OwnIdentityTTL old; instanceMissing reads it afresh before replacing anything.
 func (r *EC2InstanceReconciler) checkOwnAccount(ctx context.Context, s *instanceScope, maxAge time.Duration) error {
 	st := &s.obj.Status
 	if st.AccountID == "" || r.nothingLaunched(s) {
@@ -86,7 +86,7 @@ func (r *EC2InstanceReconciler) pinOwnAccount(ctx context.Context, s *instanceSc
 	if s.account != nil || s.obj.Status.AccountID != "" {
 		return nil
 	}
-	current, err := r.ownAccount(ctx, s, ec2.OwnIdentityTTL)
+	current, err := r.ownAccount(ctx, s, accounts.OwnIdentityTTL)
 	if err != nil {
 		return err
 	}

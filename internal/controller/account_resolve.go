@@ -35,6 +35,7 @@ import (
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/accounts"
 	"github.com/ec2-operator/ec2-operator/internal/controller/awsaccount"
 )
 
@@ -102,7 +103,7 @@ func (r *EC2InstanceReconciler) lookUpAccount(ctx context.Context, s *instanceSc
 		err := r.Get(ctx, types.NamespacedName{Name: computev1alpha1.DefaultAccountName}, acct)
 		if apierrors.IsNotFound(err) {
 			st.Account = ""
-			return nil, nil, r.checkOwnAccount(ctx, s, ec2.OwnIdentityTTL)
+			return nil, nil, r.checkOwnAccount(ctx, s, accounts.OwnIdentityTTL)
 		}
 		if err != nil {
 			return nil, nil, err

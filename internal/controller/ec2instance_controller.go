@@ -37,6 +37,7 @@ import (
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/accounts"
 	"github.com/ec2-operator/ec2-operator/internal/controller/awsaccount"
 	"github.com/ec2-operator/ec2-operator/internal/controller/requeue"
 	"github.com/ec2-operator/ec2-operator/internal/guardrail"
@@ -49,10 +50,10 @@ type ClientProvider interface {
 	// ForRegion returns the region's client with the operator's own credentials.
 	ForRegion(ctx context.Context, region string) (ec2.Client, error)
 	// ForAccount returns the region's client in the account role acts in.
-	ForAccount(ctx context.Context, role ec2.AssumedRole, region string) (ec2.Client, error)
+	ForAccount(ctx context.Context, role accounts.AssumedRole, region string) (ec2.Client, error)
 	// OwnIdentity says which account the operator's own credentials act in
 	// (sts:GetCallerIdentity), read again when the last answer is older than maxAge.
-	OwnIdentity(ctx context.Context, region string, maxAge time.Duration) (ec2.Identity, error)
+	OwnIdentity(ctx context.Context, region string, maxAge time.Duration) (accounts.Identity, error)
 }
 
 // EventRecorder is the part of the events API the reconciler uses.

@@ -47,6 +47,7 @@ import (
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/accounts"
 	"github.com/ec2-operator/ec2-operator/internal/controller/awsaccount"
 	"github.com/ec2-operator/ec2-operator/internal/controller/requeue"
 	"github.com/ec2-operator/ec2-operator/internal/ec2limits"
@@ -154,7 +155,7 @@ type harness struct {
 	ns      string
 	sim     *ec2sim.Sim
 	k8s     client.WithWatch
-	clients *ec2.RegionalClients
+	clients *accounts.RegionalClients
 	opts    harnessOptions
 	simURL  string
 	// timeout bounds every wait of the test.
@@ -277,12 +278,12 @@ func (h *harness) ForRegion(ctx context.Context, region string) (ec2.Client, err
 }
 
 // OwnIdentity asks STS who the operator's credentials are.
-func (h *harness) OwnIdentity(ctx context.Context, region string, maxAge time.Duration) (ec2.Identity, error) {
+func (h *harness) OwnIdentity(ctx context.Context, region string, maxAge time.Duration) (accounts.Identity, error) {
 	return h.clients.OwnIdentity(ctx, region, maxAge)
 }
 
 // ForAccount counts reconciles too.
-func (h *harness) ForAccount(ctx context.Context, role ec2.AssumedRole, region string) (ec2.Client, error) {
+func (h *harness) ForAccount(ctx context.Context, role accounts.AssumedRole, region string) (ec2.Client, error) {
 	h.reconciles.Add(1)
 	return h.clients.ForAccount(ctx, role, region)
 }
@@ -338,7 +339,7 @@ func (h *harness) startManager() {
 	if h.opts.tweak != nil {
 		h.opts.tweak(r)
 	}
-	h.clients = ec2.NewRegionalClientsFromConfig(aws.Config{
+	h.clients = accounts.NewRegionalClientsFromConfig(aws.Config{
 		Region:      ec2sim.DefaultRegion,
 		Credentials: credentials.NewStaticCredentialsProvider(h.accessKey, operatorSecret, ""),
 	}, ec2.Options{
@@ -351,11 +352,11 @@ func (h *harness) startManager() {
 	if err := r.SetupWithManager(mgr); err != nil {
 		h.t.Fatal(err)
 	}
-	accounts := &awsaccount.Reconciler{
+	accountReconciler := &awsaccount.Reconciler{
 		Client: mgr.GetClient(), Accounts: h.clients,
 		DefaultRegion: ec2sim.DefaultRegion, MinBackoff: 100 * time.Millisecond, MaxBackoff: 2 * time.Second,
 	}
-	if err := accounts.SetupWithManager(mgr); err != nil {
+	if err := accountReconciler.SetupWithManager(mgr); err != nil {
 		h.t.Fatal(err)
 	}
 	if h.opts.events {

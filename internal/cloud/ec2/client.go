@@ -121,9 +121,9 @@ type Options struct {
 	// AWS_ENDPOINT_URL_STS and AWS_ENDPOINT_URL.
 	STSEndpoint string
 
-	// credentialsExpired, when set, is called when EC2 answers that the request's
+	// CredentialsExpired, when set, is called when EC2 answers that the request's
 	// credentials expired (see expiredCredentialsMiddleware).
-	credentialsExpired func()
+	CredentialsExpired func()
 }
 
 func (o Options) withDefaults() Options {
@@ -237,10 +237,10 @@ func NewFromConfig(cfg aws.Config, opts Options) *AWSClient {
 		// (sdkhttp.WholeBodies): its retry would repeat a call EC2 carried out.
 		o.HTTPClient = sdkhttp.WholeBodies(o.HTTPClient)
 		o.Retryer = newRetryer(opts)
-		o.APIOptions = append(o.APIOptions, addCallMiddlewares(opts.Recorder, p))
-		if opts.credentialsExpired != nil {
+		o.APIOptions = append(o.APIOptions, AddCallMiddlewares(opts.Recorder, p))
+		if opts.CredentialsExpired != nil {
 			o.APIOptions = append(o.APIOptions, func(stack *middleware.Stack) error {
-				return stack.Finalize.Add(expiredCredentialsMiddleware{invalidate: opts.credentialsExpired}, middleware.After)
+				return stack.Finalize.Add(expiredCredentialsMiddleware{invalidate: opts.CredentialsExpired}, middleware.After)
 			})
 		}
 	})

@@ -153,9 +153,10 @@ func (m *attemptMiddleware) HandleFinalize(ctx context.Context, in middleware.Fi
 	return out, md, err
 }
 
-// addCallMiddlewares returns the APIOptions hook that installs the recording and
-// pacing middlewares around the SDK's retry middleware.
-func addCallMiddlewares(recorder CallRecorder, p *throttle.Pacer) func(*middleware.Stack) error {
+// AddCallMiddlewares returns the APIOptions hook that installs the recording and
+// pacing middlewares around the SDK's retry middleware; a nil pacer only records (the
+// STS clients of accounts).
+func AddCallMiddlewares(recorder CallRecorder, p *throttle.Pacer) func(*middleware.Stack) error {
 	return func(stack *middleware.Stack) error {
 		if err := stack.Initialize.Add(throttle.CostMiddleware{}, middleware.After); err != nil {
 			return err

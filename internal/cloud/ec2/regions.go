@@ -17,10 +17,7 @@ limitations under the License.
 package ec2
 
 import (
-	"fmt"
 	"slices"
-
-	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
 )
 
 // partitionRegions are the regions of each AWS partition, as the AWS SDK's endpoint
@@ -47,26 +44,12 @@ var partitionRegions = map[string][]string{
 	"aws-us-gov": {"us-gov-east-1", "us-gov-west-1"},
 }
 
-// knownRegion reports whether the region is in one of the partitions.
-func knownRegion(region string) bool {
+// KnownRegion reports whether the region is in one of the partitions.
+func KnownRegion(region string) bool {
 	for _, regions := range partitionRegions {
 		if slices.Contains(regions, region) {
 			return true
 		}
 	}
 	return false
-}
-
-// checkRegion refuses a region that is neither known nor one the operator was told
-// to accept (its own default region, and Options.ExtraRegions for a region newer
-// than this build).
-func (r *RegionalClients) checkRegion(region string) error {
-	if region == "" {
-		return fmt.Errorf("no AWS region: set spec.region, the --aws-region flag or AWS_REGION")
-	}
-	if knownRegion(region) || region == r.cfg.Region || slices.Contains(r.opts.ExtraRegions, region) {
-		return nil
-	}
-	return &awserrors.Error{Kind: awserrors.KindInvalidInput, Code: awserrors.CodeUnknownRegion,
-		Message: fmt.Sprintf("%q is not a region of any AWS partition this operator knows; fix spec.region (or the account's defaultRegion), or, for a region newer than this operator, start it with --extra-regions=%s", region, region)}
 }

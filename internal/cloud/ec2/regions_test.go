@@ -17,19 +17,13 @@ limitations under the License.
 package ec2
 
 import (
-	"context"
 	"encoding/json"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/aws/aws-sdk-go-v2/aws"
-
-	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
 )
 
 // TestTheRegionListIsTheSDKs compares partitionRegions with the partition list of the
@@ -76,34 +70,5 @@ func TestTheRegionListIsTheSDKs(t *testing.T) {
 		if _, ok := want[id]; !ok {
 			t.Errorf("regions.go lists partition %s, which the SDK does not know", id)
 		}
-	}
-}
-
-// TestAnUnknownRegionGetsNoClient: a region in no partition is refused with a typed
-// error and no client is kept for it; the operator's own region and --extra-regions
-// are accepted.
-func TestAnUnknownRegionGetsNoClient(t *testing.T) {
-	r := NewRegionalClientsFromConfig(aws.Config{Region: "us-east-1"}, Options{ExtraRegions: []string{"xx-newplace-1"}})
-	for _, region := range []string{"us-west-2", "cn-north-1", "us-gov-west-1", "xx-newplace-1"} {
-		if _, err := r.ForRegion(context.Background(), region); err != nil {
-			t.Errorf("%s refused: %v", region, err)
-		}
-	}
-	for range 1000 {
-		for _, region := range []string{"us-mars-1", "eu-westt-1", "us-east-10"} {
-			_, err := r.ForRegion(context.Background(), region)
-			var e *awserrors.Error
-			if !errors.As(err, &e) || e.Kind != awserrors.KindInvalidInput || e.Code != awserrors.CodeUnknownRegion || !strings.Contains(e.Message, region) {
-				t.Fatalf("%s: %v, want an UnknownRegion error naming it", region, err)
-			}
-			if _, err := r.ForAccount(context.Background(), AssumedRole{Name: "a", RoleARN: "arn:aws:iam::111122223333:role/x"}, region); awserrors.CodeOf(err) != awserrors.CodeUnknownRegion {
-				t.Fatalf("%s in an account: %v, want UnknownRegion", region, err)
-			}
-		}
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if len(r.clients) != 4 || len(r.accounts) != 0 {
-		t.Errorf("%d regional clients and %d accounts kept, want 4 and 0", len(r.clients), len(r.accounts))
 	}
 }

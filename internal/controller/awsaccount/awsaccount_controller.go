@@ -41,15 +41,15 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
-	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/accounts"
 	"github.com/ec2-operator/ec2-operator/internal/controller/requeue"
 	"github.com/ec2-operator/ec2-operator/internal/uninstall"
 )
 
 // Verifier assumes the role of an AWSAccount and says who it acts as; it also
-// drops what it keeps for an account that is gone. *ec2.RegionalClients implements it.
+// drops what it keeps for an account that is gone. *accounts.RegionalClients implements it.
 type Verifier interface {
-	VerifyAccount(ctx context.Context, role ec2.AssumedRole, region string) (ec2.Identity, error)
+	VerifyAccount(ctx context.Context, role accounts.AssumedRole, region string) (accounts.Identity, error)
 	ForgetAccount(name string)
 }
 

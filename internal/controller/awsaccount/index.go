@@ -22,7 +22,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
-	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/accounts"
 )
 
 // UsersIndex indexes EC2Instances by the AWSAccount they use: spec.accountRef, or the
@@ -51,8 +51,8 @@ func IndexUsers(ctx context.Context, indexer client.FieldIndexer) error {
 }
 
 // AssumedRole is the cloud layer's view of an AWSAccount.
-func AssumedRole(acct *computev1alpha1.AWSAccount) ec2.AssumedRole {
-	return ec2.AssumedRole{
+func AssumedRole(acct *computev1alpha1.AWSAccount) accounts.AssumedRole {
+	return accounts.AssumedRole{
 		Name:        acct.Name,
 		RoleARN:     acct.Spec.RoleARN,
 		ExternalID:  acct.Spec.ExternalID,

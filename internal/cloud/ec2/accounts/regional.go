@@ -14,15 +14,19 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package ec2
+package accounts
 
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/config"
+
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
 )
 
 // RegionalClients hands out one long-lived client per region. EC2Instances may name
@@ -32,10 +36,10 @@ import (
 // (ForAccount) have clients of their own, per region.
 type RegionalClients struct {
 	cfg  aws.Config
-	opts Options
+	opts ec2.Options
 
 	mu      sync.Mutex
-	clients map[string]*AWSClient
+	clients map[string]*ec2.AWSClient
 	// accounts holds the assumed-role accounts of AWSAccounts, by name (accounts.go).
 	accounts map[string]*account
 	// own caches the operator's own identity (own_identity.go).
@@ -44,7 +48,7 @@ type RegionalClients struct {
 
 // NewRegionalClients loads the AWS configuration once, with the default credential
 // chain, for clients created later per region.
-func NewRegionalClients(ctx context.Context, opts Options) (*RegionalClients, error) {
+func NewRegionalClients(ctx context.Context, opts ec2.Options) (*RegionalClients, error) {
 	var load []func(*config.LoadOptions) error
 	if opts.HTTPClient != nil {
 		load = append(load, config.WithHTTPClient(opts.HTTPClient))
@@ -61,12 +65,12 @@ func NewRegionalClients(ctx context.Context, opts Options) (*RegionalClients, er
 
 // NewRegionalClientsFromConfig is NewRegionalClients for an already loaded
 // configuration; tests use it with static credentials.
-func NewRegionalClientsFromConfig(cfg aws.Config, opts Options) *RegionalClients {
-	return &RegionalClients{cfg: cfg, opts: opts, clients: map[string]*AWSClient{}}
+func NewRegionalClientsFromConfig(cfg aws.Config, opts ec2.Options) *RegionalClients {
+	return &RegionalClients{cfg: cfg, opts: opts, clients: map[string]*ec2.AWSClient{}}
 }
 
 // ForRegion returns the client of a region, creating it on first use.
-func (r *RegionalClients) ForRegion(_ context.Context, region string) (Client, error) {
+func (r *RegionalClients) ForRegion(_ context.Context, region string) (ec2.Client, error) {
 	if err := r.checkRegion(region); err != nil {
 		return nil, err
 	}
@@ -77,7 +81,21 @@ func (r *RegionalClients) ForRegion(_ context.Context, region string) (Client, e
 	}
 	opts := r.opts
 	opts.Region = region
-	c := NewFromConfig(r.cfg, opts)
+	c := ec2.NewFromConfig(r.cfg, opts)
 	r.clients[region] = c
 	return c, nil
+}
+
+// checkRegion refuses a region that is neither known nor one the operator was told
+// to accept (its own default region, and ec2.Options.ExtraRegions for a region newer
+// than this build).
+func (r *RegionalClients) checkRegion(region string) error {
+	if region == "" {
+		return fmt.Errorf("no AWS region: set spec.region, the --aws-region flag or AWS_REGION")
+	}
+	if ec2.KnownRegion(region) || region == r.cfg.Region || slices.Contains(r.opts.ExtraRegions, region) {
+		return nil
+	}
+	return &awserrors.Error{Kind: awserrors.KindInvalidInput, Code: awserrors.CodeUnknownRegion,
+		Message: fmt.Sprintf("%q is not a region of any AWS partition this operator knows; fix spec.region (or the account's defaultRegion), or, for a region newer than this operator, start it with --extra-regions=%s", region, region)}
 }

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package ec2
+package accounts
 
 import (
 	"context"
@@ -26,6 +26,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
 	"github.com/ec2-operator/ec2-operator/internal/sim/ec2sim"
 	"github.com/ec2-operator/ec2-operator/internal/sim/simtest"
@@ -50,7 +51,7 @@ type accountsEnv struct {
 	sts     *stssim.Sim
 	sims    map[string]*ec2sim.Sim
 	clock   *simtest.Clock
-	rec     *MemoryRecorder
+	rec     *ec2.MemoryRecorder
 }
 
 // newAccountsEnv serves STS and, behind the account router, an EC2 emulator per
@@ -66,12 +67,24 @@ func newAccountsEnv(t *testing.T) *accountsEnv {
 		simworld.Account("111111111111", ec2sim.Config{Seed: 1}),
 		simworld.Account(testAccountA, ec2sim.Config{Seed: 2}),
 		simworld.Account(testAccountB, ec2sim.Config{Seed: 3}))
-	rec := NewMemoryRecorder()
+	rec := ec2.NewMemoryRecorder()
 	clients := NewRegionalClientsFromConfig(aws.Config{
 		Region:      ec2sim.DefaultRegion,
 		Credentials: credentials.NewStaticCredentialsProvider(testOperatorKey, "secret", ""),
-	}, Options{Endpoint: w.EC2URL, STSEndpoint: w.STSURL, NoPacing: true, MaxAttempts: 2, MaxBackoff: 5 * time.Millisecond, Recorder: rec})
+	}, ec2.Options{Endpoint: w.EC2URL, STSEndpoint: w.STSURL, NoPacing: true, MaxAttempts: 2, MaxBackoff: 5 * time.Millisecond, Recorder: rec})
 	return &accountsEnv{clients: clients, sts: w.STS, sims: w.Sims, clock: clock, rec: rec}
+}
+
+// basicLaunch is a valid launch in any emulated account's seeded resources.
+func basicLaunch(token string) ec2.LaunchRequest {
+	return ec2.LaunchRequest{
+		ClientToken:      token,
+		ImageID:          ec2sim.DefaultImageID,
+		InstanceType:     "t3.micro",
+		SubnetID:         ec2sim.DefaultSubnetIDs[0],
+		SecurityGroupIDs: []string{ec2sim.DefaultSecurityGroupID},
+		Tags:             ec2.DesiredTags(nil, "default", "web", "uid-"+token, "cluster-1"),
+	}
 }
 
 func TestAnAccountsClientActsOnlyInThatAccount(t *testing.T) {

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package ec2
+package accounts
 
 import (
 	"context"
@@ -26,8 +26,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials/stscreds"
 	"github.com/aws/aws-sdk-go-v2/service/sts"
 	"github.com/aws/smithy-go"
-	"github.com/aws/smithy-go/middleware"
 
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/sdkhttp"
 )
@@ -74,7 +74,7 @@ type account struct {
 	role    AssumedRole
 	creds   *aws.CredentialsCache
 	sts     *sts.Client
-	clients map[string]*AWSClient
+	clients map[string]*ec2.AWSClient
 }
 
 // sessionName is the role session name for role.
@@ -95,7 +95,7 @@ func (r AssumedRole) sessionName() string {
 // they expire, and are dropped at once when EC2 answers that they expired. A changed
 // role (another ARN, external ID or session name under the same name) gets new
 // credentials and new clients.
-func (r *RegionalClients) ForAccount(ctx context.Context, role AssumedRole, region string) (Client, error) {
+func (r *RegionalClients) ForAccount(ctx context.Context, role AssumedRole, region string) (ec2.Client, error) {
 	if role.RoleARN == "" {
 		// An AWSAccount without a role stands for the operator's own credentials.
 		return r.ForRegion(ctx, region)
@@ -116,10 +116,10 @@ func (r *RegionalClients) ForAccount(ctx context.Context, role AssumedRole, regi
 	opts.Region = region
 	opts.Credentials = nil
 	opts.Recorder = r.recorderFor(role.Name)
-	opts.credentialsExpired = a.creds.Invalidate
+	opts.CredentialsExpired = a.creds.Invalidate
 	cfg := r.cfg.Copy()
 	cfg.Credentials = a.creds
-	c := NewFromConfig(cfg, opts)
+	c := ec2.NewFromConfig(cfg, opts)
 	a.clients[region] = c
 	return c, nil
 }
@@ -176,7 +176,7 @@ func (r *RegionalClients) accountLocked(role AssumedRole, region string) *accoun
 			o.HTTPClient = r.opts.HTTPClient
 		}
 		o.HTTPClient = sdkhttp.WholeBodies(o.HTTPClient)
-		o.APIOptions = append(o.APIOptions, addCallMiddlewares(r.recorderFor(role.Name), nil))
+		o.APIOptions = append(o.APIOptions, ec2.AddCallMiddlewares(r.recorderFor(role.Name), nil))
 	})
 	provider := stscreds.NewAssumeRoleProvider(stsClient, role.RoleARN, func(o *stscreds.AssumeRoleOptions) {
 		o.RoleSessionName = role.sessionName()
@@ -192,7 +192,7 @@ func (r *RegionalClients) accountLocked(role AssumedRole, region string) *accoun
 			o.ExpiryWindowJitterFrac = assumedRoleRenewJitter
 		}),
 		sts:     stsClient,
-		clients: map[string]*AWSClient{},
+		clients: map[string]*ec2.AWSClient{},
 	}
 	if r.accounts == nil {
 		r.accounts = map[string]*account{}
@@ -202,22 +202,22 @@ func (r *RegionalClients) accountLocked(role AssumedRole, region string) *accoun
 }
 
 // recorderFor labels the calls made in an account, when the recorder can.
-func (r *RegionalClients) recorderFor(accountName string) CallRecorder {
+func (r *RegionalClients) recorderFor(accountName string) ec2.CallRecorder {
 	if ar, ok := r.opts.Recorder.(AccountRecorder); ok {
 		return ar.ForAccount(accountName)
 	}
 	if r.opts.Recorder == nil {
-		return NopRecorder{}
+		return ec2.NopRecorder{}
 	}
 	return r.opts.Recorder
 }
 
-// AccountRecorder is a CallRecorder that can label the calls made in an assumed-role
+// AccountRecorder is a ec2.CallRecorder that can label the calls made in an assumed-role
 // account with that account's name.
 type AccountRecorder interface {
-	CallRecorder
+	ec2.CallRecorder
 	// ForAccount returns the recorder of the calls made in the named account.
-	ForAccount(account string) CallRecorder
+	ForAccount(account string) ec2.CallRecorder
 }
 
 // STSError is a failed sts:AssumeRole or sts:GetCallerIdentity, with AWS's code and
@@ -251,29 +251,4 @@ func stsError(err error) error {
 	}
 	code, msg := awserrors.ErrorCode(err)
 	return &STSError{Code: code, Message: msg, err: err}
-}
-
-// expiredCredentialCodes are EC2's answers to credentials that are no longer valid:
-// RequestExpired for temporary credentials past their expiry (and for a request
-// signed too long ago), ExpiredToken for an expired session token.
-var expiredCredentialCodes = map[string]bool{"RequestExpired": true, "ExpiredToken": true}
-
-// expiredCredentialsMiddleware drops the cached credentials when EC2 says they
-// expired. The SDK's credentials cache judges expiry by the local clock and the
-// expiry STS announced; EC2 is the authority, and the next call assumes the role
-// afresh instead of failing until the cache's own window runs out.
-type expiredCredentialsMiddleware struct {
-	invalidate func()
-}
-
-func (expiredCredentialsMiddleware) ID() string { return "ec2-operator/ExpiredCredentials" }
-
-func (m expiredCredentialsMiddleware) HandleFinalize(ctx context.Context, in middleware.FinalizeInput, next middleware.FinalizeHandler) (
-	middleware.FinalizeOutput, middleware.Metadata, error,
-) {
-	out, md, err := next.HandleFinalize(ctx, in)
-	if code, _ := awserrors.ErrorCode(err); expiredCredentialCodes[code] {
-		m.invalidate()
-	}
-	return out, md, err
 }
