@@ -25,6 +25,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/callmetrics"
 	"github.com/ec2-operator/ec2-operator/internal/sim/ec2sim"
 	"github.com/ec2-operator/ec2-operator/internal/sim/simtest"
 )
@@ -48,7 +49,7 @@ func newEmulated(t *testing.T) *emulated {
 	cfg := aws.Config{Region: ec2sim.DefaultRegion,
 		Credentials: credentials.NewStaticCredentialsProvider("AKIDEXAMPLE", strings.Repeat("s", 40), "")}
 	client := ec2.NewFromConfig(cfg, ec2.Options{Endpoint: simtest.Serve(t, sim), NoPacing: true, MaxAttempts: 1,
-		MaxBackoff: 10 * time.Millisecond, Recorder: ec2.NewMemoryRecorder()})
+		MaxBackoff: 10 * time.Millisecond, Recorder: callmetrics.NewMemoryRecorder()})
 	return &emulated{sim: sim, client: client}
 }
 

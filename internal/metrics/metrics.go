@@ -30,13 +30,14 @@ import (
 
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/callmetrics"
 	"github.com/ec2-operator/ec2-operator/internal/version"
 )
 
 // codeOK is the code label of a successful AWS call.
 const codeOK = "OK"
 
-// Metrics implements both ec2.CallRecorder (every AWS SDK attempt) and the
+// Metrics implements both callmetrics.CallRecorder (every AWS SDK attempt) and the
 // controller's Observer (reconcile outcomes).
 type Metrics struct {
 	apiCalls        *prometheus.CounterVec
@@ -172,7 +173,7 @@ func (m *Metrics) RecordRetry(operation, code string) {
 // ForAccount returns the recorder of the calls made in an AWSAccount: the same
 // collectors, with the account label set to its name. The label is bounded by the
 // number of AWSAccount objects.
-func (m *Metrics) ForAccount(account string) ec2.CallRecorder {
+func (m *Metrics) ForAccount(account string) callmetrics.CallRecorder {
 	return accountCalls{m: m, account: account}
 }
 

@@ -24,7 +24,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
-	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/callmetrics"
 )
 
 func TestCallsAreCountedByOperationCodeAndAccountWithThrottlesSeparately(t *testing.T) {
@@ -129,11 +129,11 @@ func TestCredentialsReadyStartsReadyAndFollowsTheWait(t *testing.T) {
 }
 
 // The learned EC2 budgets are one series per bucket, region and account; an account's
-// go when it is deleted. The client reports them through ec2.BudgetRecorder, which
+// go when it is deleted. The client reports them through callmetrics.BudgetRecorder, which
 // both the operator's own recorder and an account's implement.
 func TestAPIBudgetsAreGaugesPerBucketRegionAndAccount(t *testing.T) {
 	m := New(prometheus.NewRegistry())
-	var own, account ec2.BudgetRecorder = m, m.ForAccount("team-a").(ec2.BudgetRecorder)
+	var own, account callmetrics.BudgetRecorder = m, m.ForAccount("team-a").(callmetrics.BudgetRecorder)
 	own.RecordBudget("us-east-1", "RunInstances", "request", 2)
 	own.RecordBudget("us-east-1", "RunInstances", "request", 6.5)
 	account.RecordBudget("eu-west-1", "RunInstances", "resource", 2)

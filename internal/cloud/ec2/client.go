@@ -29,6 +29,7 @@ import (
 	"github.com/aws/smithy-go/middleware"
 
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/callmetrics"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/throttle"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/sdkhttp"
 	"github.com/ec2-operator/ec2-operator/internal/ec2limits"
@@ -110,7 +111,7 @@ type Options struct {
 	// are shared; zero means DefaultSelectorTTL.
 	SelectorTTL time.Duration
 	// Recorder receives one record per SDK attempt; nil records nothing.
-	Recorder CallRecorder
+	Recorder callmetrics.CallRecorder
 	// HTTPClient, when set, replaces the SDK's HTTP client.
 	HTTPClient aws.HTTPClient
 	// Credentials, when set, replaces the default credential chain (environment,
@@ -157,7 +158,7 @@ func (o Options) withDefaults() Options {
 	}
 	o.PageSize = min(max(o.PageSize, 5), DefaultPageSize)
 	if o.Recorder == nil {
-		o.Recorder = NopRecorder{}
+		o.Recorder = callmetrics.NopRecorder{}
 	}
 	if o.SelectorTTL <= 0 {
 		o.SelectorTTL = DefaultSelectorTTL
@@ -237,7 +238,7 @@ func NewFromConfig(cfg aws.Config, opts Options) *AWSClient {
 		// (sdkhttp.WholeBodies): its retry would repeat a call EC2 carried out.
 		o.HTTPClient = sdkhttp.WholeBodies(o.HTTPClient)
 		o.Retryer = newRetryer(opts)
-		o.APIOptions = append(o.APIOptions, AddCallMiddlewares(opts.Recorder, p))
+		o.APIOptions = append(o.APIOptions, callmetrics.Middlewares(opts.Recorder, p))
 		if opts.CredentialsExpired != nil {
 			o.APIOptions = append(o.APIOptions, func(stack *middleware.Stack) error {
 				return stack.Finalize.Add(expiredCredentialsMiddleware{invalidate: opts.CredentialsExpired}, middleware.After)
@@ -274,7 +275,7 @@ func newPacerFor(opts Options, region string) *throttle.Pacer {
 	}
 	p := throttle.New(limits, opts.RateLimit, opts.MaxPacingWait)
 	p.Learn = opts.LearnLimits
-	if br, ok := opts.Recorder.(BudgetRecorder); ok {
+	if br, ok := opts.Recorder.(callmetrics.BudgetRecorder); ok {
 		p.Report = func(key, bucket string, perSecond float64) { br.RecordBudget(region, key, bucket, perSecond) }
 	}
 	return p

@@ -29,6 +29,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/ec2/types"
 
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/callmetrics"
 	"github.com/ec2-operator/ec2-operator/internal/sim/ec2sim"
 	"github.com/ec2-operator/ec2-operator/internal/sim/moto"
 	"github.com/ec2-operator/ec2-operator/internal/sim/simtest"
@@ -131,7 +132,7 @@ func motoOracle(t *testing.T) oracle {
 		Credentials: credentials.NewStaticCredentialsProvider("AKIDEXAMPLE", secret, "")}
 	// Two attempts: an answer moto cannot give (HTTP 500) must not be retried for long.
 	o.client = NewFromConfig(awsCfg, Options{Endpoint: url, NoPacing: true, MaxAttempts: 2,
-		MaxBackoff: 10 * time.Millisecond, Recorder: NewMemoryRecorder()})
+		MaxBackoff: 10 * time.Millisecond, Recorder: callmetrics.NewMemoryRecorder()})
 	return o
 }
 

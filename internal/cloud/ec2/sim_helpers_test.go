@@ -25,6 +25,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/callmetrics"
 	"github.com/ec2-operator/ec2-operator/internal/sim/ec2sim"
 	"github.com/ec2-operator/ec2-operator/internal/sim/simtest"
 )
@@ -34,7 +35,7 @@ import (
 type simEnv struct {
 	client   *AWSClient
 	sim      *ec2sim.Sim
-	recorder *MemoryRecorder
+	recorder *callmetrics.MemoryRecorder
 	url      string
 }
 
@@ -56,7 +57,7 @@ func newSimEnvBehind(t testing.TB, cfg ec2sim.Config, opts Options, wrap func(ht
 		h = wrap(sim)
 	}
 	url := simtest.Serve(t, h)
-	rec := NewMemoryRecorder()
+	rec := callmetrics.NewMemoryRecorder()
 	if opts.Recorder == nil {
 		opts.Recorder = rec
 	}

@@ -29,6 +29,7 @@ import (
 
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/callmetrics"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/sdkhttp"
 )
 
@@ -176,7 +177,7 @@ func (r *RegionalClients) accountLocked(role AssumedRole, region string) *accoun
 			o.HTTPClient = r.opts.HTTPClient
 		}
 		o.HTTPClient = sdkhttp.WholeBodies(o.HTTPClient)
-		o.APIOptions = append(o.APIOptions, ec2.AddCallMiddlewares(r.recorderFor(role.Name), nil))
+		o.APIOptions = append(o.APIOptions, callmetrics.Middlewares(r.recorderFor(role.Name), nil))
 	})
 	provider := stscreds.NewAssumeRoleProvider(stsClient, role.RoleARN, func(o *stscreds.AssumeRoleOptions) {
 		o.RoleSessionName = role.sessionName()
@@ -202,22 +203,22 @@ func (r *RegionalClients) accountLocked(role AssumedRole, region string) *accoun
 }
 
 // recorderFor labels the calls made in an account, when the recorder can.
-func (r *RegionalClients) recorderFor(accountName string) ec2.CallRecorder {
+func (r *RegionalClients) recorderFor(accountName string) callmetrics.CallRecorder {
 	if ar, ok := r.opts.Recorder.(AccountRecorder); ok {
 		return ar.ForAccount(accountName)
 	}
 	if r.opts.Recorder == nil {
-		return ec2.NopRecorder{}
+		return callmetrics.NopRecorder{}
 	}
 	return r.opts.Recorder
 }
 
-// AccountRecorder is a ec2.CallRecorder that can label the calls made in an assumed-role
+// AccountRecorder is a callmetrics.CallRecorder that can label the calls made in an assumed-role
 // account with that account's name.
 type AccountRecorder interface {
-	ec2.CallRecorder
+	callmetrics.CallRecorder
 	// ForAccount returns the recorder of the calls made in the named account.
-	ForAccount(account string) ec2.CallRecorder
+	ForAccount(account string) callmetrics.CallRecorder
 }
 
 // STSError is a failed sts:AssumeRole or sts:GetCallerIdentity, with AWS's code and

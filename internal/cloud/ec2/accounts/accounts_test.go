@@ -28,6 +28,7 @@ import (
 
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/callmetrics"
 	"github.com/ec2-operator/ec2-operator/internal/sim/ec2sim"
 	"github.com/ec2-operator/ec2-operator/internal/sim/simtest"
 	"github.com/ec2-operator/ec2-operator/internal/sim/simworld"
@@ -51,7 +52,7 @@ type accountsEnv struct {
 	sts     *stssim.Sim
 	sims    map[string]*ec2sim.Sim
 	clock   *simtest.Clock
-	rec     *ec2.MemoryRecorder
+	rec     *callmetrics.MemoryRecorder
 }
 
 // newAccountsEnv serves STS and, behind the account router, an EC2 emulator per
@@ -67,7 +68,7 @@ func newAccountsEnv(t *testing.T) *accountsEnv {
 		simworld.Account("111111111111", ec2sim.Config{Seed: 1}),
 		simworld.Account(testAccountA, ec2sim.Config{Seed: 2}),
 		simworld.Account(testAccountB, ec2sim.Config{Seed: 3}))
-	rec := ec2.NewMemoryRecorder()
+	rec := callmetrics.NewMemoryRecorder()
 	clients := NewRegionalClientsFromConfig(aws.Config{
 		Region:      ec2sim.DefaultRegion,
 		Credentials: credentials.NewStaticCredentialsProvider(testOperatorKey, "secret", ""),

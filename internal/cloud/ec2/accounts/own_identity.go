@@ -24,7 +24,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sts"
 
-	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/callmetrics"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/sdkhttp"
 )
 
@@ -81,7 +81,7 @@ func (r *RegionalClients) readOwnIdentity(ctx context.Context, region string) (I
 				so.HTTPClient = r.opts.HTTPClient
 			}
 			so.HTTPClient = sdkhttp.WholeBodies(so.HTTPClient)
-			so.APIOptions = append(so.APIOptions, ec2.AddCallMiddlewares(r.recorderFor(""), nil))
+			so.APIOptions = append(so.APIOptions, callmetrics.Middlewares(r.recorderFor(""), nil))
 		})
 	})
 	out, err := o.sts.GetCallerIdentity(ctx, &sts.GetCallerIdentityInput{})

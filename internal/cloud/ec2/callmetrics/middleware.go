@@ -14,7 +14,12 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package ec2
+// Package callmetrics records every AWS call the operator makes: each attempt with its
+// operation, answer code and latency (CallRecorder), the retries, and, for the EC2
+// client, hands each attempt to the pacer (internal/cloud/ec2/throttle) before it is
+// sent and tells it of every throttled answer. The STS clients of accounts record
+// through the same middlewares without a pacer.
+package callmetrics
 
 import (
 	"context"
@@ -153,10 +158,10 @@ func (m *attemptMiddleware) HandleFinalize(ctx context.Context, in middleware.Fi
 	return out, md, err
 }
 
-// AddCallMiddlewares returns the APIOptions hook that installs the recording and
+// Middlewares returns the APIOptions hook that installs the recording and
 // pacing middlewares around the SDK's retry middleware; a nil pacer only records (the
 // STS clients of accounts).
-func AddCallMiddlewares(recorder CallRecorder, p *throttle.Pacer) func(*middleware.Stack) error {
+func Middlewares(recorder CallRecorder, p *throttle.Pacer) func(*middleware.Stack) error {
 	return func(stack *middleware.Stack) error {
 		if err := stack.Initialize.Add(throttle.CostMiddleware{}, middleware.After); err != nil {
 			return err
