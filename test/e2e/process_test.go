@@ -20,6 +20,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -62,6 +63,12 @@ func startManagerWithEnv(t *testing.T, name, ns string, environ []string, extraA
 	for attempt := 1; ; attempt++ {
 		m := launchManager(t, name, ns, attempt, environ, extraArgs)
 		err := m.WaitReady(context.Background(), 60*time.Second)
+		if err == nil {
+			// The readiness probe answers before the metrics server listens (it starts
+			// as a runnable of its own; on a loaded machine over 2 s later), and tests
+			// scrape or handshake with it at once, where Prometheus would retry.
+			err = waitListening(m, 60*time.Second)
+		}
 		if err == nil {
 			t.Logf("started manager %s (pid %d), metrics %s, probes %s", name, m.Pid(), m.metricsAddr, m.probeAddr)
 			return m
@@ -185,5 +192,24 @@ func waitNoProcessWithEnv(kv string, timeout time.Duration) []string {
 			return out
 		}
 		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// waitListening waits until the manager's metrics address accepts connections, up to
+// timeout, and fails at once when the manager exits.
+func waitListening(m *managerProcess, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for {
+		conn, err := net.DialTimeout("tcp", m.metricsAddr, time.Second)
+		if err == nil {
+			return conn.Close()
+		}
+		if m.HasExited() {
+			return fmt.Errorf("the manager exited before its metrics server listened: %v", err)
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("the metrics server did not listen on %s within %s: %v", m.metricsAddr, timeout, err)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }

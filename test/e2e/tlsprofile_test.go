@@ -20,7 +20,6 @@ import (
 	"context"
 	"crypto/tls"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -41,20 +40,6 @@ import (
 	"github.com/ec2-operator/ec2-operator/internal/sim/simtest"
 	"github.com/ec2-operator/ec2-operator/internal/tlsprofile"
 )
-
-// waitListening waits for the metrics server to accept connections: the manager
-// answers its readiness probe a moment before the metrics server listens.
-func waitListening(t *testing.T, addr string) {
-	t.Helper()
-	eventually(t, 30*time.Second, func() string {
-		conn, err := net.DialTimeout("tcp", addr, time.Second)
-		if err != nil {
-			return "the metrics server does not listen: " + err.Error()
-		}
-		_ = conn.Close()
-		return ""
-	})
-}
 
 // setClusterTLSProfile writes the APIServer named cluster with the given profile.
 func setClusterTLSProfile(t *testing.T, profile map[string]any) {
@@ -90,7 +75,6 @@ func TestOnOpenShiftTheMetricsServerFollowsTheClustersTLSSecurityProfile(t *test
 	})
 	ns := newNamespace(t, "tlsprofile")
 	mgr := startManager(t, "tlsprofile", ns)
-	waitListening(t, mgr.metricsAddr)
 
 	// Modern from the first connection on: the profile is read before the server starts.
 	if err := simtest.TLSHandshake(mgr.metricsAddr, tls.VersionTLS12); err == nil {
@@ -140,7 +124,6 @@ func TestOnOpenShiftTheMetricsServerFollowsTheClustersTLSSecurityProfile(t *test
 
 	// --tls-profile wins over the cluster's profile.
 	pinned := startManager(t, "tlsprofile-pinned", newNamespace(t, "tlsprofile-pinned"), "--tls-profile=Modern")
-	waitListening(t, pinned.metricsAddr)
 	if err := simtest.TLSHandshake(pinned.metricsAddr, tls.VersionTLS12, tls.TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384); err == nil {
 		t.Error("--tls-profile=Modern: a TLS 1.2 client was served under the cluster's Custom profile")
 	}
