@@ -61,8 +61,9 @@ export CGO_ENABLED ?= 0
 # GOFIPS140 is the Go Cryptographic Module (FIPS 140-3) our binaries are built with:
 # the snapshot Go lists as certified, by its exact name (README "FIPS"); empty builds
 # them with the toolchain's own crypto. Every go command here uses it, not only the
-# images: the tests then run the operator in the FIPS mode the images ship (fips140=on),
-# and the images reuse what make test compiled. The setting replaces crypto's sources,
+# images: the images reuse what make test compiled, and the e2e manager runs in the
+# FIPS mode the images ship (fips140=on). Test processes that probe TLS servers run in
+# standard mode (//go:debug fips140=off in their fipsmode_test.go). The setting replaces crypto's sources,
 # so a different one recompiles everything that imports crypto: on a fresh machine the
 # images' operator, scorecard and must-gather binaries compiled the operator's whole
 # dependency tree again, twice in CI (the node suite's images and test-release's).
