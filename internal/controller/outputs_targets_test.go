@@ -18,6 +18,7 @@ package controller
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -87,9 +88,14 @@ func TestOutputsRenameAndRemovalDeleteTheOldObject(t *testing.T) {
 		}
 		return ""
 	})
-	if st := h.get("moving").Status.Outputs; st == nil || *st != (computev1alpha1.OutputsStatus{Kind: computev1alpha1.OutputsSecret, Name: "second"}) {
-		t.Errorf("status.outputs %+v", st)
-	}
+	// The pass writes the objects as it goes and its status once, at its end: the old
+	// ConfigMap can be gone a moment before status.outputs names the new Secret.
+	h.eventually(h.timeout, func() string {
+		if st := h.get("moving").Status.Outputs; st == nil || *st != (computev1alpha1.OutputsStatus{Kind: computev1alpha1.OutputsSecret, Name: "second"}) {
+			return fmt.Sprintf("status.outputs %+v", st)
+		}
+		return ""
+	})
 
 	h.update("moving", func(o *computev1alpha1.EC2Instance) { o.Spec.OutputsTo = nil })
 	h.eventually(h.timeout, func() string {
