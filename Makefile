@@ -89,13 +89,13 @@ help: ## Display this help.
 
 .PHONY: manifests
 manifests: controller-gen crd-ref-docs ## Generate the CRD and RBAC manifests from the Go markers, and the API reference (docs/api-reference.md).
-	$(CONTROLLER_GEN) rbac:roleName=manager-role crd webhook paths="./..." output:crd:artifacts:config=config/crd/bases
+	$(CONTROLLER_GEN) rbac:roleName=manager-role crd webhook paths="./api/...;./cmd/...;./internal/..." output:crd:artifacts:config=config/crd/bases
 	@$(CRD_REF_DOCS) --source-path=./api --config=hack/api-reference.yaml --renderer=markdown \
 		--output-path=docs/api-reference.md --log-level=ERROR
 
 .PHONY: generate
 generate: controller-gen ## Generate DeepCopy methods from the Go types.
-	$(CONTROLLER_GEN) object:headerFile="hack/boilerplate.go.txt" paths="./..."
+	$(CONTROLLER_GEN) object:headerFile="hack/boilerplate.go.txt" paths="./api/...;./cmd/...;./internal/..."
 
 .PHONY: fmt
 fmt: ## Run go fmt against code.

@@ -16,8 +16,8 @@ trap 'rm -rf "$scratch"' EXIT
 tar -C "$root" --exclude=./bin --exclude=./.git --exclude=./dist -cf - . | tar -C "$scratch" -xf -
 (
   cd "$scratch"
-  "$controller_gen" object:headerFile="hack/boilerplate.go.txt" paths="./..."
-  "$controller_gen" rbac:roleName=manager-role crd webhook paths="./..." output:crd:artifacts:config=config/crd/bases
+  "$controller_gen" object:headerFile="hack/boilerplate.go.txt" paths="./api/...;./cmd/...;./internal/..."
+  "$controller_gen" rbac:roleName=manager-role crd webhook paths="./api/...;./cmd/...;./internal/..." output:crd:artifacts:config=config/crd/bases
   "$crd_ref_docs" --source-path=./api --config=hack/api-reference.yaml --renderer=markdown \
     --output-path=docs/api-reference.md --log-level=ERROR
 )
