@@ -125,7 +125,7 @@ func (r *EC2InstanceReconciler) tagWithCluster(ctx context.Context, s *instanceS
 	} else {
 		ids = append([]string{inst.ID}, ids...)
 	}
-	if nic := primaryInterface(inst); nic != nil && nic.ID != "" {
+	if nic := inst.PrimaryInterface(); nic != nil && nic.ID != "" {
 		ids = append(ids, nic.ID)
 	}
 	if eip := s.obj.Status.ElasticIP; eip != nil && eip.AllocatedByOperator && eip.AllocationID != "" {

@@ -26,6 +26,7 @@ import (
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/controller/plan"
 	"github.com/ec2-operator/ec2-operator/internal/guardrail"
 )
 
@@ -114,7 +115,7 @@ func (r *EC2InstanceReconciler) checkStaticGuardrails(s *instanceScope) error {
 // launch record is written: a refused launch must leave no record of a launch that
 // might have happened.
 func (r *EC2InstanceReconciler) checkLaunch(ctx context.Context, s *instanceScope, token string) error {
-	return guardrail.Launchable(ctx, s.ec2, launchRequest(s.obj, r.ClusterID, token, ""))
+	return guardrail.Launchable(ctx, s.ec2, plan.LaunchRequest(s.obj, r.ClusterID, token, ""))
 }
 
 // checkClaimedInstance checks an instance the object is about to take over (adopt,

@@ -26,6 +26,7 @@ import (
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/controller/plan"
 )
 
 // reasonUserDataPending says the spec's user data waits for the instance's next stop;
@@ -70,14 +71,14 @@ type convergePass struct {
 	inst *ec2.Instance
 	// seen are the extra attributes (read, or remembered), fresh when read in this
 	// pass; userData is the user data the spec asks for.
-	seen     observedAttributes
+	seen     plan.ObservedAttributes
 	fresh    bool
 	userData string
 	// applied are the fields changed in place, moving the aspects still in transition,
 	// whileStopped the changes EC2 makes only to a stopped instance.
 	applied      []string
 	moving       []string
-	whileStopped []drift
+	whileStopped []plan.Drift
 	failures     []failure
 }
 
@@ -185,7 +186,7 @@ func (r *EC2InstanceReconciler) readAttributes(ctx context.Context, s *instanceS
 // readUserData reads the user data userDataFrom names, only when there is something
 // to compare it with.
 func (r *EC2InstanceReconciler) readUserData(ctx context.Context, s *instanceScope, p *convergePass) step {
-	if p.seen.attrs == nil || s.obj.Spec.UserDataFrom == nil {
+	if p.seen.Attrs == nil || s.obj.Spec.UserDataFrom == nil {
 		return proceed()
 	}
 	userData, err := r.desiredUserData(ctx, s.obj)
@@ -199,17 +200,17 @@ func (r *EC2InstanceReconciler) readUserData(ctx context.Context, s *instanceSco
 // convergeSettings applies the settings EC2 changes in place, and leaves those it
 // changes only on a stopped instance to the power aspect.
 func (r *EC2InstanceReconciler) convergeSettings(ctx context.Context, s *instanceScope, p *convergePass) step {
-	for _, d := range findDrift(s.obj, p.inst, p.seen, p.userData) {
-		if d.needsStopped {
+	for _, d := range plan.FindDrift(s.obj, p.inst, p.seen, p.userData) {
+		if d.NeedsStopped {
 			p.whileStopped = append(p.whileStopped, d)
 			continue
 		}
-		if err := d.apply(ctx, s.ec2, p.inst.ID); err != nil {
-			p.fail(d.field, err)
+		if err := d.Apply(ctx, s.ec2, p.inst.ID); err != nil {
+			p.fail(d.Field, err)
 			continue
 		}
 		r.driftCorrected(s, d)
-		p.applied = append(p.applied, d.field)
+		p.applied = append(p.applied, d.Field)
 	}
 	return proceed()
 }

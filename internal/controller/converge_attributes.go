@@ -26,6 +26,7 @@ import (
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/controller/plan"
 )
 
 // attributeCache remembers when each object's extra attributes (termination
@@ -43,7 +44,7 @@ type attributeCache struct {
 type attributeEntry struct {
 	generation int64
 	readAt     time.Time
-	seen       observedAttributes
+	seen       plan.ObservedAttributes
 	// source is the version of the userDataFrom source when they were read (see
 	// sourceVersion); an edit of the source makes them due at once.
 	source string
@@ -51,17 +52,17 @@ type attributeEntry struct {
 
 // get returns the cached attributes if they are still fresh for this generation and
 // this version of the user data source.
-func (c *attributeCache) get(uid types.UID, generation int64, now time.Time, maxAge time.Duration, source string) (observedAttributes, bool) {
+func (c *attributeCache) get(uid types.UID, generation int64, now time.Time, maxAge time.Duration, source string) (plan.ObservedAttributes, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e, ok := c.entries[uid]
 	if !ok || e.generation != generation || now.Sub(e.readAt) > maxAge || (source != "" && e.source != source) {
-		return observedAttributes{}, false
+		return plan.ObservedAttributes{}, false
 	}
 	return e.seen, true
 }
 
-func (c *attributeCache) put(uid types.UID, generation int64, now time.Time, seen observedAttributes, source string) {
+func (c *attributeCache) put(uid types.UID, generation int64, now time.Time, seen plan.ObservedAttributes, source string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.entries == nil {
@@ -102,7 +103,7 @@ func (r *EC2InstanceReconciler) forgetAttributes(uid types.UID) { r.attributes.f
 // three calls per instance in the first minute. Each instance's first read is put off
 // to a random point within one AttributeResyncPeriod, which is as long as drift of
 // these attributes may go unnoticed anyway; until then they are not compared.
-func (r *EC2InstanceReconciler) observeAttributes(ctx context.Context, s *instanceScope, inst *ec2.Instance) (observedAttributes, bool, error) {
+func (r *EC2InstanceReconciler) observeAttributes(ctx context.Context, s *instanceScope, inst *ec2.Instance) (plan.ObservedAttributes, bool, error) {
 	now := r.now()
 	source := r.sourceVersion(s.obj)
 	if seen, ok := r.attributes.get(s.obj.UID, s.obj.Generation, now, r.AttributeResyncPeriod, source); ok {
@@ -110,30 +111,30 @@ func (r *EC2InstanceReconciler) observeAttributes(ctx context.Context, s *instan
 	}
 	if !r.attributes.known(s.obj.UID) && s.before.Status.ObservedGeneration == s.obj.Generation {
 		readAt := now.Add(-time.Duration(rand.Int64N(int64(r.AttributeResyncPeriod))))
-		r.attributes.put(s.obj.UID, s.obj.Generation, readAt, observedAttributes{}, source)
-		return observedAttributes{}, false, nil
+		r.attributes.put(s.obj.UID, s.obj.Generation, readAt, plan.ObservedAttributes{}, source)
+		return plan.ObservedAttributes{}, false, nil
 	}
 	attrs, err := s.ec2.GetInstanceAttributes(ctx, inst.ID)
 	if err != nil {
-		return observedAttributes{}, false, err
+		return plan.ObservedAttributes{}, false, err
 	}
-	seen := observedFrom(attrs)
+	seen := plan.Observed(attrs)
 	if spec := &s.obj.Spec; spec.DisableAPIStop != nil || spec.InstanceInitiatedShutdownBehavior != "" {
-		if seen.lifecycle, err = s.ec2.GetLifecycleAttributes(ctx, inst.ID); err != nil {
-			return observedAttributes{}, false, err
+		if seen.Lifecycle, err = s.ec2.GetLifecycleAttributes(ctx, inst.ID); err != nil {
+			return plan.ObservedAttributes{}, false, err
 		}
 	}
 	if s.obj.Spec.CreditSpecification != nil {
-		if seen.credits, err = s.ec2.GetCreditSpecification(ctx, inst.ID); err != nil {
-			return observedAttributes{}, false, err
+		if seen.Credits, err = s.ec2.GetCreditSpecification(ctx, inst.ID); err != nil {
+			return plan.ObservedAttributes{}, false, err
 		}
 	}
 	if rv := s.obj.Spec.RootVolume; rv != nil && rv.SizeGiB != nil && inst.RootVolumeID != "" {
 		size, err := s.ec2.GetVolumeSize(ctx, inst.RootVolumeID)
 		if err != nil {
-			return observedAttributes{}, false, err
+			return plan.ObservedAttributes{}, false, err
 		}
-		seen.rootSizeGiB = size
+		seen.RootSizeGiB = size
 	}
 	r.attributes.put(s.obj.UID, s.obj.Generation, now, seen, source)
 	return seen, true, nil

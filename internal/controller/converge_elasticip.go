@@ -28,6 +28,7 @@ import (
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
+	"github.com/ec2-operator/ec2-operator/internal/controller/plan"
 )
 
 // convergeElasticIP moves the Elastic IP one step toward spec.elasticIp: it lets go of
@@ -58,7 +59,7 @@ func (r *EC2InstanceReconciler) convergeElasticIP(ctx context.Context, s *instan
 		st.ElasticIP = addr
 	}
 	eip := st.ElasticIP
-	nic := primaryInterface(inst)
+	nic := inst.PrimaryInterface()
 	if nic != nil && eip.PublicIP != "" && nic.PublicIP == eip.PublicIP && nic.PublicIPOwner != "amazon" && eip.AssociationID != "" {
 		s.setCondition(computev1alpha1.ConditionElasticIPAssociated, metav1.ConditionTrue, computev1alpha1.ReasonAssociated,
 			fmt.Sprintf("%s (%s) is associated with %s", eip.PublicIP, eip.AllocationID, nic.ID))
@@ -96,9 +97,9 @@ func (r *EC2InstanceReconciler) associateAddress(ctx context.Context, s *instanc
 		return false, addressRefused(s, err)
 	}
 	if eip.AssociationID != "" {
-		r.driftCorrected(s, drift{field: "elasticIp", actual: "not associated", desired: orNone(eip.PublicIP) + " associated"})
+		r.driftCorrected(s, plan.Drift{Field: "elasticIp", Actual: "not associated", Desired: plan.OrNone(eip.PublicIP) + " associated"})
 	} else {
-		r.event(s, corev1.EventTypeNormal, "ElasticIPAssociated", fmt.Sprintf("associated %s (%s) with %s", orNone(eip.PublicIP), eip.AllocationID, nic.ID))
+		r.event(s, corev1.EventTypeNormal, "ElasticIPAssociated", fmt.Sprintf("associated %s (%s) with %s", plan.OrNone(eip.PublicIP), eip.AllocationID, nic.ID))
 	}
 	eip.AssociationID = id
 	if eip.PublicIP != "" {
@@ -112,7 +113,7 @@ func (r *EC2InstanceReconciler) associateAddress(ctx context.Context, s *instanc
 		}
 	}
 	s.setCondition(computev1alpha1.ConditionElasticIPAssociated, metav1.ConditionTrue, computev1alpha1.ReasonAssociated,
-		fmt.Sprintf("%s (%s) is associated with %s", orNone(eip.PublicIP), eip.AllocationID, nic.ID))
+		fmt.Sprintf("%s (%s) is associated with %s", plan.OrNone(eip.PublicIP), eip.AllocationID, nic.ID))
 	return false, nil
 }
 
@@ -143,7 +144,7 @@ func (r *EC2InstanceReconciler) chooseAddress(ctx context.Context, s *instanceSc
 			return &computev1alpha1.ElasticIPStatus{AllocationID: a.AllocationID, PublicIP: a.PublicIP, AllocatedByOperator: true}, nil
 		}
 	}
-	a, err := s.ec2.AllocateAddress(ctx, spec.PublicIPv4Pool, desiredTags(s.obj, r.ClusterID))
+	a, err := s.ec2.AllocateAddress(ctx, spec.PublicIPv4Pool, plan.DesiredTags(s.obj, r.ClusterID))
 	if err != nil {
 		return nil, err
 	}
@@ -186,16 +187,6 @@ func addressWanted(spec *computev1alpha1.ElasticIP, eip *computev1alpha1.Elastic
 		return eip.AllocatedByOperator
 	}
 	return !eip.AllocatedByOperator && eip.AllocationID == spec.AllocationID
-}
-
-// primaryInterface returns the instance's interface at device index 0, or nil.
-func primaryInterface(inst *ec2.Instance) *ec2.NetworkInterface {
-	for i := range inst.NetworkInterfaces {
-		if inst.NetworkInterfaces[i].DeviceIndex == 0 {
-			return &inst.NetworkInterfaces[i]
-		}
-	}
-	return nil
 }
 
 // ownAddresses returns the Elastic IPs tagged with this object's UID in this cluster.

@@ -26,6 +26,7 @@ import (
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/controller/plan"
 )
 
 // maxInstanceTags is EC2's limit of tags on one resource. A migration of the ownership
@@ -44,7 +45,7 @@ func exposesTags(inst *ec2.Instance) bool {
 // does. The second keeps the safe form until EC2 has turned the option off, since
 // until then EC2 refuses the slash form; the next pass moves the keys back.
 func wantsSafeOwnership(spec *computev1alpha1.EC2InstanceSpec, inst *ec2.Instance) bool {
-	return desiredMetadataOptions(spec).InstanceMetadataTags == "enabled" || exposesTags(inst)
+	return plan.DesiredMetadataOptions(spec).InstanceMetadataTags == "enabled" || exposesTags(inst)
 }
 
 // ownershipForm returns the ownership tags in the form the instance needs.

@@ -30,6 +30,7 @@ import (
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
+	"github.com/ec2-operator/ec2-operator/internal/controller/plan"
 )
 
 // DefaultTypeChangeTimeout is how long a start with a new instance type that EC2
@@ -43,7 +44,7 @@ const startFailureReset = time.Minute
 // convergePower brings the instance to the desired power state, stopping it when a
 // change needs a stopped instance. Its step ends the pass when the power state is
 // being changed (or waits), and lets it go on when the state is as desired.
-func (r *EC2InstanceReconciler) convergePower(ctx context.Context, s *instanceScope, inst *ec2.Instance, whileStopped []drift) step {
+func (r *EC2InstanceReconciler) convergePower(ctx context.Context, s *instanceScope, inst *ec2.Instance, whileStopped []plan.Drift) step {
 	st := &s.obj.Status
 	wantRunning := s.obj.Spec.WantsRunning()
 	// A type EC2 would not run the instance with is not tried again while the spec
@@ -52,7 +53,7 @@ func (r *EC2InstanceReconciler) convergePower(ctx context.Context, s *instanceSc
 	if st.RefusedInstanceType != "" && st.RefusedInstanceType != s.obj.Spec.InstanceType {
 		st.RefusedInstanceType = ""
 	}
-	typeChange := slices.IndexFunc(whileStopped, func(d drift) bool { return d.field == "instanceType" })
+	typeChange := slices.IndexFunc(whileStopped, func(d plan.Drift) bool { return d.Field == "instanceType" })
 	if typeChange >= 0 && st.RefusedInstanceType == s.obj.Spec.InstanceType {
 		s.typeRefused = true
 		whileStopped = slices.Delete(slices.Clone(whileStopped), typeChange, typeChange+1)
@@ -69,7 +70,7 @@ func (r *EC2InstanceReconciler) convergePower(ctx context.Context, s *instanceSc
 		case typeChange >= 0:
 			d := whileStopped[typeChange]
 			st.TypeChangeStarted = r.nowInStatus()
-			return r.stop(ctx, s, inst, fmt.Sprintf("changing instanceType from %s to %s needs a stopped instance; it starts again afterwards", d.actual, d.desired))
+			return r.stop(ctx, s, inst, fmt.Sprintf("changing instanceType from %s to %s needs a stopped instance; it starts again afterwards", d.Actual, d.Desired))
 		}
 	case ec2.StateStopped:
 		return r.convergeStopped(ctx, s, inst, whileStopped, wantRunning)
@@ -79,7 +80,7 @@ func (r *EC2InstanceReconciler) convergePower(ctx context.Context, s *instanceSc
 
 // convergeStopped applies to a stopped instance the changes that wait for a stop, then
 // starts it if the spec wants it running.
-func (r *EC2InstanceReconciler) convergeStopped(ctx context.Context, s *instanceScope, inst *ec2.Instance, whileStopped []drift, wantRunning bool) step {
+func (r *EC2InstanceReconciler) convergeStopped(ctx context.Context, s *instanceScope, inst *ec2.Instance, whileStopped []plan.Drift, wantRunning bool) step {
 	st := &s.obj.Status
 	if wantRunning && inst.SpotInterrupted() {
 		// Only EC2 may restart a Spot Instance it interrupted, when capacity returns.
@@ -118,19 +119,19 @@ func (r *EC2InstanceReconciler) convergeStopped(ctx context.Context, s *instance
 // the first that EC2 refuses as asked; that refusal is recorded (Synced, an event) and
 // returned. A failure worth retrying (throttling, a network error) ends the pass, to
 // retry with backoff while the instance is still stopped for the change.
-func (r *EC2InstanceReconciler) applyWhileStopped(ctx context.Context, s *instanceScope, inst *ec2.Instance, whileStopped []drift) (step, error) {
+func (r *EC2InstanceReconciler) applyWhileStopped(ctx context.Context, s *instanceScope, inst *ec2.Instance, whileStopped []plan.Drift) (step, error) {
 	st := &s.obj.Status
 	for _, d := range whileStopped {
-		err := d.apply(ctx, s.ec2, inst.ID)
+		err := d.Apply(ctx, s.ec2, inst.ID)
 		if err == nil {
 			r.driftCorrected(s, d)
 			continue
 		}
 		if !refusedAsAsked(err) {
-			return failed("changing "+d.field, err), nil
+			return failed("changing "+d.Field, err), nil
 		}
-		msg := messageFor("changing "+d.field, err)
-		if d.field == "instanceType" {
+		msg := messageFor("changing "+d.Field, err)
+		if d.Field == "instanceType" {
 			st.RefusedInstanceType, st.TypeChangeStarted = s.obj.Spec.InstanceType, nil
 			s.typeRefused = true
 		}
@@ -227,7 +228,7 @@ func (r *EC2InstanceReconciler) startFailedWait(s *instanceScope, inst *ec2.Inst
 		st.LastFailedStart = st.LastStartAttempt.DeepCopy()
 		wait = r.recreationBackoff(st.StartFailures)
 		msg := fmt.Sprintf("instance %s stopped again right after it was started (%s); starting it again in %s",
-			inst.ID, orNone(inst.StateReason), wait)
+			inst.ID, plan.OrNone(inst.StateReason), wait)
 		r.event(s, corev1.EventTypeWarning, computev1alpha1.ReasonStartFailed, msg)
 		r.Metrics.ReconcileError(computev1alpha1.ReasonStartFailed)
 	}
@@ -236,7 +237,7 @@ func (r *EC2InstanceReconciler) startFailedWait(s *instanceScope, inst *ec2.Inst
 		return proceed()
 	}
 	s.notReady(computev1alpha1.ReasonStartFailed, fmt.Sprintf("instance %s stopped again right after it was started %d time(s) in a row (%s); next start in %s",
-		inst.ID, st.StartFailures, orNone(inst.StateReason), remaining.Round(time.Second)))
+		inst.ID, st.StartFailures, plan.OrNone(inst.StateReason), remaining.Round(time.Second)))
 	return doneAfter(remaining)
 }
 

@@ -27,6 +27,7 @@ import (
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/ec2fake"
+	"github.com/ec2-operator/ec2-operator/internal/controller/plan"
 )
 
 // fakeInstance launches an instance in the fake with the spec's type and brings it to
@@ -35,7 +36,7 @@ func fakeInstance(t *testing.T, f *ec2fake.Fake, spec computev1alpha1.EC2Instanc
 	t.Helper()
 	inst, err := f.RunInstance(context.Background(), ec2.LaunchRequest{ClientToken: "token-" + t.Name(), ImageID: ec2fake.DefaultImageID,
 		InstanceType: spec.InstanceType, SubnetID: ec2fake.DefaultSubnetID, SecurityGroupIDs: []string{ec2fake.DefaultSecurityGroupID},
-		MetadataOptions: desiredMetadataOptions(&spec)})
+		MetadataOptions: plan.DesiredMetadataOptions(&spec)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,15 +56,15 @@ func fakeInstance(t *testing.T, f *ec2fake.Fake, spec computev1alpha1.EC2Instanc
 }
 
 func TestPowerStepCallsOnlyWhatTheDesiredStateNeeds(t *testing.T) {
-	typeChange := drift{field: "instanceType", desired: "t3.large", actual: "t3.micro", needsStopped: true,
-		apply: func(ctx context.Context, c settingsClient, id string) error {
+	typeChange := plan.Drift{Field: "instanceType", Desired: "t3.large", Actual: "t3.micro", NeedsStopped: true,
+		Apply: func(ctx context.Context, c plan.SettingsClient, id string) error {
 			return c.ModifyInstanceType(ctx, id, "t3.large")
 		}}
 	testCases := []struct {
 		name         string
 		state        string
 		desired      computev1alpha1.DesiredState
-		whileStopped []drift
+		whileStopped []plan.Drift
 		wantCalls    string
 		wantEnds     bool
 		wantReady    string
@@ -72,14 +73,14 @@ func TestPowerStepCallsOnlyWhatTheDesiredStateNeeds(t *testing.T) {
 		{name: "running, stopped wanted", state: ec2.StateRunning, desired: computev1alpha1.DesiredStateStopped,
 			wantCalls: "StopInstance", wantEnds: true, wantReady: computev1alpha1.ReasonStopping},
 		{name: "running, a type change stops it", state: ec2.StateRunning, desired: computev1alpha1.DesiredStateRunning,
-			whileStopped: []drift{typeChange}, wantCalls: "StopInstance", wantEnds: true, wantReady: computev1alpha1.ReasonStopping},
+			whileStopped: []plan.Drift{typeChange}, wantCalls: "StopInstance", wantEnds: true, wantReady: computev1alpha1.ReasonStopping},
 		{name: "stopped for a type change: change, then start", state: ec2.StateStopped, desired: computev1alpha1.DesiredStateRunning,
-			whileStopped: []drift{typeChange}, wantCalls: "ModifyInstanceType,StartInstance", wantEnds: true, wantReady: computev1alpha1.ReasonStarting},
+			whileStopped: []plan.Drift{typeChange}, wantCalls: "ModifyInstanceType,StartInstance", wantEnds: true, wantReady: computev1alpha1.ReasonStarting},
 		{name: "stopped as desired: nothing", state: ec2.StateStopped, desired: computev1alpha1.DesiredStateStopped},
 		{name: "stopped, running wanted: start", state: ec2.StateStopped, desired: computev1alpha1.DesiredStateRunning,
 			wantCalls: "StartInstance", wantEnds: true, wantReady: computev1alpha1.ReasonStarting},
 		{name: "stopped with a change and stopped wanted: change only", state: ec2.StateStopped, desired: computev1alpha1.DesiredStateStopped,
-			whileStopped: []drift{typeChange}, wantCalls: "ModifyInstanceType", wantEnds: true, wantReady: computev1alpha1.ReasonUpdating},
+			whileStopped: []plan.Drift{typeChange}, wantCalls: "ModifyInstanceType", wantEnds: true, wantReady: computev1alpha1.ReasonUpdating},
 	}
 	for _, tc := range testCases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -109,11 +110,11 @@ func TestARefusedChangeWhileStoppedStillStartsTheInstance(t *testing.T) {
 	r, events := pureReconciler()
 	f := ec2fake.New()
 	s := fakeInstance(t, f, computev1alpha1.EC2InstanceSpec{InstanceType: "t3.micro"}, ec2.StateStopped)
-	refused := drift{field: "instanceType", desired: "t3.huge", actual: "t3.micro", needsStopped: true,
-		apply: func(ctx context.Context, c settingsClient, id string) error {
+	refused := plan.Drift{Field: "instanceType", Desired: "t3.huge", Actual: "t3.micro", NeedsStopped: true,
+		Apply: func(ctx context.Context, c plan.SettingsClient, id string) error {
 			return c.ModifyInstanceType(ctx, id, "t3.huge")
 		}}
-	next := r.convergePower(context.Background(), s, s.inst, []drift{refused})
+	next := r.convergePower(context.Background(), s, s.inst, []plan.Drift{refused})
 	if got := callOps(f); got != "ModifyInstanceType,StartInstance" {
 		t.Errorf("calls %q, want the refused change and then the start", got)
 	}
@@ -138,7 +139,7 @@ func TestSettingsAreAppliedOneByOneAndTheStoppedOnesWait(t *testing.T) {
 		DisableAPITermination: ptr.To(true), SecurityGroupIDs: []string{ec2fake.DefaultSecurityGroupID}}, ec2.StateRunning)
 	s.obj.Spec.InstanceType = "t3.large"
 	f.FailNext("SetDetailedMonitoring", awserrors.NewError("MonitorInstances", "UnauthorizedOperation", "not allowed"))
-	p := &convergePass{inst: s.inst, seen: observedFrom(&ec2.InstanceAttributes{})}
+	p := &convergePass{inst: s.inst, seen: plan.Observed(&ec2.InstanceAttributes{})}
 	if next := r.convergeSettings(context.Background(), s, p); next.ends() {
 		t.Fatalf("settings ended the pass: %+v", next)
 	}
@@ -148,7 +149,7 @@ func TestSettingsAreAppliedOneByOneAndTheStoppedOnesWait(t *testing.T) {
 	if len(p.failures) != 1 || p.failures[0].action != "changing monitoring" || reasonFor(p.failures[0].err) != computev1alpha1.ReasonAuthFailure {
 		t.Errorf("failures %+v, want monitoring refused for authorization", p.failures)
 	}
-	if len(p.whileStopped) != 1 || p.whileStopped[0].field != "instanceType" {
+	if len(p.whileStopped) != 1 || p.whileStopped[0].Field != "instanceType" {
 		t.Errorf("waiting for a stop: %+v, want instanceType", p.whileStopped)
 	}
 	if f.Count("ModifyInstanceType") != 0 {

@@ -25,11 +25,12 @@ import (
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/controller/plan"
 )
 
 // settle records an instance that matches the spec: Ready, and Synced unless user
 // data waits for a stop or an adopted instance differs in immutable fields.
-func (r *EC2InstanceReconciler) settle(s *instanceScope, inst *ec2.Instance, whileStopped []drift) {
+func (r *EC2InstanceReconciler) settle(s *instanceScope, inst *ec2.Instance, whileStopped []plan.Drift) {
 	if s.typeRefused {
 		// The instance runs (or rests) with the type it had; the spec's type is one EC2
 		// refused, which Synced says, and Ready repeats until the spec changes.
@@ -40,7 +41,7 @@ func (r *EC2InstanceReconciler) settle(s *instanceScope, inst *ec2.Instance, whi
 		}
 		return
 	}
-	immutable := immutableDifferences(s.obj, inst)
+	immutable := plan.ImmutableDifferences(s.obj, inst)
 	switch {
 	case len(immutable) > 0:
 		msg := "immutable fields differ from the instance and are not changed: " + strings.Join(immutable, "; ")
@@ -51,7 +52,7 @@ func (r *EC2InstanceReconciler) settle(s *instanceScope, inst *ec2.Instance, whi
 	case len(whileStopped) > 0:
 		var fields []string
 		for _, d := range whileStopped {
-			fields = append(fields, d.field)
+			fields = append(fields, d.Field)
 		}
 		reason := reasonPendingStop
 		if len(fields) == 1 && fields[0] == "userData" {

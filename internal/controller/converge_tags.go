@@ -27,6 +27,7 @@ import (
 
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
+	"github.com/ec2-operator/ec2-operator/internal/controller/plan"
 )
 
 // convergeTags is the tags aspect. The ownership tags take the form the metadata
@@ -46,7 +47,7 @@ func (r *EC2InstanceReconciler) convergeTags(ctx context.Context, s *instanceSco
 // syncTags applies the desired tags to the instance and its volumes, and removes only
 // the tags the operator applied before that have left the spec.
 func (r *EC2InstanceReconciler) syncTags(ctx context.Context, s *instanceScope, inst *ec2.Instance) error {
-	desired := desiredTags(s.obj, r.ClusterID)
+	desired := plan.DesiredTags(s.obj, r.ClusterID)
 	safe := wantsSafeOwnership(&s.obj.Spec, inst)
 	toSet, toDelete := ec2.TagDiff(ownershipForm(desired, safe), inst.Tags, s.obj.Status.ManagedTagKeys)
 	toDelete = slices.DeleteFunc(toDelete, ec2.IsOwnershipKey) // moved by migrateOwnershipTags only
@@ -69,7 +70,7 @@ func (r *EC2InstanceReconciler) syncTags(ctx context.Context, s *instanceScope, 
 	var done []string
 	defer func() {
 		if len(done) > 0 {
-			r.driftCorrected(s, drift{field: "tags", actual: "differed from the spec", desired: strings.Join(done, "; ")})
+			r.driftCorrected(s, plan.Drift{Field: "tags", Actual: "differed from the spec", Desired: strings.Join(done, "; ")})
 		}
 	}()
 	if len(toSet) > 0 {
@@ -119,9 +120,9 @@ func checkTagBudget(inst *ec2.Instance, toSet map[string]string, toDelete []stri
 const codeTagBudget = "TagLimitExceeded"
 
 // driftCorrected reports one applied correction as an event and a metric.
-func (r *EC2InstanceReconciler) driftCorrected(s *instanceScope, d drift) {
-	r.Metrics.DriftCorrected(d.field)
-	r.event(s, corev1.EventTypeNormal, "DriftCorrected", fmt.Sprintf("%s: %s -> %s", d.field, d.actual, d.desired))
+func (r *EC2InstanceReconciler) driftCorrected(s *instanceScope, d plan.Drift) {
+	r.Metrics.DriftCorrected(d.Field)
+	r.event(s, corev1.EventTypeNormal, "DriftCorrected", fmt.Sprintf("%s: %s -> %s", d.Field, d.Actual, d.Desired))
 }
 
 func sortedKeys(m map[string]string) []string {

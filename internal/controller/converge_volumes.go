@@ -27,6 +27,7 @@ import (
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
+	"github.com/ec2-operator/ec2-operator/internal/controller/plan"
 )
 
 // volumePass carries one pass over the data volumes: what EC2 said about the instance
@@ -70,7 +71,7 @@ func (r *EC2InstanceReconciler) convergeVolumes(ctx context.Context, s *instance
 		}
 	}
 	for _, dev := range sortedDevices(p.entries) {
-		if specVolume(s.obj, dev) == nil {
+		if plan.SpecVolume(s.obj, dev) == nil {
 			if err := r.removeVolume(ctx, p, p.entries[dev]); err != nil {
 				return p.busy, fmt.Errorf("removing volume %s: %w", dev, err)
 			}
@@ -84,16 +85,16 @@ func (p *volumePass) describe(ctx context.Context, refresh bool) error {
 	var ids []string
 	for _, e := range p.entries {
 		bd, attached := p.attached[e.DeviceName]
-		v := specVolume(p.s.obj, e.DeviceName)
+		v := plan.SpecVolume(p.s.obj, e.DeviceName)
 		switch {
 		case e.VolumeID == "":
 		case refresh, e.Type == "", e.Removing, v == nil, !attached || bd.VolumeID != e.VolumeID, bd.Status != "attached",
-			volumeChange(v, e) != (ec2.VolumeChange{}):
+			plan.VolumeChange(v, e) != (ec2.VolumeChange{}):
 			ids = append(ids, e.VolumeID)
 		}
 	}
 	for dev, bd := range p.attached {
-		if v := specVolume(p.s.obj, dev); v != nil && p.entries[dev] == nil && !knownFromSpec(p.s, v) {
+		if v := plan.SpecVolume(p.s.obj, dev); v != nil && p.entries[dev] == nil && !knownFromSpec(p.s, v) {
 			ids = append(ids, bd.VolumeID) // first seen, and not known from the spec
 		}
 	}
@@ -116,13 +117,13 @@ func (r *EC2InstanceReconciler) convergeVolume(ctx context.Context, p *volumePas
 		p.entries[v.DeviceName] = e
 	}
 	e.Removing = false
-	e.DeleteOnTermination = deleteOnTermination(v)
+	e.DeleteOnTermination = plan.DeleteOnTermination(v)
 
 	if bd, ok := p.attached[v.DeviceName]; ok && (e.VolumeID == "" || e.VolumeID == bd.VolumeID) {
 		if e.VolumeID == "" && knownFromSpec(s, &v) {
 			// Launched with the instance from this very spec: what it is is known
 			// without DescribeVolumes (the attribute resync reads it later).
-			fromSpec(e, v)
+			plan.FromSpec(e, v)
 		}
 		e.VolumeID, e.AttachmentState = bd.VolumeID, bd.Status
 		p.observe(e)
@@ -180,26 +181,26 @@ func (r *EC2InstanceReconciler) attachVolume(ctx context.Context, p *volumePass,
 // adjustVolume applies in place what the spec changes on an attached volume.
 func (r *EC2InstanceReconciler) adjustVolume(ctx context.Context, p *volumePass, v computev1alpha1.DataVolume, e *computev1alpha1.VolumeStatus, bd ec2.BlockDevice) error {
 	s := p.s
-	if want := deleteOnTermination(v); bd.DeleteOnTermination != want {
+	if want := plan.DeleteOnTermination(v); bd.DeleteOnTermination != want {
 		if err := s.ec2.SetDeleteOnTermination(ctx, p.inst.ID, v.DeviceName, want); err != nil {
 			return err
 		}
-		r.driftCorrected(s, drift{field: "volumes[" + v.DeviceName + "].deleteOnTermination",
-			actual: strconv.FormatBool(bd.DeleteOnTermination), desired: strconv.FormatBool(want)})
+		r.driftCorrected(s, plan.Drift{Field: "volumes[" + v.DeviceName + "].deleteOnTermination",
+			Actual: strconv.FormatBool(bd.DeleteOnTermination), Desired: strconv.FormatBool(want)})
 		p.busy = true
 	}
 	if _, fresh := p.described[e.VolumeID]; !fresh {
 		return nil
 	}
-	change := volumeChange(&v, e)
+	change := plan.VolumeChange(&v, e)
 	if change == (ec2.VolumeChange{}) {
 		return nil
 	}
 	if err := s.ec2.ModifyVolume(ctx, e.VolumeID, change); err != nil {
 		return err
 	}
-	r.driftCorrected(s, drift{field: "volumes[" + v.DeviceName + "]", actual: describeVolume(*e), desired: describeChange(change)})
-	applyChange(e, change)
+	r.driftCorrected(s, plan.Drift{Field: "volumes[" + v.DeviceName + "]", Actual: plan.DescribeVolume(*e), Desired: plan.DescribeChange(change)})
+	plan.ApplyChange(e, change)
 	p.busy = true
 	return nil
 }
@@ -319,4 +320,12 @@ func sortedDevices(m map[string]*computev1alpha1.VolumeStatus) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// knownFromSpec reports whether a volume attached at launch is known without
+// describing it: the operator launched the instance from the spec as it is now (not
+// adopted, no spec change since the status write of the launch), and the spec gives
+// the size (a snapshot's size is only known to EC2).
+func knownFromSpec(s *instanceScope, v *computev1alpha1.DataVolume) bool {
+	return s.obj.Spec.InstanceID == "" && s.before.Status.ObservedGeneration == s.obj.Generation && v.SizeGiB != nil
 }

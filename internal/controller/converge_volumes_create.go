@@ -28,6 +28,7 @@ import (
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
+	"github.com/ec2-operator/ec2-operator/internal/controller/plan"
 )
 
 // volumeStateError is the EBS state of a volume whose creation failed; such a volume
@@ -48,9 +49,9 @@ const codeVolumeCreationFailed = "VolumeCreationFailed"
 // creating a second one.
 func (r *EC2InstanceReconciler) createVolume(ctx context.Context, p *volumePass, v computev1alpha1.DataVolume, e *computev1alpha1.VolumeStatus) error {
 	s, inst := p.s, p.inst
-	tags := desiredTags(s.obj, r.ClusterID)
+	tags := plan.DesiredTags(s.obj, r.ClusterID)
 	tags[ec2.TagDevice] = v.DeviceName
-	req := volumeRequest(v)
+	req := plan.VolumeRequest(v)
 	token := ec2.VolumeClientToken(string(s.obj.UID), inst.ID, s.obj.Status.VolumeRemovals, inst.AvailabilityZone, req, tags)
 	if e.ClientToken != token {
 		if e.ClientToken != "" {

@@ -25,6 +25,7 @@ import (
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
+	"github.com/ec2-operator/ec2-operator/internal/controller/plan"
 )
 
 // prepareTermination settles the Elastic IP and the data volumes before the instance
@@ -280,8 +281,8 @@ func volumeFate(s *instanceScope, dev string) (bool, string) {
 			}
 		}
 	}
-	if v := specVolume(s.obj, dev); v != nil {
-		return deleteOnTermination(*v), id
+	if v := plan.SpecVolume(s.obj, dev); v != nil {
+		return plan.DeleteOnTermination(*v), id
 	}
 	return true, id
 }

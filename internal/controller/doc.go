@@ -41,17 +41,17 @@ limitations under the License.
 //     launch whose answer was lost (launch_find.go), EC2's idempotency answers
 //     (launch_failed.go), adoption (launch_adopt.go), taking over the instance of an
 //     earlier object with the same name (launch_restore.go), late-initialization of an
-//     adopted instance's unset fields (launch_lateinit.go), and what the launch
-//     sends: image, placement, request.
+//     adopted instance's unset fields (launch_lateinit.go), and the image and placement
+//     a launch chooses; the request itself is plan.LaunchRequest.
 //   - observe_*: managementPolicy Observe, its own read-only pass (observe_policy.go):
 //     the instance is found and reported, never changed, and its differences from the
-//     spec are listed by a pure function (observe_drift.go) that reuses the settings'
-//     plans, so that Observe reports exactly what Full would change.
+//     spec are listed by plan.ObservedDrift, which reuses the settings' plans, so that
+//     Observe reports exactly what Full would change.
 //   - converge*: converge.go runs the aspects in order (tags, the security group
 //     selector, the extra attributes, the user data, the in-place settings, data
 //     volumes, the Elastic IP, the power state) and settles the object when nothing
-//     is left to do (converge_settle.go). The settings are pure plans, one per field
-//     (converge_settings*.go): adding one is a plan and an entry in the settings list.
+//     is left to do (converge_settle.go). The settings are pure plans, one per field,
+//     in package plan: adding one is a plan and an entry in plan.Settings.
 //   - delete*: termination or release as the deletion policy says, the volumes and
 //     addresses the operator created (delete_teardown.go), and the uninstall guard:
 //     an object deleted because its CRD is being deleted is released without calling
@@ -64,5 +64,9 @@ limitations under the License.
 //   - reconcile_*: the scope of a pass, the per-object memory (one home, one forget),
 //     conflict handling, backoff, metrics and the manager setup.
 //
-// The AWSAccount reconciler is package awsaccount; requeue holds the waits both share.
+// What a spec asks for, with no EC2 call and no reconciler, is package plan: the launch
+// request, the settings table (each mutable field's comparison and change), the
+// differences that need a new instance, data volumes as the spec states them, and
+// the drift Observe reports. The AWSAccount reconciler is package awsaccount; requeue
+// holds the waits both share.
 package controller

@@ -27,6 +27,7 @@ import (
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
+	"github.com/ec2-operator/ec2-operator/internal/controller/plan"
 )
 
 // launch finds an instance launched earlier for this object whose ID was never
@@ -145,7 +146,7 @@ func (r *EC2InstanceReconciler) runInstance(ctx context.Context, s *instanceScop
 	// From here the launch may reach EC2: what memory said about an earlier attempt
 	// that was not sent (or was refused) no longer holds, whatever this one's answer.
 	r.launched.forget(s.obj.UID)
-	inst, err := s.ec2.RunInstance(ctx, launchRequest(s.obj, r.ClusterID, token, userData))
+	inst, err := s.ec2.RunInstance(ctx, plan.LaunchRequest(s.obj, r.ClusterID, token, userData))
 	if awserrors.HeldBack(err) {
 		// Nothing was sent: the next pass launches without looking for this one.
 		r.launched.putNotSent(s.obj.UID, token)
@@ -158,7 +159,7 @@ func (r *EC2InstanceReconciler) runInstance(ctx context.Context, s *instanceScop
 	r.launched.put(s.obj.UID, token, inst.ID)
 	// What was set at launch is known: the next passes compare it without reading it
 	// back (DescribeInstances does not return these attributes).
-	r.attributes.put(s.obj.UID, s.obj.Generation, r.now(), launchedAttributes(s.obj, userData), source)
+	r.attributes.put(s.obj.UID, s.obj.Generation, r.now(), plan.LaunchedAttributes(s.obj, userData), source)
 	// A new instance is pending; the next pass looks at it with the other new ones.
 	return doneAfter(r.firstLook(s.ec2))
 }
@@ -181,28 +182,3 @@ func (r *EC2InstanceReconciler) firstLook(c ec2.FleetHints) time.Duration {
 // launchRecordReuse is how old a launch record may be and still serve a launch that
 // was put off for the RunInstances budget, instead of being written again.
 const launchRecordReuse = time.Minute
-
-// launchedAttributes are the attributes an instance launched from the object's spec
-// has, as observeAttributes would read them.
-func launchedAttributes(obj *computev1alpha1.EC2Instance, userData string) observedAttributes {
-	seen := observedFrom(&ec2.InstanceAttributes{
-		TerminationProtection: obj.Spec.WantsTerminationProtection(),
-		UserData:              userData,
-	})
-	if rv := obj.Spec.RootVolume; rv != nil && rv.SizeGiB != nil {
-		seen.rootSizeGiB = *rv.SizeGiB
-	}
-	if spec := &obj.Spec; spec.DisableAPIStop != nil || spec.InstanceInitiatedShutdownBehavior != "" {
-		seen.lifecycle = &ec2.LifecycleAttributes{ShutdownBehavior: "stop"}
-		if spec.DisableAPIStop != nil {
-			seen.lifecycle.StopProtection = *spec.DisableAPIStop
-		}
-		if spec.InstanceInitiatedShutdownBehavior != "" {
-			seen.lifecycle.ShutdownBehavior = spec.InstanceInitiatedShutdownBehavior
-		}
-	}
-	if c := obj.Spec.CreditSpecification; c != nil {
-		seen.credits = c.CPUCredits
-	}
-	return seen
-}

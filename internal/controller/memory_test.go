@@ -29,6 +29,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
+	"github.com/ec2-operator/ec2-operator/internal/controller/plan"
 	"github.com/ec2-operator/ec2-operator/internal/events"
 )
 
@@ -148,7 +149,7 @@ func TestAnObjectsMemoryGoesWhenItIsDeletedOrReplacedUnderItsName(t *testing.T) 
 
 	r.remember(name, obj)
 	r.events.stale["i-1"], r.events.spot["i-1"] = true, events.Event{InstanceID: "i-1"}
-	r.attributes.put("uid-1", 1, time.Now(), observedAttributes{}, "")
+	r.attributes.put("uid-1", 1, time.Now(), plan.ObservedAttributes{}, "")
 	r.forgetObject(name)
 	if stale, spot := r.events.sizes(); stale+spot != 0 || r.attributes.size() != 0 {
 		t.Errorf("after the object went: %d stale marks, %d Spot warnings, %d attribute entries", stale, spot, r.attributes.size())
@@ -156,7 +157,7 @@ func TestAnObjectsMemoryGoesWhenItIsDeletedOrReplacedUnderItsName(t *testing.T) 
 
 	r.remember(name, obj)
 	r.events.stale["i-1"] = true
-	r.attributes.put("uid-1", 1, time.Now(), observedAttributes{}, "")
+	r.attributes.put("uid-1", 1, time.Now(), plan.ObservedAttributes{}, "")
 	again := obj.DeepCopy()
 	again.UID, again.Status.InstanceID = "uid-2", ""
 	r.remember(name, again)

@@ -28,6 +28,7 @@ import (
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
+	"github.com/ec2-operator/ec2-operator/internal/controller/plan"
 )
 
 // reconcileObserve is the pass of an object with managementPolicy Observe. It makes no
@@ -139,7 +140,7 @@ func (r *EC2InstanceReconciler) reportObserved(ctx context.Context, s *instanceS
 	if err != nil {
 		return failed("reading the attributes of instance "+inst.ID, err)
 	}
-	differences := observedDrift(s.obj, inst, seen)
+	differences := plan.ObservedDrift(s.obj, inst, seen)
 	eipDiff, err := observeElasticIP(ctx, s, inst)
 	if err != nil {
 		return failed("describing the Elastic IP of instance "+inst.ID, err)

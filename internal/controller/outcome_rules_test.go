@@ -170,21 +170,6 @@ func fiftyTags() map[string]string {
 	return tags
 }
 
-// A settled instance that matches its spec in every setting has no drift: each plan
-// compares only what the spec sets, so that nothing is changed on an instance that
-// already is as asked.
-func TestNoSettingPlansAChangeForAnInstanceAsLaunched(t *testing.T) {
-	obj := &computev1alpha1.EC2Instance{Spec: computev1alpha1.EC2InstanceSpec{InstanceType: "t3.micro", SecurityGroupIDs: []string{"sg-1"}}}
-	inst := &ec2.Instance{ID: "i-1", InstanceType: "t3.micro", SecurityGroupIDs: []string{"sg-1"},
-		MetadataOptions: desiredMetadataOptions(&obj.Spec), Placement: ec2.PlacementSpec{Tenancy: "default"}}
-	in := inputs{obj: obj, spec: &obj.Spec, inst: inst, seen: launchedAttributes(obj, "")}
-	for i, plan := range settings {
-		if d, ok := plan(in); ok {
-			t.Errorf("setting %d plans %s: %s -> %s on an instance that matches the spec", i, d.field, d.actual, d.desired)
-		}
-	}
-}
-
 // Whether a stopped instance was stopped outside Kubernetes is decided from what the
 // operator recorded (status.lastStopRequest), never from the text of a condition.
 func TestAStopIsOutOfBandUnlessTheOperatorRecordedIt(t *testing.T) {

@@ -205,6 +205,17 @@ const (
 )
 
 // NetworkInterface is an interface attached to an instance.
+// PrimaryInterface is the instance's network interface at device index 0, or nil
+// when EC2 reported none (an instance that is still pending or already gone).
+func (i *Instance) PrimaryInterface() *NetworkInterface {
+	for n := range i.NetworkInterfaces {
+		if i.NetworkInterfaces[n].DeviceIndex == 0 {
+			return &i.NetworkInterfaces[n]
+		}
+	}
+	return nil
+}
+
 type NetworkInterface struct {
 	ID          string
 	DeviceIndex int32

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller
+package plan
 
 import (
 	"fmt"
@@ -26,8 +26,8 @@ import (
 // This file translates spec.volumes: the API's defaults, the requests sent to EC2 for
 // them, and what a volume must change to match its spec.
 
-// specVolume returns the spec's volume at device, or nil.
-func specVolume(obj *computev1alpha1.EC2Instance, device string) *computev1alpha1.DataVolume {
+// SpecVolume returns the spec's volume at device, or nil.
+func SpecVolume(obj *computev1alpha1.EC2Instance, device string) *computev1alpha1.DataVolume {
 	for i := range obj.Spec.Volumes {
 		if obj.Spec.Volumes[i].DeviceName == device {
 			return &obj.Spec.Volumes[i]
@@ -36,8 +36,8 @@ func specVolume(obj *computev1alpha1.EC2Instance, device string) *computev1alpha
 	return nil
 }
 
-// deleteOnTermination applies the API's default (true) to a volume.
-func deleteOnTermination(v computev1alpha1.DataVolume) bool {
+// DeleteOnTermination applies the API's default (true) to a volume.
+func DeleteOnTermination(v computev1alpha1.DataVolume) bool {
 	return v.DeleteOnTermination == nil || *v.DeleteOnTermination
 }
 
@@ -49,18 +49,18 @@ func volumeType(v computev1alpha1.DataVolume) string {
 	return string(v.Type)
 }
 
-// volumeRequest translates a spec volume for RunInstances or CreateVolume.
-func volumeRequest(v computev1alpha1.DataVolume) ec2.VolumeRequest {
+// VolumeRequest translates a spec volume for RunInstances or CreateVolume.
+func VolumeRequest(v computev1alpha1.DataVolume) ec2.VolumeRequest {
 	return ec2.VolumeRequest{
 		Device: v.DeviceName, SizeGiB: deref(v.SizeGiB), Type: volumeType(v), IOPS: deref(v.IOPS), Throughput: deref(v.Throughput),
-		Encrypted: v.Encrypted, KMSKeyID: v.KMSKeyID, SnapshotID: v.SnapshotID, DeleteOnTermination: deleteOnTermination(v),
+		Encrypted: v.Encrypted, KMSKeyID: v.KMSKeyID, SnapshotID: v.SnapshotID, DeleteOnTermination: DeleteOnTermination(v),
 	}
 }
 
-// volumeChange is what ModifyVolume must change for the volume to match the spec,
+// VolumeChange is what ModifyVolume must change for the volume to match the spec,
 // judged from what status last recorded. Fields the spec leaves unset are left alone,
 // and a size is only ever grown.
-func volumeChange(v *computev1alpha1.DataVolume, e *computev1alpha1.VolumeStatus) ec2.VolumeChange {
+func VolumeChange(v *computev1alpha1.DataVolume, e *computev1alpha1.VolumeStatus) ec2.VolumeChange {
 	if v == nil || e.Type == "" {
 		return ec2.VolumeChange{}
 	}
@@ -80,7 +80,8 @@ func volumeChange(v *computev1alpha1.DataVolume, e *computev1alpha1.VolumeStatus
 	return c
 }
 
-func applyChange(e *computev1alpha1.VolumeStatus, c ec2.VolumeChange) {
+// ApplyChange records in the volume's status what a ModifyVolume EBS accepted changed.
+func ApplyChange(e *computev1alpha1.VolumeStatus, c ec2.VolumeChange) {
 	if c.SizeGiB > 0 {
 		e.SizeGiB = c.SizeGiB
 	}
@@ -95,11 +96,13 @@ func applyChange(e *computev1alpha1.VolumeStatus, c ec2.VolumeChange) {
 	}
 }
 
-func describeVolume(e computev1alpha1.VolumeStatus) string {
+// DescribeVolume is a volume's status as events show it.
+func DescribeVolume(e computev1alpha1.VolumeStatus) string {
 	return fmt.Sprintf("%s %dGiB iops=%d throughput=%d", e.Type, e.SizeGiB, e.IOPS, e.Throughput)
 }
 
-func describeChange(c ec2.VolumeChange) string {
+// DescribeChange is a ModifyVolume's change as events show it: only what it sets.
+func DescribeChange(c ec2.VolumeChange) string {
 	out := ""
 	if c.Type != "" {
 		out += " type=" + c.Type
@@ -123,18 +126,10 @@ func deref(p *int32) int32 {
 	return *p
 }
 
-// knownFromSpec reports whether a volume attached at launch is known without
-// describing it: the operator launched the instance from the spec as it is now (not
-// adopted, no spec change since the status write of the launch), and the spec gives
-// the size (a snapshot's size is only known to EC2).
-func knownFromSpec(s *instanceScope, v *computev1alpha1.DataVolume) bool {
-	return s.obj.Spec.InstanceID == "" && s.before.Status.ObservedGeneration == s.obj.Generation && v.SizeGiB != nil
-}
-
-// fromSpec records a volume launched from v as EBS creates it: the spec's values, and
+// FromSpec records a volume launched from v as EBS creates it: the spec's values, and
 // EBS's documented defaults for what the spec leaves out (gp3: 3,000 IOPS and 125
 // MiB/s; gp2: 3 IOPS per GiB, at least 100 and at most 16,000).
-func fromSpec(e *computev1alpha1.VolumeStatus, v computev1alpha1.DataVolume) {
+func FromSpec(e *computev1alpha1.VolumeStatus, v computev1alpha1.DataVolume) {
 	e.Type, e.SizeGiB, e.IOPS, e.Throughput = volumeType(v), deref(v.SizeGiB), deref(v.IOPS), deref(v.Throughput)
 	switch e.Type {
 	case "gp3":

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller
+package plan
 
 import (
 	"strings"
@@ -54,7 +54,7 @@ func TestObservedDrift(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			got := observedDrift(&computev1alpha1.EC2Instance{Spec: tc.spec}, inst, observedAttributes{})
+			got := ObservedDrift(&computev1alpha1.EC2Instance{Spec: tc.spec}, inst, ObservedAttributes{})
 			if len(got) != len(tc.want) {
 				t.Fatalf("got %q, want %d differences like %q", got, len(tc.want), tc.want)
 			}

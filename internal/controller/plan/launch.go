@@ -14,17 +14,17 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller
+package plan
 
 import (
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
 )
 
-// launchRequest translates the spec into the EC2 launch, with every tag the instance
+// LaunchRequest translates the spec into the EC2 launch, with every tag the instance
 // will carry so that EC2 applies them atomically at launch. userData is the spec's user
 // data, resolved from userDataFrom when it names a Secret or ConfigMap.
-func launchRequest(obj *computev1alpha1.EC2Instance, cluster, token, userData string) ec2.LaunchRequest {
+func LaunchRequest(obj *computev1alpha1.EC2Instance, cluster, token, userData string) ec2.LaunchRequest {
 	spec := &obj.Spec
 	req := ec2.LaunchRequest{
 		ClientToken:              token,
@@ -35,8 +35,8 @@ func launchRequest(obj *computev1alpha1.EC2Instance, cluster, token, userData st
 		KeyName:                  spec.KeyName,
 		UserData:                 userData,
 		IAMInstanceProfile:       spec.IAMInstanceProfile,
-		Tags:                     desiredTags(obj, cluster),
-		MetadataOptions:          desiredMetadataOptions(spec),
+		Tags:                     DesiredTags(obj, cluster),
+		MetadataOptions:          DesiredMetadataOptions(spec),
 		DetailedMonitoring:       spec.WantsMonitoring(),
 		DisableAPITermination:    spec.WantsTerminationProtection(),
 		AssociatePublicIPAddress: spec.AssociatePublicIPAddress,
@@ -56,7 +56,7 @@ func launchRequest(obj *computev1alpha1.EC2Instance, cluster, token, userData st
 		req.SecurityGroupIDs = obj.Status.SecurityGroupIDs
 	}
 	for _, v := range spec.Volumes {
-		req.Volumes = append(req.Volumes, volumeRequest(v))
+		req.Volumes = append(req.Volumes, VolumeRequest(v))
 	}
 	if spec.ImageSelector != nil {
 		// Chosen before the launch record was written.
@@ -89,10 +89,10 @@ func rootVolumeRequest(rv *computev1alpha1.RootVolume) *ec2.RootVolume {
 	}
 }
 
-// desiredTags are the tags the instance must carry: the user's, Name and the ownership
+// DesiredTags are the tags the instance must carry: the user's, Name and the ownership
 // tags, the cluster's among them. An adopted instance keeps its own Name unless the
 // spec sets one, because the operator must not rename a machine it did not create.
-func desiredTags(obj *computev1alpha1.EC2Instance, cluster string) map[string]string {
+func DesiredTags(obj *computev1alpha1.EC2Instance, cluster string) map[string]string {
 	tags := ec2.DesiredTags(obj.Spec.Tags, obj.Namespace, obj.Name, string(obj.UID), cluster)
 	if obj.Spec.InstanceID != "" {
 		if _, userSet := obj.Spec.Tags[ec2.TagName]; !userSet {
@@ -102,9 +102,9 @@ func desiredTags(obj *computev1alpha1.EC2Instance, cluster string) map[string]st
 	return tags
 }
 
-// desiredMetadataOptions returns the IMDS options with the API's defaults applied, for
+// DesiredMetadataOptions returns the IMDS options with the API's defaults applied, for
 // objects stored before a default existed or created without the API server's defaults.
-func desiredMetadataOptions(spec *computev1alpha1.EC2InstanceSpec) ec2.MetadataOptions {
+func DesiredMetadataOptions(spec *computev1alpha1.EC2InstanceSpec) ec2.MetadataOptions {
 	opts := ec2.MetadataOptions{HTTPTokens: "required", HTTPPutResponseHopLimit: 2, HTTPEndpoint: "enabled",
 		InstanceMetadataTags: "disabled", HTTPProtocolIPv6: "disabled"}
 	if m := spec.MetadataOptions; m != nil {

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller
+package plan
 
 import (
 	"context"
@@ -27,10 +27,10 @@ import (
 // placementDrift compares the placement the spec asks for with the instance's: the
 // group (none when the spec names none), the partition, host and affinity when the
 // spec sets them, and the tenancy (default when unset).
-func placementSetting(in inputs) (drift, bool) { return placementDrift(in.spec, in.inst) }
+func placementSetting(in Inputs) (Drift, bool) { return placementDrift(in.Spec, in.Inst) }
 
 // placementDrift is placementSetting's comparison.
-func placementDrift(spec *computev1alpha1.EC2InstanceSpec, inst *ec2.Instance) (drift, bool) {
+func placementDrift(spec *computev1alpha1.EC2InstanceSpec, inst *ec2.Instance) (Drift, bool) {
 	want := ec2.PlacementSpec{Tenancy: "default"}
 	if p := spec.Placement; p != nil {
 		want = ec2.PlacementSpec{GroupName: p.GroupName, PartitionNumber: deref(p.PartitionNumber), Tenancy: p.Tenancy,
@@ -63,17 +63,17 @@ func placementDrift(spec *computev1alpha1.EC2InstanceSpec, inst *ec2.Instance) (
 		change.Affinity = want.Affinity
 	}
 	if !moves && !affinityChanges {
-		return drift{}, false
+		return Drift{}, false
 	}
 	change.GroupName = want.GroupName
-	return drift{field: "placement", desired: formatPlacement(want), actual: formatPlacement(have), needsStopped: moves,
-		apply: func(ctx context.Context, c settingsClient, id string) error {
+	return Drift{Field: "placement", Desired: formatPlacement(want), Actual: formatPlacement(have), NeedsStopped: moves,
+		Apply: func(ctx context.Context, c SettingsClient, id string) error {
 			return c.SetPlacement(ctx, id, change, groupChanges)
 		}}, true
 }
 
 func formatPlacement(p ec2.PlacementSpec) string {
-	out := "tenancy=" + p.Tenancy + ",group=" + orNone(p.GroupName)
+	out := "tenancy=" + p.Tenancy + ",group=" + OrNone(p.GroupName)
 	if p.PartitionNumber > 0 {
 		out += ",partition=" + strconv.Itoa(int(p.PartitionNumber))
 	}

@@ -14,9 +14,11 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller
+package plan
 
 import (
+	"maps"
+	"slices"
 	"sort"
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
@@ -24,7 +26,7 @@ import (
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
 )
 
-// observedDrift lists how the instance differs from the fields the spec sets: what
+// ObservedDrift lists how the instance differs from the fields the spec sets: what
 // switching the object to Full would change (or, for the immutable fields, report),
 // so that Observe's Synced condition previews Full. It is pure, and reads no more
 // than a Full pass would.
@@ -35,21 +37,21 @@ import (
 // (that would describe subnets and groups on every pass), so the groups are compared
 // only when securityGroupIds lists them; userDataFrom is not read (it names a Secret
 // or ConfigMap the operator may not be granted), only userData is compared.
-func observedDrift(obj *computev1alpha1.EC2Instance, inst *ec2.Instance, seen observedAttributes) []string {
+func ObservedDrift(obj *computev1alpha1.EC2Instance, inst *ec2.Instance, seen ObservedAttributes) []string {
 	compared := obj.DeepCopy()
 	spec := &compared.Spec
 	spec.SecurityGroupSelector = nil
 	spec.UserDataFrom = nil
-	adoption.LateInitialize(spec, adoption.Facts{Instance: inst, Attributes: seen.attrs})
+	adoption.LateInitialize(spec, adoption.Facts{Instance: inst, Attributes: seen.Attrs})
 	var out []string
-	for _, d := range findDrift(compared, inst, seen, spec.UserData) {
-		out = append(out, d.field+": "+d.actual+", spec says "+d.desired)
+	for _, d := range FindDrift(compared, inst, seen, spec.UserData) {
+		out = append(out, d.Field+": "+d.Actual+", spec says "+d.Desired)
 	}
 	out = append(out, tagDrift(spec.Tags, inst.Tags)...)
 	if d, ok := powerDrift(spec, inst.State); ok {
 		out = append(out, d)
 	}
-	for _, f := range immutableDifferences(compared, inst) {
+	for _, f := range ImmutableDifferences(compared, inst) {
 		out = append(out, f+", immutable")
 	}
 	return append(out, volumeDrift(spec.Volumes, inst)...)
@@ -59,7 +61,7 @@ func observedDrift(obj *computev1alpha1.EC2Instance, inst *ec2.Instance, seen ob
 // Tags the spec does not name are the instance's own business in Observe.
 func tagDrift(want, have map[string]string) []string {
 	var out []string
-	for _, k := range sortedKeys(want) {
+	for _, k := range slices.Sorted(maps.Keys(want)) {
 		if v, ok := have[k]; !ok {
 			out = append(out, "tags."+k+": missing")
 		} else if v != want[k] {
