@@ -26,6 +26,7 @@ import (
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/controller/pass"
 	"github.com/ec2-operator/ec2-operator/internal/controller/plan"
 	"github.com/ec2-operator/ec2-operator/internal/guardrail"
 )
@@ -50,10 +51,10 @@ func guardrailsOf(acct *computev1alpha1.AWSAccount) *computev1alpha1.Guardrails 
 }
 
 // guardrailRules are the account's guardrails for the pass's region.
-func guardrailRules(s *instanceScope) guardrail.Rules {
-	rules := guardrail.Rules{Guardrails: guardrailsOf(s.account), Region: s.region}
-	if s.account != nil {
-		rules.AccountID = s.account.Status.AccountID
+func guardrailRules(s *pass.Scope) guardrail.Rules {
+	rules := guardrail.Rules{Guardrails: guardrailsOf(s.Account), Region: s.Region}
+	if s.Account != nil {
+		rules.AccountID = s.Account.Status.AccountID
 	}
 	return rules
 }
@@ -62,17 +63,17 @@ func guardrailRules(s *instanceScope) guardrail.Rules {
 // GuardrailViolation, an event once per change) and stops the pass like an account
 // refusal: without an error, so no hot loop, and rechecked when the account or the
 // object changes. what says what was refused.
-func (r *EC2InstanceReconciler) refuseGuardrails(s *instanceScope, what string, vs []guardrail.Violation) error {
+func (r *EC2InstanceReconciler) refuseGuardrails(s *pass.Scope, what string, vs []guardrail.Violation) error {
 	texts := make([]string, 0, len(vs))
 	for _, v := range vs {
 		texts = append(texts, v.String())
 	}
 	account := "the operator's own credentials"
-	if s.account != nil {
-		account = fmt.Sprintf("AWSAccount %q", s.account.Name)
+	if s.Account != nil {
+		account = fmt.Sprintf("AWSAccount %q", s.Account.Name)
 	}
 	msg := fmt.Sprintf("%s refuses %s: %s; nothing was sent to EC2 for it", account, what, strings.Join(texts, "; "))
-	if s.obj.Status.InstanceID != "" {
+	if s.Obj.Status.InstanceID != "" {
 		msg += " (the instance is left as it is)"
 	}
 	return r.refuseAccount(s, computev1alpha1.ReasonGuardrailViolation, msg)
@@ -80,18 +81,18 @@ func (r *EC2InstanceReconciler) refuseGuardrails(s *instanceScope, what string, 
 
 // refusedRequest is how a pass reports a request the guarded client refused: like any
 // other guardrail refusal. It reports whether err was one.
-func (r *EC2InstanceReconciler) refusedRequest(s *instanceScope, err error) bool {
+func (r *EC2InstanceReconciler) refusedRequest(s *pass.Scope, err error) bool {
 	var refusal *guardrail.Refusal
 	if !errors.As(err, &refusal) {
 		return false
 	}
 	if refusal.Reason == guardrail.OwnershipRefused {
 		msg := refusal.Error() + "; the instance is left as it is"
-		if c := s.condition(computev1alpha1.ConditionReady); c == nil || c.Reason != computev1alpha1.ReasonOwnedByAnother || c.Message != msg {
+		if c := s.Condition(computev1alpha1.ConditionReady); c == nil || c.Reason != computev1alpha1.ReasonOwnedByAnother || c.Message != msg {
 			r.event(s, corev1.EventTypeWarning, computev1alpha1.ReasonOwnedByAnother, msg)
 			r.Metrics.ReconcileError(computev1alpha1.ReasonOwnedByAnother)
 		}
-		s.notReady(computev1alpha1.ReasonOwnedByAnother, msg)
+		s.NotReady(computev1alpha1.ReasonOwnedByAnother, msg)
 		return true
 	}
 	_ = r.refuseGuardrails(s, refusal.Operation, refusal.Violations)
@@ -100,12 +101,12 @@ func (r *EC2InstanceReconciler) refusedRequest(s *instanceScope, err error) bool
 
 // checkStaticGuardrails refuses, before any AWS call, a spec outside the account's
 // guardrails.
-func (r *EC2InstanceReconciler) checkStaticGuardrails(s *instanceScope) error {
-	g := guardrailsOf(s.account)
+func (r *EC2InstanceReconciler) checkStaticGuardrails(s *pass.Scope) error {
+	g := guardrailsOf(s.Account)
 	if g == nil {
 		return nil
 	}
-	if vs := guardrail.SpecViolations(&s.obj.Spec, g); len(vs) > 0 {
+	if vs := guardrail.SpecViolations(&s.Obj.Spec, g); len(vs) > 0 {
 		return r.refuseGuardrails(s, "this object", vs)
 	}
 	return nil
@@ -114,8 +115,8 @@ func (r *EC2InstanceReconciler) checkStaticGuardrails(s *instanceScope) error {
 // checkLaunch asks the guarded client whether it would send the launch, before the
 // launch record is written: a refused launch must leave no record of a launch that
 // might have happened.
-func (r *EC2InstanceReconciler) checkLaunch(ctx context.Context, s *instanceScope, token string) error {
-	return guardrail.Launchable(ctx, s.ec2, plan.LaunchRequest(s.obj, r.ClusterID, token, ""))
+func (r *EC2InstanceReconciler) checkLaunch(ctx context.Context, s *pass.Scope, token string) error {
+	return guardrail.Launchable(ctx, s.EC2, plan.LaunchRequest(s.Obj, r.ClusterID, token, ""))
 }
 
 // checkClaimedInstance checks an instance the object is about to take over (adopt,
@@ -126,26 +127,26 @@ func (r *EC2InstanceReconciler) checkLaunch(ctx context.Context, s *instanceScop
 // (an Observe object switched to Full right after an outside change). It returns the
 // description to go on with, or a step that ends the pass with the instance untouched
 // when the instance lies outside the guardrails.
-func (r *EC2InstanceReconciler) checkClaimedInstance(ctx context.Context, s *instanceScope, inst *ec2.Instance, afresh bool) (*ec2.Instance, step) {
+func (r *EC2InstanceReconciler) checkClaimedInstance(ctx context.Context, s *pass.Scope, inst *ec2.Instance, afresh bool) (*ec2.Instance, pass.Step) {
 	if afresh {
-		s.ec2.ChangedElsewhere(inst.ID)
-		fresh, err := s.ec2.GetInstance(ctx, inst.ID)
+		s.EC2.ChangedElsewhere(inst.ID)
+		fresh, err := s.EC2.GetInstance(ctx, inst.ID)
 		if err != nil {
-			return nil, failed("describing instance "+inst.ID+" afresh before claiming it", err)
+			return nil, pass.Failed("describing instance "+inst.ID+" afresh before claiming it", err)
 		}
 		inst = fresh
 	}
 	rules := guardrailRules(s)
 	if rules.Guardrails == nil {
-		return inst, proceed()
+		return inst, pass.Proceed()
 	}
-	vs, err := rules.Instance(ctx, s.ec2, *inst)
+	vs, err := rules.Instance(ctx, s.EC2, *inst)
 	if err != nil {
-		return nil, failed("checking instance "+inst.ID+" against the account's guardrails", err)
+		return nil, pass.Failed("checking instance "+inst.ID+" against the account's guardrails", err)
 	}
 	if len(vs) > 0 {
 		_ = r.refuseGuardrails(s, "instance "+inst.ID, vs)
 		return nil, accountRefused()
 	}
-	return inst, proceed()
+	return inst, pass.Proceed()
 }

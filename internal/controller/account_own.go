@@ -23,6 +23,7 @@ import (
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/accounts"
+	"github.com/ec2-operator/ec2-operator/internal/controller/pass"
 )
 
 // An instance lives in the AWS account it was launched in. With an AWSAccount the
@@ -35,22 +36,22 @@ import (
 
 // actsWithOwnCredentials reports whether the pass uses the operator's own
 // credentials: no AWSAccount, or one without a role (the default account).
-func actsWithOwnCredentials(s *instanceScope) bool {
-	return s.account == nil || s.account.Spec.RoleARN == ""
+func actsWithOwnCredentials(s *pass.Scope) bool {
+	return s.Account == nil || s.Account.Spec.RoleARN == ""
 }
 
 // ownAccount is the account the operator's own credentials act in, read again when
 // the last answer is older than maxAge.
-func (r *EC2InstanceReconciler) ownAccount(ctx context.Context, s *instanceScope, maxAge time.Duration) (string, error) {
-	region := s.region
+func (r *EC2InstanceReconciler) ownAccount(ctx context.Context, s *pass.Scope, maxAge time.Duration) (string, error) {
+	region := s.Region
 	if region == "" {
-		region = r.regionOf(s.obj, s.account)
+		region = r.regionOf(s.Obj, s.Account)
 	}
 	id, err := r.EC2.OwnIdentity(ctx, region, maxAge)
 	if err != nil {
 		msg := "reading which AWS account the operator's credentials act in (sts:GetCallerIdentity): " + err.Error() +
 			"; nothing is launched or replaced until it is known"
-		s.notReady(computev1alpha1.ReasonAWSError, msg)
+		s.NotReady(computev1alpha1.ReasonAWSError, msg)
 		return "", &identityError{msg: msg, err: err}
 	}
 	return id.Account, nil
@@ -60,8 +61,8 @@ func (r *EC2InstanceReconciler) ownAccount(ctx context.Context, s *instanceScope
 // default account) whose instance was recorded in another account than the one the
 // credentials act in now. The routine check is answered from an identity up to
 // accounts.OwnIdentityTTL old; instanceMissing reads it afresh before replacing anything.
-func (r *EC2InstanceReconciler) checkOwnAccount(ctx context.Context, s *instanceScope, maxAge time.Duration) error {
-	st := &s.obj.Status
+func (r *EC2InstanceReconciler) checkOwnAccount(ctx context.Context, s *pass.Scope, maxAge time.Duration) error {
+	st := &s.Obj.Status
 	if st.AccountID == "" || r.nothingLaunched(s) {
 		// Nothing recorded yet: the launch records it, and an instance launched before
 		// accounts were recorded gets it once it is seen (pinOwnAccount).
@@ -82,15 +83,15 @@ func (r *EC2InstanceReconciler) checkOwnAccount(ctx context.Context, s *instance
 // pinOwnAccount records the account of the operator's own credentials on an object
 // that has none recorded: before its launch, or once its instance was found with these
 // credentials (an instance launched before accounts were recorded).
-func (r *EC2InstanceReconciler) pinOwnAccount(ctx context.Context, s *instanceScope) error {
-	if s.account != nil || s.obj.Status.AccountID != "" {
+func (r *EC2InstanceReconciler) pinOwnAccount(ctx context.Context, s *pass.Scope) error {
+	if s.Account != nil || s.Obj.Status.AccountID != "" {
 		return nil
 	}
 	current, err := r.ownAccount(ctx, s, accounts.OwnIdentityTTL)
 	if err != nil {
 		return err
 	}
-	s.obj.Status.AccountID = current
+	s.Obj.Status.AccountID = current
 	return nil
 }
 

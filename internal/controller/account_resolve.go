@@ -37,6 +37,7 @@ import (
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/accounts"
 	"github.com/ec2-operator/ec2-operator/internal/controller/awsaccount"
+	"github.com/ec2-operator/ec2-operator/internal/controller/pass"
 )
 
 // errAccountRefused stops a pass whose AWSAccount may not, or cannot yet, be used. The
@@ -64,7 +65,7 @@ const accountPendingRetry = 5 * time.Second
 // Which account an object uses is pinned in status.account once something may have
 // been launched: a later namespace annotation does not move it. Before that, the
 // account is looked up afresh every pass, so a fixed annotation is taken into account.
-func (r *EC2InstanceReconciler) resolveAccount(ctx context.Context, s *instanceScope) (*computev1alpha1.AWSAccount, error) {
+func (r *EC2InstanceReconciler) resolveAccount(ctx context.Context, s *pass.Scope) (*computev1alpha1.AWSAccount, error) {
 	acct, ns, err := r.lookUpAccount(ctx, s)
 	if err != nil || acct == nil {
 		return nil, err
@@ -72,7 +73,7 @@ func (r *EC2InstanceReconciler) resolveAccount(ctx context.Context, s *instanceS
 	if err := r.checkAccountUsable(s, acct, ns); err != nil {
 		return nil, err
 	}
-	s.obj.Status.AccountID = acct.Status.AccountID
+	s.Obj.Status.AccountID = acct.Status.AccountID
 	return acct, nil
 }
 
@@ -81,16 +82,16 @@ func (r *EC2InstanceReconciler) resolveAccount(ctx context.Context, s *instanceS
 // returns nil, after checking the operator's own credentials still act in the
 // instance's account. ns is the object's namespace, for the account's allowed
 // namespaces.
-func (r *EC2InstanceReconciler) lookUpAccount(ctx context.Context, s *instanceScope) (*computev1alpha1.AWSAccount, *metav1.PartialObjectMetadata, error) {
-	st := &s.obj.Status
+func (r *EC2InstanceReconciler) lookUpAccount(ctx context.Context, s *pass.Scope) (*computev1alpha1.AWSAccount, *metav1.PartialObjectMetadata, error) {
+	st := &s.Obj.Status
 	// The namespace is read once, and only when the annotation or the allowed
 	// namespaces matter: an object launched with the operator's own credentials
 	// needs neither.
 	var ns *metav1.PartialObjectMetadata
-	name := awsaccount.NameOf(s.obj)
-	if s.obj.Spec.AccountRef == nil && r.noInstanceRecorded(s) {
+	name := awsaccount.NameOf(s.Obj)
+	if s.Obj.Spec.AccountRef == nil && r.noInstanceRecorded(s) {
 		var err error
-		if ns, err = r.namespaceMetadata(ctx, s.obj.Namespace); err != nil {
+		if ns, err = r.namespaceMetadata(ctx, s.Obj.Namespace); err != nil {
 			return nil, nil, err
 		}
 		name = ns.Annotations[computev1alpha1.DefaultAccountAnnotation]
@@ -123,7 +124,7 @@ func (r *EC2InstanceReconciler) lookUpAccount(ctx context.Context, s *instanceSc
 	}
 	if ns == nil {
 		var err error
-		if ns, err = r.namespaceMetadata(ctx, s.obj.Namespace); err != nil {
+		if ns, err = r.namespaceMetadata(ctx, s.Obj.Namespace); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -134,8 +135,8 @@ func (r *EC2InstanceReconciler) lookUpAccount(ctx context.Context, s *instanceSc
 // object's namespace, has not been verified, is going away before anything was
 // launched with it, or acts in another account than the one the instance was launched
 // in.
-func (r *EC2InstanceReconciler) checkAccountUsable(s *instanceScope, acct *computev1alpha1.AWSAccount, ns *metav1.PartialObjectMetadata) error {
-	st, name := &s.obj.Status, acct.Name
+func (r *EC2InstanceReconciler) checkAccountUsable(s *pass.Scope, acct *computev1alpha1.AWSAccount, ns *metav1.PartialObjectMetadata) error {
+	st, name := &s.Obj.Status, acct.Name
 	allowed, err := namespaceAllowed(acct, ns)
 	if err != nil {
 		return r.refuseAccount(s, computev1alpha1.ReasonAccountNotAllowed,
@@ -143,7 +144,7 @@ func (r *EC2InstanceReconciler) checkAccountUsable(s *instanceScope, acct *compu
 	}
 	if !allowed {
 		return r.refuseAccount(s, computev1alpha1.ReasonAccountNotAllowed,
-			fmt.Sprintf("AWSAccount %q does not allow namespace %q (spec.allowedNamespaces); nothing is called in AWS", name, s.obj.Namespace))
+			fmt.Sprintf("AWSAccount %q does not allow namespace %q (spec.allowedNamespaces); nothing is called in AWS", name, s.Obj.Namespace))
 	}
 	ready := meta.FindStatusCondition(acct.Status.Conditions, computev1alpha1.ConditionReady)
 	verified := ready != nil && ready.Status == metav1.ConditionTrue && acct.Status.AccountID != ""
@@ -187,12 +188,12 @@ func (r *EC2InstanceReconciler) namespaceMetadata(ctx context.Context, name stri
 }
 
 // refuseAccount reports why the account cannot be used, once per change of reason.
-func (r *EC2InstanceReconciler) refuseAccount(s *instanceScope, reason, msg string) error {
-	if c := s.condition(computev1alpha1.ConditionReady); c == nil || c.Reason != reason || c.Message != msg {
+func (r *EC2InstanceReconciler) refuseAccount(s *pass.Scope, reason, msg string) error {
+	if c := s.Condition(computev1alpha1.ConditionReady); c == nil || c.Reason != reason || c.Message != msg {
 		r.event(s, corev1.EventTypeWarning, reason, msg)
 		r.Metrics.ReconcileError(reason)
 	}
-	s.notReady(reason, msg)
+	s.NotReady(reason, msg)
 	return errAccountRefused{}
 }
 
@@ -291,6 +292,6 @@ const accountRecheck = 5 * time.Minute
 // accountRefused is how a refused pass ends: no error (the condition says it
 // all, and an error would retry in a loop), and a slow look again in case a watch
 // event was missed.
-func accountRefused() step {
-	return waitSpread(accountRecheck)
+func accountRefused() pass.Step {
+	return pass.WaitSpread(accountRecheck)
 }

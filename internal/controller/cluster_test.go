@@ -33,6 +33,7 @@ import (
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/controller/pass"
 	"github.com/ec2-operator/ec2-operator/internal/sim/ec2sim"
 	"github.com/ec2-operator/ec2-operator/internal/testenv"
 )
@@ -42,22 +43,22 @@ func TestClaimOfTellsThisObjectsResourcesFromOtherObjectsAndClusters(t *testing.
 	testCases := []struct {
 		name string
 		tags map[string]string
-		want claim
+		want pass.Claim
 	}{
-		{"no tags", map[string]string{"Name": "web"}, claimNone},
-		{"this object in this cluster", map[string]string{ec2.TagOwnerUID: uid, ec2.TagCluster: cluster}, claimOurs},
-		{"this object's UID without a cluster tag (an earlier version)", map[string]string{ec2.TagOwnerUID: uid}, claimOurs},
-		{"another object of this cluster", map[string]string{ec2.TagOwnerUID: "uid-2", ec2.TagCluster: cluster}, claimSibling},
-		{"another object without a cluster tag", map[string]string{ec2.TagOwnerUID: "uid-2"}, claimUnproven},
-		{"another cluster's object", map[string]string{ec2.TagOwnerUID: "uid-2", ec2.TagCluster: "cluster-b"}, claimOtherCluster},
-		{"this object's UID under another cluster's tag", map[string]string{ec2.TagOwnerUID: uid, ec2.TagCluster: "cluster-b"}, claimOtherCluster},
-		{"only another cluster's tag", map[string]string{ec2.TagCluster: "cluster-b"}, claimOtherCluster},
-		{"an empty cluster tag is another cluster's", map[string]string{ec2.TagOwnerUID: uid, ec2.TagCluster: ""}, claimOtherCluster},
-		{"only this cluster's tag", map[string]string{ec2.TagCluster: cluster}, claimNone},
+		{"no tags", map[string]string{"Name": "web"}, pass.ClaimNone},
+		{"this object in this cluster", map[string]string{ec2.TagOwnerUID: uid, ec2.TagCluster: cluster}, pass.ClaimOurs},
+		{"this object's UID without a cluster tag (an earlier version)", map[string]string{ec2.TagOwnerUID: uid}, pass.ClaimOurs},
+		{"another object of this cluster", map[string]string{ec2.TagOwnerUID: "uid-2", ec2.TagCluster: cluster}, pass.ClaimSibling},
+		{"another object without a cluster tag", map[string]string{ec2.TagOwnerUID: "uid-2"}, pass.ClaimUnproven},
+		{"another cluster's object", map[string]string{ec2.TagOwnerUID: "uid-2", ec2.TagCluster: "cluster-b"}, pass.ClaimOtherCluster},
+		{"this object's UID under another cluster's tag", map[string]string{ec2.TagOwnerUID: uid, ec2.TagCluster: "cluster-b"}, pass.ClaimOtherCluster},
+		{"only another cluster's tag", map[string]string{ec2.TagCluster: "cluster-b"}, pass.ClaimOtherCluster},
+		{"an empty cluster tag is another cluster's", map[string]string{ec2.TagOwnerUID: uid, ec2.TagCluster: ""}, pass.ClaimOtherCluster},
+		{"only this cluster's tag", map[string]string{ec2.TagCluster: cluster}, pass.ClaimNone},
 	}
 	for _, tc := range testCases {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := claimOf(tc.tags, uid, cluster); got != tc.want {
+			if got := pass.ClaimOf(tc.tags, uid, cluster); got != tc.want {
 				t.Errorf("claimOf(%v) = %d, want %d", tc.tags, got, tc.want)
 			}
 		})

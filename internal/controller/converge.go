@@ -19,6 +19,7 @@ package controller
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -26,6 +27,7 @@ import (
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/controller/pass"
 	"github.com/ec2-operator/ec2-operator/internal/controller/plan"
 )
 
@@ -44,7 +46,7 @@ const (
 // pass early (an instance in transition, a power change under way) or lets it go on.
 type aspect struct {
 	name     string
-	converge func(ctx context.Context, s *instanceScope, p *convergePass) step
+	converge func(ctx context.Context, s *pass.Scope, p *convergePass) pass.Step
 }
 
 // aspects are converged in this order. The tags come first (the ownership tags' form
@@ -79,23 +81,23 @@ type convergePass struct {
 	applied      []string
 	moving       []string
 	whileStopped []plan.Drift
-	failures     []failure
+	failures     []pass.Failure
 }
 
 // fail records an aspect EC2 (or a check) refused.
 func (p *convergePass) fail(aspect string, err error) {
-	p.failures = append(p.failures, failure{action: "changing " + aspect, err: err})
+	p.failures = append(p.failures, pass.Failure{Action: "changing " + aspect, Err: err})
 }
 
 // converge moves an existing instance (s.inst) one step toward the spec, aspect by
 // aspect. Every aspect reads the instance first, so repeating a pass is harmless.
-func (r *EC2InstanceReconciler) converge(ctx context.Context, s *instanceScope) step {
-	if next := r.observe(s, s.inst); next.ends() {
+func (r *EC2InstanceReconciler) converge(ctx context.Context, s *pass.Scope) pass.Step {
+	if next := r.observe(s, s.Inst); next.Ends() {
 		return next
 	}
-	p := &convergePass{inst: s.inst, userData: s.obj.Spec.UserData}
+	p := &convergePass{inst: s.Inst, userData: s.Obj.Spec.UserData}
 	for _, a := range r.aspects() {
-		if next := a.converge(ctx, s, p); next.ends() {
+		if next := a.converge(ctx, s, p); next.Ends() {
 			return next
 		}
 	}
@@ -107,71 +109,71 @@ func (r *EC2InstanceReconciler) converge(ctx context.Context, s *instanceScope) 
 // claim it (two adoptions raced), and changing anything would make them fight;
 // another cluster's tag (a status restored from that cluster's backup, a cluster ID
 // changed by hand) means that cluster's operator manages it.
-func (r *EC2InstanceReconciler) observe(s *instanceScope, inst *ec2.Instance) step {
+func (r *EC2InstanceReconciler) observe(s *pass.Scope, inst *ec2.Instance) pass.Step {
 	r.recordFirstRunning(s, inst)
-	observeInstance(s, inst)
-	r.Metrics.InstanceState(s.obj.UID, inst.State)
-	if c := s.condition(computev1alpha1.ConditionInstanceLaunched); c == nil || c.Status != metav1.ConditionTrue {
+	pass.ObserveInstance(s, inst)
+	r.Metrics.InstanceState(s.Obj.UID, inst.State)
+	if c := s.Condition(computev1alpha1.ConditionInstanceLaunched); c == nil || c.Status != metav1.ConditionTrue {
 		// Set once: a note made when the instance was found (taken over after a
 		// restore) stays until the instance is replaced.
-		s.setCondition(computev1alpha1.ConditionInstanceLaunched, metav1.ConditionTrue, "Launched", "instance "+inst.ID+" exists")
+		s.SetCondition(computev1alpha1.ConditionInstanceLaunched, metav1.ConditionTrue, "Launched", "instance "+inst.ID+" exists")
 	}
-	rememberRootVolume(s, inst)
+	pass.RememberRootVolume(s, inst)
 	r.reportSpotInterruption(s, inst.ID)
 	if inst.State == ec2.StateRunning {
-		s.obj.Status.LastRunningInstanceType = inst.InstanceType
+		s.Obj.Status.LastRunningInstanceType = inst.InstanceType
 		// A stop from here on is not the operator's unless it makes one.
-		s.obj.Status.LastStopRequest = nil
+		s.Obj.Status.LastStopRequest = nil
 	}
-	if owner := ec2.OwnerTag(inst.Tags, ec2.TagOwnerUID); owner != "" && owner != string(s.obj.UID) {
+	if owner := ec2.OwnerTag(inst.Tags, ec2.TagOwnerUID); owner != "" && owner != string(s.Obj.UID) {
 		msg := fmt.Sprintf("instance %s is managed by EC2Instance %s/%s; not changing it", inst.ID,
 			ec2.OwnerTag(inst.Tags, ec2.TagOwnerNamespace), ec2.OwnerTag(inst.Tags, ec2.TagOwnerName))
-		if c := s.condition(computev1alpha1.ConditionReady); c == nil || c.Reason != computev1alpha1.ReasonOwnedByAnother {
+		if c := s.Condition(computev1alpha1.ConditionReady); c == nil || c.Reason != computev1alpha1.ReasonOwnedByAnother {
 			r.event(s, corev1.EventTypeWarning, computev1alpha1.ReasonOwnedByAnother, msg)
 		}
-		s.notReady(computev1alpha1.ReasonOwnedByAnother, msg)
-		return doneAfter(r.resyncAfter())
+		s.NotReady(computev1alpha1.ReasonOwnedByAnother, msg)
+		return pass.DoneAfter(r.resyncAfter())
 	}
-	if r.claimOf(s, inst.Tags) == claimOtherCluster {
-		return r.instanceExists(s, otherClusterMessage(inst, r.ClusterID, "not changing it"))
+	if r.claimOf(s, inst.Tags) == pass.ClaimOtherCluster {
+		return r.instanceExists(s, pass.OtherClusterMessage(inst, r.ClusterID, "not changing it"))
 	}
-	return proceed()
+	return pass.Proceed()
 }
 
 // waitForTransition ends the pass while the instance is pending or stopping: nothing
 // else can be changed until it settles, and it is looked at again soon.
-func (r *EC2InstanceReconciler) waitForTransition(_ context.Context, s *instanceScope, p *convergePass) step {
+func (r *EC2InstanceReconciler) waitForTransition(_ context.Context, s *pass.Scope, p *convergePass) pass.Step {
 	inst := p.inst
 	if inst.State != ec2.StatePending && inst.State != ec2.StateStopping {
-		return proceed()
+		return pass.Proceed()
 	}
-	if s.obj.Spec.ElasticIP != nil {
-		s.setCondition(computev1alpha1.ConditionElasticIPAssociated, metav1.ConditionFalse, computev1alpha1.ReasonAssociationPending,
+	if s.Obj.Spec.ElasticIP != nil {
+		s.SetCondition(computev1alpha1.ConditionElasticIPAssociated, metav1.ConditionFalse, computev1alpha1.ReasonAssociationPending,
 			fmt.Sprintf("the Elastic IP waits for instance %s, which is %s", inst.ID, inst.State))
 	}
-	s.notReady(readyReasonForState(inst.State), fmt.Sprintf("instance %s is %s", inst.ID, inst.State))
-	return convergeEnds(p, doneAfter(r.PollInterval))
+	s.NotReady(pass.ReadyReasonForState(inst.State), fmt.Sprintf("instance %s is %s", inst.ID, inst.State))
+	return convergeEnds(p, pass.DoneAfter(r.PollInterval))
 }
 
 // resolveGroups follows the security group selector on every pass (answers are shared
 // between objects for a few seconds), so that a group gaining the selector's tags
 // joins within a resync.
-func (r *EC2InstanceReconciler) resolveGroups(ctx context.Context, s *instanceScope, p *convergePass) step {
-	if s.obj.Spec.SecurityGroupSelector == nil {
-		return proceed()
+func (r *EC2InstanceReconciler) resolveGroups(ctx context.Context, s *pass.Scope, p *convergePass) pass.Step {
+	if s.Obj.Spec.SecurityGroupSelector == nil {
+		return pass.Proceed()
 	}
 	groups, err := desiredGroups(ctx, s, p.inst.VPCID)
 	if err != nil {
 		p.fail("securityGroupSelector", err)
 		groups = p.inst.SecurityGroupIDs // leave the groups as they are
 	}
-	s.obj.Status.SecurityGroupIDs = sortedCopy(groups)
-	return proceed()
+	s.Obj.Status.SecurityGroupIDs = slices.Sorted(slices.Values(groups))
+	return pass.Proceed()
 }
 
 // readAttributes reads (or recalls) the attributes DescribeInstances does not return.
 // As rarely as those, it also asks whether this is the only instance with the tags.
-func (r *EC2InstanceReconciler) readAttributes(ctx context.Context, s *instanceScope, p *convergePass) step {
+func (r *EC2InstanceReconciler) readAttributes(ctx context.Context, s *pass.Scope, p *convergePass) pass.Step {
 	seen, fresh, err := r.observeAttributes(ctx, s, p.inst)
 	if err != nil {
 		p.fail("attributes", err)
@@ -180,75 +182,75 @@ func (r *EC2InstanceReconciler) readAttributes(ctx context.Context, s *instanceS
 	if fresh {
 		r.reportExtras(ctx, s, p.inst.ID)
 	}
-	return proceed()
+	return pass.Proceed()
 }
 
 // readUserData reads the user data userDataFrom names, only when there is something
 // to compare it with.
-func (r *EC2InstanceReconciler) readUserData(ctx context.Context, s *instanceScope, p *convergePass) step {
-	if p.seen.Attrs == nil || s.obj.Spec.UserDataFrom == nil {
-		return proceed()
+func (r *EC2InstanceReconciler) readUserData(ctx context.Context, s *pass.Scope, p *convergePass) pass.Step {
+	if p.seen.Attrs == nil || s.Obj.Spec.UserDataFrom == nil {
+		return pass.Proceed()
 	}
-	userData, err := r.desiredUserData(ctx, s.obj)
+	userData, err := r.desiredUserData(ctx, s.Obj)
 	if err != nil {
 		p.fail("userDataFrom", err)
 	}
 	p.userData = userData
-	return proceed()
+	return pass.Proceed()
 }
 
 // convergeSettings applies the settings EC2 changes in place, and leaves those it
 // changes only on a stopped instance to the power aspect.
-func (r *EC2InstanceReconciler) convergeSettings(ctx context.Context, s *instanceScope, p *convergePass) step {
-	for _, d := range plan.FindDrift(s.obj, p.inst, p.seen, p.userData) {
+func (r *EC2InstanceReconciler) convergeSettings(ctx context.Context, s *pass.Scope, p *convergePass) pass.Step {
+	for _, d := range plan.FindDrift(s.Obj, p.inst, p.seen, p.userData) {
 		if d.NeedsStopped {
 			p.whileStopped = append(p.whileStopped, d)
 			continue
 		}
-		if err := d.Apply(ctx, s.ec2, p.inst.ID); err != nil {
+		if err := d.Apply(ctx, s.EC2, p.inst.ID); err != nil {
 			p.fail(d.Field, err)
 			continue
 		}
 		r.driftCorrected(s, d)
 		p.applied = append(p.applied, d.Field)
 	}
-	return proceed()
+	return pass.Proceed()
 }
 
 // convergeVolumesAspect is the data volumes aspect (converge_volumes.go).
-func (r *EC2InstanceReconciler) convergeVolumesAspect(ctx context.Context, s *instanceScope, p *convergePass) step {
+func (r *EC2InstanceReconciler) convergeVolumesAspect(ctx context.Context, s *pass.Scope, p *convergePass) pass.Step {
 	if busy, err := r.convergeVolumes(ctx, s, p.inst, p.fresh); err != nil {
 		p.fail("volumes", err)
 	} else if busy {
 		p.moving = append(p.moving, "volumes")
 	}
-	return proceed()
+	return pass.Proceed()
 }
 
 // convergeElasticIPAspect is the Elastic IP aspect (converge_elasticip.go).
-func (r *EC2InstanceReconciler) convergeElasticIPAspect(ctx context.Context, s *instanceScope, p *convergePass) step {
+func (r *EC2InstanceReconciler) convergeElasticIPAspect(ctx context.Context, s *pass.Scope, p *convergePass) pass.Step {
 	if busy, err := r.convergeElasticIP(ctx, s, p.inst); err != nil {
 		p.fail("elasticIp", err)
 	} else if busy {
 		p.moving = append(p.moving, "elasticIp")
 	}
-	return proceed()
+	return pass.Proceed()
 }
 
 // convergePowerAspect is the power state aspect (converge_power.go). What was just
 // changed, or failed to change, must be read again, whatever the power step does.
-func (r *EC2InstanceReconciler) convergePowerAspect(ctx context.Context, s *instanceScope, p *convergePass) step {
+func (r *EC2InstanceReconciler) convergePowerAspect(ctx context.Context, s *pass.Scope, p *convergePass) pass.Step {
 	if len(p.applied) > 0 || len(p.failures) > 0 {
-		r.forgetAttributes(s.obj.UID)
+		r.forgetAttributes(s.Obj.UID)
 	}
 	next := r.convergePower(ctx, s, p.inst, p.whileStopped)
-	if !next.ends() {
+	if !next.Ends() {
 		return next
 	}
-	if next.kind == stepFailed {
+	if next.Kind == pass.KindFailed {
 		// The power step's failures are reported with the others; what it was doing
 		// is not "meanwhile", since it failed.
-		next.failures = append(p.failures, next.failures...)
+		next.Failures = append(p.failures, next.Failures...)
 		return next
 	}
 	return convergeEnds(p, next)
@@ -256,27 +258,27 @@ func (r *EC2InstanceReconciler) convergePowerAspect(ctx context.Context, s *inst
 
 // convergeEnds ends a converge pass with next, reporting the aspects that failed
 // before it; what next says the pass is doing stays in view in the report.
-func convergeEnds(p *convergePass, next step) step {
+func convergeEnds(p *convergePass, next pass.Step) pass.Step {
 	if len(p.failures) == 0 {
 		return next
 	}
-	return step{kind: stepFailed, failures: p.failures, after: next.after, meanwhile: true}
+	return pass.Step{Kind: pass.KindFailed, Failures: p.failures, After: next.After, Meanwhile: true}
 }
 
 // concludeConverge ends a pass that went through every aspect: still changing (come
 // back soon), failed (back off), or settled (Ready, and back at the resync).
-func (r *EC2InstanceReconciler) concludeConverge(s *instanceScope, p *convergePass) step {
+func (r *EC2InstanceReconciler) concludeConverge(s *pass.Scope, p *convergePass) pass.Step {
 	if len(p.applied) > 0 || len(p.moving) > 0 {
 		msg := "applied " + strings.Join(p.applied, ", ")
 		if len(p.applied) == 0 {
 			msg = "changing " + strings.Join(p.moving, ", ")
 		}
-		s.notReady(computev1alpha1.ReasonUpdating, msg)
-		return convergeEnds(p, doneAfter(r.PollInterval))
+		s.NotReady(computev1alpha1.ReasonUpdating, msg)
+		return convergeEnds(p, pass.DoneAfter(r.PollInterval))
 	}
 	if len(p.failures) > 0 {
-		return convergeEnds(p, doneAfter(0))
+		return convergeEnds(p, pass.DoneAfter(0))
 	}
 	r.settle(s, p.inst, p.whileStopped)
-	return doneAfter(r.resyncAfter())
+	return pass.DoneAfter(r.resyncAfter())
 }

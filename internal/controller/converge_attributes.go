@@ -26,6 +26,7 @@ import (
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/controller/pass"
 	"github.com/ec2-operator/ec2-operator/internal/controller/plan"
 )
 
@@ -103,40 +104,40 @@ func (r *EC2InstanceReconciler) forgetAttributes(uid types.UID) { r.attributes.f
 // three calls per instance in the first minute. Each instance's first read is put off
 // to a random point within one AttributeResyncPeriod, which is as long as drift of
 // these attributes may go unnoticed anyway; until then they are not compared.
-func (r *EC2InstanceReconciler) observeAttributes(ctx context.Context, s *instanceScope, inst *ec2.Instance) (plan.ObservedAttributes, bool, error) {
+func (r *EC2InstanceReconciler) observeAttributes(ctx context.Context, s *pass.Scope, inst *ec2.Instance) (plan.ObservedAttributes, bool, error) {
 	now := r.now()
-	source := r.sourceVersion(s.obj)
-	if seen, ok := r.attributes.get(s.obj.UID, s.obj.Generation, now, r.AttributeResyncPeriod, source); ok {
+	source := r.sourceVersion(s.Obj)
+	if seen, ok := r.attributes.get(s.Obj.UID, s.Obj.Generation, now, r.AttributeResyncPeriod, source); ok {
 		return seen, false, nil
 	}
-	if !r.attributes.known(s.obj.UID) && s.before.Status.ObservedGeneration == s.obj.Generation {
+	if !r.attributes.known(s.Obj.UID) && s.Before.Status.ObservedGeneration == s.Obj.Generation {
 		readAt := now.Add(-time.Duration(rand.Int64N(int64(r.AttributeResyncPeriod))))
-		r.attributes.put(s.obj.UID, s.obj.Generation, readAt, plan.ObservedAttributes{}, source)
+		r.attributes.put(s.Obj.UID, s.Obj.Generation, readAt, plan.ObservedAttributes{}, source)
 		return plan.ObservedAttributes{}, false, nil
 	}
-	attrs, err := s.ec2.GetInstanceAttributes(ctx, inst.ID)
+	attrs, err := s.EC2.GetInstanceAttributes(ctx, inst.ID)
 	if err != nil {
 		return plan.ObservedAttributes{}, false, err
 	}
 	seen := plan.Observed(attrs)
-	if spec := &s.obj.Spec; spec.DisableAPIStop != nil || spec.InstanceInitiatedShutdownBehavior != "" {
-		if seen.Lifecycle, err = s.ec2.GetLifecycleAttributes(ctx, inst.ID); err != nil {
+	if spec := &s.Obj.Spec; spec.DisableAPIStop != nil || spec.InstanceInitiatedShutdownBehavior != "" {
+		if seen.Lifecycle, err = s.EC2.GetLifecycleAttributes(ctx, inst.ID); err != nil {
 			return plan.ObservedAttributes{}, false, err
 		}
 	}
-	if s.obj.Spec.CreditSpecification != nil {
-		if seen.Credits, err = s.ec2.GetCreditSpecification(ctx, inst.ID); err != nil {
+	if s.Obj.Spec.CreditSpecification != nil {
+		if seen.Credits, err = s.EC2.GetCreditSpecification(ctx, inst.ID); err != nil {
 			return plan.ObservedAttributes{}, false, err
 		}
 	}
-	if rv := s.obj.Spec.RootVolume; rv != nil && rv.SizeGiB != nil && inst.RootVolumeID != "" {
-		size, err := s.ec2.GetVolumeSize(ctx, inst.RootVolumeID)
+	if rv := s.Obj.Spec.RootVolume; rv != nil && rv.SizeGiB != nil && inst.RootVolumeID != "" {
+		size, err := s.EC2.GetVolumeSize(ctx, inst.RootVolumeID)
 		if err != nil {
 			return plan.ObservedAttributes{}, false, err
 		}
 		seen.RootSizeGiB = size
 	}
-	r.attributes.put(s.obj.UID, s.obj.Generation, now, seen, source)
+	r.attributes.put(s.Obj.UID, s.Obj.Generation, now, seen, source)
 	return seen, true, nil
 }
 

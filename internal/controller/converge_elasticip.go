@@ -28,6 +28,7 @@ import (
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
+	"github.com/ec2-operator/ec2-operator/internal/controller/pass"
 	"github.com/ec2-operator/ec2-operator/internal/controller/plan"
 )
 
@@ -37,8 +38,8 @@ import (
 // the address with the primary interface once the instance can take it. A settled
 // address costs no call: the instance's public IP, from DescribeInstances, shows it.
 // It reports whether the association is still to come.
-func (r *EC2InstanceReconciler) convergeElasticIP(ctx context.Context, s *instanceScope, inst *ec2.Instance) (bool, error) {
-	spec, st := s.obj.Spec.ElasticIP, &s.obj.Status
+func (r *EC2InstanceReconciler) convergeElasticIP(ctx context.Context, s *pass.Scope, inst *ec2.Instance) (bool, error) {
+	spec, st := s.Obj.Spec.ElasticIP, &s.Obj.Status
 	if st.ElasticIP != nil && (spec == nil || !addressWanted(spec, st.ElasticIP)) {
 		if err := r.letGoOfAddress(ctx, s, inst.ID, *st.ElasticIP); err != nil {
 			return false, err
@@ -61,12 +62,12 @@ func (r *EC2InstanceReconciler) convergeElasticIP(ctx context.Context, s *instan
 	eip := st.ElasticIP
 	nic := inst.PrimaryInterface()
 	if nic != nil && eip.PublicIP != "" && nic.PublicIP == eip.PublicIP && nic.PublicIPOwner != "amazon" && eip.AssociationID != "" {
-		s.setCondition(computev1alpha1.ConditionElasticIPAssociated, metav1.ConditionTrue, computev1alpha1.ReasonAssociated,
+		s.SetCondition(computev1alpha1.ConditionElasticIPAssociated, metav1.ConditionTrue, computev1alpha1.ReasonAssociated,
 			fmt.Sprintf("%s (%s) is associated with %s", eip.PublicIP, eip.AllocationID, nic.ID))
 		return false, nil
 	}
 	if nic == nil || (inst.State != ec2.StateRunning && inst.State != ec2.StateStopped) {
-		s.setCondition(computev1alpha1.ConditionElasticIPAssociated, metav1.ConditionFalse, computev1alpha1.ReasonAssociationPending,
+		s.SetCondition(computev1alpha1.ConditionElasticIPAssociated, metav1.ConditionFalse, computev1alpha1.ReasonAssociationPending,
 			fmt.Sprintf("%s waits for instance %s to run", eip.AllocationID, inst.ID))
 		return true, nil
 	}
@@ -79,20 +80,20 @@ func (r *EC2InstanceReconciler) convergeElasticIP(ctx context.Context, s *instan
 // there, AllowReassociation false), and associating it again with the same interface
 // is harmless. On success the status shows the address at once; the instance's
 // cached description was dropped, so the next resync reads it afresh.
-func (r *EC2InstanceReconciler) associateAddress(ctx context.Context, s *instanceScope, inst *ec2.Instance, nic *ec2.NetworkInterface) (bool, error) {
-	eip := s.obj.Status.ElasticIP
-	id, err := s.ec2.AssociateAddress(ctx, eip.AllocationID, inst.ID, nic.ID)
+func (r *EC2InstanceReconciler) associateAddress(ctx context.Context, s *pass.Scope, inst *ec2.Instance, nic *ec2.NetworkInterface) (bool, error) {
+	eip := s.Obj.Status.ElasticIP
+	id, err := s.EC2.AssociateAddress(ctx, eip.AllocationID, inst.ID, nic.ID)
 	switch {
 	case awserrors.AddressNotFound(err) && eip.AllocatedByOperator:
 		// The operator's own address is gone (released outside Kubernetes): forget it;
 		// the next pass allocates another.
 		r.event(s, corev1.EventTypeWarning, computev1alpha1.ReasonAddressNotFound, "Elastic IP "+eip.AllocationID+" no longer exists; allocating another")
-		s.obj.Status.ElasticIP = nil
+		s.Obj.Status.ElasticIP = nil
 		return true, nil
 	case awserrors.AddressAssociatedElsewhere(err):
 		return false, addressRefused(s, &awserrors.Error{Kind: awserrors.KindTerminal, Operation: "AssociateAddress", Code: awserrors.CodeOf(err),
 			Message: fmt.Sprintf("Elastic IP %s is associated with another instance or network interface; the operator does not take it from there (%s)",
-				eip.AllocationID, errorMessage(err))})
+				eip.AllocationID, pass.ErrorMessage(err))})
 	case err != nil:
 		return false, addressRefused(s, err)
 	}
@@ -105,14 +106,14 @@ func (r *EC2InstanceReconciler) associateAddress(ctx context.Context, s *instanc
 	if eip.PublicIP != "" {
 		// What DescribeInstances will show from now on, so that the next look at the
 		// instance finds nothing new to write.
-		s.obj.Status.PublicIP, s.obj.Status.PublicDNSName = eip.PublicIP, publicDNSName(eip.PublicIP, s.region)
-		for i := range s.obj.Status.NetworkInterfaces {
-			if s.obj.Status.NetworkInterfaces[i].NetworkInterfaceID == nic.ID {
-				s.obj.Status.NetworkInterfaces[i].PublicIP = eip.PublicIP
+		s.Obj.Status.PublicIP, s.Obj.Status.PublicDNSName = eip.PublicIP, publicDNSName(eip.PublicIP, s.Region)
+		for i := range s.Obj.Status.NetworkInterfaces {
+			if s.Obj.Status.NetworkInterfaces[i].NetworkInterfaceID == nic.ID {
+				s.Obj.Status.NetworkInterfaces[i].PublicIP = eip.PublicIP
 			}
 		}
 	}
-	s.setCondition(computev1alpha1.ConditionElasticIPAssociated, metav1.ConditionTrue, computev1alpha1.ReasonAssociated,
+	s.SetCondition(computev1alpha1.ConditionElasticIPAssociated, metav1.ConditionTrue, computev1alpha1.ReasonAssociated,
 		fmt.Sprintf("%s (%s) is associated with %s", plan.OrNone(eip.PublicIP), eip.AllocationID, nic.ID))
 	return false, nil
 }
@@ -120,11 +121,11 @@ func (r *EC2InstanceReconciler) associateAddress(ctx context.Context, s *instanc
 // chooseAddress returns the address the spec asks for: the given allocation, the
 // address the operator allocated for this object earlier (found by its ownership tag
 // in the namespace's listing, which the objects created together share), or a new one.
-func (r *EC2InstanceReconciler) chooseAddress(ctx context.Context, s *instanceScope) (*computev1alpha1.ElasticIPStatus, error) {
-	spec := s.obj.Spec.ElasticIP
+func (r *EC2InstanceReconciler) chooseAddress(ctx context.Context, s *pass.Scope) (*computev1alpha1.ElasticIPStatus, error) {
+	spec := s.Obj.Spec.ElasticIP
 	if !spec.Allocate {
 		// The address is needed to recognise it on the instance later without asking.
-		found, err := s.ec2.DescribeAddresses(ctx, []string{spec.AllocationID})
+		found, err := s.EC2.DescribeAddresses(ctx, []string{spec.AllocationID})
 		if err != nil {
 			return nil, err
 		}
@@ -140,11 +141,11 @@ func (r *EC2InstanceReconciler) chooseAddress(ctx context.Context, s *instanceSc
 		return nil, err
 	}
 	for _, a := range owned {
-		if a.AssociationID == "" || a.InstanceID == s.obj.Status.InstanceID {
+		if a.AssociationID == "" || a.InstanceID == s.Obj.Status.InstanceID {
 			return &computev1alpha1.ElasticIPStatus{AllocationID: a.AllocationID, PublicIP: a.PublicIP, AllocatedByOperator: true}, nil
 		}
 	}
-	a, err := s.ec2.AllocateAddress(ctx, spec.PublicIPv4Pool, plan.DesiredTags(s.obj, r.ClusterID))
+	a, err := s.EC2.AllocateAddress(ctx, spec.PublicIPv4Pool, plan.DesiredTags(s.Obj, r.ClusterID))
 	if err != nil {
 		return nil, err
 	}
@@ -155,9 +156,9 @@ func (r *EC2InstanceReconciler) chooseAddress(ctx context.Context, s *instanceSc
 // letGoOfAddress disassociates an address the spec no longer wants and releases it
 // when the operator allocated it. instanceID is empty when the instance is about to be
 // terminated (its remembered description then stays; see Client.DisassociateAddress).
-func (r *EC2InstanceReconciler) letGoOfAddress(ctx context.Context, s *instanceScope, instanceID string, eip computev1alpha1.ElasticIPStatus) error {
+func (r *EC2InstanceReconciler) letGoOfAddress(ctx context.Context, s *pass.Scope, instanceID string, eip computev1alpha1.ElasticIPStatus) error {
 	if eip.AssociationID != "" {
-		if err := s.ec2.DisassociateAddress(ctx, eip.AssociationID, instanceID); err != nil {
+		if err := s.EC2.DisassociateAddress(ctx, eip.AssociationID, instanceID); err != nil {
 			return err
 		}
 	}
@@ -165,7 +166,7 @@ func (r *EC2InstanceReconciler) letGoOfAddress(ctx context.Context, s *instanceS
 		r.event(s, corev1.EventTypeNormal, "ElasticIPDisassociated", fmt.Sprintf("disassociated Elastic IP %s (%s); it stays allocated", eip.PublicIP, eip.AllocationID))
 		return nil
 	}
-	if err := s.ec2.ReleaseAddress(ctx, eip.AllocationID); err != nil {
+	if err := s.EC2.ReleaseAddress(ctx, eip.AllocationID); err != nil {
 		return err
 	}
 	r.event(s, corev1.EventTypeNormal, "ElasticIPReleased", fmt.Sprintf("released Elastic IP %s (%s), which the operator allocated", eip.PublicIP, eip.AllocationID))
@@ -174,9 +175,9 @@ func (r *EC2InstanceReconciler) letGoOfAddress(ctx context.Context, s *instanceS
 
 // addressRefused records on the ElasticIPAssociated condition why the address cannot
 // be associated, and returns err for the pass's report (Ready, an Event, backoff).
-func addressRefused(s *instanceScope, err error) error {
+func addressRefused(s *pass.Scope, err error) error {
 	if !awserrors.HeldBack(err) {
-		s.setCondition(computev1alpha1.ConditionElasticIPAssociated, metav1.ConditionFalse, reasonFor(err), errorMessage(err))
+		s.SetCondition(computev1alpha1.ConditionElasticIPAssociated, metav1.ConditionFalse, pass.ReasonFor(err), pass.ErrorMessage(err))
 	}
 	return err
 }
@@ -192,18 +193,18 @@ func addressWanted(spec *computev1alpha1.ElasticIP, eip *computev1alpha1.Elastic
 // ownAddresses returns the Elastic IPs tagged with this object's UID in this cluster.
 // One allocated before the operator tagged clusters gets the cluster tag here, so
 // that the IAM policy lets the operator associate and release it.
-func (r *EC2InstanceReconciler) ownAddresses(ctx context.Context, s *instanceScope) ([]ec2.Address, error) {
-	listed, err := s.ec2.OwnedAddresses(ctx, s.obj.Namespace)
+func (r *EC2InstanceReconciler) ownAddresses(ctx context.Context, s *pass.Scope) ([]ec2.Address, error) {
+	listed, err := s.EC2.OwnedAddresses(ctx, s.Obj.Namespace)
 	if err != nil {
 		return nil, err
 	}
 	var out []ec2.Address
 	for _, a := range listed {
-		if r.claimOf(s, a.Tags) != claimOurs {
+		if r.claimOf(s, a.Tags) != pass.ClaimOurs {
 			continue
 		}
 		if _, tagged := a.Tags[ec2.TagCluster]; !tagged {
-			if err := s.ec2.CreateTags(ctx, []string{a.AllocationID}, map[string]string{ec2.TagCluster: r.ClusterID}); err != nil {
+			if err := s.EC2.CreateTags(ctx, []string{a.AllocationID}, map[string]string{ec2.TagCluster: r.ClusterID}); err != nil {
 				return nil, fmt.Errorf("adding the cluster tag to Elastic IP %s: %w", a.AllocationID, err)
 			}
 		}

@@ -27,20 +27,21 @@ import (
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/controller/pass"
 )
 
 // extraInstances returns the live instances other than the managed one that carry
 // this object's ownership tags, in this cluster: left by a crash between two launches
 // of an older version, or copies someone made with the tags. The namespace's listing, shared with
 // the other objects that ask at about the same time, answers it.
-func (r *EC2InstanceReconciler) extraInstances(ctx context.Context, s *instanceScope, managed string) ([]ec2.Instance, error) {
-	owned, err := s.ec2.OwnedInstances(ctx, s.obj.Namespace, s.obj.Name)
+func (r *EC2InstanceReconciler) extraInstances(ctx context.Context, s *pass.Scope, managed string) ([]ec2.Instance, error) {
+	owned, err := s.EC2.OwnedInstances(ctx, s.Obj.Namespace, s.Obj.Name)
 	if err != nil {
 		return nil, err
 	}
 	var extras []ec2.Instance
 	for _, inst := range owned {
-		if inst.ID != managed && r.claimOf(s, inst.Tags) == claimOurs {
+		if inst.ID != managed && r.claimOf(s, inst.Tags) == pass.ClaimOurs {
 			extras = append(extras, inst)
 		}
 	}
@@ -58,33 +59,33 @@ func instanceIDList(insts []ec2.Instance) string {
 // reportExtras sets DuplicateInstances (True, or absent) from a fresh look at the
 // namespace's instances. It runs when the instance's attributes are read again (hourly, or after
 // a change), which bounds its cost; a failed look changes nothing.
-func (r *EC2InstanceReconciler) reportExtras(ctx context.Context, s *instanceScope, managed string) {
+func (r *EC2InstanceReconciler) reportExtras(ctx context.Context, s *pass.Scope, managed string) {
 	extras, err := r.extraInstances(ctx, s, managed)
 	if err != nil {
-		s.log.V(1).Info("could not look for extra instances", "error", err.Error())
+		s.Log.V(1).Info("could not look for extra instances", "error", err.Error())
 		return
 	}
 	if len(extras) == 0 {
 		// The common case is shown by the condition's absence, which costs no write.
-		meta.RemoveStatusCondition(&s.obj.Status.Conditions, computev1alpha1.ConditionDuplicateInstances)
+		meta.RemoveStatusCondition(&s.Obj.Status.Conditions, computev1alpha1.ConditionDuplicateInstances)
 		return
 	}
 	msg := fmt.Sprintf("besides %s, instance(s) %s carry this object's ownership tags and run; the operator manages only %s "+
 		"and terminates (deletionPolicy Delete) or releases (Retain) all of them when the object is deleted", managed, instanceIDList(extras), managed)
-	if c := s.condition(computev1alpha1.ConditionDuplicateInstances); c == nil || c.Status != metav1.ConditionTrue || c.Message != msg {
+	if c := s.Condition(computev1alpha1.ConditionDuplicateInstances); c == nil || c.Status != metav1.ConditionTrue || c.Message != msg {
 		r.event(s, corev1.EventTypeWarning, computev1alpha1.ReasonExtraInstances, msg)
 	}
-	s.setCondition(computev1alpha1.ConditionDuplicateInstances, metav1.ConditionTrue, computev1alpha1.ReasonExtraInstances, msg)
+	s.SetCondition(computev1alpha1.ConditionDuplicateInstances, metav1.ConditionTrue, computev1alpha1.ReasonExtraInstances, msg)
 }
 
 // terminateExtras terminates the extra instances of a deleted object (Delete).
-func (r *EC2InstanceReconciler) terminateExtras(ctx context.Context, s *instanceScope, managed string) error {
+func (r *EC2InstanceReconciler) terminateExtras(ctx context.Context, s *pass.Scope, managed string) error {
 	extras, err := r.extraInstances(ctx, s, managed)
 	if err != nil || len(extras) == 0 {
 		return err
 	}
 	for _, inst := range extras {
-		if _, err := s.ec2.TerminateInstance(ctx, inst.ID); err != nil {
+		if _, err := s.EC2.TerminateInstance(ctx, inst.ID); err != nil {
 			return fmt.Errorf("terminating extra instance %s: %w", inst.ID, err)
 		}
 	}
@@ -95,13 +96,13 @@ func (r *EC2InstanceReconciler) terminateExtras(ctx context.Context, s *instance
 
 // releaseExtras removes this object's ownership tags from its extra instances
 // (Retain).
-func (r *EC2InstanceReconciler) releaseExtras(ctx context.Context, s *instanceScope, managed string) error {
+func (r *EC2InstanceReconciler) releaseExtras(ctx context.Context, s *pass.Scope, managed string) error {
 	extras, err := r.extraInstances(ctx, s, managed)
 	if err != nil || len(extras) == 0 {
 		return err
 	}
 	for _, inst := range extras {
-		if err := s.ec2.DeleteTags(ctx, []string{inst.ID}, ec2.OwnershipTagKeys()); err != nil {
+		if err := s.EC2.DeleteTags(ctx, []string{inst.ID}, ec2.OwnershipTagKeys()); err != nil {
 			return fmt.Errorf("releasing extra instance %s: %w", inst.ID, err)
 		}
 	}

@@ -26,6 +26,7 @@ import (
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/controller/pass"
 	"github.com/ec2-operator/ec2-operator/internal/controller/plan"
 )
 
@@ -90,8 +91,8 @@ func ownershipMoves(tags map[string]string, safe bool) (add map[string]string, r
 // metadata options need, without a relaunch: the new keys are created before the old
 // ones are deleted, so the instance is never without an owner tag. Only the instance's own tags change; EC2's rule does not cover its
 // volumes, interface or address.
-func (r *EC2InstanceReconciler) migrateOwnershipTags(ctx context.Context, s *instanceScope, inst *ec2.Instance) error {
-	safe := wantsSafeOwnership(&s.obj.Spec, inst)
+func (r *EC2InstanceReconciler) migrateOwnershipTags(ctx context.Context, s *pass.Scope, inst *ec2.Instance) error {
+	safe := wantsSafeOwnership(&s.Obj.Spec, inst)
 	add, remove := ownershipMoves(inst.Tags, safe)
 	if len(remove) == 0 {
 		return nil
@@ -119,13 +120,13 @@ func (r *EC2InstanceReconciler) migrateOwnershipTags(ctx context.Context, s *ins
 				set[counterpart(k)] = v
 			}
 		}
-		if err := s.ec2.CreateTags(ctx, []string{inst.ID}, set); err != nil {
+		if err := s.EC2.CreateTags(ctx, []string{inst.ID}, set); err != nil {
 			return fmt.Errorf("migrating the ownership tags of instance %s: %w", inst.ID, err)
 		}
 		for k, v := range set {
 			inst.Tags[k] = v
 		}
-		if err := s.ec2.DeleteTags(ctx, []string{inst.ID}, keys); err != nil {
+		if err := s.EC2.DeleteTags(ctx, []string{inst.ID}, keys); err != nil {
 			return fmt.Errorf("migrating the ownership tags of instance %s: %w", inst.ID, err)
 		}
 		for _, k := range keys {
@@ -162,17 +163,17 @@ func hasKey(m map[string]string, k string) bool {
 // writeOwnership tags the instance and its launch volumes as this object's (an
 // adoption, a take-over): the instance in the form EC2 allows it now, the volumes in
 // the slash form, and the instance loses the other form, whose values would be stale.
-func writeOwnership(ctx context.Context, s *instanceScope, inst *ec2.Instance, ownership map[string]string) error {
-	volumes := launchVolumes(s, inst)
+func writeOwnership(ctx context.Context, s *pass.Scope, inst *ec2.Instance, ownership map[string]string) error {
+	volumes := pass.LaunchVolumes(s, inst)
 	if !exposesTags(inst) {
-		if err := s.ec2.CreateTags(ctx, append([]string{inst.ID}, volumes...), ownership); err != nil {
+		if err := s.EC2.CreateTags(ctx, append([]string{inst.ID}, volumes...), ownership); err != nil {
 			return err
 		}
 	} else {
-		if err := s.ec2.CreateTags(ctx, []string{inst.ID}, ec2.IMDSSafeTags(ownership)); err != nil {
+		if err := s.EC2.CreateTags(ctx, []string{inst.ID}, ec2.IMDSSafeTags(ownership)); err != nil {
 			return err
 		}
-		if err := s.ec2.CreateTags(ctx, volumes, ownership); err != nil {
+		if err := s.EC2.CreateTags(ctx, volumes, ownership); err != nil {
 			return err
 		}
 	}
@@ -191,7 +192,7 @@ func writeOwnership(ctx context.Context, s *instanceScope, inst *ec2.Instance, o
 		return nil
 	}
 	sort.Strings(stale)
-	if err := s.ec2.DeleteTags(ctx, []string{inst.ID}, stale); err != nil {
+	if err := s.EC2.DeleteTags(ctx, []string{inst.ID}, stale); err != nil {
 		return err
 	}
 	for _, k := range stale {

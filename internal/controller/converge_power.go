@@ -30,6 +30,7 @@ import (
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
+	"github.com/ec2-operator/ec2-operator/internal/controller/pass"
 	"github.com/ec2-operator/ec2-operator/internal/controller/plan"
 )
 
@@ -44,18 +45,18 @@ const startFailureReset = time.Minute
 // convergePower brings the instance to the desired power state, stopping it when a
 // change needs a stopped instance. Its step ends the pass when the power state is
 // being changed (or waits), and lets it go on when the state is as desired.
-func (r *EC2InstanceReconciler) convergePower(ctx context.Context, s *instanceScope, inst *ec2.Instance, whileStopped []plan.Drift) step {
-	st := &s.obj.Status
-	wantRunning := s.obj.Spec.WantsRunning()
+func (r *EC2InstanceReconciler) convergePower(ctx context.Context, s *pass.Scope, inst *ec2.Instance, whileStopped []plan.Drift) pass.Step {
+	st := &s.Obj.Status
+	wantRunning := s.Obj.Spec.WantsRunning()
 	// A type EC2 would not run the instance with is not tried again while the spec
 	// names it (keyed on the type, not the generation: an unrelated edit must not
 	// take the instance down again for the same refusal).
-	if st.RefusedInstanceType != "" && st.RefusedInstanceType != s.obj.Spec.InstanceType {
+	if st.RefusedInstanceType != "" && st.RefusedInstanceType != s.Obj.Spec.InstanceType {
 		st.RefusedInstanceType = ""
 	}
 	typeChange := slices.IndexFunc(whileStopped, func(d plan.Drift) bool { return d.Field == "instanceType" })
-	if typeChange >= 0 && st.RefusedInstanceType == s.obj.Spec.InstanceType {
-		s.typeRefused = true
+	if typeChange >= 0 && st.RefusedInstanceType == s.Obj.Spec.InstanceType {
+		s.TypeRefused = true
 		whileStopped = slices.Delete(slices.Clone(whileStopped), typeChange, typeChange+1)
 		typeChange = -1
 	}
@@ -66,7 +67,7 @@ func (r *EC2InstanceReconciler) convergePower(ctx context.Context, s *instanceSc
 		}
 		switch {
 		case !wantRunning:
-			return r.stop(ctx, s, inst, "desiredState is "+string(s.obj.Spec.DesiredState))
+			return r.stop(ctx, s, inst, "desiredState is "+string(s.Obj.Spec.DesiredState))
 		case typeChange >= 0:
 			d := whileStopped[typeChange]
 			st.TypeChangeStarted = r.nowInStatus()
@@ -75,32 +76,32 @@ func (r *EC2InstanceReconciler) convergePower(ctx context.Context, s *instanceSc
 	case ec2.StateStopped:
 		return r.convergeStopped(ctx, s, inst, whileStopped, wantRunning)
 	}
-	return proceed()
+	return pass.Proceed()
 }
 
 // convergeStopped applies to a stopped instance the changes that wait for a stop, then
 // starts it if the spec wants it running.
-func (r *EC2InstanceReconciler) convergeStopped(ctx context.Context, s *instanceScope, inst *ec2.Instance, whileStopped []plan.Drift, wantRunning bool) step {
-	st := &s.obj.Status
+func (r *EC2InstanceReconciler) convergeStopped(ctx context.Context, s *pass.Scope, inst *ec2.Instance, whileStopped []plan.Drift, wantRunning bool) pass.Step {
+	st := &s.Obj.Status
 	if wantRunning && inst.SpotInterrupted() {
 		// Only EC2 may restart a Spot Instance it interrupted, when capacity returns.
-		s.notReady(computev1alpha1.ReasonSpotInterrupted, "EC2 interrupted the Spot Instance ("+inst.StateReason+"); EC2 restarts it when capacity returns")
-		return doneAfter(r.resyncAfter())
+		s.NotReady(computev1alpha1.ReasonSpotInterrupted, "EC2 interrupted the Spot Instance ("+inst.StateReason+"); EC2 restarts it when capacity returns")
+		return pass.DoneAfter(r.resyncAfter())
 	}
 	if wantRunning && startFailed(inst, st) {
-		if next := r.startFailedWait(s, inst); next.ends() {
+		if next := r.startFailedWait(s, inst); next.Ends() {
 			return next
 		}
 	}
 	next, refused := r.applyWhileStopped(ctx, s, inst, whileStopped)
-	if next.ends() {
+	if next.Ends() {
 		return next
 	}
 	if len(whileStopped) > 0 {
-		r.forgetAttributes(s.obj.UID)
+		r.forgetAttributes(s.Obj.UID)
 	}
 	if refused != nil && !wantRunning {
-		s.notReady(computev1alpha1.ReasonUpdateFailed, messageFor("changing the stopped instance", refused))
+		s.NotReady(computev1alpha1.ReasonUpdateFailed, pass.MessageFor("changing the stopped instance", refused))
 		return failedPower(refused)
 	}
 	// When a change failed, the instance still starts again: it was stopped only
@@ -109,63 +110,63 @@ func (r *EC2InstanceReconciler) convergeStopped(ctx context.Context, s *instance
 		return r.start(ctx, s, inst, len(whileStopped) == 0)
 	}
 	if len(whileStopped) > 0 {
-		s.notReady(computev1alpha1.ReasonUpdating, "applied changes to the stopped instance")
-		return doneAfter(r.PollInterval)
+		s.NotReady(computev1alpha1.ReasonUpdating, "applied changes to the stopped instance")
+		return pass.DoneAfter(r.PollInterval)
 	}
-	return proceed()
+	return pass.Proceed()
 }
 
 // applyWhileStopped applies the changes that need a stopped instance, in order, up to
 // the first that EC2 refuses as asked; that refusal is recorded (Synced, an event) and
 // returned. A failure worth retrying (throttling, a network error) ends the pass, to
 // retry with backoff while the instance is still stopped for the change.
-func (r *EC2InstanceReconciler) applyWhileStopped(ctx context.Context, s *instanceScope, inst *ec2.Instance, whileStopped []plan.Drift) (step, error) {
-	st := &s.obj.Status
+func (r *EC2InstanceReconciler) applyWhileStopped(ctx context.Context, s *pass.Scope, inst *ec2.Instance, whileStopped []plan.Drift) (pass.Step, error) {
+	st := &s.Obj.Status
 	for _, d := range whileStopped {
-		err := d.Apply(ctx, s.ec2, inst.ID)
+		err := d.Apply(ctx, s.EC2, inst.ID)
 		if err == nil {
 			r.driftCorrected(s, d)
 			continue
 		}
-		if !refusedAsAsked(err) {
-			return failed("changing "+d.Field, err), nil
+		if !pass.RefusedAsAsked(err) {
+			return pass.Failed("changing "+d.Field, err), nil
 		}
-		msg := messageFor("changing "+d.Field, err)
+		msg := pass.MessageFor("changing "+d.Field, err)
 		if d.Field == "instanceType" {
-			st.RefusedInstanceType, st.TypeChangeStarted = s.obj.Spec.InstanceType, nil
-			s.typeRefused = true
+			st.RefusedInstanceType, st.TypeChangeStarted = s.Obj.Spec.InstanceType, nil
+			s.TypeRefused = true
 		}
-		s.setCondition(computev1alpha1.ConditionSynced, metav1.ConditionFalse, computev1alpha1.ReasonUpdateFailed, msg)
+		s.SetCondition(computev1alpha1.ConditionSynced, metav1.ConditionFalse, computev1alpha1.ReasonUpdateFailed, msg)
 		r.event(s, corev1.EventTypeWarning, computev1alpha1.ReasonUpdateFailed, msg)
 		r.Metrics.ReconcileError(computev1alpha1.ReasonUpdateFailed)
-		return proceed(), err
+		return pass.Proceed(), err
 	}
-	return proceed(), nil
+	return pass.Proceed(), nil
 }
 
 // start starts the stopped instance. A start that EC2 refuses while a type change is
 // in progress is retried for capacity until TypeChangeTimeout, then the change is
 // reverted, so that a user who wants the instance running never finds it stopped
 // because of the operator's change.
-func (r *EC2InstanceReconciler) start(ctx context.Context, s *instanceScope, inst *ec2.Instance, nothingChanged bool) step {
-	st := &s.obj.Status
+func (r *EC2InstanceReconciler) start(ctx context.Context, s *pass.Scope, inst *ec2.Instance, nothingChanged bool) pass.Step {
+	st := &s.Obj.Status
 	why := "desiredState is running"
 	if nothingChanged && stoppedOutOfBand(s) && !startFailed(inst, st) {
 		why = "it was stopped outside Kubernetes and desiredState is running"
 		r.Metrics.DriftCorrected("desiredState")
 	}
-	if err := s.ec2.StartInstance(ctx, inst.ID); err != nil {
+	if err := s.EC2.StartInstance(ctx, inst.ID); err != nil {
 		// inst is as described before this pass changed it: whether a type change is
 		// under way comes from status and the spec.
-		if st.TypeChangeStarted != nil && st.LastRunningInstanceType != "" && s.obj.Spec.InstanceType != st.LastRunningInstanceType {
+		if st.TypeChangeStarted != nil && st.LastRunningInstanceType != "" && s.Obj.Spec.InstanceType != st.LastRunningInstanceType {
 			return r.typeChangeStartFailed(ctx, s, inst, err)
 		}
-		return failed("starting instance", err)
+		return pass.Failed("starting instance", err)
 	}
 	st.LastStartAttempt = r.nowInStatus()
 	r.event(s, corev1.EventTypeNormal, computev1alpha1.ReasonStarting, "starting instance "+inst.ID+": "+why)
-	s.notReady(computev1alpha1.ReasonStarting, "starting instance "+inst.ID)
-	return doneAfter(r.PollInterval)
+	s.NotReady(computev1alpha1.ReasonStarting, "starting instance "+inst.ID)
+	return pass.DoneAfter(r.PollInterval)
 }
 
 // typeChangeStartFailed handles a start that EC2 refused after the instance type was
@@ -173,41 +174,41 @@ func (r *EC2InstanceReconciler) start(ctx context.Context, s *instanceScope, ins
 // the zone does not offer (Unsupported). Past the timeout, or for a refusal that will
 // not pass, the instance goes back to the type it last ran with and is started, and
 // the new type is refused until the spec names another.
-func (r *EC2InstanceReconciler) typeChangeStartFailed(ctx context.Context, s *instanceScope, inst *ec2.Instance, startErr error) step {
-	st := &s.obj.Status
+func (r *EC2InstanceReconciler) typeChangeStartFailed(ctx context.Context, s *pass.Scope, inst *ec2.Instance, startErr error) pass.Step {
+	st := &s.Obj.Status
 	deadline := st.TypeChangeStarted.Add(r.TypeChangeTimeout)
-	wanted := s.obj.Spec.InstanceType
+	wanted := s.Obj.Spec.InstanceType
 	if awserrors.KindOf(startErr) == awserrors.KindCapacity && r.now().Before(deadline) {
 		msg := fmt.Sprintf("%s; retrying until %s, then the instance goes back to %s",
-			messageFor("starting instance "+inst.ID+" as "+wanted, startErr), deadline.UTC().Format(time.RFC3339), st.LastRunningInstanceType)
-		s.notReady(computev1alpha1.ReasonInsufficientCapacity, msg)
+			pass.MessageFor("starting instance "+inst.ID+" as "+wanted, startErr), deadline.UTC().Format(time.RFC3339), st.LastRunningInstanceType)
+		s.NotReady(computev1alpha1.ReasonInsufficientCapacity, msg)
 		r.event(s, corev1.EventTypeWarning, computev1alpha1.ReasonInsufficientCapacity, msg)
 		r.Metrics.ReconcileError(computev1alpha1.ReasonInsufficientCapacity)
 		return failedPower(errors.New(msg))
 	}
 	if awserrors.KindOf(startErr) == awserrors.KindThrottled || awserrors.KindOf(startErr) == awserrors.KindUnknown {
-		return failed("starting instance", startErr)
+		return pass.Failed("starting instance", startErr)
 	}
 	previous, refused := st.LastRunningInstanceType, wanted
-	if err := s.ec2.ModifyInstanceType(ctx, inst.ID, previous); err != nil {
-		return failed("changing instanceType back to "+previous, err)
+	if err := s.EC2.ModifyInstanceType(ctx, inst.ID, previous); err != nil {
+		return pass.Failed("changing instanceType back to "+previous, err)
 	}
-	r.forgetAttributes(s.obj.UID)
+	r.forgetAttributes(s.Obj.UID)
 	// From here the new type is refused: should the start below fail too, the next
 	// passes start the instance as it was, without changing its type again.
 	st.TypeChangeStarted, st.RefusedInstanceType = nil, refused
-	s.typeRefused = true
+	s.TypeRefused = true
 	msg := fmt.Sprintf("EC2 could not start the instance as %s (%s: %s); it goes back to %s, and %s is not tried again until spec.instanceType changes",
-		refused, awserrors.CodeOf(startErr), errorMessage(startErr), previous, refused)
-	s.setCondition(computev1alpha1.ConditionSynced, metav1.ConditionFalse, computev1alpha1.ReasonInstanceTypeUnavailable, msg)
+		refused, awserrors.CodeOf(startErr), pass.ErrorMessage(startErr), previous, refused)
+	s.SetCondition(computev1alpha1.ConditionSynced, metav1.ConditionFalse, computev1alpha1.ReasonInstanceTypeUnavailable, msg)
 	r.event(s, corev1.EventTypeWarning, computev1alpha1.ReasonInstanceTypeUnavailable, msg)
 	r.Metrics.ReconcileError(computev1alpha1.ReasonInstanceTypeUnavailable)
-	if err := s.ec2.StartInstance(ctx, inst.ID); err != nil {
-		return failed("starting instance as "+previous, err)
+	if err := s.EC2.StartInstance(ctx, inst.ID); err != nil {
+		return pass.Failed("starting instance as "+previous, err)
 	}
 	st.LastStartAttempt = r.nowInStatus()
-	s.notReady(computev1alpha1.ReasonInstanceTypeUnavailable, msg)
-	return doneAfter(r.PollInterval)
+	s.NotReady(computev1alpha1.ReasonInstanceTypeUnavailable, msg)
+	return pass.DoneAfter(r.PollInterval)
 }
 
 // startFailed reports whether a stopped instance stopped on its own right after the
@@ -220,8 +221,8 @@ func startFailed(inst *ec2.Instance, st *computev1alpha1.EC2InstanceStatus) bool
 // startFailedWait counts a start that failed (once per start) and keeps the instance
 // stopped until a backoff that grows with each failure in a row has passed since the
 // last start; its step ends the pass while it waits.
-func (r *EC2InstanceReconciler) startFailedWait(s *instanceScope, inst *ec2.Instance) step {
-	st := &s.obj.Status
+func (r *EC2InstanceReconciler) startFailedWait(s *pass.Scope, inst *ec2.Instance) pass.Step {
+	st := &s.Obj.Status
 	wait := r.recreationBackoff(st.StartFailures)
 	if !st.LastFailedStart.Equal(st.LastStartAttempt) {
 		st.StartFailures++
@@ -234,22 +235,22 @@ func (r *EC2InstanceReconciler) startFailedWait(s *instanceScope, inst *ec2.Inst
 	}
 	remaining := st.LastStartAttempt.Add(wait).Sub(r.now())
 	if remaining <= 0 {
-		return proceed()
+		return pass.Proceed()
 	}
-	s.notReady(computev1alpha1.ReasonStartFailed, fmt.Sprintf("instance %s stopped again right after it was started %d time(s) in a row (%s); next start in %s",
+	s.NotReady(computev1alpha1.ReasonStartFailed, fmt.Sprintf("instance %s stopped again right after it was started %d time(s) in a row (%s); next start in %s",
 		inst.ID, st.StartFailures, plan.OrNone(inst.StateReason), remaining.Round(time.Second)))
-	return doneAfter(remaining)
+	return pass.DoneAfter(remaining)
 }
 
 // failedPower is a failure of the power step reported under the power state aspect,
 // for refusals the step already recorded in detail (Synced, an event).
-func failedPower(err error) step { return failed("changing power state", err) }
+func failedPower(err error) pass.Step { return pass.Failed("changing power state", err) }
 
 // stoppedOutOfBand tells a stop the operator did not ask for: the operator has not
 // stopped the instance since it last ran (status.lastStopRequest), and the last pass
 // did not keep it stopped on purpose.
-func stoppedOutOfBand(s *instanceScope) bool {
-	before := &s.before.Status
+func stoppedOutOfBand(s *pass.Scope) bool {
+	before := &s.Before.Status
 	ready := meta.FindStatusCondition(before.Conditions, computev1alpha1.ConditionReady)
 	if ready == nil || before.State == "" || before.LastStopRequest != nil {
 		return false
@@ -259,22 +260,22 @@ func stoppedOutOfBand(s *instanceScope) bool {
 
 // stop stops (or hibernates) the running instance, and records that the operator
 // asked for it.
-func (r *EC2InstanceReconciler) stop(ctx context.Context, s *instanceScope, inst *ec2.Instance, why string) step {
-	if s.obj.Spec.DesiredState == computev1alpha1.DesiredStateHibernated && inst.HibernationConfigured {
+func (r *EC2InstanceReconciler) stop(ctx context.Context, s *pass.Scope, inst *ec2.Instance, why string) pass.Step {
+	if s.Obj.Spec.DesiredState == computev1alpha1.DesiredStateHibernated && inst.HibernationConfigured {
 		// Hibernation saves the memory to the root volume; the next start restores it.
-		if err := s.ec2.HibernateInstance(ctx, inst.ID); err != nil {
-			return failed("hibernating instance", err)
+		if err := s.EC2.HibernateInstance(ctx, inst.ID); err != nil {
+			return pass.Failed("hibernating instance", err)
 		}
-		s.obj.Status.LastStopRequest = r.nowInStatus()
+		s.Obj.Status.LastStopRequest = r.nowInStatus()
 		r.event(s, corev1.EventTypeNormal, computev1alpha1.ReasonStopping, "hibernating instance "+inst.ID+": "+why)
-		s.notReady(computev1alpha1.ReasonStopping, "hibernating instance "+inst.ID+": "+why)
-		return doneAfter(r.PollInterval)
+		s.NotReady(computev1alpha1.ReasonStopping, "hibernating instance "+inst.ID+": "+why)
+		return pass.DoneAfter(r.PollInterval)
 	}
-	if err := s.ec2.StopInstance(ctx, inst.ID); err != nil {
-		return failed("stopping instance", err)
+	if err := s.EC2.StopInstance(ctx, inst.ID); err != nil {
+		return pass.Failed("stopping instance", err)
 	}
-	s.obj.Status.LastStopRequest = r.nowInStatus()
+	s.Obj.Status.LastStopRequest = r.nowInStatus()
 	r.event(s, corev1.EventTypeNormal, computev1alpha1.ReasonStopping, "stopping instance "+inst.ID+": "+why)
-	s.notReady(computev1alpha1.ReasonStopping, "stopping instance "+inst.ID+": "+why)
-	return doneAfter(r.PollInterval)
+	s.NotReady(computev1alpha1.ReasonStopping, "stopping instance "+inst.ID+": "+why)
+	return pass.DoneAfter(r.PollInterval)
 }

@@ -27,12 +27,13 @@ import (
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/ec2fake"
+	"github.com/ec2-operator/ec2-operator/internal/controller/pass"
 	"github.com/ec2-operator/ec2-operator/internal/controller/plan"
 )
 
 // fakeInstance launches an instance in the fake with the spec's type and brings it to
 // state, and returns the scope of a pass over it.
-func fakeInstance(t *testing.T, f *ec2fake.Fake, spec computev1alpha1.EC2InstanceSpec, state string) *instanceScope {
+func fakeInstance(t *testing.T, f *ec2fake.Fake, spec computev1alpha1.EC2InstanceSpec, state string) *pass.Scope {
 	t.Helper()
 	inst, err := f.RunInstance(context.Background(), ec2.LaunchRequest{ClientToken: "token-" + t.Name(), ImageID: ec2fake.DefaultImageID,
 		InstanceType: spec.InstanceType, SubnetID: ec2fake.DefaultSubnetID, SecurityGroupIDs: []string{ec2fake.DefaultSecurityGroupID},
@@ -45,12 +46,12 @@ func fakeInstance(t *testing.T, f *ec2fake.Fake, spec computev1alpha1.EC2Instanc
 		f.SetState(inst.ID, state)
 	}
 	s := pureScope()
-	s.obj.Spec = spec
-	s.ec2 = f
+	s.Obj.Spec = spec
+	s.EC2 = f
 	found, _ := f.Instance(inst.ID)
-	s.inst = &found
-	s.obj.Status.InstanceID, s.obj.Status.State = inst.ID, s.inst.State
-	s.before = s.obj.DeepCopy()
+	s.Inst = &found
+	s.Obj.Status.InstanceID, s.Obj.Status.State = inst.ID, s.Inst.State
+	s.Before = s.Obj.DeepCopy()
 	f.ResetCalls()
 	return s
 }
@@ -87,17 +88,17 @@ func TestPowerStepCallsOnlyWhatTheDesiredStateNeeds(t *testing.T) {
 			r, _ := pureReconciler()
 			f := ec2fake.New()
 			s := fakeInstance(t, f, computev1alpha1.EC2InstanceSpec{InstanceType: "t3.micro", DesiredState: tc.desired}, tc.state)
-			next := r.convergePower(context.Background(), s, s.inst, tc.whileStopped)
+			next := r.convergePower(context.Background(), s, s.Inst, tc.whileStopped)
 			if got := callOps(f); got != tc.wantCalls {
 				t.Errorf("calls %q, want %q", got, tc.wantCalls)
 			}
-			if next.ends() != tc.wantEnds || next.kind == stepFailed {
+			if next.Ends() != tc.wantEnds || next.Kind == pass.KindFailed {
 				t.Errorf("step %+v, want ends=%v without failure", next, tc.wantEnds)
 			}
-			if ready := s.condition(computev1alpha1.ConditionReady); tc.wantReady != "" && (ready == nil || ready.Reason != tc.wantReady) {
+			if ready := s.Condition(computev1alpha1.ConditionReady); tc.wantReady != "" && (ready == nil || ready.Reason != tc.wantReady) {
 				t.Errorf("Ready %+v, want %s", ready, tc.wantReady)
 			}
-			if tc.wantReady == computev1alpha1.ReasonStopping && s.obj.Status.LastStopRequest == nil {
+			if tc.wantReady == computev1alpha1.ReasonStopping && s.Obj.Status.LastStopRequest == nil {
 				t.Error("the operator's stop is not recorded in status.lastStopRequest")
 			}
 		})
@@ -114,14 +115,14 @@ func TestARefusedChangeWhileStoppedStillStartsTheInstance(t *testing.T) {
 		Apply: func(ctx context.Context, c plan.SettingsClient, id string) error {
 			return c.ModifyInstanceType(ctx, id, "t3.huge")
 		}}
-	next := r.convergePower(context.Background(), s, s.inst, []plan.Drift{refused})
+	next := r.convergePower(context.Background(), s, s.Inst, []plan.Drift{refused})
 	if got := callOps(f); got != "ModifyInstanceType,StartInstance" {
 		t.Errorf("calls %q, want the refused change and then the start", got)
 	}
-	if next.kind != stepDone || s.obj.Status.RefusedInstanceType != "" && !s.typeRefused {
-		t.Errorf("step %+v, typeRefused %v", next, s.typeRefused)
+	if next.Kind != pass.KindDone || s.Obj.Status.RefusedInstanceType != "" && !s.TypeRefused {
+		t.Errorf("step %+v, typeRefused %v", next, s.TypeRefused)
 	}
-	if synced := s.condition(computev1alpha1.ConditionSynced); synced == nil || synced.Reason != computev1alpha1.ReasonUpdateFailed {
+	if synced := s.Condition(computev1alpha1.ConditionSynced); synced == nil || synced.Reason != computev1alpha1.ReasonUpdateFailed {
 		t.Errorf("Synced %+v, want UpdateFailed", synced)
 	}
 	if !strings.Contains(strings.Join(events.reasons, ","), computev1alpha1.ReasonUpdateFailed) {
@@ -137,16 +138,16 @@ func TestSettingsAreAppliedOneByOneAndTheStoppedOnesWait(t *testing.T) {
 	f := ec2fake.New()
 	s := fakeInstance(t, f, computev1alpha1.EC2InstanceSpec{InstanceType: "t3.micro", Monitoring: ptr.To(true),
 		DisableAPITermination: ptr.To(true), SecurityGroupIDs: []string{ec2fake.DefaultSecurityGroupID}}, ec2.StateRunning)
-	s.obj.Spec.InstanceType = "t3.large"
+	s.Obj.Spec.InstanceType = "t3.large"
 	f.FailNext("SetDetailedMonitoring", awserrors.NewError("MonitorInstances", "UnauthorizedOperation", "not allowed"))
-	p := &convergePass{inst: s.inst, seen: plan.Observed(&ec2.InstanceAttributes{})}
-	if next := r.convergeSettings(context.Background(), s, p); next.ends() {
+	p := &convergePass{inst: s.Inst, seen: plan.Observed(&ec2.InstanceAttributes{})}
+	if next := r.convergeSettings(context.Background(), s, p); next.Ends() {
 		t.Fatalf("settings ended the pass: %+v", next)
 	}
 	if strings.Join(p.applied, ",") != "disableApiTermination" {
 		t.Errorf("applied %v, want disableApiTermination", p.applied)
 	}
-	if len(p.failures) != 1 || p.failures[0].action != "changing monitoring" || reasonFor(p.failures[0].err) != computev1alpha1.ReasonAuthFailure {
+	if len(p.failures) != 1 || p.failures[0].Action != "changing monitoring" || pass.ReasonFor(p.failures[0].Err) != computev1alpha1.ReasonAuthFailure {
 		t.Errorf("failures %+v, want monitoring refused for authorization", p.failures)
 	}
 	if len(p.whileStopped) != 1 || p.whileStopped[0].Field != "instanceType" {
@@ -163,17 +164,17 @@ func TestTagsStayWithinEC2sLimitAndRemoveOnlyWhatTheOperatorSet(t *testing.T) {
 	r, events := pureReconciler()
 	f := ec2fake.New()
 	s := fakeInstance(t, f, computev1alpha1.EC2InstanceSpec{InstanceType: "t3.micro", Tags: map[string]string{"team": "a"}}, ec2.StateRunning)
-	s.obj.Status.ManagedTagKeys = []string{"old"}
-	if err := f.CreateTags(context.Background(), []string{s.inst.ID}, map[string]string{"old": "x", "someone-elses": "y"}); err != nil {
+	s.Obj.Status.ManagedTagKeys = []string{"old"}
+	if err := f.CreateTags(context.Background(), []string{s.Inst.ID}, map[string]string{"old": "x", "someone-elses": "y"}); err != nil {
 		t.Fatal(err)
 	}
-	tagged, _ := f.Instance(s.inst.ID)
-	s.inst = &tagged
+	tagged, _ := f.Instance(s.Inst.ID)
+	s.Inst = &tagged
 	f.ResetCalls()
-	if err := r.syncTags(context.Background(), s, s.inst); err != nil {
+	if err := r.syncTags(context.Background(), s, s.Inst); err != nil {
 		t.Fatal(err)
 	}
-	got, _ := f.Instance(s.inst.ID)
+	got, _ := f.Instance(s.Inst.ID)
 	if got.Tags["team"] != "a" || got.Tags["someone-elses"] != "y" || got.Tags["old"] != "" {
 		t.Errorf("tags %v: want team set, old removed, someone-elses kept", got.Tags)
 	}
@@ -185,10 +186,10 @@ func TestTagsStayWithinEC2sLimitAndRemoveOnlyWhatTheOperatorSet(t *testing.T) {
 	for k := range fiftyTags() {
 		full[k] = "v"
 	}
-	crowded := &ec2.Instance{ID: s.inst.ID, Tags: full}
+	crowded := &ec2.Instance{ID: s.Inst.ID, Tags: full}
 	f.ResetCalls()
 	err := r.syncTags(context.Background(), s, crowded)
-	if reasonFor(err) != computev1alpha1.ReasonTagLimitExceeded || f.Count("CreateTags") != 0 {
+	if pass.ReasonFor(err) != computev1alpha1.ReasonTagLimitExceeded || f.Count("CreateTags") != 0 {
 		t.Errorf("error %v after %d CreateTags, want TagLimitExceeded before any call", err, f.Count("CreateTags"))
 	}
 }

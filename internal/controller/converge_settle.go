@@ -25,30 +25,31 @@ import (
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/controller/pass"
 	"github.com/ec2-operator/ec2-operator/internal/controller/plan"
 )
 
 // settle records an instance that matches the spec: Ready, and Synced unless user
 // data waits for a stop or an adopted instance differs in immutable fields.
-func (r *EC2InstanceReconciler) settle(s *instanceScope, inst *ec2.Instance, whileStopped []plan.Drift) {
-	if s.typeRefused {
+func (r *EC2InstanceReconciler) settle(s *pass.Scope, inst *ec2.Instance, whileStopped []plan.Drift) {
+	if s.TypeRefused {
 		// The instance runs (or rests) with the type it had; the spec's type is one EC2
 		// refused, which Synced says, and Ready repeats until the spec changes.
-		if c := s.condition(computev1alpha1.ConditionSynced); c != nil && c.Status == metav1.ConditionFalse {
-			s.notReady(c.Reason, c.Message)
+		if c := s.Condition(computev1alpha1.ConditionSynced); c != nil && c.Status == metav1.ConditionFalse {
+			s.NotReady(c.Reason, c.Message)
 		} else {
-			s.notReady(computev1alpha1.ReasonUpdateFailed, "EC2 refused instanceType "+s.obj.Spec.InstanceType)
+			s.NotReady(computev1alpha1.ReasonUpdateFailed, "EC2 refused instanceType "+s.Obj.Spec.InstanceType)
 		}
 		return
 	}
-	immutable := plan.ImmutableDifferences(s.obj, inst)
+	immutable := plan.ImmutableDifferences(s.Obj, inst)
 	switch {
 	case len(immutable) > 0:
 		msg := "immutable fields differ from the instance and are not changed: " + strings.Join(immutable, "; ")
-		if c := s.condition(computev1alpha1.ConditionSynced); c == nil || c.Message != msg {
+		if c := s.Condition(computev1alpha1.ConditionSynced); c == nil || c.Message != msg {
 			r.event(s, corev1.EventTypeWarning, computev1alpha1.ReasonImmutableFieldDiffer, msg)
 		}
-		s.setCondition(computev1alpha1.ConditionSynced, metav1.ConditionFalse, computev1alpha1.ReasonImmutableFieldDiffer, msg)
+		s.SetCondition(computev1alpha1.ConditionSynced, metav1.ConditionFalse, computev1alpha1.ReasonImmutableFieldDiffer, msg)
 	case len(whileStopped) > 0:
 		var fields []string
 		for _, d := range whileStopped {
@@ -58,17 +59,17 @@ func (r *EC2InstanceReconciler) settle(s *instanceScope, inst *ec2.Instance, whi
 		if len(fields) == 1 && fields[0] == "userData" {
 			reason = reasonUserDataPending
 		}
-		s.setCondition(computev1alpha1.ConditionSynced, metav1.ConditionFalse, reason,
+		s.SetCondition(computev1alpha1.ConditionSynced, metav1.ConditionFalse, reason,
 			strings.Join(fields, ", ")+" changed; EC2 applies that only to a stopped instance, so it takes effect at the next stop (or set desiredState: stopped)")
 	default:
-		s.setCondition(computev1alpha1.ConditionSynced, metav1.ConditionTrue, computev1alpha1.ReasonInSync, "every mutable field matches the spec")
+		s.SetCondition(computev1alpha1.ConditionSynced, metav1.ConditionTrue, computev1alpha1.ReasonInSync, "every mutable field matches the spec")
 	}
 	msg := fmt.Sprintf("instance %s is %s", inst.ID, inst.State)
 	reason := computev1alpha1.ReasonAvailable
 	if inst.State == ec2.StateStopped {
 		reason = computev1alpha1.ReasonStopped
 		msg += " as desired"
-		if s.obj.Spec.DesiredState == computev1alpha1.DesiredStateHibernated {
+		if s.Obj.Spec.DesiredState == computev1alpha1.DesiredStateHibernated {
 			reason = computev1alpha1.ReasonHibernated
 			if !inst.Hibernated() {
 				// It was stopped before the spec asked for hibernation: a stopped
@@ -80,18 +81,18 @@ func (r *EC2InstanceReconciler) settle(s *instanceScope, inst *ec2.Instance, whi
 			}
 		}
 	}
-	s.setCondition(computev1alpha1.ConditionReady, metav1.ConditionTrue, reason, msg)
+	s.SetCondition(computev1alpha1.ConditionReady, metav1.ConditionTrue, reason, msg)
 }
 
 // recordFirstRunning observes the time from the object's creation to its first
 // instance reaching running.
-func (r *EC2InstanceReconciler) recordFirstRunning(s *instanceScope, inst *ec2.Instance) {
-	before := s.before.Status
+func (r *EC2InstanceReconciler) recordFirstRunning(s *pass.Scope, inst *ec2.Instance) {
+	before := s.Before.Status
 	if inst.State != ec2.StateRunning || before.State == ec2.StateRunning || before.Recreations > 0 {
 		return
 	}
 	if before.State != "" && before.State != ec2.StatePending {
 		return
 	}
-	r.Metrics.FirstRunning(r.now().Sub(s.obj.CreationTimestamp.Time))
+	r.Metrics.FirstRunning(r.now().Sub(s.Obj.CreationTimestamp.Time))
 }

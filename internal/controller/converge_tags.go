@@ -27,13 +27,14 @@ import (
 
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
+	"github.com/ec2-operator/ec2-operator/internal/controller/pass"
 	"github.com/ec2-operator/ec2-operator/internal/controller/plan"
 )
 
 // convergeTags is the tags aspect. The ownership tags take the form the metadata
 // options need before the options change: EC2 refuses to expose tags in instance
 // metadata while a key has a slash.
-func (r *EC2InstanceReconciler) convergeTags(ctx context.Context, s *instanceScope, p *convergePass) step {
+func (r *EC2InstanceReconciler) convergeTags(ctx context.Context, s *pass.Scope, p *convergePass) pass.Step {
 	if err := r.tagWithCluster(ctx, s, p.inst); err != nil {
 		p.fail("tags", err)
 	} else if err := r.migrateOwnershipTags(ctx, s, p.inst); err != nil {
@@ -41,20 +42,20 @@ func (r *EC2InstanceReconciler) convergeTags(ctx context.Context, s *instanceSco
 	} else if err := r.syncTags(ctx, s, p.inst); err != nil {
 		p.fail("tags", err)
 	}
-	return proceed()
+	return pass.Proceed()
 }
 
 // syncTags applies the desired tags to the instance and its volumes, and removes only
 // the tags the operator applied before that have left the spec.
-func (r *EC2InstanceReconciler) syncTags(ctx context.Context, s *instanceScope, inst *ec2.Instance) error {
-	desired := plan.DesiredTags(s.obj, r.ClusterID)
-	safe := wantsSafeOwnership(&s.obj.Spec, inst)
-	toSet, toDelete := ec2.TagDiff(ownershipForm(desired, safe), inst.Tags, s.obj.Status.ManagedTagKeys)
+func (r *EC2InstanceReconciler) syncTags(ctx context.Context, s *pass.Scope, inst *ec2.Instance) error {
+	desired := plan.DesiredTags(s.Obj, r.ClusterID)
+	safe := wantsSafeOwnership(&s.Obj.Spec, inst)
+	toSet, toDelete := ec2.TagDiff(ownershipForm(desired, safe), inst.Tags, s.Obj.Status.ManagedTagKeys)
 	toDelete = slices.DeleteFunc(toDelete, ec2.IsOwnershipKey) // moved by migrateOwnershipTags only
-	resources := append([]string{inst.ID}, launchVolumes(s, inst)...)
+	resources := append([]string{inst.ID}, pass.LaunchVolumes(s, inst)...)
 	if ownSet := ownershipOnly(toSet); safe && len(ownSet) > 0 {
 		// The safe form is the instance's alone: its volumes keep the slash form.
-		if err := s.ec2.CreateTags(ctx, []string{inst.ID}, ownSet); err != nil {
+		if err := s.EC2.CreateTags(ctx, []string{inst.ID}, ownSet); err != nil {
 			return err
 		}
 		for k := range ownSet {
@@ -77,18 +78,18 @@ func (r *EC2InstanceReconciler) syncTags(ctx context.Context, s *instanceScope, 
 		// A refusal for the tag limit means this pass knew the instance's tags older
 		// than EC2 (tags added outside Kubernetes): the next pass reads them afresh
 		// (ec2.Tags says so) and refuses without calling (checkTagBudget).
-		if err := s.ec2.CreateTags(ctx, resources, toSet); err != nil {
+		if err := s.EC2.CreateTags(ctx, resources, toSet); err != nil {
 			return err
 		}
 		done = append(done, "set "+strings.Join(sortedKeys(toSet), ","))
 	}
 	if len(toDelete) > 0 {
-		if err := s.ec2.DeleteTags(ctx, resources, toDelete); err != nil {
+		if err := s.EC2.DeleteTags(ctx, resources, toDelete); err != nil {
 			return err
 		}
 		done = append(done, "removed "+strings.Join(toDelete, ","))
 	}
-	s.obj.Status.ManagedTagKeys = sortedKeys(desired)
+	s.Obj.Status.ManagedTagKeys = sortedKeys(desired)
 	return nil
 }
 
@@ -120,7 +121,7 @@ func checkTagBudget(inst *ec2.Instance, toSet map[string]string, toDelete []stri
 const codeTagBudget = "TagLimitExceeded"
 
 // driftCorrected reports one applied correction as an event and a metric.
-func (r *EC2InstanceReconciler) driftCorrected(s *instanceScope, d plan.Drift) {
+func (r *EC2InstanceReconciler) driftCorrected(s *pass.Scope, d plan.Drift) {
 	r.Metrics.DriftCorrected(d.Field)
 	r.event(s, corev1.EventTypeNormal, "DriftCorrected", fmt.Sprintf("%s: %s -> %s", d.Field, d.Actual, d.Desired))
 }

@@ -27,13 +27,14 @@ import (
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
+	"github.com/ec2-operator/ec2-operator/internal/controller/pass"
 	"github.com/ec2-operator/ec2-operator/internal/controller/plan"
 )
 
 // volumePass carries one pass over the data volumes: what EC2 said about the instance
 // and the volumes, and the status entries being rebuilt.
 type volumePass struct {
-	s        *instanceScope
+	s        *pass.Scope
 	inst     *ec2.Instance
 	attached map[string]ec2.BlockDevice
 	// described holds DescribeVolumes' answer for the volumes that needed a look.
@@ -49,29 +50,29 @@ type volumePass struct {
 // place. Volumes are described only when they need it (new, changed in the spec, in
 // transition, or once per attribute resync when refresh is set), in one batched call
 // shared with other objects. It reports whether the volumes are still moving.
-func (r *EC2InstanceReconciler) convergeVolumes(ctx context.Context, s *instanceScope, inst *ec2.Instance, refresh bool) (bool, error) {
-	if len(s.obj.Spec.Volumes) == 0 && len(s.obj.Status.Volumes) == 0 {
+func (r *EC2InstanceReconciler) convergeVolumes(ctx context.Context, s *pass.Scope, inst *ec2.Instance, refresh bool) (bool, error) {
+	if len(s.Obj.Spec.Volumes) == 0 && len(s.Obj.Status.Volumes) == 0 {
 		return false, nil
 	}
 	p := &volumePass{s: s, inst: inst, attached: map[string]ec2.BlockDevice{}, entries: map[string]*computev1alpha1.VolumeStatus{}}
 	for _, bd := range inst.BlockDevices {
 		p.attached[bd.Device] = bd
 	}
-	for i := range s.obj.Status.Volumes {
-		e := s.obj.Status.Volumes[i]
+	for i := range s.Obj.Status.Volumes {
+		e := s.Obj.Status.Volumes[i]
 		p.entries[e.DeviceName] = &e
 	}
 	if err := p.describe(ctx, refresh); err != nil {
 		return false, err
 	}
 	defer p.writeStatus()
-	for _, v := range s.obj.Spec.Volumes {
+	for _, v := range s.Obj.Spec.Volumes {
 		if err := r.convergeVolume(ctx, p, v); err != nil {
 			return p.busy, fmt.Errorf("volume %s: %w", v.DeviceName, err)
 		}
 	}
 	for _, dev := range sortedDevices(p.entries) {
-		if plan.SpecVolume(s.obj, dev) == nil {
+		if plan.SpecVolume(s.Obj, dev) == nil {
 			if err := r.removeVolume(ctx, p, p.entries[dev]); err != nil {
 				return p.busy, fmt.Errorf("removing volume %s: %w", dev, err)
 			}
@@ -85,7 +86,7 @@ func (p *volumePass) describe(ctx context.Context, refresh bool) error {
 	var ids []string
 	for _, e := range p.entries {
 		bd, attached := p.attached[e.DeviceName]
-		v := plan.SpecVolume(p.s.obj, e.DeviceName)
+		v := plan.SpecVolume(p.s.Obj, e.DeviceName)
 		switch {
 		case e.VolumeID == "":
 		case refresh, e.Type == "", e.Removing, v == nil, !attached || bd.VolumeID != e.VolumeID, bd.Status != "attached",
@@ -94,7 +95,7 @@ func (p *volumePass) describe(ctx context.Context, refresh bool) error {
 		}
 	}
 	for dev, bd := range p.attached {
-		if v := plan.SpecVolume(p.s.obj, dev); v != nil && p.entries[dev] == nil && !knownFromSpec(p.s, v) {
+		if v := plan.SpecVolume(p.s.Obj, dev); v != nil && p.entries[dev] == nil && !knownFromSpec(p.s, v) {
 			ids = append(ids, bd.VolumeID) // first seen, and not known from the spec
 		}
 	}
@@ -103,7 +104,7 @@ func (p *volumePass) describe(ctx context.Context, refresh bool) error {
 		return nil
 	}
 	slices.Sort(ids)
-	found, err := p.s.ec2.DescribeVolumes(ctx, slices.Compact(ids))
+	found, err := p.s.EC2.DescribeVolumes(ctx, slices.Compact(ids))
 	p.described = found
 	return err
 }
@@ -156,7 +157,7 @@ func (r *EC2InstanceReconciler) convergeVolume(ctx context.Context, p *volumePas
 // being created or attached.
 func (r *EC2InstanceReconciler) attachVolume(ctx context.Context, p *volumePass, v computev1alpha1.DataVolume, e *computev1alpha1.VolumeStatus, vol ec2.Volume) error {
 	s, inst := p.s, p.inst
-	r.creating.seen(s.obj.UID, e.VolumeID)
+	r.creating.seen(s.Obj.UID, e.VolumeID)
 	e.State = vol.State
 	switch {
 	case vol.State == "creating" || vol.AttachedTo == inst.ID:
@@ -169,7 +170,7 @@ func (r *EC2InstanceReconciler) attachVolume(ctx context.Context, p *volumePass,
 		p.busy = true
 		return nil
 	}
-	if err := s.ec2.AttachVolume(ctx, vol.ID, inst.ID, v.DeviceName); err != nil {
+	if err := s.EC2.AttachVolume(ctx, vol.ID, inst.ID, v.DeviceName); err != nil {
 		return err
 	}
 	e.AttachmentState = "attaching"
@@ -182,7 +183,7 @@ func (r *EC2InstanceReconciler) attachVolume(ctx context.Context, p *volumePass,
 func (r *EC2InstanceReconciler) adjustVolume(ctx context.Context, p *volumePass, v computev1alpha1.DataVolume, e *computev1alpha1.VolumeStatus, bd ec2.BlockDevice) error {
 	s := p.s
 	if want := plan.DeleteOnTermination(v); bd.DeleteOnTermination != want {
-		if err := s.ec2.SetDeleteOnTermination(ctx, p.inst.ID, v.DeviceName, want); err != nil {
+		if err := s.EC2.SetDeleteOnTermination(ctx, p.inst.ID, v.DeviceName, want); err != nil {
 			return err
 		}
 		r.driftCorrected(s, plan.Drift{Field: "volumes[" + v.DeviceName + "].deleteOnTermination",
@@ -196,7 +197,7 @@ func (r *EC2InstanceReconciler) adjustVolume(ctx context.Context, p *volumePass,
 	if change == (ec2.VolumeChange{}) {
 		return nil
 	}
-	if err := s.ec2.ModifyVolume(ctx, e.VolumeID, change); err != nil {
+	if err := s.EC2.ModifyVolume(ctx, e.VolumeID, change); err != nil {
 		return err
 	}
 	r.driftCorrected(s, plan.Drift{Field: "volumes[" + v.DeviceName + "]", Actual: plan.DescribeVolume(*e), Desired: plan.DescribeChange(change)})
@@ -214,12 +215,12 @@ func (r *EC2InstanceReconciler) removeVolume(ctx context.Context, p *volumePass,
 	if e.VolumeID == "" && e.ClientToken != "" {
 		// The volume may have been created with its answer lost, and its parameters
 		// left the spec with it: it is found by its owner and device tags instead.
-		found, err := s.ec2.FindVolumes(ctx, map[string]string{ec2.TagOwnerUID: string(s.obj.UID), ec2.TagDevice: e.DeviceName})
+		found, err := s.EC2.FindVolumes(ctx, map[string]string{ec2.TagOwnerUID: string(s.Obj.UID), ec2.TagDevice: e.DeviceName})
 		if err != nil {
 			return err
 		}
 		for _, vol := range found {
-			if r.claimOf(s, vol.Tags) != claimOurs {
+			if r.claimOf(s, vol.Tags) != pass.ClaimOurs {
 				continue
 			}
 			if vol.AttachedTo == "" || vol.AttachedTo == inst.ID {
@@ -234,7 +235,7 @@ func (r *EC2InstanceReconciler) removeVolume(ctx context.Context, p *volumePass,
 	}
 	if bd, ok := p.attached[e.DeviceName]; ok && bd.VolumeID == e.VolumeID {
 		if bd.Status == "attached" || bd.Status == "attaching" {
-			if err := s.ec2.DetachVolume(ctx, e.VolumeID, inst.ID); err != nil {
+			if err := s.EC2.DetachVolume(ctx, e.VolumeID, inst.ID); err != nil {
 				return err
 			}
 			r.event(s, corev1.EventTypeNormal, "VolumeDetached", fmt.Sprintf("detaching volume %s from %s: it left spec.volumes", e.VolumeID, e.DeviceName))
@@ -261,9 +262,9 @@ func (r *EC2InstanceReconciler) removeVolume(ctx context.Context, p *volumePass,
 
 // disposeVolume deletes a detached volume or releases it, as its deleteOnTermination
 // says.
-func (r *EC2InstanceReconciler) disposeVolume(ctx context.Context, s *instanceScope, instanceID, volumeID string, del bool) error {
+func (r *EC2InstanceReconciler) disposeVolume(ctx context.Context, s *pass.Scope, instanceID, volumeID string, del bool) error {
 	if del {
-		if err := s.ec2.DeleteVolume(ctx, volumeID); err != nil {
+		if err := s.EC2.DeleteVolume(ctx, volumeID); err != nil {
 			return err
 		}
 		r.event(s, corev1.EventTypeNormal, "VolumeDeleted", "deleted volume "+volumeID)
@@ -279,11 +280,11 @@ func (r *EC2InstanceReconciler) disposeVolume(ctx context.Context, s *instanceSc
 // releaseResources marks resources the operator lets go of with the instance they
 // came from and removes their ownership tags. The mark goes first: the IAM policy
 // allows tagging only while the resource still carries this cluster's tag.
-func releaseResources(ctx context.Context, s *instanceScope, instanceID string, ids ...string) error {
-	if err := s.ec2.CreateTags(ctx, ids, map[string]string{ec2.TagReleased: instanceID}); err != nil {
+func releaseResources(ctx context.Context, s *pass.Scope, instanceID string, ids ...string) error {
+	if err := s.EC2.CreateTags(ctx, ids, map[string]string{ec2.TagReleased: instanceID}); err != nil {
 		return err
 	}
-	return s.ec2.DeleteTags(ctx, ids, ec2.OwnershipTagKeys())
+	return s.EC2.DeleteTags(ctx, ids, ec2.OwnershipTagKeys())
 }
 
 // observe copies what DescribeVolumes said about the entry's volume, if it was read.
@@ -297,7 +298,7 @@ func (p *volumePass) observe(e *computev1alpha1.VolumeStatus) {
 // a new client token.
 func (p *volumePass) forget(e *computev1alpha1.VolumeStatus) {
 	delete(p.entries, e.DeviceName)
-	p.s.obj.Status.VolumeRemovals++
+	p.s.Obj.Status.VolumeRemovals++
 }
 
 // writeStatus stores the entries in status, sorted by device so that an unchanged set
@@ -310,7 +311,7 @@ func (p *volumePass) writeStatus() {
 	if len(out) == 0 {
 		out = nil
 	}
-	p.s.obj.Status.Volumes = out
+	p.s.Obj.Status.Volumes = out
 }
 
 func sortedDevices(m map[string]*computev1alpha1.VolumeStatus) []string {
@@ -326,6 +327,6 @@ func sortedDevices(m map[string]*computev1alpha1.VolumeStatus) []string {
 // describing it: the operator launched the instance from the spec as it is now (not
 // adopted, no spec change since the status write of the launch), and the spec gives
 // the size (a snapshot's size is only known to EC2).
-func knownFromSpec(s *instanceScope, v *computev1alpha1.DataVolume) bool {
-	return s.obj.Spec.InstanceID == "" && s.before.Status.ObservedGeneration == s.obj.Generation && v.SizeGiB != nil
+func knownFromSpec(s *pass.Scope, v *computev1alpha1.DataVolume) bool {
+	return s.Obj.Spec.InstanceID == "" && s.Before.Status.ObservedGeneration == s.Obj.Generation && v.SizeGiB != nil
 }

@@ -28,6 +28,7 @@ import (
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
+	"github.com/ec2-operator/ec2-operator/internal/controller/pass"
 	"github.com/ec2-operator/ec2-operator/internal/controller/plan"
 )
 
@@ -49,10 +50,10 @@ const codeVolumeCreationFailed = "VolumeCreationFailed"
 // creating a second one.
 func (r *EC2InstanceReconciler) createVolume(ctx context.Context, p *volumePass, v computev1alpha1.DataVolume, e *computev1alpha1.VolumeStatus) error {
 	s, inst := p.s, p.inst
-	tags := plan.DesiredTags(s.obj, r.ClusterID)
+	tags := plan.DesiredTags(s.Obj, r.ClusterID)
 	tags[ec2.TagDevice] = v.DeviceName
 	req := plan.VolumeRequest(v)
-	token := ec2.VolumeClientToken(string(s.obj.UID), inst.ID, s.obj.Status.VolumeRemovals, inst.AvailabilityZone, req, tags)
+	token := ec2.VolumeClientToken(string(s.Obj.UID), inst.ID, s.Obj.Status.VolumeRemovals, inst.AvailabilityZone, req, tags)
 	if e.ClientToken != token {
 		if e.ClientToken != "" {
 			// An earlier request, with other parameters, may have created a volume whose
@@ -63,16 +64,16 @@ func (r *EC2InstanceReconciler) createVolume(ctx context.Context, p *volumePass,
 		}
 		e.ClientToken = token
 		p.writeStatus()
-		if err := s.patchStatus(ctx, r.Client); err != nil {
+		if err := s.PatchStatus(ctx, r.Client); err != nil {
 			return err
 		}
 	}
-	vol, err := s.ec2.CreateVolume(ctx, inst.AvailabilityZone, token, req, tags)
+	vol, err := s.EC2.CreateVolume(ctx, inst.AvailabilityZone, token, req, tags)
 	if awserrors.KindOf(err) == awserrors.KindIdempotencyConflict {
 		// EC2 will refuse this token whatever is asked again. Counting it as a removal
 		// gives the next pass a new token, which first looks for a volume the refused
 		// one may have created; the refusal is reported and backed off from meanwhile.
-		s.obj.Status.VolumeRemovals++
+		s.Obj.Status.VolumeRemovals++
 		return err
 	}
 	if err != nil {
@@ -82,7 +83,7 @@ func (r *EC2InstanceReconciler) createVolume(ctx context.Context, p *volumePass,
 	r.event(s, corev1.EventTypeNormal, "VolumeCreated", fmt.Sprintf("created volume %s for %s in %s", vol.ID, v.DeviceName, inst.AvailabilityZone))
 	p.writeStatus()
 	p.busy = true
-	return s.patchStatus(ctx, r.Client)
+	return s.PatchStatus(ctx, r.Client)
 }
 
 // adoptUnrecordedVolume looks for a volume created for the entry's device by a
@@ -91,13 +92,13 @@ func (r *EC2InstanceReconciler) createVolume(ctx context.Context, p *volumePass,
 // like a volume whose answer came. It reports whether it found one.
 func (r *EC2InstanceReconciler) adoptUnrecordedVolume(ctx context.Context, p *volumePass, e *computev1alpha1.VolumeStatus) (bool, error) {
 	s, inst := p.s, p.inst
-	found, err := s.ec2.FindVolumes(ctx, map[string]string{ec2.TagOwnerUID: string(s.obj.UID), ec2.TagDevice: e.DeviceName})
+	found, err := s.EC2.FindVolumes(ctx, map[string]string{ec2.TagOwnerUID: string(s.Obj.UID), ec2.TagDevice: e.DeviceName})
 	if err != nil {
 		return false, err
 	}
 	for _, vol := range found {
 		usable := vol.State == "creating" || vol.State == "available"
-		if r.claimOf(s, vol.Tags) != claimOurs || vol.AttachedTo != "" || vol.AvailabilityZone != inst.AvailabilityZone || !usable {
+		if r.claimOf(s, vol.Tags) != pass.ClaimOurs || vol.AttachedTo != "" || vol.AvailabilityZone != inst.AvailabilityZone || !usable {
 			continue
 		}
 		e.VolumeID, e.State, e.SizeGiB, e.Type, e.IOPS, e.Throughput = vol.ID, vol.State, vol.SizeGiB, vol.Type, vol.IOPS, vol.Throughput
@@ -106,7 +107,7 @@ func (r *EC2InstanceReconciler) adoptUnrecordedVolume(ctx context.Context, p *vo
 			"found volume %s for %s, created by an earlier CreateVolume whose answer was lost; it is changed to match the spec", vol.ID, e.DeviceName))
 		p.writeStatus()
 		p.busy = true
-		return true, s.patchStatus(ctx, r.Client)
+		return true, s.PatchStatus(ctx, r.Client)
 	}
 	return false, nil
 }
@@ -126,12 +127,12 @@ func (r *EC2InstanceReconciler) volumeMissing(ctx context.Context, p *volumePass
 	var msg string
 	switch {
 	case inError:
-		if err := s.ec2.DeleteVolume(ctx, e.VolumeID); err != nil {
+		if err := s.EC2.DeleteVolume(ctx, e.VolumeID); err != nil {
 			return err
 		}
 		msg = fmt.Sprintf("EBS could not create volume %s for %s (it is in the error state) and it was deleted", e.VolumeID, v.DeviceName)
 	case e.State == "creating":
-		if first := r.creating.missing(s.obj.UID, e.VolumeID, r.now()); r.now().Sub(first) < r.VisibilityGracePeriod {
+		if first := r.creating.missing(s.Obj.UID, e.VolumeID, r.now()); r.now().Sub(first) < r.VisibilityGracePeriod {
 			return nil
 		}
 		msg = fmt.Sprintf("volume %s for %s vanished while EBS was creating it", e.VolumeID, v.DeviceName)
@@ -142,15 +143,15 @@ func (r *EC2InstanceReconciler) volumeMissing(ctx context.Context, p *volumePass
 		return nil
 	}
 	r.renewVolume(s, e)
-	return &reasonedError{reason: computev1alpha1.ReasonVolumeNotFound, err: &awserrors.Error{Kind: awserrors.KindNotFound, Operation: "CreateVolume",
+	return &pass.ReasonedError{Reason: computev1alpha1.ReasonVolumeNotFound, Err: &awserrors.Error{Kind: awserrors.KindNotFound, Operation: "CreateVolume",
 		Code: codeVolumeCreationFailed, Message: msg + "; creating a new one under a new client token (a KMS key EBS cannot use fails every one)"}}
 }
 
 // renewVolume empties the entry of a volume that is gone, so that the next pass
 // creates a new one; counting it as removed gives that one a new client token.
-func (r *EC2InstanceReconciler) renewVolume(s *instanceScope, e *computev1alpha1.VolumeStatus) {
-	r.creating.seen(s.obj.UID, e.VolumeID)
-	s.obj.Status.VolumeRemovals++
+func (r *EC2InstanceReconciler) renewVolume(s *pass.Scope, e *computev1alpha1.VolumeStatus) {
+	r.creating.seen(s.Obj.UID, e.VolumeID)
+	s.Obj.Status.VolumeRemovals++
 	*e = computev1alpha1.VolumeStatus{DeviceName: e.DeviceName, DeleteOnTermination: e.DeleteOnTermination}
 }
 

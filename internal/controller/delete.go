@@ -27,36 +27,37 @@ import (
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
+	"github.com/ec2-operator/ec2-operator/internal/controller/pass"
 )
 
 // reconcileDelete runs while the object is being deleted. It keeps the finalizer until
 // the instance is terminating (Delete) or released (Retain), so an instance is never
 // leaked; when it cannot proceed, the Ready condition and an event say why.
-func (r *EC2InstanceReconciler) reconcileDelete(ctx context.Context, s *instanceScope) step {
-	if !controllerutil.ContainsFinalizer(s.obj, computev1alpha1.Finalizer) {
-		return doneAfter(0)
+func (r *EC2InstanceReconciler) reconcileDelete(ctx context.Context, s *pass.Scope) pass.Step {
+	if !controllerutil.ContainsFinalizer(s.Obj, computev1alpha1.Finalizer) {
+		return pass.DoneAfter(0)
 	}
 	inst, err := r.instanceForDeletion(ctx, s)
 	if err != nil {
-		return failed("finding the instance to delete", err)
+		return pass.Failed("finding the instance to delete", err)
 	}
 	if inst == nil || inst.State == ec2.StateShuttingDown || inst.State == ec2.StateTerminated {
 		return r.releaseAfterInstance(ctx, s, inst)
 	}
-	if owner := ec2.OwnerTag(inst.Tags, ec2.TagOwnerUID); owner != "" && owner != string(s.obj.UID) {
+	if owner := ec2.OwnerTag(inst.Tags, ec2.TagOwnerUID); owner != "" && owner != string(s.Obj.UID) {
 		// Another object manages this instance (two adoptions raced and the other
 		// won): deleting this object must not terminate or release it.
 		r.event(s, corev1.EventTypeNormal, "Released", fmt.Sprintf("instance %s is managed by EC2Instance %s/%s; left untouched",
 			inst.ID, ec2.OwnerTag(inst.Tags, ec2.TagOwnerNamespace), ec2.OwnerTag(inst.Tags, ec2.TagOwnerName)))
 		return r.release(ctx, s)
 	}
-	if r.claimOf(s, inst.Tags) == claimOtherCluster {
+	if r.claimOf(s, inst.Tags) == pass.ClaimOtherCluster {
 		// That cluster's operator manages it; deleting this object must not touch it.
-		r.event(s, corev1.EventTypeNormal, "Released", otherClusterMessage(inst, r.ClusterID, "left untouched"))
+		r.event(s, corev1.EventTypeNormal, "Released", pass.OtherClusterMessage(inst, r.ClusterID, "left untouched"))
 		return r.release(ctx, s)
 	}
 
-	if s.obj.Spec.DeletionPolicy == computev1alpha1.DeletionPolicyRetain {
+	if s.Obj.Spec.DeletionPolicy == computev1alpha1.DeletionPolicyRetain {
 		return r.retain(ctx, s, inst)
 	}
 	return r.terminate(ctx, s, inst)
@@ -65,31 +66,31 @@ func (r *EC2InstanceReconciler) reconcileDelete(ctx context.Context, s *instance
 // terminate terminates the object's instance (deletionPolicy Delete), lifting its
 // termination protection when EC2 refuses for it, and releases the object once the
 // instance is shutting down.
-func (r *EC2InstanceReconciler) terminate(ctx context.Context, s *instanceScope, inst *ec2.Instance) step {
-	s.notReady(computev1alpha1.ReasonDeleting, "terminating instance "+inst.ID)
+func (r *EC2InstanceReconciler) terminate(ctx context.Context, s *pass.Scope, inst *ec2.Instance) pass.Step {
+	s.NotReady(computev1alpha1.ReasonDeleting, "terminating instance "+inst.ID)
 	if err := r.prepareTermination(ctx, s, inst); err != nil {
-		return failed("preparing instance "+inst.ID+" for termination", err)
+		return pass.Failed("preparing instance "+inst.ID+" for termination", err)
 	}
 	// A persistent Spot request would relaunch the instance once it is terminated.
 	if inst.SpotRequestID != "" {
-		if err := s.ec2.CancelSpotRequest(ctx, inst.SpotRequestID); err != nil && !awserrors.IsNotFound(err) {
-			return failed("cancelling Spot request "+inst.SpotRequestID, err)
+		if err := s.EC2.CancelSpotRequest(ctx, inst.SpotRequestID); err != nil && !awserrors.IsNotFound(err) {
+			return pass.Failed("cancelling Spot request "+inst.SpotRequestID, err)
 		}
 	}
 	// Termination protection is not read first (DescribeInstanceAttribute for every
 	// deletion): EC2 refuses a protected instance with OperationNotPermitted, and only
 	// then is it lifted.
-	state, err := s.ec2.TerminateInstance(ctx, inst.ID)
+	state, err := s.EC2.TerminateInstance(ctx, inst.ID)
 	if awserrors.TerminationProtected(err) {
-		if err := s.ec2.ModifyTerminationProtection(ctx, inst.ID, false); err != nil {
-			return failed("lifting termination protection", err)
+		if err := s.EC2.ModifyTerminationProtection(ctx, inst.ID, false); err != nil {
+			return pass.Failed("lifting termination protection", err)
 		}
 		r.event(s, corev1.EventTypeNormal, "TerminationProtectionLifted",
 			"lifted termination protection of instance "+inst.ID+" because the EC2Instance is deleted with deletionPolicy Delete")
-		state, err = s.ec2.TerminateInstance(ctx, inst.ID)
+		state, err = s.EC2.TerminateInstance(ctx, inst.ID)
 	}
 	if err != nil {
-		return failed("terminating instance "+inst.ID, err)
+		return pass.Failed("terminating instance "+inst.ID, err)
 	}
 	r.event(s, corev1.EventTypeNormal, "Terminating", "terminating instance "+inst.ID)
 	// TerminateInstances answers with the instance's new state: once it is shutting
@@ -97,31 +98,31 @@ func (r *EC2InstanceReconciler) terminate(ctx context.Context, s *instanceScope,
 	// that carries its tags.
 	if state == ec2.StateShuttingDown || state == ec2.StateTerminated {
 		if err := r.terminateExtras(ctx, s, inst.ID); err != nil {
-			return failed("terminating the extra instances", err)
+			return pass.Failed("terminating the extra instances", err)
 		}
 		return r.release(ctx, s)
 	}
-	return doneAfter(r.PollInterval)
+	return pass.DoneAfter(r.PollInterval)
 }
 
 // instanceForDeletion finds the instance to clean up, including one whose launch was
 // never recorded: the client token in status shows a launch may have happened. While
 // a launch may still be invisible to DescribeInstances (EC2 is eventually consistent),
 // it waits rather than release the object and leak the instance.
-func (r *EC2InstanceReconciler) instanceForDeletion(ctx context.Context, s *instanceScope) (*ec2.Instance, error) {
-	st := &s.obj.Status
+func (r *EC2InstanceReconciler) instanceForDeletion(ctx context.Context, s *pass.Scope) (*ec2.Instance, error) {
+	st := &s.Obj.Status
 	if st.InstanceID == "" {
 		// An instance this process launched and has not recorded yet.
-		if id, ok := r.launched.get(s.obj.UID, st.ClientToken); ok {
+		if id, ok := r.launched.get(s.Obj.UID, st.ClientToken); ok {
 			st.InstanceID = id
 		}
 	}
 	if st.InstanceID != "" {
-		inst, err := s.ec2.GetInstance(ctx, st.InstanceID)
+		inst, err := s.EC2.GetInstance(ctx, st.InstanceID)
 		if !awserrors.IsNotFound(err) {
 			return inst, err
 		}
-		if s.obj.Spec.InstanceID != "" || !r.withinVisibilityGrace(s) {
+		if s.Obj.Spec.InstanceID != "" || !r.withinVisibilityGrace(s) {
 			return nil, nil // long gone
 		}
 	} else if r.nothingLaunched(s) {
@@ -140,15 +141,15 @@ func (r *EC2InstanceReconciler) instanceForDeletion(ctx context.Context, s *inst
 
 // retain releases the instance: the ownership tags go, so another EC2Instance can adopt
 // it, and the instance keeps running.
-func (r *EC2InstanceReconciler) retain(ctx context.Context, s *instanceScope, inst *ec2.Instance) step {
-	if err := s.ec2.DeleteTags(ctx, append([]string{inst.ID}, launchVolumes(s, inst)...), ec2.OwnershipTagKeys()); err != nil {
-		return failed("removing ownership tags from instance "+inst.ID, err)
+func (r *EC2InstanceReconciler) retain(ctx context.Context, s *pass.Scope, inst *ec2.Instance) pass.Step {
+	if err := s.EC2.DeleteTags(ctx, append([]string{inst.ID}, pass.LaunchVolumes(s, inst)...), ec2.OwnershipTagKeys()); err != nil {
+		return pass.Failed("removing ownership tags from instance "+inst.ID, err)
 	}
 	if err := r.retainResources(ctx, s, inst); err != nil {
-		return failed("releasing the Elastic IP and volumes of instance "+inst.ID, err)
+		return pass.Failed("releasing the Elastic IP and volumes of instance "+inst.ID, err)
 	}
 	if err := r.releaseExtras(ctx, s, inst.ID); err != nil {
-		return failed("releasing the extra instances", err)
+		return pass.Failed("releasing the extra instances", err)
 	}
 	r.event(s, corev1.EventTypeNormal, "Retained", "left instance "+inst.ID+" running and removed its ownership tags (deletionPolicy Retain)")
 	return r.release(ctx, s)
@@ -158,28 +159,28 @@ func (r *EC2InstanceReconciler) retain(ctx context.Context, s *instanceScope, in
 // there never was one). A data volume whose CreateVolume answer was lost was never
 // attached, so it does not go with the instance: it is dealt with first, as the
 // deletion policy says.
-func (r *EC2InstanceReconciler) releaseAfterInstance(ctx context.Context, s *instanceScope, inst *ec2.Instance) step {
-	id := s.obj.Status.InstanceID
+func (r *EC2InstanceReconciler) releaseAfterInstance(ctx context.Context, s *pass.Scope, inst *ec2.Instance) pass.Step {
+	id := s.Obj.Status.InstanceID
 	if inst != nil {
 		id = inst.ID
 	}
 	if err := r.settleUnrecordedVolumes(ctx, s, id); err != nil {
-		return failed("settling the data volumes of instance "+id, err)
+		return pass.Failed("settling the data volumes of instance "+id, err)
 	}
 	return r.release(ctx, s)
 }
 
 // release removes the finalizer, letting Kubernetes delete the object; the pass ends
 // there.
-func (r *EC2InstanceReconciler) release(ctx context.Context, s *instanceScope) step {
-	r.Metrics.InstanceState(s.obj.UID, "")
-	r.forgetAttributes(s.obj.UID)
-	r.launched.forget(s.obj.UID)
-	if err := s.patchMetadata(ctx, r.Client, func() {
-		controllerutil.RemoveFinalizer(s.obj, computev1alpha1.Finalizer)
+func (r *EC2InstanceReconciler) release(ctx context.Context, s *pass.Scope) pass.Step {
+	r.Metrics.InstanceState(s.Obj.UID, "")
+	r.forgetAttributes(s.Obj.UID)
+	r.launched.forget(s.Obj.UID)
+	if err := s.PatchMetadata(ctx, r.Client, func() {
+		controllerutil.RemoveFinalizer(s.Obj, computev1alpha1.Finalizer)
 	}); client.IgnoreNotFound(err) != nil {
-		return errored(err)
+		return pass.Errored(err)
 	}
-	s.released = true
-	return doneAfter(0)
+	s.Released = true
+	return pass.DoneAfter(0)
 }

@@ -25,6 +25,7 @@ import (
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
+	"github.com/ec2-operator/ec2-operator/internal/controller/pass"
 	"github.com/ec2-operator/ec2-operator/internal/controller/plan"
 )
 
@@ -41,7 +42,7 @@ import (
 //
 // Every step is safe to repeat after a crash: a second disassociation or release of
 // something already gone succeeds.
-func (r *EC2InstanceReconciler) prepareTermination(ctx context.Context, s *instanceScope, inst *ec2.Instance) error {
+func (r *EC2InstanceReconciler) prepareTermination(ctx context.Context, s *pass.Scope, inst *ec2.Instance) error {
 	if err := r.releaseAddresses(ctx, s); err != nil {
 		return fmt.Errorf("releasing the Elastic IP: %w", err)
 	}
@@ -55,7 +56,7 @@ func (r *EC2InstanceReconciler) prepareTermination(ctx context.Context, s *insta
 		switch {
 		case isAttached && (volumeID == "" || bd.VolumeID == volumeID):
 			if bd.DeleteOnTermination != del {
-				if err := s.ec2.SetDeleteOnTermination(ctx, inst.ID, dev, del); err != nil {
+				if err := s.EC2.SetDeleteOnTermination(ctx, inst.ID, dev, del); err != nil {
 					return fmt.Errorf("volume %s: %w", dev, err)
 				}
 			}
@@ -75,8 +76,8 @@ func (r *EC2InstanceReconciler) prepareTermination(ctx context.Context, s *insta
 
 // disposeDetachedVolume deletes or releases a volume that is not attached to the
 // instance; one still detaching (or creating) is waited for.
-func (r *EC2InstanceReconciler) disposeDetachedVolume(ctx context.Context, s *instanceScope, instanceID, volumeID string, del bool) error {
-	found, err := s.ec2.DescribeVolumes(ctx, []string{volumeID})
+func (r *EC2InstanceReconciler) disposeDetachedVolume(ctx context.Context, s *pass.Scope, instanceID, volumeID string, del bool) error {
+	found, err := s.EC2.DescribeVolumes(ctx, []string{volumeID})
 	if err != nil {
 		return err
 	}
@@ -90,7 +91,7 @@ func (r *EC2InstanceReconciler) disposeDetachedVolume(ctx context.Context, s *in
 // unless it is attached; one still detaching or creating is waited for (an error
 // says so, and the deletion is retried with backoff). A volume whose creation failed
 // (state error) will never be available, and is dealt with as it is.
-func (r *EC2InstanceReconciler) disposeFoundVolume(ctx context.Context, s *instanceScope, instanceID string, vol ec2.Volume, del bool) error {
+func (r *EC2InstanceReconciler) disposeFoundVolume(ctx context.Context, s *pass.Scope, instanceID string, vol ec2.Volume, del bool) error {
 	switch {
 	case vol.AttachedTo != "" && vol.AttachedTo != instanceID:
 		return nil // someone else's now
@@ -109,14 +110,14 @@ func (r *EC2InstanceReconciler) disposeFoundVolume(ctx context.Context, s *insta
 // otherwise each is deleted or, when the spec keeps it (deleteOnTermination false),
 // released, once it is done being created. One attached to the instance goes with it
 // under Delete, as the deleteOnTermination set for its device says.
-func (r *EC2InstanceReconciler) settleUnrecordedVolumes(ctx context.Context, s *instanceScope, instanceID string) error {
+func (r *EC2InstanceReconciler) settleUnrecordedVolumes(ctx context.Context, s *pass.Scope, instanceID string) error {
 	lost, err := r.unrecordedVolumes(ctx, s, instanceID)
 	if err != nil {
 		return fmt.Errorf("finding the volumes whose creation was not recorded: %w", err)
 	}
 	var release []string
 	for _, vol := range lost {
-		if s.obj.Spec.DeletionPolicy == computev1alpha1.DeletionPolicyRetain {
+		if s.Obj.Spec.DeletionPolicy == computev1alpha1.DeletionPolicyRetain {
 			release = append(release, vol.ID)
 			continue
 		}
@@ -137,24 +138,24 @@ func (r *EC2InstanceReconciler) settleUnrecordedVolumes(ctx context.Context, s *
 // and the device tag, which only volumes created after launch have. Volumes attached
 // to another instance are someone else's now and left out. Only an object that sent
 // CreateVolume (a client token in status) is looked up, in one DescribeVolumes call.
-func (r *EC2InstanceReconciler) unrecordedVolumes(ctx context.Context, s *instanceScope, instanceID string) ([]ec2.Volume, error) {
+func (r *EC2InstanceReconciler) unrecordedVolumes(ctx context.Context, s *pass.Scope, instanceID string) ([]ec2.Volume, error) {
 	known := map[string]bool{}
 	sent := false
-	for _, v := range s.obj.Status.Volumes {
+	for _, v := range s.Obj.Status.Volumes {
 		known[v.VolumeID] = true
 		sent = sent || v.ClientToken != ""
 	}
 	if !sent {
 		return nil, nil
 	}
-	found, err := s.ec2.FindVolumes(ctx, map[string]string{ec2.TagOwnerUID: string(s.obj.UID)})
+	found, err := s.EC2.FindVolumes(ctx, map[string]string{ec2.TagOwnerUID: string(s.Obj.UID)})
 	if err != nil {
 		return nil, err
 	}
 	var out []ec2.Volume
 	for _, vol := range found {
 		switch {
-		case vol.Tags[ec2.TagDevice] == "", known[vol.ID], r.claimOf(s, vol.Tags) != claimOurs:
+		case vol.Tags[ec2.TagDevice] == "", known[vol.ID], r.claimOf(s, vol.Tags) != pass.ClaimOurs:
 		case vol.AttachedTo != "" && vol.AttachedTo != instanceID:
 		default:
 			out = append(out, vol)
@@ -164,17 +165,17 @@ func (r *EC2InstanceReconciler) unrecordedVolumes(ctx context.Context, s *instan
 }
 
 // releaseAddresses lets go of the object's Elastic IP before termination.
-func (r *EC2InstanceReconciler) releaseAddresses(ctx context.Context, s *instanceScope) error {
+func (r *EC2InstanceReconciler) releaseAddresses(ctx context.Context, s *pass.Scope) error {
 	var released string
-	if eip := s.obj.Status.ElasticIP; eip != nil {
+	if eip := s.Obj.Status.ElasticIP; eip != nil {
 		// The instance is about to be terminated: no need to forget its description.
 		if err := r.letGoOfAddress(ctx, s, "", *eip); err != nil {
 			return err
 		}
 		released = eip.AllocationID
-		s.obj.Status.ElasticIP = nil
+		s.Obj.Status.ElasticIP = nil
 	}
-	spec := s.obj.Spec.ElasticIP
+	spec := s.Obj.Spec.ElasticIP
 	if spec != nil && !spec.Allocate && spec.AllocationID != "" {
 		return r.letGoOfGivenAddress(ctx, s, spec.AllocationID)
 	}
@@ -191,11 +192,11 @@ func (r *EC2InstanceReconciler) releaseAddresses(ctx context.Context, s *instanc
 			continue
 		}
 		if a.AssociationID != "" {
-			if err := s.ec2.DisassociateAddress(ctx, a.AssociationID, ""); err != nil {
+			if err := s.EC2.DisassociateAddress(ctx, a.AssociationID, ""); err != nil {
 				return err
 			}
 		}
-		if err := s.ec2.ReleaseAddress(ctx, a.AllocationID); err != nil {
+		if err := s.EC2.ReleaseAddress(ctx, a.AllocationID); err != nil {
 			return err
 		}
 		r.event(s, corev1.EventTypeNormal, "ElasticIPReleased", fmt.Sprintf("released Elastic IP %s (%s), which the operator allocated", a.PublicIP, a.AllocationID))
@@ -207,16 +208,16 @@ func (r *EC2InstanceReconciler) releaseAddresses(ctx context.Context, s *instanc
 // EC2 has it, not as status says: the object may be deleted right after a pass that
 // associated the address, before the cache has seen that pass's status, and the
 // address must not stay with an instance that is going.
-func (r *EC2InstanceReconciler) letGoOfGivenAddress(ctx context.Context, s *instanceScope, allocationID string) error {
-	found, err := s.ec2.DescribeAddresses(ctx, []string{allocationID})
+func (r *EC2InstanceReconciler) letGoOfGivenAddress(ctx context.Context, s *pass.Scope, allocationID string) error {
+	found, err := s.EC2.DescribeAddresses(ctx, []string{allocationID})
 	if err != nil {
 		return err
 	}
 	a, ok := found[allocationID]
-	if !ok || a.AssociationID == "" || a.InstanceID == "" || a.InstanceID != s.obj.Status.InstanceID {
+	if !ok || a.AssociationID == "" || a.InstanceID == "" || a.InstanceID != s.Obj.Status.InstanceID {
 		return nil
 	}
-	if err := s.ec2.DisassociateAddress(ctx, a.AssociationID, ""); err != nil {
+	if err := s.EC2.DisassociateAddress(ctx, a.AssociationID, ""); err != nil {
 		return err
 	}
 	r.event(s, corev1.EventTypeNormal, "ElasticIPDisassociated", fmt.Sprintf("disassociated Elastic IP %s (%s); it stays allocated", a.PublicIP, a.AllocationID))
@@ -227,16 +228,16 @@ func (r *EC2InstanceReconciler) letGoOfGivenAddress(ctx context.Context, s *inst
 // instance, for deletionPolicy Retain: an Elastic IP it allocated stays associated and
 // data volumes not attached stay where they are, all without ownership tags; so do
 // volumes whose CreateVolume answer was lost, found by their tags.
-func (r *EC2InstanceReconciler) retainResources(ctx context.Context, s *instanceScope, inst *ec2.Instance) error {
+func (r *EC2InstanceReconciler) retainResources(ctx context.Context, s *pass.Scope, inst *ec2.Instance) error {
 	var ids []string
-	if eip := s.obj.Status.ElasticIP; eip != nil && eip.AllocatedByOperator {
+	if eip := s.Obj.Status.ElasticIP; eip != nil && eip.AllocatedByOperator {
 		ids = append(ids, eip.AllocationID)
 	}
 	attached := map[string]bool{}
 	for _, id := range inst.VolumeIDs {
 		attached[id] = true
 	}
-	for _, v := range s.obj.Status.Volumes {
+	for _, v := range s.Obj.Status.Volumes {
 		if v.VolumeID != "" && !attached[v.VolumeID] {
 			ids = append(ids, v.VolumeID)
 		}
@@ -250,16 +251,16 @@ func (r *EC2InstanceReconciler) retainResources(ctx context.Context, s *instance
 }
 
 // volumeDevices lists the devices of the spec's volumes and of the volumes in status.
-func volumeDevices(s *instanceScope) []string {
+func volumeDevices(s *pass.Scope) []string {
 	seen := map[string]bool{}
 	var out []string
-	for _, v := range s.obj.Spec.Volumes {
+	for _, v := range s.Obj.Spec.Volumes {
 		if !seen[v.DeviceName] {
 			seen[v.DeviceName] = true
 			out = append(out, v.DeviceName)
 		}
 	}
-	for _, v := range s.obj.Status.Volumes {
+	for _, v := range s.Obj.Status.Volumes {
 		if !seen[v.DeviceName] {
 			seen[v.DeviceName] = true
 			out = append(out, v.DeviceName)
@@ -271,9 +272,9 @@ func volumeDevices(s *instanceScope) []string {
 // volumeFate says whether the volume at dev goes with the instance, and its ID when
 // status knows it: the spec's deleteOnTermination, or for a volume being removed the
 // one recorded when it was in the spec.
-func volumeFate(s *instanceScope, dev string) (bool, string) {
+func volumeFate(s *pass.Scope, dev string) (bool, string) {
 	var id string
-	for _, v := range s.obj.Status.Volumes {
+	for _, v := range s.Obj.Status.Volumes {
 		if v.DeviceName == dev {
 			id = v.VolumeID
 			if v.Removing {
@@ -281,7 +282,7 @@ func volumeFate(s *instanceScope, dev string) (bool, string) {
 			}
 		}
 	}
-	if v := plan.SpecVolume(s.obj, dev); v != nil {
+	if v := plan.SpecVolume(s.Obj, dev); v != nil {
 		return plan.DeleteOnTermination(*v), id
 	}
 	return true, id

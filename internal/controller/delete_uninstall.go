@@ -25,6 +25,7 @@ import (
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
+	"github.com/ec2-operator/ec2-operator/internal/controller/pass"
 	"github.com/ec2-operator/ec2-operator/internal/uninstall"
 )
 
@@ -49,16 +50,16 @@ const reasonReleasedOnUninstall = "ReleasedOnUninstall"
 // AWSAccount may be gone already, and nothing is asked of AWS anyway. It releases the
 // object when the EC2Instance CRD is being deleted, and lets the deletion go on as its
 // deletionPolicy says otherwise.
-func (r *EC2InstanceReconciler) guardUninstall(ctx context.Context, s *instanceScope) step {
+func (r *EC2InstanceReconciler) guardUninstall(ctx context.Context, s *pass.Scope) pass.Step {
 	deleting, err := uninstall.Deleting(ctx, r.crdReader, uninstall.EC2InstancesCRD)
 	if err != nil {
-		return failed("reading CustomResourceDefinition "+uninstall.EC2InstancesCRD+
+		return pass.Failed("reading CustomResourceDefinition "+uninstall.EC2InstancesCRD+
 			" to tell an uninstall from the deletion of this object (nothing is terminated or released until it can be read)", crdUnreadable(err))
 	}
 	if !deleting {
-		return proceed()
+		return pass.Proceed()
 	}
-	r.event(s, corev1.EventTypeWarning, reasonReleasedOnUninstall, uninstallMessage(s.obj))
+	r.event(s, corev1.EventTypeWarning, reasonReleasedOnUninstall, uninstallMessage(s.Obj))
 	return r.release(ctx, s)
 }
 
@@ -85,6 +86,6 @@ func crdUnreadable(err error) error {
 	if code == "" {
 		code = "Error"
 	}
-	return &reasonedError{reason: computev1alpha1.ReasonCRDUnreadable, err: &awserrors.Error{
+	return &pass.ReasonedError{Reason: computev1alpha1.ReasonCRDUnreadable, Err: &awserrors.Error{
 		Operation: "GetCustomResourceDefinition", Code: code, Message: err.Error(), Err: err}}
 }

@@ -22,12 +22,13 @@ limitations under the License.
 // # One pass
 //
 // Reconcile (ec2instance_controller.go) reads the object and runs reconcile, a short
-// list of phases. Every phase returns a step (reconcile_outcome.go): go on, done (come back
-// after a duration), again, failed (with the classified errors) or errored. The
-// first step that ends the pass is handed to finish, the pass's one exit, which turns
-// failures into Ready, events and metrics, spreads the requeue and applies the retry
-// policy (reconcile_reasons.go). The status is written once at the end of the pass, and
-// before and after the steps that must survive a crash (reconcile_scope.go).
+// list of phases. Every phase returns a pass.Step: go on, done (come back after a
+// duration), again, failed (with the classified errors) or errored. The first step
+// that ends the pass is handed to finish (reconcile_outcome.go), the pass's one exit,
+// which turns failures into Ready, events and metrics, spreads the requeue and applies
+// the retry policy (the reasons are package pass's). The status is written once at the
+// end of the pass, and before and after the steps that must survive a crash
+// (pass.Scope.PatchStatus).
 //
 // # Phases and their files
 //
@@ -61,10 +62,12 @@ limitations under the License.
 //   - outputs.go: after every pass, in Full and Observe, spec.outputsTo's ConfigMap
 //     or Secret is kept holding the instance's coordinates from status (a Kubernetes
 //     write only, where the namespace granted it, and only to an object it owns).
-//   - reconcile_*: the scope of a pass, the per-object memory (one home, one forget),
+//   - reconcile_*: the pass's one exit, the per-object memory (one home, one forget),
 //     conflict handling, backoff, metrics and the manager setup.
 //
-// What a spec asks for, with no EC2 call and no reconciler, is package plan: the launch
+// What every phase shares (the scope, the step, the reasons, the status derived from
+// EC2's answer, the ownership claims) is package pass. What a spec asks for, with no
+// EC2 call and no reconciler, is package plan: the launch
 // request, the settings table (each mutable field's comparison and change), the
 // differences that need a new instance, data volumes as the spec states them, and
 // the drift Observe reports. The AWSAccount reconciler is package awsaccount; requeue

@@ -39,6 +39,7 @@ import (
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/accounts"
 	"github.com/ec2-operator/ec2-operator/internal/controller/awsaccount"
+	"github.com/ec2-operator/ec2-operator/internal/controller/pass"
 	"github.com/ec2-operator/ec2-operator/internal/controller/requeue"
 	"github.com/ec2-operator/ec2-operator/internal/guardrail"
 )
@@ -183,7 +184,7 @@ func (r *EC2InstanceReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 			return requeue.After(requeue.CredentialsWait, true), nil
 		}
 	}
-	s := newInstanceScope(obj, logf.FromContext(ctx))
+	s := pass.NewScope(obj, logf.FromContext(ctx))
 	res, err := r.finish(s, r.reconcile(ctx, s))
 	r.settleSecondWriter(s)
 	// After a conflict the pass's copy is stale: writing it again would only meet
@@ -192,14 +193,14 @@ func (r *EC2InstanceReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 		if oerr := r.syncOutputs(ctx, s); oerr != nil && err == nil {
 			res, err = r.afterOutputsFailed(s, res, oerr)
 		}
-		if perr := s.patchStatus(ctx, r.Client); perr != nil && err == nil {
+		if perr := s.PatchStatus(ctx, r.Client); perr != nil && err == nil {
 			err = perr
 		}
 	}
-	if s.written {
-		r.conflicts.wrote(obj.UID, &s.before.Status)
+	if s.Written {
+		r.conflicts.wrote(obj.UID, &s.Before.Status)
 	}
-	if s.released {
+	if s.Released {
 		r.Metrics.ForgetInstance(obj.Namespace, obj.Name)
 	} else {
 		r.Metrics.InstanceReady(obj.Namespace, obj.Name, meta.IsStatusConditionTrue(obj.Status.Conditions, computev1alpha1.ConditionReady))
@@ -216,55 +217,55 @@ func (r *EC2InstanceReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 // reconcile is one pass, as the list of its phases: the account, the client, then
 // either the deletion or the instance (launched or adopted, then converged). Each
 // phase returns a step; the first that ends the pass ends it.
-func (r *EC2InstanceReconciler) reconcile(ctx context.Context, s *instanceScope) step {
-	if s.obj.Spec.Observes() {
+func (r *EC2InstanceReconciler) reconcile(ctx context.Context, s *pass.Scope) pass.Step {
+	if s.Obj.Spec.Observes() {
 		// Observe has its own, read-only pass (observe_policy.go): none of the phases
 		// below may run, since each may change the instance.
 		return r.reconcileObserve(ctx, s)
 	}
-	deleting := !s.obj.DeletionTimestamp.IsZero()
+	deleting := !s.Obj.DeletionTimestamp.IsZero()
 	// An object for which nothing was ever launched goes at once when deleted, without
 	// asking EC2 anything: a region, an account or credentials that no longer work
 	// must not keep it forever.
-	if deleting && controllerutil.ContainsFinalizer(s.obj, computev1alpha1.Finalizer) {
+	if deleting && controllerutil.ContainsFinalizer(s.Obj, computev1alpha1.Finalizer) {
 		if r.nothingLaunched(s) {
 			return r.release(ctx, s)
 		}
 		// An object deleted because its CRD is (an uninstall) is released without
 		// calling AWS, whatever its deletionPolicy (delete_uninstall.go).
-		if st := r.guardUninstall(ctx, s); st.ends() {
+		if st := r.guardUninstall(ctx, s); st.Ends() {
 			return st
 		}
 	}
-	if st := r.useAccount(ctx, s); st.ends() {
+	if st := r.useAccount(ctx, s); st.Ends() {
 		return st
 	}
-	if st := r.useClient(ctx, s); st.ends() {
+	if st := r.useClient(ctx, s); st.Ends() {
 		return st
 	}
 	if deleting {
 		return r.reconcileDelete(ctx, s)
 	}
 	// The finalizer is in place before any AWS call, so no instance can exist without it.
-	if !controllerutil.ContainsFinalizer(s.obj, computev1alpha1.Finalizer) {
-		if err := s.patchMetadata(ctx, r.Client, func() {
-			controllerutil.AddFinalizer(s.obj, computev1alpha1.Finalizer)
+	if !controllerutil.ContainsFinalizer(s.Obj, computev1alpha1.Finalizer) {
+		if err := s.PatchMetadata(ctx, r.Client, func() {
+			controllerutil.AddFinalizer(s.Obj, computev1alpha1.Finalizer)
 		}); err != nil {
-			return errored(err)
+			return pass.Errored(err)
 		}
 	}
 	// A failed status write after a launch ends the pass: the instance ID must be
 	// recorded before anything else is done to the instance.
-	if st := r.ensureInstance(ctx, s); st.ends() {
+	if st := r.ensureInstance(ctx, s); st.Ends() {
 		return st
 	}
-	if st := r.lateInitialize(ctx, s); st.ends() {
+	if st := r.lateInitialize(ctx, s); st.Ends() {
 		return st
 	}
 	// An instance launched before accounts were recorded, found with these
 	// credentials, lives in their account.
 	if err := r.pinOwnAccount(ctx, s); err != nil {
-		return errored(err)
+		return pass.Errored(err)
 	}
 	return r.converge(ctx, s)
 }
@@ -272,13 +273,13 @@ func (r *EC2InstanceReconciler) reconcile(ctx context.Context, s *instanceScope)
 // useAccount resolves the account the pass acts in, before any AWS call: an object
 // must never act in an account its namespace may not use. It also checks the
 // account's guardrails that the spec alone decides.
-func (r *EC2InstanceReconciler) useAccount(ctx context.Context, s *instanceScope) step {
+func (r *EC2InstanceReconciler) useAccount(ctx context.Context, s *pass.Scope) pass.Step {
 	acct, err := r.resolveAccount(ctx, s)
 	switch {
 	case errors.Is(err, errAccountPending{}):
-		return waitSpread(accountPendingRetry)
+		return pass.WaitSpread(accountPendingRetry)
 	case errors.Is(err, errAccountRefused{}):
-		if !s.obj.DeletionTimestamp.IsZero() && s.obj.Spec.DeletionPolicy == computev1alpha1.DeletionPolicyRetain {
+		if !s.Obj.DeletionTimestamp.IsZero() && s.Obj.Spec.DeletionPolicy == computev1alpha1.DeletionPolicyRetain {
 			// Retain asks for nothing in AWS; without the account, the ownership tags
 			// cannot be removed, and that must not keep the object forever.
 			r.event(s, corev1.EventTypeWarning, computev1alpha1.ReasonDeleting,
@@ -287,38 +288,38 @@ func (r *EC2InstanceReconciler) useAccount(ctx context.Context, s *instanceScope
 		}
 		return accountRefused()
 	case err != nil:
-		return errored(err)
+		return pass.Errored(err)
 	}
-	s.account = acct
-	if s.obj.DeletionTimestamp.IsZero() && !s.obj.Spec.Observes() {
+	s.Account = acct
+	if s.Obj.DeletionTimestamp.IsZero() && !s.Obj.Spec.Observes() {
 		// Guardrails bound what is asked for, never a deletion, and Observe asks for
 		// nothing.
 		if err := r.checkStaticGuardrails(s); err != nil {
 			return accountRefused()
 		}
 	}
-	return proceed()
+	return pass.Proceed()
 }
 
 // useClient picks the region and its EC2 client. The region is pinned in status once
 // an instance may exist: a later change of the operator's (or the account's) default
 // region must not make the operator look for (and launch) the instance elsewhere.
-func (r *EC2InstanceReconciler) useClient(ctx context.Context, s *instanceScope) step {
-	s.region = r.regionOf(s.obj, s.account)
-	c, err := r.clientFor(ctx, s.account, s.region)
+func (r *EC2InstanceReconciler) useClient(ctx context.Context, s *pass.Scope) pass.Step {
+	s.Region = r.regionOf(s.Obj, s.Account)
+	c, err := r.clientFor(ctx, s.Account, s.Region)
 	if err != nil {
 		// An unknown region is refused here, before any call: RegionUnknown, Stalled.
-		return failed(fmt.Sprintf("configuring the EC2 client for region %q", s.region), err)
+		return pass.Failed(fmt.Sprintf("configuring the EC2 client for region %q", s.Region), err)
 	}
-	s.ec2 = c
-	if s.obj.DeletionTimestamp.IsZero() {
+	s.EC2 = c
+	if s.Obj.DeletionTimestamp.IsZero() {
 		// Every request of the pass leaves through the account's guardrails, except a
 		// deletion's: guardrails bound what is asked for, never its end.
-		s.ec2 = guardrail.New(c, guardrailRules(s), guardrail.Owner{
-			Namespace: s.obj.Namespace, Name: s.obj.Name, UID: string(s.obj.UID), Cluster: r.ClusterID})
+		s.EC2 = guardrail.New(c, guardrailRules(s), guardrail.Owner{
+			Namespace: s.Obj.Namespace, Name: s.Obj.Name, UID: string(s.Obj.UID), Cluster: r.ClusterID})
 	}
-	r.expectFleet(ctx, s.obj.Status.Account, s.region, c)
-	return proceed()
+	r.expectFleet(ctx, s.Obj.Status.Account, s.Region, c)
+	return pass.Proceed()
 }
 
 // regionOf is the region an object's instance lives in: the one pinned in status,
@@ -383,9 +384,9 @@ func (r *EC2InstanceReconciler) resyncAfter() time.Duration {
 }
 
 // event emits a Kubernetes event on the object and logs it.
-func (r *EC2InstanceReconciler) event(s *instanceScope, eventType, reason, message string) {
-	s.log.Info(message, "reason", reason)
+func (r *EC2InstanceReconciler) event(s *pass.Scope, eventType, reason, message string) {
+	s.Log.Info(message, "reason", reason)
 	if r.Recorder != nil {
-		r.Recorder.Eventf(s.obj, nil, eventType, reason, reason, "%s", message)
+		r.Recorder.Eventf(s.Obj, nil, eventType, reason, reason, "%s", message)
 	}
 }

@@ -29,6 +29,7 @@ import (
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/controller/pass"
 	"github.com/ec2-operator/ec2-operator/internal/sim/ec2sim"
 )
 
@@ -189,8 +190,8 @@ func TestIdempotencyConflictsStopAfterAFewAttemptsAndResumeOnRequest(t *testing.
 	}
 	h.waitEvent("conflicted", computev1alpha1.ReasonIdempotencyConflict)
 	runs := h.sim.Calls("RunInstances")
-	if runs != maxIdempotencyConflicts {
-		t.Errorf("RunInstances called %d times before stopping, want %d", runs, maxIdempotencyConflicts)
+	if runs != pass.MaxIdempotencyConflicts {
+		t.Errorf("RunInstances called %d times before stopping, want %d", runs, pass.MaxIdempotencyConflicts)
 	}
 	time.Sleep(3 * time.Second)
 	if n := h.sim.Calls("RunInstances"); n != runs {

@@ -29,6 +29,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/event"
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
+	"github.com/ec2-operator/ec2-operator/internal/controller/pass"
 	"github.com/ec2-operator/ec2-operator/internal/events"
 )
 
@@ -132,18 +133,18 @@ func (r *EC2InstanceReconciler) HandleEvent(ctx context.Context, e events.Event)
 
 // reportSpotInterruption sets the SpotInterruption condition while a warning is
 // fresh, with a Warning event when it first appears, and removes it otherwise.
-func (r *EC2InstanceReconciler) reportSpotInterruption(s *instanceScope, instanceID string) {
+func (r *EC2InstanceReconciler) reportSpotInterruption(s *pass.Scope, instanceID string) {
 	w, ok := r.events.spotWarning(instanceID, r.now())
 	if !ok {
-		meta.RemoveStatusCondition(&s.obj.Status.Conditions, computev1alpha1.ConditionSpotInterruption)
+		meta.RemoveStatusCondition(&s.Obj.Status.Conditions, computev1alpha1.ConditionSpotInterruption)
 		return
 	}
 	at := w.Time.Add(spotNotice).UTC().Format(time.RFC3339)
 	msg := fmt.Sprintf("EC2 warned at %s that it will %s Spot Instance %s at about %s", w.Time.UTC().Format(time.RFC3339), w.Action, instanceID, at)
-	if c := s.condition(computev1alpha1.ConditionSpotInterruption); c == nil || c.Message != msg {
+	if c := s.Condition(computev1alpha1.ConditionSpotInterruption); c == nil || c.Message != msg {
 		r.event(s, corev1.EventTypeWarning, computev1alpha1.ReasonInterruptionWarning, msg)
 	}
-	s.setCondition(computev1alpha1.ConditionSpotInterruption, metav1.ConditionTrue, computev1alpha1.ReasonInterruptionWarning, msg)
+	s.SetCondition(computev1alpha1.ConditionSpotInterruption, metav1.ConditionTrue, computev1alpha1.ReasonInterruptionWarning, msg)
 }
 
 // indexInstanceIDs registers the index HandleEvent queries.

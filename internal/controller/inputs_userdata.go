@@ -28,6 +28,7 @@ import (
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
+	"github.com/ec2-operator/ec2-operator/internal/controller/pass"
 )
 
 // maxUserDataBytes is EC2's limit on raw user data (16 KB, before base64 encoding).
@@ -133,7 +134,7 @@ func (r *EC2InstanceReconciler) desiredUserData(ctx context.Context, obj *comput
 		return obj.Spec.UserData, nil
 	}
 	if ref.kind == sourceSecret && r.Identity.inOperatorNamespace(ref.namespace) {
-		return "", refusal(computev1alpha1.ReasonUserDataSourceRefused, "", codeUserDataSourceRefused,
+		return "", pass.Refusal(computev1alpha1.ReasonUserDataSourceRefused, "", codeUserDataSourceRefused,
 			fmt.Sprintf("Secret %s/%s is in the operator's own namespace, where its credentials live; user data is never read from a Secret there (use a ConfigMap, or a namespace of your own)", ref.namespace, ref.name))
 	}
 	raw, err := r.readUserDataSource(ctx, ref)
@@ -157,7 +158,7 @@ func (r *EC2InstanceReconciler) readUserDataSource(ctx context.Context, ref user
 			return nil, r.userDataError(ref, err)
 		}
 		if refusedSecretTypes[secret.Type] {
-			return nil, refusal(computev1alpha1.ReasonUserDataSourceRefused, "", codeUserDataSourceRefused,
+			return nil, pass.Refusal(computev1alpha1.ReasonUserDataSourceRefused, "", codeUserDataSourceRefused,
 				fmt.Sprintf("Secret %s/%s is of type %s; user data is never read from Kubernetes credentials", ref.namespace, ref.name, secret.Type))
 		}
 		v, ok := secret.Data[ref.key]
@@ -213,13 +214,13 @@ const (
 func (r *EC2InstanceReconciler) userDataError(ref userDataRef, err error) error {
 	switch {
 	case err == nil:
-		return refusal(computev1alpha1.ReasonUserDataNotFound, "", codeUserDataNotFound,
+		return pass.Refusal(computev1alpha1.ReasonUserDataNotFound, "", codeUserDataNotFound,
 			fmt.Sprintf("%s %s/%s has no key %s", ref.kind, ref.namespace, ref.name, ref.key))
 	case apierrors.IsNotFound(err):
-		return refusal(computev1alpha1.ReasonUserDataNotFound, "", codeUserDataNotFound,
+		return pass.Refusal(computev1alpha1.ReasonUserDataNotFound, "", codeUserDataNotFound,
 			fmt.Sprintf("%s %s/%s does not exist", ref.kind, ref.namespace, ref.name))
 	case apierrors.IsForbidden(err):
-		return refusal(computev1alpha1.ReasonUserDataNotGranted, "", codeUserDataNotGranted,
+		return pass.Refusal(computev1alpha1.ReasonUserDataNotGranted, "", codeUserDataNotGranted,
 			fmt.Sprintf("namespace %s has not granted the operator reading its Secrets and ConfigMaps for userDataFrom (%s %s); a namespace admin grants it with: %s",
 				ref.namespace, ref.kind, ref.name, r.Identity.grantCommand(UserDataReaderRole, ref.namespace)))
 	default:

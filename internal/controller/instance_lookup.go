@@ -27,15 +27,16 @@ import (
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
+	"github.com/ec2-operator/ec2-operator/internal/controller/pass"
 )
 
 // ensureInstance finds the instance the object manages, launching or adopting it when
 // there is none yet. The pass goes on with the instance in s.inst; any other step
 // ends it.
-func (r *EC2InstanceReconciler) ensureInstance(ctx context.Context, s *instanceScope) step {
-	st := &s.obj.Status
+func (r *EC2InstanceReconciler) ensureInstance(ctx context.Context, s *pass.Scope) pass.Step {
+	st := &s.Obj.Status
 	if st.InstanceID == "" {
-		if s.obj.Spec.InstanceID != "" {
+		if s.Obj.Spec.InstanceID != "" {
 			return r.adopt(ctx, s)
 		}
 		return r.launch(ctx, s)
@@ -43,41 +44,41 @@ func (r *EC2InstanceReconciler) ensureInstance(ctx context.Context, s *instanceS
 
 	if r.events.takeStale(st.InstanceID) {
 		// An EC2 event said the instance changed: what the client remembers is older.
-		s.ec2.ChangedElsewhere(st.InstanceID)
+		s.EC2.ChangedElsewhere(st.InstanceID)
 	}
-	inst, err := s.ec2.GetInstance(ctx, st.InstanceID)
+	inst, err := s.EC2.GetInstance(ctx, st.InstanceID)
 	switch {
 	case awserrors.IsNotFound(err):
 		return r.instanceMissing(ctx, s)
 	case err != nil:
-		return failed("describing instance "+st.InstanceID, err)
+		return pass.Failed("describing instance "+st.InstanceID, err)
 	}
 	if inst.State == ec2.StateShuttingDown || inst.State == ec2.StateTerminated {
 		return r.instanceTerminated(ctx, s, inst)
 	}
-	if s.obj.Spec.InstanceID != "" && ec2.OwnerTag(inst.Tags, ec2.TagOwnerUID) == "" {
+	if s.Obj.Spec.InstanceID != "" && ec2.OwnerTag(inst.Tags, ec2.TagOwnerUID) == "" {
 		// Recorded without this object's claim: observed in Observe, or the claim was
 		// removed outside Kubernetes. Full claims it again, with the same checks as a
 		// first adoption.
 		return r.adoptInstance(ctx, s, inst)
 	}
-	s.inst = inst
-	return proceed()
+	s.Inst = inst
+	return pass.Proceed()
 }
 
 // instanceMissing handles an instance ID that DescribeInstances does not know. Right
 // after a launch that is EC2's eventual consistency, so the operator waits; later it
 // means the instance was terminated long enough ago to be forgotten.
-func (r *EC2InstanceReconciler) instanceMissing(ctx context.Context, s *instanceScope) step {
-	st := &s.obj.Status
-	if s.obj.Spec.InstanceID != "" {
+func (r *EC2InstanceReconciler) instanceMissing(ctx context.Context, s *pass.Scope) pass.Step {
+	st := &s.Obj.Status
+	if s.Obj.Spec.InstanceID != "" {
 		msg := "adopted instance " + st.InstanceID + " no longer exists; delete this EC2Instance"
-		s.notReady(computev1alpha1.ReasonInstanceNotFound, msg)
-		return doneAfter(r.ResyncPeriod)
+		s.NotReady(computev1alpha1.ReasonInstanceNotFound, msg)
+		return pass.DoneAfter(r.ResyncPeriod)
 	}
 	if r.withinVisibilityGrace(s) {
-		s.notReady(computev1alpha1.ReasonPending, "instance "+st.InstanceID+" is not visible in EC2 yet")
-		return doneAfter(r.PollInterval)
+		s.NotReady(computev1alpha1.ReasonPending, "instance "+st.InstanceID+" is not visible in EC2 yet")
+		return pass.DoneAfter(r.PollInterval)
 	}
 	// Before anything is launched in its place: are these still the credentials of
 	// the account it was launched in? Asked afresh, not from the routine cache.
@@ -86,10 +87,10 @@ func (r *EC2InstanceReconciler) instanceMissing(ctx context.Context, s *instance
 			if errors.Is(err, errAccountRefused{}) {
 				return accountRefused()
 			}
-			return errored(err)
+			return pass.Errored(err)
 		}
 	}
-	if st := r.holdVanished(ctx, s); st.ends() {
+	if st := r.holdVanished(ctx, s); st.Ends() {
 		return st
 	}
 	return r.instanceTerminated(ctx, s, &ec2.Instance{ID: st.InstanceID, State: ec2.StateTerminated})
@@ -99,11 +100,11 @@ func (r *EC2InstanceReconciler) instanceMissing(ctx context.Context, s *instance
 // VisibilityGracePeriod ago, so that an instance unknown to DescribeInstances may
 // simply not be visible yet. It goes by time, not by state: RunInstances' own answer
 // already says pending.
-func (r *EC2InstanceReconciler) withinVisibilityGrace(s *instanceScope) bool {
+func (r *EC2InstanceReconciler) withinVisibilityGrace(s *pass.Scope) bool {
 	var since time.Time
-	if t := s.obj.Status.LastLaunchAttempt; t != nil {
+	if t := s.Obj.Status.LastLaunchAttempt; t != nil {
 		since = t.Time
-	} else if c := s.condition(computev1alpha1.ConditionInstanceLaunched); c != nil {
+	} else if c := s.Condition(computev1alpha1.ConditionInstanceLaunched); c != nil {
 		since = c.LastTransitionTime.Time
 	} else {
 		return false
@@ -112,9 +113,9 @@ func (r *EC2InstanceReconciler) withinVisibilityGrace(s *instanceScope) bool {
 		return false
 	}
 	// A launch EC2 rejected outright created nothing that could become visible.
-	if ready := s.condition(computev1alpha1.ConditionReady); ready != nil && ready.Status == metav1.ConditionFalse &&
+	if ready := s.Condition(computev1alpha1.ConditionReady); ready != nil && ready.Status == metav1.ConditionFalse &&
 		strings.HasPrefix(ready.Message, launchAction+":") && launchRejectionReasons[ready.Reason] {
-		return s.obj.Status.InstanceID != ""
+		return s.Obj.Status.InstanceID != ""
 	}
 	return true
 }

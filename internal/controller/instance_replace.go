@@ -27,24 +27,25 @@ import (
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
+	"github.com/ec2-operator/ec2-operator/internal/controller/pass"
 )
 
 // instanceTerminated handles an instance that was terminated while its object still
 // wants it. A launched instance is replaced under a new client token; an adopted one
 // cannot be, since the spec names that very instance.
-func (r *EC2InstanceReconciler) instanceTerminated(ctx context.Context, s *instanceScope, inst *ec2.Instance) step {
-	st := &s.obj.Status
-	if s.obj.Spec.InstanceID != "" {
-		observeInstance(s, inst)
+func (r *EC2InstanceReconciler) instanceTerminated(ctx context.Context, s *pass.Scope, inst *ec2.Instance) pass.Step {
+	st := &s.Obj.Status
+	if s.Obj.Spec.InstanceID != "" {
+		pass.ObserveInstance(s, inst)
 		msg := "adopted instance " + inst.ID + " is " + inst.State + "; delete this EC2Instance"
-		s.notReady(computev1alpha1.ReasonInstanceNotFound, msg)
-		return doneAfter(r.ResyncPeriod)
+		s.NotReady(computev1alpha1.ReasonInstanceNotFound, msg)
+		return pass.DoneAfter(r.ResyncPeriod)
 	}
 	reason, msg, launchFailed := terminationCause(s, inst)
 	// A persistent Spot request would launch an instance of its own, next to ours.
 	if inst.SpotRequestID != "" {
-		if err := s.ec2.CancelSpotRequest(ctx, inst.SpotRequestID); err != nil && !awserrors.IsNotFound(err) {
-			return failed("cancelling Spot request "+inst.SpotRequestID, err)
+		if err := s.EC2.CancelSpotRequest(ctx, inst.SpotRequestID); err != nil && !awserrors.IsNotFound(err) {
+			return pass.Failed("cancelling Spot request "+inst.SpotRequestID, err)
 		}
 	}
 	backoff := r.recreationBackoff(st.Recreations)
@@ -59,22 +60,22 @@ func (r *EC2InstanceReconciler) instanceTerminated(ctx context.Context, s *insta
 	} else {
 		r.Metrics.DriftCorrected("instance")
 	}
-	r.Metrics.InstanceState(s.obj.UID, "")
-	r.forgetAttributes(s.obj.UID)
+	r.Metrics.InstanceState(s.Obj.UID, "")
+	r.forgetAttributes(s.Obj.UID)
 	resetForReplacement(s)
-	s.setCondition(computev1alpha1.ConditionInstanceLaunched, metav1.ConditionFalse, reason, msg)
-	s.notReady(reason, msg)
-	if err := s.patchStatus(ctx, r.Client); err != nil {
-		return errored(err)
+	s.SetCondition(computev1alpha1.ConditionInstanceLaunched, metav1.ConditionFalse, reason, msg)
+	s.NotReady(reason, msg)
+	if err := s.PatchStatus(ctx, r.Client); err != nil {
+		return pass.Errored(err)
 	}
-	return doneAfter(backoff)
+	return pass.DoneAfter(backoff)
 }
 
 // terminationCause names why the instance is gone. An instance that died before it
 // ever ran failed to launch (for example Client.InternalError for an unusable KMS
 // key); that is not drift, and relaunching it quickly would fail the same way.
-func terminationCause(s *instanceScope, inst *ec2.Instance) (reason, msg string, launchFailed bool) {
-	neverRan := s.before.Status.State == "" || s.before.Status.State == ec2.StatePending
+func terminationCause(s *pass.Scope, inst *ec2.Instance) (reason, msg string, launchFailed bool) {
+	neverRan := s.Before.Status.State == "" || s.Before.Status.State == ec2.StatePending
 	launchFailed = neverRan && inst.StoppedByFailure()
 	reason, msg = computev1alpha1.ReasonTerminatedOutOfBand, fmt.Sprintf("instance %s was terminated outside Kubernetes", inst.ID)
 	if launchFailed {
@@ -90,18 +91,18 @@ func terminationCause(s *instanceScope, inst *ec2.Instance) (reason, msg string,
 // replacement. The replacement keeps the subnet and security groups chosen by the
 // selectors and the Elastic IP (EC2 disassociated it at termination); the data
 // volumes are launched anew with it.
-func resetForReplacement(s *instanceScope) {
-	st := &s.obj.Status
+func resetForReplacement(s *pass.Scope) {
+	st := &s.Obj.Status
 	eip := st.ElasticIP
 	if eip != nil {
 		eip.AssociationID = ""
 	}
 	var subnetID string
 	var groups []string
-	if s.obj.Spec.SubnetSelector != nil {
+	if s.Obj.Spec.SubnetSelector != nil {
 		subnetID = st.SubnetID
 	}
-	if s.obj.Spec.SecurityGroupSelector != nil {
+	if s.Obj.Spec.SecurityGroupSelector != nil {
 		groups = st.SecurityGroupIDs
 	}
 	*st = computev1alpha1.EC2InstanceStatus{

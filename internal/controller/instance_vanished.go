@@ -28,6 +28,7 @@ import (
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/controller/awsaccount"
+	"github.com/ec2-operator/ec2-operator/internal/controller/pass"
 )
 
 // One instance that DescribeInstances no longer knows was terminated and has aged out
@@ -135,65 +136,65 @@ func (v *vanishTracker) forget(uid types.UID) map[string]int {
 }
 
 // vanishKey names the account and region an object's instance lives in.
-func vanishKey(s *instanceScope) (key, account, region string) {
-	account = s.obj.Status.AccountID
+func vanishKey(s *pass.Scope) (key, account, region string) {
+	account = s.Obj.Status.AccountID
 	if account == "" {
-		account = s.obj.Status.Account
+		account = s.Obj.Status.Account
 	}
-	return account + "/" + s.region, account, s.region
+	return account + "/" + s.Region, account, s.Region
 }
 
 // holdVanished decides whether a vanished instance may be replaced now: the step ends
 // the pass while it is held or replacements are paused.
-func (r *EC2InstanceReconciler) holdVanished(ctx context.Context, s *instanceScope) step {
-	st := &s.obj.Status
+func (r *EC2InstanceReconciler) holdVanished(ctx context.Context, s *pass.Scope) pass.Step {
+	st := &s.Obj.Status
 	key, account, region := vanishKey(s)
 	now := r.now()
-	first, isNew, count := r.vanished.note(key, s.obj.UID, now)
+	first, isNew, count := r.vanished.note(key, s.Obj.UID, now)
 	if isNew {
 		r.lookAtSiblings(ctx, s)
 	}
 	if wait := r.VanishHold - now.Sub(first); wait > 0 {
-		s.notReady(computev1alpha1.ReasonPending, fmt.Sprintf("instance %s is not found in EC2; checking the other instances of account %s in %s before replacing it", st.InstanceID, account, region))
-		return waitSpread(wait)
+		s.NotReady(computev1alpha1.ReasonPending, fmt.Sprintf("instance %s is not found in EC2; checking the other instances of account %s in %s before replacing it", st.InstanceID, account, region))
+		return pass.WaitSpread(wait)
 	}
-	retry := s.obj.Annotations[computev1alpha1.RetryAnnotation]
+	retry := s.Obj.Annotations[computev1alpha1.RetryAnnotation]
 	confirmed := retry != "" && retry != st.ObservedRetry
 	if count < VanishThreshold || confirmed {
 		if confirmed {
 			st.ObservedRetry = retry
 		}
-		r.Metrics.ReplacementsPaused(account, region, r.vanished.setPaused(key, s.obj.UID, false))
-		return proceed()
+		r.Metrics.ReplacementsPaused(account, region, r.vanished.setPaused(key, s.Obj.UID, false))
+		return pass.Proceed()
 	}
 	msg := fmt.Sprintf("instance %s is not found in EC2, and so are %d other instances of account %s in %s within %s: "+
 		"replacements there are paused, since credentials, an endpoint or a region that changed would otherwise launch a second fleet. "+
 		"Check the account; to replace this one, set the annotation %s to a new value (kubectl annotate ec2 %s %s=$(date +%%s) --overwrite)",
-		st.InstanceID, count-1, account, region, vanishWindow, computev1alpha1.RetryAnnotation, s.obj.Name, computev1alpha1.RetryAnnotation)
-	if c := s.condition(computev1alpha1.ConditionReady); c == nil || c.Reason != computev1alpha1.ReasonReplacementPaused {
+		st.InstanceID, count-1, account, region, vanishWindow, computev1alpha1.RetryAnnotation, s.Obj.Name, computev1alpha1.RetryAnnotation)
+	if c := s.Condition(computev1alpha1.ConditionReady); c == nil || c.Reason != computev1alpha1.ReasonReplacementPaused {
 		r.event(s, corev1.EventTypeWarning, computev1alpha1.ReasonReplacementPaused, msg)
 		r.Metrics.ReconcileError(computev1alpha1.ReasonReplacementPaused)
 	}
-	s.notReady(computev1alpha1.ReasonReplacementPaused, msg)
-	r.Metrics.ReplacementsPaused(account, region, r.vanished.setPaused(key, s.obj.UID, true))
-	return waitSpread(pausedRecheck)
+	s.NotReady(computev1alpha1.ReasonReplacementPaused, msg)
+	r.Metrics.ReplacementsPaused(account, region, r.vanished.setPaused(key, s.Obj.UID, true))
+	return pass.WaitSpread(pausedRecheck)
 }
 
 // lookAtSiblings queues every other object with an instance recorded in the same
 // account and region, so that their instances are looked at now (one batched
 // DescribeInstances) rather than at their next resync.
-func (r *EC2InstanceReconciler) lookAtSiblings(ctx context.Context, s *instanceScope) {
+func (r *EC2InstanceReconciler) lookAtSiblings(ctx context.Context, s *pass.Scope) {
 	list := &computev1alpha1.EC2InstanceList{}
 	if err := r.List(ctx, list); err != nil {
 		return
 	}
 	for i := range list.Items {
 		o := &list.Items[i]
-		if o.UID == s.obj.UID || o.Status.InstanceID == "" || r.regionOf(o, nil) != s.region ||
-			o.Status.AccountID != s.obj.Status.AccountID || awsaccount.NameOf(o) != awsaccount.NameOf(s.obj) {
+		if o.UID == s.Obj.UID || o.Status.InstanceID == "" || r.regionOf(o, nil) != s.Region ||
+			o.Status.AccountID != s.Obj.Status.AccountID || awsaccount.NameOf(o) != awsaccount.NameOf(s.Obj) {
 			continue
 		}
-		s.ec2.ChangedElsewhere(o.Status.InstanceID)
+		s.EC2.ChangedElsewhere(o.Status.InstanceID)
 		select {
 		case r.events.requests <- event.GenericEvent{Object: o}:
 		default:

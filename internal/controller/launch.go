@@ -27,6 +27,7 @@ import (
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
+	"github.com/ec2-operator/ec2-operator/internal/controller/pass"
 	"github.com/ec2-operator/ec2-operator/internal/controller/plan"
 )
 
@@ -39,42 +40,42 @@ import (
 // is not looked up in EC2 first, the launch record is one status write, and the
 // instance ID is written together with the state the next pass sees (Ready, for an
 // instance that is running by then), from the instance remembered in memory.
-func (r *EC2InstanceReconciler) launch(ctx context.Context, s *instanceScope) step {
-	st := &s.obj.Status
-	token := ec2.ClientToken(string(s.obj.UID), st.Recreations)
+func (r *EC2InstanceReconciler) launch(ctx context.Context, s *pass.Scope) pass.Step {
+	st := &s.Obj.Status
+	token := ec2.ClientToken(string(s.Obj.UID), st.Recreations)
 
-	if id, ok := r.launched.get(s.obj.UID, token); ok && st.ClientToken == token {
+	if id, ok := r.launched.get(s.Obj.UID, token); ok && st.ClientToken == token {
 		return r.launchedEarlier(ctx, s, id)
 	}
 	if launchStalled(s) {
 		// EC2 keeps answering this token with a conflict; nothing more is tried until
 		// the spec or the retry annotation changes.
-		return doneAfter(0)
+		return pass.DoneAfter(0)
 	}
-	if next := r.findEarlierLaunch(ctx, s, token); next.ends() || s.inst != nil {
+	if next := r.findEarlierLaunch(ctx, s, token); next.Ends() || s.Inst != nil {
 		return next
 	}
 	// EC2 allows few launches a second per account; while the budget is spent, the
 	// object waits its turn without holding a worker or writing anything, and comes
 	// back when the client says its turn comes (its own place in line, so no spread).
-	if wait := s.ec2.LaunchTurn(token, s.obj.Namespace); wait > 0 {
+	if wait := s.EC2.LaunchTurn(token, s.Obj.Namespace); wait > 0 {
 		// Nothing was sent under this token, and the checks above found nothing: the
 		// next pass goes straight to the launch, without listing or looking again.
-		r.launched.putNotSent(s.obj.UID, token)
+		r.launched.putNotSent(s.Obj.UID, token)
 		// A pass that only waits writes nothing: the account the pass resolved is
 		// recorded with the launch record, before anything may be launched.
-		s.obj.Status.Account, s.obj.Status.AccountID = s.before.Status.Account, s.before.Status.AccountID
-		return doneAfter(wait)
+		s.Obj.Status.Account, s.Obj.Status.AccountID = s.Before.Status.Account, s.Before.Status.AccountID
+		return pass.DoneAfter(wait)
 	}
 	// User data from a Secret or ConfigMap must be readable before anything is
 	// launched: a missing one is the user's to fix, not EC2's to refuse. Its version is
 	// taken first, so that an edit after the read makes the attributes due.
-	source := r.sourceVersion(s.obj)
-	userData, err := r.desiredUserData(ctx, s.obj)
+	source := r.sourceVersion(s.Obj)
+	userData, err := r.desiredUserData(ctx, s.Obj)
 	if err != nil {
-		return failed("reading the user data", err)
+		return pass.Failed("reading the user data", err)
 	}
-	if next := r.prepareLaunch(ctx, s, token); next.ends() {
+	if next := r.prepareLaunch(ctx, s, token); next.Ends() {
 		return next
 	}
 	return r.runInstance(ctx, s, token, userData, source)
@@ -84,10 +85,10 @@ func (r *EC2InstanceReconciler) launch(ctx context.Context, s *instanceScope) st
 // earlier object with its name (before its first launch), or its own whose launch
 // answer was lost. What it finds is in s.inst. It asks EC2 nothing when this process
 // knows that no RunInstances with this token was sent.
-func (r *EC2InstanceReconciler) findEarlierLaunch(ctx context.Context, s *instanceScope, token string) step {
-	st := &s.obj.Status
-	if r.launched.notSent(s.obj.UID, token) {
-		return proceed()
+func (r *EC2InstanceReconciler) findEarlierLaunch(ctx context.Context, s *pass.Scope, token string) pass.Step {
+	st := &s.Obj.Status
+	if r.launched.notSent(s.Obj.UID, token) {
+		return pass.Proceed()
 	}
 	// An object that never launched may have had an instance under another UID (it
 	// was deleted without its finalizer and re-created, as a backup restore does).
@@ -97,13 +98,13 @@ func (r *EC2InstanceReconciler) findEarlierLaunch(ctx context.Context, s *instan
 	// A launch may have happened before (a lost answer, a crash): find it first.
 	found, err := r.findOwnInstance(ctx, s, token)
 	if err != nil {
-		return failed("looking for an instance launched earlier", err)
+		return pass.Failed("looking for an instance launched earlier", err)
 	}
 	if found == nil {
-		return proceed()
+		return pass.Proceed()
 	}
 	r.event(s, corev1.EventTypeNormal, "InstanceFound", fmt.Sprintf("found instance %s launched earlier for this object; managing it", found.ID))
-	rememberLaunchVolumes(s, found)
+	pass.RememberLaunchVolumes(s, found)
 	return r.recordInstance(ctx, s, found)
 }
 
@@ -114,54 +115,54 @@ func (r *EC2InstanceReconciler) findEarlierLaunch(ctx context.Context, s *instan
 // before RunInstances, so that a launch whose answer is lost is waited for and found,
 // not replaced; a record this recent already serves (a launch that waited for its
 // budget comes back).
-func (r *EC2InstanceReconciler) prepareLaunch(ctx context.Context, s *instanceScope, token string) step {
-	st := &s.obj.Status
+func (r *EC2InstanceReconciler) prepareLaunch(ctx context.Context, s *pass.Scope, token string) pass.Step {
+	st := &s.Obj.Status
 	newRecord := st.ClientToken != token || st.LastLaunchAttempt == nil
 	if err := chooseImage(ctx, s, newRecord); err != nil {
-		return failed("choosing the image", err)
+		return pass.Failed("choosing the image", err)
 	}
 	if err := r.choosePlacement(ctx, s, newRecord); err != nil {
-		return failed("choosing the subnet and security groups", err)
+		return pass.Failed("choosing the subnet and security groups", err)
 	}
 	if err := r.checkLaunch(ctx, s, token); err != nil {
-		return failed("checking the launch against the account's guardrails", err)
+		return pass.Failed("checking the launch against the account's guardrails", err)
 	}
 	if err := r.pinOwnAccount(ctx, s); err != nil {
-		return errored(err)
+		return pass.Errored(err)
 	}
-	if newRecord || st.Region != s.region || r.now().Sub(st.LastLaunchAttempt.Time) > launchRecordReuse {
+	if newRecord || st.Region != s.Region || r.now().Sub(st.LastLaunchAttempt.Time) > launchRecordReuse {
 		st.ClientToken = token
-		st.Region = s.region
+		st.Region = s.Region
 		st.LastLaunchAttempt = r.nowInStatus()
-		s.setCondition(computev1alpha1.ConditionInstanceLaunched, metav1.ConditionFalse, computev1alpha1.ReasonProvisioning, "launching an instance")
-		s.notReady(computev1alpha1.ReasonProvisioning, "launching an instance")
-		return errored(s.patchStatus(ctx, r.Client))
+		s.SetCondition(computev1alpha1.ConditionInstanceLaunched, metav1.ConditionFalse, computev1alpha1.ReasonProvisioning, "launching an instance")
+		s.NotReady(computev1alpha1.ReasonProvisioning, "launching an instance")
+		return pass.Errored(s.PatchStatus(ctx, r.Client))
 	}
-	return proceed()
+	return pass.Proceed()
 }
 
 // runInstance sends RunInstances with the recorded token and remembers the answer
 // until the next pass records it with the instance's state.
-func (r *EC2InstanceReconciler) runInstance(ctx context.Context, s *instanceScope, token, userData, source string) step {
+func (r *EC2InstanceReconciler) runInstance(ctx context.Context, s *pass.Scope, token, userData, source string) pass.Step {
 	// From here the launch may reach EC2: what memory said about an earlier attempt
 	// that was not sent (or was refused) no longer holds, whatever this one's answer.
-	r.launched.forget(s.obj.UID)
-	inst, err := s.ec2.RunInstance(ctx, plan.LaunchRequest(s.obj, r.ClusterID, token, userData))
+	r.launched.forget(s.Obj.UID)
+	inst, err := s.EC2.RunInstance(ctx, plan.LaunchRequest(s.Obj, r.ClusterID, token, userData))
 	if awserrors.HeldBack(err) {
 		// Nothing was sent: the next pass launches without looking for this one.
-		r.launched.putNotSent(s.obj.UID, token)
-		return failed(launchAction, err)
+		r.launched.putNotSent(s.Obj.UID, token)
+		return pass.Failed(launchAction, err)
 	}
 	if err != nil {
 		return r.launchFailed(ctx, s, err)
 	}
 	r.event(s, corev1.EventTypeNormal, "Launched", fmt.Sprintf("launched instance %s (%s)", inst.ID, inst.InstanceType))
-	r.launched.put(s.obj.UID, token, inst.ID)
+	r.launched.put(s.Obj.UID, token, inst.ID)
 	// What was set at launch is known: the next passes compare it without reading it
 	// back (DescribeInstances does not return these attributes).
-	r.attributes.put(s.obj.UID, s.obj.Generation, r.now(), plan.LaunchedAttributes(s.obj, userData), source)
+	r.attributes.put(s.Obj.UID, s.Obj.Generation, r.now(), plan.LaunchedAttributes(s.Obj, userData), source)
 	// A new instance is pending; the next pass looks at it with the other new ones.
-	return doneAfter(r.firstLook(s.ec2))
+	return pass.DoneAfter(r.firstLook(s.EC2))
 }
 
 // firstLookAfterLaunch is when a new instance is first looked at, when launches are

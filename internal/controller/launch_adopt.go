@@ -24,15 +24,16 @@ import (
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/controller/pass"
 )
 
 // adopt takes over the instance named by spec.instanceId, unless another cluster or
 // another object owns it.
-func (r *EC2InstanceReconciler) adopt(ctx context.Context, s *instanceScope) step {
-	id := s.obj.Spec.InstanceID
-	inst, err := s.ec2.GetInstance(ctx, id)
+func (r *EC2InstanceReconciler) adopt(ctx context.Context, s *pass.Scope) pass.Step {
+	id := s.Obj.Spec.InstanceID
+	inst, err := s.EC2.GetInstance(ctx, id)
 	if err != nil {
-		return failed("adopting instance "+id, err)
+		return pass.Failed("adopting instance "+id, err)
 	}
 	return r.adoptInstance(ctx, s, inst)
 }
@@ -41,37 +42,37 @@ func (r *EC2InstanceReconciler) adopt(ctx context.Context, s *instanceScope) ste
 // after checking that no other cluster or object claims it. An instance recorded in
 // status without this object's claim (observed while managementPolicy was Observe)
 // comes here too when the object switches to Full.
-func (r *EC2InstanceReconciler) adoptInstance(ctx context.Context, s *instanceScope, inst *ec2.Instance) step {
+func (r *EC2InstanceReconciler) adoptInstance(ctx context.Context, s *pass.Scope, inst *ec2.Instance) pass.Step {
 	id := inst.ID
-	if r.claimOf(s, inst.Tags) == claimOtherCluster {
-		return r.instanceExists(s, otherClusterMessage(inst, r.ClusterID, "refusing to adopt it"))
+	if r.claimOf(s, inst.Tags) == pass.ClaimOtherCluster {
+		return r.instanceExists(s, pass.OtherClusterMessage(inst, r.ClusterID, "refusing to adopt it"))
 	}
-	if owner := ec2.OwnerTag(inst.Tags, ec2.TagOwnerUID); owner != "" && owner != string(s.obj.UID) {
+	if owner := ec2.OwnerTag(inst.Tags, ec2.TagOwnerUID); owner != "" && owner != string(s.Obj.UID) {
 		msg := fmt.Sprintf("instance %s is managed by EC2Instance %s/%s; refusing to adopt it", id,
 			ec2.OwnerTag(inst.Tags, ec2.TagOwnerNamespace), ec2.OwnerTag(inst.Tags, ec2.TagOwnerName))
-		if c := s.condition(computev1alpha1.ConditionReady); c == nil || c.Reason != computev1alpha1.ReasonOwnedByAnother {
+		if c := s.Condition(computev1alpha1.ConditionReady); c == nil || c.Reason != computev1alpha1.ReasonOwnedByAnother {
 			r.event(s, corev1.EventTypeWarning, computev1alpha1.ReasonOwnedByAnother, msg)
 		}
-		s.notReady(computev1alpha1.ReasonOwnedByAnother, msg)
+		s.NotReady(computev1alpha1.ReasonOwnedByAnother, msg)
 		r.Metrics.ReconcileError(computev1alpha1.ReasonOwnedByAnother)
-		return doneAfter(r.ResyncPeriod)
+		return pass.DoneAfter(r.ResyncPeriod)
 	}
 	if inst.State == ec2.StateShuttingDown || inst.State == ec2.StateTerminated {
 		msg := fmt.Sprintf("instance %s is %s and cannot be adopted", id, inst.State)
-		s.notReady(computev1alpha1.ReasonInstanceNotFound, msg)
+		s.NotReady(computev1alpha1.ReasonInstanceNotFound, msg)
 		r.event(s, corev1.EventTypeWarning, computev1alpha1.ReasonInstanceNotFound, msg)
-		return doneAfter(r.ResyncPeriod)
+		return pass.DoneAfter(r.ResyncPeriod)
 	}
 	// Adopting is asking for the instance as it is: it must lie within the account's
 	// guardrails, as EC2 describes it now, before it is tagged or changed.
 	inst, st := r.checkClaimedInstance(ctx, s, inst, true)
-	if st.ends() {
+	if st.Ends() {
 		return st
 	}
-	ownership := ec2.OwnershipTags(s.obj.Namespace, s.obj.Name, string(s.obj.UID), r.ClusterID)
-	rememberRootVolume(s, inst)
+	ownership := ec2.OwnershipTags(s.Obj.Namespace, s.Obj.Name, string(s.Obj.UID), r.ClusterID)
+	pass.RememberRootVolume(s, inst)
 	if err := writeOwnership(ctx, s, inst, ownership); err != nil {
-		return failed("tagging adopted instance "+id, err)
+		return pass.Failed("tagging adopted instance "+id, err)
 	}
 	r.event(s, corev1.EventTypeNormal, "Adopted", "adopted existing instance "+id)
 	return r.recordInstance(ctx, s, inst)

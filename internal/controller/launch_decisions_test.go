@@ -28,20 +28,21 @@ import (
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/ec2fake"
+	"github.com/ec2-operator/ec2-operator/internal/controller/pass"
 )
 
 const testCluster = "cluster-a"
 
 // launchScope is the scope of a first pass of an object that names no instance, with
 // the fake as its client.
-func launchScope(f *ec2fake.Fake) (*EC2InstanceReconciler, *eventLog, *instanceScope) {
+func launchScope(f *ec2fake.Fake) (*EC2InstanceReconciler, *eventLog, *pass.Scope) {
 	r, events := pureReconciler()
 	r.ClusterID = testCluster
 	s := pureScope()
-	s.obj.UID = "uid-web"
-	s.obj.Spec = computev1alpha1.EC2InstanceSpec{InstanceType: "t3.micro", ImageID: ec2fake.DefaultImageID}
-	s.ec2 = f
-	s.before = s.obj.DeepCopy()
+	s.Obj.UID = "uid-web"
+	s.Obj.Spec = computev1alpha1.EC2InstanceSpec{InstanceType: "t3.micro", ImageID: ec2fake.DefaultImageID}
+	s.EC2 = f
+	s.Before = s.Obj.DeepCopy()
 	return r, events, s
 }
 
@@ -68,14 +69,14 @@ func TestALaunchWaitsForTheBudgetWithoutSendingAndRemembersIt(t *testing.T) {
 	f.SetLaunchDelay(3 * time.Second)
 	r, _, s := launchScope(f)
 	next := r.launch(context.Background(), s)
-	if next.kind != stepDone || next.spread || next.after != 3*time.Second {
+	if next.Kind != pass.KindDone || next.Spread || next.After != 3*time.Second {
 		t.Errorf("step %+v, want to come back when the client says its turn comes, not spread", next)
 	}
 	if f.Count("RunInstance") != 0 {
 		t.Error("launched while the budget was spent")
 	}
-	token := ec2.ClientToken(string(s.obj.UID), 0)
-	if !r.launched.notSent(s.obj.UID, token) {
+	token := ec2.ClientToken(string(s.Obj.UID), 0)
+	if !r.launched.notSent(s.Obj.UID, token) {
 		t.Error("the pass does not remember that nothing was sent")
 	}
 	f.ResetCalls()
@@ -161,20 +162,20 @@ func TestRunInstanceRemembersWhatItLaunchedAndWhatItDidNot(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			f := ec2fake.New()
 			r, events, s := launchScope(f)
-			token := ec2.ClientToken(string(s.obj.UID), 0)
+			token := ec2.ClientToken(string(s.Obj.UID), 0)
 			now := metav1.Now()
-			s.obj.Status.ClientToken, s.obj.Status.LastLaunchAttempt = token, &now
+			s.Obj.Status.ClientToken, s.Obj.Status.LastLaunchAttempt = token, &now
 			if tc.fail != nil {
 				f.FailNext("RunInstance", tc.fail)
 			}
 			next := r.runInstance(context.Background(), s, token, "", "")
-			if (next.kind == stepFailed) != tc.wantFailed {
+			if (next.Kind == pass.KindFailed) != tc.wantFailed {
 				t.Errorf("step %+v, want failed=%v", next, tc.wantFailed)
 			}
-			if got := r.launched.notSent(s.obj.UID, token); got != tc.wantNotSent {
+			if got := r.launched.notSent(s.Obj.UID, token); got != tc.wantNotSent {
 				t.Errorf("notSent = %v, want %v", got, tc.wantNotSent)
 			}
-			if _, ok := r.launched.get(s.obj.UID, token); ok != (tc.fail == nil) {
+			if _, ok := r.launched.get(s.Obj.UID, token); ok != (tc.fail == nil) {
 				t.Errorf("launch remembered = %v, want %v", ok, tc.fail == nil)
 			}
 			if tc.wantEvent != "" && strings.Join(events.reasons, ",") != tc.wantEvent {
@@ -191,9 +192,9 @@ func TestIdempotencyConflictsBackOffThenStall(t *testing.T) {
 	r, events, s := launchScope(f)
 	conflict := awserrors.NewError("RunInstances", "IdempotentParameterMismatch", "token used with other parameters")
 	var waits []time.Duration
-	for range maxIdempotencyConflicts - 1 {
+	for range pass.MaxIdempotencyConflicts - 1 {
 		next := r.idempotencyConflict(s, conflict)
-		waits = append(waits, next.after)
+		waits = append(waits, next.After)
 	}
 	for i := 1; i < len(waits); i++ {
 		if waits[i] <= waits[i-1] {
@@ -203,17 +204,17 @@ func TestIdempotencyConflictsBackOffThenStall(t *testing.T) {
 	if len(events.reasons) != 0 {
 		t.Errorf("events %v before the operator stops", events.reasons)
 	}
-	if next := r.idempotencyConflict(s, conflict); next.kind != stepDone || next.after != 0 {
+	if next := r.idempotencyConflict(s, conflict); next.Kind != pass.KindDone || next.After != 0 {
 		t.Errorf("last step %+v, want the pass to end without a requeue", next)
 	}
-	stalled := s.condition(computev1alpha1.ConditionStalled)
+	stalled := s.Condition(computev1alpha1.ConditionStalled)
 	if stalled == nil || stalled.Reason != computev1alpha1.ReasonIdempotencyConflict || !strings.Contains(stalled.Message, computev1alpha1.RetryAnnotation) {
 		t.Errorf("Stalled %+v, want IdempotencyConflict naming the retry annotation", stalled)
 	}
 	if !launchStalled(s) {
 		t.Error("launching goes on after the operator stopped")
 	}
-	s.obj.Annotations = map[string]string{computev1alpha1.RetryAnnotation: "1"}
+	s.Obj.Annotations = map[string]string{computev1alpha1.RetryAnnotation: "1"}
 	if launchStalled(s) {
 		t.Error("a new retry annotation does not let the launch try again")
 	}
@@ -239,13 +240,13 @@ func TestAdoptionRefusesWhatIsNotFreeToAdopt(t *testing.T) {
 			f := ec2fake.New()
 			id := launchTagged(t, f, "elsewhere", tc.tags, tc.state)
 			r, _, s := launchScope(f)
-			s.obj.Spec.InstanceID = id
+			s.Obj.Spec.InstanceID = id
 			f.ResetCalls()
 			next := r.adopt(context.Background(), s)
-			if next.kind != stepDone || next.after == 0 {
+			if next.Kind != pass.KindDone || next.After == 0 {
 				t.Errorf("step %+v, want to look again later", next)
 			}
-			if ready := s.condition(computev1alpha1.ConditionReady); ready == nil || ready.Reason != tc.wantReason {
+			if ready := s.Condition(computev1alpha1.ConditionReady); ready == nil || ready.Reason != tc.wantReason {
 				t.Errorf("Ready %+v, want %s", ready, tc.wantReason)
 			}
 			if f.Count("CreateTags")+f.Count("DeleteTags") != 0 {

@@ -25,12 +25,13 @@ import (
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
+	"github.com/ec2-operator/ec2-operator/internal/controller/pass"
 )
 
 // launchFailed handles RunInstances errors. The two idempotency errors are expected
 // after crashes and are resolved here; everything else is reported with backoff.
-func (r *EC2InstanceReconciler) launchFailed(ctx context.Context, s *instanceScope, err error) step {
-	st := &s.obj.Status
+func (r *EC2InstanceReconciler) launchFailed(ctx context.Context, s *pass.Scope, err error) pass.Step {
+	st := &s.Obj.Status
 	switch {
 	case awserrors.TokenOfTerminatedInstance(err):
 		// The instance launched with this token is gone: the next token launches anew.
@@ -38,10 +39,10 @@ func (r *EC2InstanceReconciler) launchFailed(ctx context.Context, s *instanceSco
 			"the instance launched with client token "+st.ClientToken+" was terminated; launching a replacement with a new token")
 		st.Recreations++
 		st.LastLaunchAttempt, st.LaunchAttempts = nil, 0
-		if err := s.patchStatus(ctx, r.Client); err != nil {
-			return errored(err)
+		if err := s.PatchStatus(ctx, r.Client); err != nil {
+			return pass.Errored(err)
 		}
-		return again()
+		return pass.Again()
 	case awserrors.KindOf(err) == awserrors.KindIdempotencyConflict:
 		return r.idempotencyConflict(s, err)
 	case awserrors.RefusedOutright(err):
@@ -53,14 +54,10 @@ func (r *EC2InstanceReconciler) launchFailed(ctx context.Context, s *instanceSco
 		// race with the object's deletion (a conflict), and the deletion must not then
 		// wait for an instance that cannot exist.
 		st.LastLaunchAttempt = nil
-		r.launched.putNotSent(s.obj.UID, st.ClientToken)
+		r.launched.putNotSent(s.Obj.UID, st.ClientToken)
 	}
-	return failed(launchAction, err)
+	return pass.Failed(launchAction, err)
 }
-
-// maxIdempotencyConflicts is how many launches in a row EC2 may answer with
-// IdempotentParameterMismatch before the operator stops launching.
-const maxIdempotencyConflicts = 5
 
 // idempotencyConflict handles IdempotentParameterMismatch: a launch with this token
 // succeeded earlier with other parameters (the spec changed between a lost answer and
@@ -69,39 +66,39 @@ const maxIdempotencyConflicts = 5
 // apart each time, while the lookups may find it; then the operator stops, says so,
 // and launches nothing more until the spec or the retry annotation changes. Deleting
 // the object still works.
-func (r *EC2InstanceReconciler) idempotencyConflict(s *instanceScope, err error) step {
-	st := &s.obj.Status
+func (r *EC2InstanceReconciler) idempotencyConflict(s *pass.Scope, err error) pass.Step {
+	st := &s.Obj.Status
 	st.LaunchAttempts++
-	st.ObservedRetry = s.obj.Annotations[computev1alpha1.RetryAnnotation]
-	if st.LaunchAttempts < maxIdempotencyConflicts {
+	st.ObservedRetry = s.Obj.Annotations[computev1alpha1.RetryAnnotation]
+	if st.LaunchAttempts < pass.MaxIdempotencyConflicts {
 		wait := r.recreationBackoff(st.LaunchAttempts)
 		msg := fmt.Sprintf("%s; an instance was launched earlier with client token %s and other parameters but cannot be found yet; "+
-			"trying again in %s (%d of %d)", messageFor(launchAction, err), st.ClientToken, wait, st.LaunchAttempts, maxIdempotencyConflicts)
-		s.notReady(computev1alpha1.ReasonIdempotencyConflict, msg)
-		return doneAfter(wait)
+			"trying again in %s (%d of %d)", pass.MessageFor(launchAction, err), st.ClientToken, wait, st.LaunchAttempts, pass.MaxIdempotencyConflicts)
+		s.NotReady(computev1alpha1.ReasonIdempotencyConflict, msg)
+		return pass.DoneAfter(wait)
 	}
 	msg := fmt.Sprintf("%s; EC2 says an instance was launched with client token %s and other parameters, and it cannot be found. "+
 		"Launching stopped: find it with `aws ec2 describe-instances --filters Name=client-token,Values=%s`, then adopt it "+
 		"(spec.instanceId) or terminate it, and set the annotation %s to a new value to try again",
-		messageFor(launchAction, err), st.ClientToken, st.ClientToken, computev1alpha1.RetryAnnotation)
-	s.notReady(computev1alpha1.ReasonIdempotencyConflict, msg)
-	s.setCondition(computev1alpha1.ConditionStalled, metav1.ConditionTrue, computev1alpha1.ReasonIdempotencyConflict, msg)
+		pass.MessageFor(launchAction, err), st.ClientToken, st.ClientToken, computev1alpha1.RetryAnnotation)
+	s.NotReady(computev1alpha1.ReasonIdempotencyConflict, msg)
+	s.SetCondition(computev1alpha1.ConditionStalled, metav1.ConditionTrue, computev1alpha1.ReasonIdempotencyConflict, msg)
 	r.event(s, corev1.EventTypeWarning, computev1alpha1.ReasonIdempotencyConflict, msg)
 	r.Metrics.ReconcileError(computev1alpha1.ReasonIdempotencyConflict)
-	return doneAfter(0)
+	return pass.DoneAfter(0)
 }
 
 // launchStalled reports whether launching stopped after idempotency conflicts and
 // nothing asked for another try since: not the spec (its generation) and not the
 // retry annotation. Either resets the count.
-func launchStalled(s *instanceScope) bool {
-	st := &s.obj.Status
-	if st.LaunchAttempts < maxIdempotencyConflicts {
+func launchStalled(s *pass.Scope) bool {
+	st := &s.Obj.Status
+	if st.LaunchAttempts < pass.MaxIdempotencyConflicts {
 		return false
 	}
-	stalled := s.condition(computev1alpha1.ConditionStalled)
-	retry := s.obj.Annotations[computev1alpha1.RetryAnnotation]
-	if stalled != nil && stalled.ObservedGeneration == s.obj.Generation && retry == st.ObservedRetry {
+	stalled := s.Condition(computev1alpha1.ConditionStalled)
+	retry := s.Obj.Annotations[computev1alpha1.RetryAnnotation]
+	if stalled != nil && stalled.ObservedGeneration == s.Obj.Generation && retry == st.ObservedRetry {
 		return true
 	}
 	st.LaunchAttempts = 0

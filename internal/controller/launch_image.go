@@ -25,6 +25,7 @@ import (
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
+	"github.com/ec2-operator/ec2-operator/internal/controller/pass"
 )
 
 // codeArchitectureMismatch marks an image whose architecture the instance type cannot
@@ -36,13 +37,13 @@ const codeArchitectureMismatch = "ArchitectureMismatch"
 // the same image), and checks what can be checked against the instance type before
 // EC2 is asked: the image's architecture, cpuOptions and hibernation. Images and
 // instance types are described once per process and region.
-func chooseImage(ctx context.Context, s *instanceScope, newRecord bool) error {
-	spec, st := &s.obj.Spec, &s.obj.Status
+func chooseImage(ctx context.Context, s *pass.Scope, newRecord bool) error {
+	spec, st := &s.Obj.Spec, &s.Obj.Status
 	var image *ec2.Image
 	switch {
 	case spec.ImageSelector != nil && (newRecord || st.ImageID == ""):
 		sel := spec.ImageSelector
-		found, err := s.ec2.FindImages(ctx, ec2.ImageQuery{Owners: sel.Owners, Name: sel.Name, Architecture: sel.Architecture, Tags: sel.Tags})
+		found, err := s.EC2.FindImages(ctx, ec2.ImageQuery{Owners: sel.Owners, Name: sel.Name, Architecture: sel.Architecture, Tags: sel.Tags})
 		if err != nil {
 			return err
 		}
@@ -54,35 +55,35 @@ func chooseImage(ctx context.Context, s *instanceScope, newRecord bool) error {
 		st.ImageID, st.ImageName = image.ID, image.Name
 	case spec.ImageSelector != nil:
 		var err error
-		if image, err = s.ec2.DescribeImage(ctx, st.ImageID); err != nil {
+		if image, err = s.EC2.DescribeImage(ctx, st.ImageID); err != nil {
 			return err
 		}
 	case strings.HasPrefix(spec.ImageID, "ami-"):
 		var err error
-		if image, err = s.ec2.DescribeImage(ctx, spec.ImageID); err != nil {
+		if image, err = s.EC2.DescribeImage(ctx, spec.ImageID); err != nil {
 			return err
 		}
 		st.ImageName = image.Name
 	}
 	// The launch checks the image's owner against the account's guardrails once the
 	// subnet and groups are chosen too (checkChosenGuardrails).
-	s.image = image
+	s.Image = image
 	return checkAgainstType(ctx, s, image)
 }
 
 // checkAgainstType refuses, before launching, what the instance type cannot do. A
 // resolve:ssm: image is only known to EC2, which then answers for its architecture.
-func checkAgainstType(ctx context.Context, s *instanceScope, image *ec2.Image) error {
-	spec := &s.obj.Spec
+func checkAgainstType(ctx context.Context, s *pass.Scope, image *ec2.Image) error {
+	spec := &s.Obj.Spec
 	if image == nil && spec.CPUOptions == nil && (spec.Hibernation == nil || !*spec.Hibernation) {
 		return nil
 	}
-	info, err := s.ec2.InstanceType(ctx, spec.InstanceType)
+	info, err := s.EC2.InstanceType(ctx, spec.InstanceType)
 	if err != nil {
 		return err
 	}
 	if image != nil && image.Architecture != "" && len(info.Architectures) > 0 && !slices.Contains(info.Architectures, image.Architecture) {
-		return refusal(computev1alpha1.ReasonArchitectureMismatch, "DescribeInstanceTypes", codeArchitectureMismatch,
+		return pass.Refusal(computev1alpha1.ReasonArchitectureMismatch, "DescribeInstanceTypes", codeArchitectureMismatch,
 			fmt.Sprintf("image %s is %s, but instance type %s runs %s", image.ID, image.Architecture, spec.InstanceType, strings.Join(info.Architectures, ", ")))
 	}
 	if o := spec.CPUOptions; o != nil {

@@ -23,6 +23,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/ec2-operator/ec2-operator/internal/adoption"
+	"github.com/ec2-operator/ec2-operator/internal/controller/pass"
 )
 
 // lateInitialize fills the fields an adopting object leaves unset with the adopted
@@ -32,31 +33,31 @@ import (
 // spec only when a field was filled; the filled spec is then converged like any other
 // in the same pass, and finds nothing to change. A field the user removes later is
 // filled again from the instance.
-func (r *EC2InstanceReconciler) lateInitialize(ctx context.Context, s *instanceScope) step {
-	if s.obj.Spec.InstanceID == "" || s.inst == nil {
-		return proceed()
+func (r *EC2InstanceReconciler) lateInitialize(ctx context.Context, s *pass.Scope) pass.Step {
+	if s.Obj.Spec.InstanceID == "" || s.Inst == nil {
+		return pass.Proceed()
 	}
-	filled := s.obj.Spec.DeepCopy()
-	facts := adoption.Facts{Instance: s.inst}
+	filled := s.Obj.Spec.DeepCopy()
+	facts := adoption.Facts{Instance: s.Inst}
 	if filled.DisableAPITermination == nil {
 		// Termination protection is the one late-initialized field DescribeInstances
 		// does not report; reading it is one DescribeInstanceAttribute call.
-		attrs, err := s.ec2.GetInstanceAttributes(ctx, s.inst.ID)
+		attrs, err := s.EC2.GetInstanceAttributes(ctx, s.Inst.ID)
 		if err != nil {
-			return failed("reading the attributes of adopted instance "+s.inst.ID, err)
+			return pass.Failed("reading the attributes of adopted instance "+s.Inst.ID, err)
 		}
 		facts.Attributes = attrs
 	}
 	fields := adoption.LateInitialize(filled, facts)
 	if len(fields) == 0 {
-		return proceed()
+		return pass.Proceed()
 	}
-	if err := s.patchObject(ctx, r.Client, func() { s.obj.Spec = *filled }); err != nil {
-		return errored(err)
+	if err := s.PatchObject(ctx, r.Client, func() { s.Obj.Spec = *filled }); err != nil {
+		return pass.Errored(err)
 	}
 	r.event(s, corev1.EventTypeNormal, reasonLateInitialized,
-		"filled in from instance "+s.inst.ID+", as it is: "+strings.Join(fields, ", "))
-	return proceed()
+		"filled in from instance "+s.Inst.ID+", as it is: "+strings.Join(fields, ", "))
+	return pass.Proceed()
 }
 
 // reasonLateInitialized is the event that names the fields filled in from an adopted

@@ -19,6 +19,7 @@ package controller
 import (
 	"sync"
 
+	"github.com/ec2-operator/ec2-operator/internal/controller/pass"
 	"k8s.io/apimachinery/pkg/types"
 )
 
@@ -81,20 +82,20 @@ func (m *launchMemory) forget(uid types.UID) {
 // nothingLaunched reports whether no instance can exist for the object: none recorded
 // or remembered, none adopted, none replaced, and no RunInstances outstanding (never
 // sent, or refused outright by EC2, which clears the launch time).
-func (r *EC2InstanceReconciler) nothingLaunched(s *instanceScope) bool {
-	return s.obj.Spec.InstanceID == "" && r.noInstanceRecorded(s)
+func (r *EC2InstanceReconciler) nothingLaunched(s *pass.Scope) bool {
+	return s.Obj.Spec.InstanceID == "" && r.noInstanceRecorded(s)
 }
 
 // noInstanceRecorded reports whether no instance is recorded for the object yet: none
 // launched (or sent to be), and none adopted. Until then an adopting object may still
 // choose its account.
-func (r *EC2InstanceReconciler) noInstanceRecorded(s *instanceScope) bool {
-	st := &s.obj.Status
+func (r *EC2InstanceReconciler) noInstanceRecorded(s *pass.Scope) bool {
+	st := &s.Obj.Status
 	if st.InstanceID != "" || st.Recreations > 0 {
 		return false
 	}
-	if _, ok := r.launched.get(s.obj.UID, st.ClientToken); ok {
+	if _, ok := r.launched.get(s.Obj.UID, st.ClientToken); ok {
 		return false
 	}
-	return st.LastLaunchAttempt == nil || r.launched.notSent(s.obj.UID, st.ClientToken)
+	return st.LastLaunchAttempt == nil || r.launched.notSent(s.Obj.UID, st.ClientToken)
 }

@@ -26,6 +26,7 @@ import (
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
+	"github.com/ec2-operator/ec2-operator/internal/controller/pass"
 )
 
 // choosePlacement resolves spec.subnetSelector and spec.securityGroupSelector before a
@@ -33,10 +34,10 @@ import (
 // writes together with the client token. A retried launch reuses them, so that it
 // sends EC2 the same parameters (a changed parameter under the same token would be
 // an IdempotentParameterMismatch), and the subnet never changes for the instance.
-func (r *EC2InstanceReconciler) choosePlacement(ctx context.Context, s *instanceScope, newRecord bool) error {
-	spec, st := &s.obj.Spec, &s.obj.Status
+func (r *EC2InstanceReconciler) choosePlacement(ctx context.Context, s *pass.Scope, newRecord bool) error {
+	spec, st := &s.Obj.Spec, &s.Obj.Status
 	if sel := spec.SubnetSelector; sel != nil && st.SubnetID == "" {
-		subnet, err := chooseSubnet(ctx, s.ec2, sel)
+		subnet, err := chooseSubnet(ctx, s.EC2, sel)
 		if err != nil {
 			return err
 		}
@@ -75,12 +76,12 @@ func chooseSubnet(ctx context.Context, c ec2.Network, sel *computev1alpha1.Subne
 // desiredGroups returns the security groups the spec asks for: securityGroupIds and
 // the groups securityGroupSelector matches in vpcID (when known; otherwise the
 // selection must lie in one VPC). The result is sorted.
-func desiredGroups(ctx context.Context, s *instanceScope, vpcID string) ([]string, error) {
-	spec := &s.obj.Spec
+func desiredGroups(ctx context.Context, s *pass.Scope, vpcID string) ([]string, error) {
+	spec := &s.Obj.Spec
 	groups := slices.Clone(spec.SecurityGroupIDs)
 	if sel := spec.SecurityGroupSelector; sel != nil {
 		if vpcID == "" && spec.SubnetID != "" {
-			subnets, err := s.ec2.FindSubnets(ctx, ec2.SubnetQuery{IDs: []string{spec.SubnetID}})
+			subnets, err := s.EC2.FindSubnets(ctx, ec2.SubnetQuery{IDs: []string{spec.SubnetID}})
 			if err != nil {
 				return nil, err
 			}
@@ -88,7 +89,7 @@ func desiredGroups(ctx context.Context, s *instanceScope, vpcID string) ([]strin
 				vpcID = subnets[0].VPCID
 			}
 		}
-		found, err := s.ec2.FindSecurityGroups(ctx, ec2.SecurityGroupQuery{VPCID: vpcID, Tags: sel.Tags, Names: sel.Names})
+		found, err := s.EC2.FindSecurityGroups(ctx, ec2.SecurityGroupQuery{VPCID: vpcID, Tags: sel.Tags, Names: sel.Names})
 		if err != nil {
 			return nil, err
 		}

@@ -27,6 +27,7 @@ import (
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
+	"github.com/ec2-operator/ec2-operator/internal/controller/pass"
 )
 
 // RestorePolicy says what a new object does about a live instance tagged for an
@@ -53,24 +54,24 @@ const (
 // object of this cluster (the cluster tag says so) is ever taken over: an instance of
 // another cluster, or one without the cluster tag (launched before it existed, by
 // whichever cluster), is reported and left alone, under either restore policy.
-func (r *EC2InstanceReconciler) restoreCheck(ctx context.Context, s *instanceScope) step {
-	owned, err := s.ec2.OwnedInstances(ctx, s.obj.Namespace, s.obj.Name)
+func (r *EC2InstanceReconciler) restoreCheck(ctx context.Context, s *pass.Scope) pass.Step {
+	owned, err := s.EC2.OwnedInstances(ctx, s.Obj.Namespace, s.Obj.Name)
 	if err != nil {
-		return failed("looking for an instance of an earlier object with this name", err)
+		return pass.Failed("looking for an instance of an earlier object with this name", err)
 	}
 	var earlier, foreign, unproven []ec2.Instance
 	for _, inst := range owned {
 		switch r.claimOf(s, inst.Tags) {
-		case claimOurs:
+		case pass.ClaimOurs:
 			// This object's own instance, although status has no launch record (it was
 			// lost): manage it.
-			rememberLaunchVolumes(s, &inst)
+			pass.RememberLaunchVolumes(s, &inst)
 			return r.recordInstance(ctx, s, &inst)
-		case claimSibling:
+		case pass.ClaimSibling:
 			earlier = append(earlier, inst)
-		case claimOtherCluster:
+		case pass.ClaimOtherCluster:
 			foreign = append(foreign, inst)
-		case claimUnproven:
+		case pass.ClaimUnproven:
 			unproven = append(unproven, inst)
 		}
 	}
@@ -78,7 +79,7 @@ func (r *EC2InstanceReconciler) restoreCheck(ctx context.Context, s *instanceSco
 		return r.instanceExists(s, msg)
 	}
 	if len(earlier) == 0 {
-		return proceed()
+		return pass.Proceed()
 	}
 	return r.takeOver(ctx, s, earlier[0].ID)
 }
@@ -86,16 +87,16 @@ func (r *EC2InstanceReconciler) restoreCheck(ctx context.Context, s *instanceSco
 // restoreRefusal says why the instances with this object's namespace and name may not
 // be taken over, or "" when nothing stands in the way of taking over the one earlier
 // object's instance of this cluster (or of launching, when there is none).
-func (r *EC2InstanceReconciler) restoreRefusal(s *instanceScope, earlier, foreign, unproven []ec2.Instance) string {
+func (r *EC2InstanceReconciler) restoreRefusal(s *pass.Scope, earlier, foreign, unproven []ec2.Instance) string {
 	var parts []string
 	for _, i := range foreign {
-		parts = append(parts, otherClusterMessage(&i, r.ClusterID, "it is never taken over, changed or terminated from here"))
+		parts = append(parts, pass.OtherClusterMessage(&i, r.ClusterID, "it is never taken over, changed or terminated from here"))
 	}
 	for _, i := range unproven {
 		parts = append(parts, fmt.Sprintf("instance %s (object UID %s) is tagged for an EC2Instance %s/%s but carries no %s tag "+
 			"(launched before the operator tagged clusters), so it may be another cluster's and is not taken over. "+
 			"If it is this cluster's, tag it %s=%s and it is taken over; or adopt it with spec.instanceId after removing its "+
-			"ec2-operator.dev/owner-* tags; or terminate it", i.ID, ec2.OwnerTag(i.Tags, ec2.TagOwnerUID), s.obj.Namespace, s.obj.Name,
+			"ec2-operator.dev/owner-* tags; or terminate it", i.ID, ec2.OwnerTag(i.Tags, ec2.TagOwnerUID), s.Obj.Namespace, s.Obj.Name,
 			ec2.TagCluster, ec2.TagCluster, r.ClusterID))
 	}
 	if len(earlier) > 0 && (r.RestorePolicy == RestoreRefuse || len(earlier) > 1 || len(parts) > 0) {
@@ -109,7 +110,7 @@ func (r *EC2InstanceReconciler) restoreRefusal(s *instanceScope, earlier, foreig
 		}
 		parts = append(parts, fmt.Sprintf("instance %s is tagged for an earlier EC2Instance %s/%s of this cluster and still runs; %s. "+
 			"Adopt one with spec.instanceId after removing its ec2-operator.dev/owner-* tags, or terminate it",
-			strings.Join(ids, ", "), s.obj.Namespace, s.obj.Name, why))
+			strings.Join(ids, ", "), s.Obj.Namespace, s.Obj.Name, why))
 	}
 	if len(parts) == 0 {
 		return ""
@@ -120,42 +121,42 @@ func (r *EC2InstanceReconciler) restoreRefusal(s *instanceScope, earlier, foreig
 // takeOver makes an instance of an earlier object with this name this object's: it
 // is looked at again first (the listing may be seconds old, and the instance
 // terminated since), then its ownership tags are moved to this object's UID.
-func (r *EC2InstanceReconciler) takeOver(ctx context.Context, s *instanceScope, id string) step {
-	inst, err := s.ec2.GetInstance(ctx, id)
+func (r *EC2InstanceReconciler) takeOver(ctx context.Context, s *pass.Scope, id string) pass.Step {
+	inst, err := s.EC2.GetInstance(ctx, id)
 	if awserrors.IsNotFound(err) {
-		return proceed()
+		return pass.Proceed()
 	}
 	if err != nil {
-		return failed("looking at instance "+id+" of an earlier object with this name", err)
+		return pass.Failed("looking at instance "+id+" of an earlier object with this name", err)
 	}
 	if inst.State == ec2.StateShuttingDown || inst.State == ec2.StateTerminated ||
-		ec2.OwnerTag(inst.Tags, ec2.TagOwnerNamespace) != s.obj.Namespace || ec2.OwnerTag(inst.Tags, ec2.TagOwnerName) != s.obj.Name {
-		return proceed() // gone or no longer that object's: launch
+		ec2.OwnerTag(inst.Tags, ec2.TagOwnerNamespace) != s.Obj.Namespace || ec2.OwnerTag(inst.Tags, ec2.TagOwnerName) != s.Obj.Name {
+		return pass.Proceed() // gone or no longer that object's: launch
 	}
-	if r.claimOf(s, inst.Tags) != claimSibling {
+	if r.claimOf(s, inst.Tags) != pass.ClaimSibling {
 		// Its cluster tag changed since the listing: look again with a fresh one.
-		return doneAfter(r.PollInterval)
+		return pass.DoneAfter(r.PollInterval)
 	}
 	// A new object takes the instance over under today's guardrails, not the terms
 	// it was launched under: a re-created namespace must not inherit more than it may
 	// ask for.
 	inst, st := r.checkClaimedInstance(ctx, s, inst, true)
-	if st.ends() {
+	if st.Ends() {
 		return st
 	}
 	previous := ec2.OwnerTag(inst.Tags, ec2.TagOwnerUID)
-	rememberRootVolume(s, inst)
-	ownership := ec2.OwnershipTags(s.obj.Namespace, s.obj.Name, string(s.obj.UID), r.ClusterID)
+	pass.RememberRootVolume(s, inst)
+	ownership := ec2.OwnershipTags(s.Obj.Namespace, s.Obj.Name, string(s.Obj.UID), r.ClusterID)
 	if err := writeOwnership(ctx, s, inst, ownership); err != nil {
-		return failed("taking over instance "+inst.ID, err)
+		return pass.Failed("taking over instance "+inst.ID, err)
 	}
 	msg := fmt.Sprintf("took over instance %s, launched for an earlier EC2Instance %s/%s (UID %s) that was deleted without "+
 		"its finalizer; this object was re-created (restored), so it manages that instance instead of launching another",
-		inst.ID, s.obj.Namespace, s.obj.Name, previous)
+		inst.ID, s.Obj.Namespace, s.Obj.Name, previous)
 	r.event(s, corev1.EventTypeNormal, computev1alpha1.ReasonRestored, msg)
-	if st := r.recordInstance(ctx, s, inst); st.ends() {
+	if st := r.recordInstance(ctx, s, inst); st.Ends() {
 		return st
 	}
-	s.setCondition(computev1alpha1.ConditionInstanceLaunched, metav1.ConditionTrue, computev1alpha1.ReasonRestored, msg)
-	return proceed()
+	s.SetCondition(computev1alpha1.ConditionInstanceLaunched, metav1.ConditionTrue, computev1alpha1.ReasonRestored, msg)
+	return pass.Proceed()
 }

@@ -54,9 +54,9 @@ func TestVisibilityGraceFollowsTheLaunchRecordAndEC2sAnswer(t *testing.T) {
 			r, _ := pureReconciler()
 			r.Now = func() time.Time { return now }
 			s := pureScope()
-			s.obj.Status.LastLaunchAttempt, s.obj.Status.InstanceID = tc.lastLaunch, tc.instanceID
+			s.Obj.Status.LastLaunchAttempt, s.Obj.Status.InstanceID = tc.lastLaunch, tc.instanceID
 			if tc.readyReason != "" {
-				s.notReady(tc.readyReason, tc.readyMsg)
+				s.NotReady(tc.readyReason, tc.readyMsg)
 			}
 			if got := r.withinVisibilityGrace(s); got != tc.want {
 				t.Errorf("withinVisibilityGrace = %v, want %v", got, tc.want)
@@ -87,34 +87,10 @@ func TestReplacementsBackOffAndNameWhyTheInstanceWentAway(t *testing.T) {
 	}
 	for _, tc := range testCases {
 		s := pureScope()
-		s.before.Status.State = tc.before
+		s.Before.Status.State = tc.before
 		reason, _, _ := terminationCause(s, &ec2.Instance{ID: "i-1", StateReasonCode: tc.code})
 		if reason != tc.wantReason {
 			t.Errorf("was %q, state reason %s: %s, want %s", tc.before, tc.code, reason, tc.wantReason)
-		}
-	}
-}
-
-// Stalled follows Ready's reason in one place: a reason that needs the user stalls the
-// object, progress and retryable failures keep it reconciling.
-func TestProgressConditionsFollowReadyAndTheRetryPolicy(t *testing.T) {
-	for reason := range reasonsNeedingTheUser {
-		if isProgressReason(reason) {
-			t.Errorf("reason %s both needs the user and is progress", reason)
-		}
-		s := pureScope()
-		s.notReady(reason, "why")
-		deriveProgress(s)
-		if c := s.condition(computev1alpha1.ConditionStalled); c == nil || c.Status != metav1.ConditionTrue {
-			t.Errorf("reason %s does not stall the object", reason)
-		}
-	}
-	for _, reason := range []string{computev1alpha1.ReasonThrottled, computev1alpha1.ReasonInsufficientCapacity, computev1alpha1.ReasonPending, computev1alpha1.ReasonAWSError} {
-		s := pureScope()
-		s.notReady(reason, "why")
-		deriveProgress(s)
-		if c := s.condition(computev1alpha1.ConditionReconciling); c == nil || c.Status != metav1.ConditionTrue {
-			t.Errorf("reason %s does not keep the object reconciling", reason)
 		}
 	}
 }

@@ -28,6 +28,7 @@ import (
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
+	"github.com/ec2-operator/ec2-operator/internal/controller/pass"
 	"github.com/ec2-operator/ec2-operator/internal/controller/plan"
 )
 
@@ -37,24 +38,24 @@ import (
 // Synced=False. The policy is read at the start of every pass, so switching to or
 // from Observe takes effect with the next pass and nothing half-done carries over:
 // every Full pass reads the instance afresh anyway.
-func (r *EC2InstanceReconciler) reconcileObserve(ctx context.Context, s *instanceScope) step {
-	if !s.obj.DeletionTimestamp.IsZero() {
+func (r *EC2InstanceReconciler) reconcileObserve(ctx context.Context, s *pass.Scope) pass.Step {
+	if !s.Obj.DeletionTimestamp.IsZero() {
 		return r.releaseObserved(ctx, s)
 	}
-	if st := r.useAccount(ctx, s); st.ends() {
+	if st := r.useAccount(ctx, s); st.Ends() {
 		return st
 	}
-	if st := r.useClient(ctx, s); st.ends() {
+	if st := r.useClient(ctx, s); st.Ends() {
 		return st
 	}
 	inst, st := r.findObserved(ctx, s)
-	if st.ends() {
+	if st.Ends() {
 		return st
 	}
 	// Observing is a claim too: a namespace sees only instances its account's
 	// guardrails would let it ask for (see docs/guardrails.md). The first report goes
 	// by a fresh description; later passes by the pass's own, which every pass reads.
-	if inst, st = r.checkClaimedInstance(ctx, s, inst, s.obj.Status.InstanceID == ""); st.ends() {
+	if inst, st = r.checkClaimedInstance(ctx, s, inst, s.Obj.Status.InstanceID == ""); st.Ends() {
 		return st
 	}
 	return r.reportObserved(ctx, s, inst)
@@ -63,11 +64,11 @@ func (r *EC2InstanceReconciler) reconcileObserve(ctx context.Context, s *instanc
 // releaseObserved lets a deleted Observe object go without calling AWS: Observe
 // never changes the instance, and that includes deleting it or its ownership tags.
 // An object without the finalizer (one that was never in Full) is gone already.
-func (r *EC2InstanceReconciler) releaseObserved(ctx context.Context, s *instanceScope) step {
-	if !controllerutil.ContainsFinalizer(s.obj, computev1alpha1.Finalizer) {
-		return doneAfter(0)
+func (r *EC2InstanceReconciler) releaseObserved(ctx context.Context, s *pass.Scope) pass.Step {
+	if !controllerutil.ContainsFinalizer(s.Obj, computev1alpha1.Finalizer) {
+		return pass.DoneAfter(0)
 	}
-	if id := s.obj.Status.InstanceID; id != "" {
+	if id := s.Obj.Status.InstanceID; id != "" {
 		r.event(s, corev1.EventTypeNormal, "Released",
 			"released without calling AWS (managementPolicy Observe): instance "+id+" is left as it is")
 	}
@@ -79,107 +80,107 @@ func (r *EC2InstanceReconciler) releaseObserved(ctx context.Context, s *instance
 // one launched for the object whose ID was never recorded (switched in the middle of
 // a launch), which is looked for by its client token and ownership tag. It fills
 // nothing from an instance that another object or cluster manages.
-func (r *EC2InstanceReconciler) findObserved(ctx context.Context, s *instanceScope) (*ec2.Instance, step) {
-	st := &s.obj.Status
-	id := s.obj.Spec.InstanceID
+func (r *EC2InstanceReconciler) findObserved(ctx context.Context, s *pass.Scope) (*ec2.Instance, pass.Step) {
+	st := &s.Obj.Status
+	id := s.Obj.Spec.InstanceID
 	if id == "" {
 		id = st.InstanceID
 	}
 	if id == "" && st.LastLaunchAttempt != nil {
 		found, err := r.findOwnInstance(ctx, s, st.ClientToken)
 		if err != nil {
-			return nil, failed("looking for an instance launched earlier", err)
+			return nil, pass.Failed("looking for an instance launched earlier", err)
 		}
 		if found != nil {
 			id = found.ID
 		}
 	}
 	if id == "" {
-		s.notReady(computev1alpha1.ReasonNothingToObserve,
+		s.NotReady(computev1alpha1.ReasonNothingToObserve,
 			"managementPolicy Observe needs spec.instanceId (or an instance launched earlier in Full): Observe never launches")
-		return nil, doneAfter(0)
+		return nil, pass.DoneAfter(0)
 	}
 	if r.events.takeStale(id) {
-		s.ec2.ChangedElsewhere(id)
+		s.EC2.ChangedElsewhere(id)
 	}
-	inst, err := s.ec2.GetInstance(ctx, id)
+	inst, err := s.EC2.GetInstance(ctx, id)
 	switch {
 	case awserrors.IsNotFound(err):
-		s.notReady(computev1alpha1.ReasonInstanceNotFound, "instance "+id+" does not exist (managementPolicy Observe)")
-		return nil, doneAfter(r.resyncAfter())
+		s.NotReady(computev1alpha1.ReasonInstanceNotFound, "instance "+id+" does not exist (managementPolicy Observe)")
+		return nil, pass.DoneAfter(r.resyncAfter())
 	case err != nil:
-		return nil, failed("describing instance "+id, err)
+		return nil, pass.Failed("describing instance "+id, err)
 	}
 	if inst.State == ec2.StateShuttingDown || inst.State == ec2.StateTerminated {
 		st.State = inst.State
-		s.notReady(computev1alpha1.ReasonInstanceNotFound, fmt.Sprintf("instance %s is %s (managementPolicy Observe)", id, inst.State))
-		return nil, doneAfter(r.resyncAfter())
+		s.NotReady(computev1alpha1.ReasonInstanceNotFound, fmt.Sprintf("instance %s is %s (managementPolicy Observe)", id, inst.State))
+		return nil, pass.DoneAfter(r.resyncAfter())
 	}
-	if owner := ec2.OwnerTag(inst.Tags, ec2.TagOwnerUID); owner != "" && owner != string(s.obj.UID) {
+	if owner := ec2.OwnerTag(inst.Tags, ec2.TagOwnerUID); owner != "" && owner != string(s.Obj.UID) {
 		// Another object's instance: its status is that object's to show.
 		msg := fmt.Sprintf("instance %s is managed by EC2Instance %s/%s; not observing it", id,
 			ec2.OwnerTag(inst.Tags, ec2.TagOwnerNamespace), ec2.OwnerTag(inst.Tags, ec2.TagOwnerName))
-		s.notReady(computev1alpha1.ReasonOwnedByAnother, msg)
-		return nil, doneAfter(r.resyncAfter())
+		s.NotReady(computev1alpha1.ReasonOwnedByAnother, msg)
+		return nil, pass.DoneAfter(r.resyncAfter())
 	}
-	if r.claimOf(s, inst.Tags) == claimOtherCluster {
-		return nil, r.instanceExists(s, otherClusterMessage(inst, r.ClusterID, "not observing it"))
+	if r.claimOf(s, inst.Tags) == pass.ClaimOtherCluster {
+		return nil, r.instanceExists(s, pass.OtherClusterMessage(inst, r.ClusterID, "not observing it"))
 	}
-	return inst, proceed()
+	return inst, pass.Proceed()
 }
 
 // reportObserved fills status from the instance and reports its differences from
 // the spec. The extra attributes are read as rarely as in Full (AttributeResyncPeriod),
 // and an Elastic IP only when the spec names one: both are Describe calls.
-func (r *EC2InstanceReconciler) reportObserved(ctx context.Context, s *instanceScope, inst *ec2.Instance) step {
-	observeInstance(s, inst)
-	r.Metrics.InstanceState(s.obj.UID, inst.State)
+func (r *EC2InstanceReconciler) reportObserved(ctx context.Context, s *pass.Scope, inst *ec2.Instance) pass.Step {
+	pass.ObserveInstance(s, inst)
+	r.Metrics.InstanceState(s.Obj.UID, inst.State)
 	r.reportSpotInterruption(s, inst.ID)
-	s.setCondition(computev1alpha1.ConditionInstanceLaunched, metav1.ConditionTrue, "Launched", "instance "+inst.ID+" exists")
+	s.SetCondition(computev1alpha1.ConditionInstanceLaunched, metav1.ConditionTrue, "Launched", "instance "+inst.ID+" exists")
 	seen, _, err := r.observeAttributes(ctx, s, inst)
 	if err != nil {
-		return failed("reading the attributes of instance "+inst.ID, err)
+		return pass.Failed("reading the attributes of instance "+inst.ID, err)
 	}
-	differences := plan.ObservedDrift(s.obj, inst, seen)
+	differences := plan.ObservedDrift(s.Obj, inst, seen)
 	eipDiff, err := observeElasticIP(ctx, s, inst)
 	if err != nil {
-		return failed("describing the Elastic IP of instance "+inst.ID, err)
+		return pass.Failed("describing the Elastic IP of instance "+inst.ID, err)
 	}
 	differences = append(differences, eipDiff...)
 	r.reportDrift(s, differences)
-	s.setCondition(computev1alpha1.ConditionReady, metav1.ConditionTrue, computev1alpha1.ReasonObserving,
+	s.SetCondition(computev1alpha1.ConditionReady, metav1.ConditionTrue, computev1alpha1.ReasonObserving,
 		fmt.Sprintf("observing instance %s (%s); managementPolicy Observe changes nothing in AWS", inst.ID, inst.State))
 	if inst.State == ec2.StatePending || inst.State == ec2.StateStopping {
-		return doneAfter(r.PollInterval)
+		return pass.DoneAfter(r.PollInterval)
 	}
-	return doneAfter(r.resyncAfter())
+	return pass.DoneAfter(r.resyncAfter())
 }
 
 // reportDrift sets Synced from the differences, and emits an event when they change:
 // the same differences found again on every resync are not news.
-func (r *EC2InstanceReconciler) reportDrift(s *instanceScope, differences []string) {
+func (r *EC2InstanceReconciler) reportDrift(s *pass.Scope, differences []string) {
 	if len(differences) == 0 {
-		s.setCondition(computev1alpha1.ConditionSynced, metav1.ConditionTrue, computev1alpha1.ReasonInSync,
+		s.SetCondition(computev1alpha1.ConditionSynced, metav1.ConditionTrue, computev1alpha1.ReasonInSync,
 			"the instance matches the fields the spec sets (observed, not managed)")
 		return
 	}
 	msg := "not corrected (managementPolicy Observe): " + strings.Join(differences, "; ")
-	if c := s.condition(computev1alpha1.ConditionSynced); c == nil || c.Reason != computev1alpha1.ReasonDriftDetected || c.Message != msg {
+	if c := s.Condition(computev1alpha1.ConditionSynced); c == nil || c.Reason != computev1alpha1.ReasonDriftDetected || c.Message != msg {
 		r.event(s, corev1.EventTypeWarning, computev1alpha1.ReasonDriftDetected, msg)
 	}
-	s.setCondition(computev1alpha1.ConditionSynced, metav1.ConditionFalse, computev1alpha1.ReasonDriftDetected, msg)
+	s.SetCondition(computev1alpha1.ConditionSynced, metav1.ConditionFalse, computev1alpha1.ReasonDriftDetected, msg)
 }
 
 // observeElasticIP reports the Elastic IP the spec names (or the one recorded while
 // in Full) in status, and a difference when it is not associated with the instance.
-func observeElasticIP(ctx context.Context, s *instanceScope, inst *ec2.Instance) ([]string, error) {
-	want := s.obj.Spec.ElasticIP
+func observeElasticIP(ctx context.Context, s *pass.Scope, inst *ec2.Instance) ([]string, error) {
+	want := s.Obj.Spec.ElasticIP
 	alloc := ""
 	switch {
 	case want != nil && want.AllocationID != "":
 		alloc = want.AllocationID
-	case s.obj.Status.ElasticIP != nil:
-		alloc = s.obj.Status.ElasticIP.AllocationID
+	case s.Obj.Status.ElasticIP != nil:
+		alloc = s.Obj.Status.ElasticIP.AllocationID
 	}
 	if alloc == "" {
 		if want != nil {
@@ -187,36 +188,36 @@ func observeElasticIP(ctx context.Context, s *instanceScope, inst *ec2.Instance)
 		}
 		return nil, nil
 	}
-	found, err := s.ec2.DescribeAddresses(ctx, []string{alloc})
+	found, err := s.EC2.DescribeAddresses(ctx, []string{alloc})
 	if err != nil {
 		return nil, err
 	}
 	addr, ok := found[alloc]
 	if !ok {
-		s.obj.Status.ElasticIP = nil
+		s.Obj.Status.ElasticIP = nil
 		if want == nil {
 			return nil, nil
 		}
-		s.setCondition(computev1alpha1.ConditionElasticIPAssociated, metav1.ConditionFalse, computev1alpha1.ReasonAddressNotFound, "Elastic IP "+alloc+" does not exist")
+		s.SetCondition(computev1alpha1.ConditionElasticIPAssociated, metav1.ConditionFalse, computev1alpha1.ReasonAddressNotFound, "Elastic IP "+alloc+" does not exist")
 		return []string{"elasticIp: " + alloc + " does not exist"}, nil
 	}
 	eip := &computev1alpha1.ElasticIPStatus{AllocationID: alloc, PublicIP: addr.PublicIP}
 	if addr.InstanceID == inst.ID {
 		eip.AssociationID = addr.AssociationID
 	}
-	if s.obj.Status.ElasticIP != nil {
-		eip.AllocatedByOperator = s.obj.Status.ElasticIP.AllocatedByOperator
+	if s.Obj.Status.ElasticIP != nil {
+		eip.AllocatedByOperator = s.Obj.Status.ElasticIP.AllocatedByOperator
 	}
-	s.obj.Status.ElasticIP = eip
+	s.Obj.Status.ElasticIP = eip
 	if want == nil {
 		return nil, nil
 	}
 	if eip.AssociationID == "" {
 		msg := fmt.Sprintf("Elastic IP %s is not associated with instance %s", addr.PublicIP, inst.ID)
-		s.setCondition(computev1alpha1.ConditionElasticIPAssociated, metav1.ConditionFalse, computev1alpha1.ReasonAssociationPending, msg+" (managementPolicy Observe)")
+		s.SetCondition(computev1alpha1.ConditionElasticIPAssociated, metav1.ConditionFalse, computev1alpha1.ReasonAssociationPending, msg+" (managementPolicy Observe)")
 		return []string{"elasticIp: " + alloc + " not associated"}, nil
 	}
-	s.setCondition(computev1alpha1.ConditionElasticIPAssociated, metav1.ConditionTrue, computev1alpha1.ReasonAssociated,
+	s.SetCondition(computev1alpha1.ConditionElasticIPAssociated, metav1.ConditionTrue, computev1alpha1.ReasonAssociated,
 		fmt.Sprintf("Elastic IP %s is associated with instance %s", addr.PublicIP, inst.ID))
 	return nil, nil
 }

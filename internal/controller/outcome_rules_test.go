@@ -29,6 +29,7 @@ import (
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
+	"github.com/ec2-operator/ec2-operator/internal/controller/pass"
 )
 
 // eventLog records the events the reconciler emits, for pure tests.
@@ -50,9 +51,9 @@ func pureReconciler() (*EC2InstanceReconciler, *eventLog) {
 	return r, events
 }
 
-func pureScope() *instanceScope {
+func pureScope() *pass.Scope {
 	obj := &computev1alpha1.EC2Instance{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "team-a", Generation: 1}}
-	return newInstanceScope(obj, logr.Discard())
+	return pass.NewScope(obj, logr.Discard())
 }
 
 func TestFinishTurnsEveryStepIntoOneResult(t *testing.T) {
@@ -60,7 +61,7 @@ func TestFinishTurnsEveryStepIntoOneResult(t *testing.T) {
 	heldBack := &awserrors.Error{Kind: awserrors.KindThrottled, Code: awserrors.CodeClientRateLimited, Message: "held back", RetryAfter: 2 * time.Second}
 	testCases := []struct {
 		name string
-		step step
+		step pass.Step
 		// wantAfter is the requeue's lower bound; wantSpread allows a tenth more.
 		wantAfter  time.Duration
 		wantSpread bool
@@ -69,21 +70,21 @@ func TestFinishTurnsEveryStepIntoOneResult(t *testing.T) {
 		wantReady  string
 		wantEvents []string
 	}{
-		{name: "proceed at the end of a pass comes back only on a change", step: proceed()},
-		{name: "done after a duration", step: doneAfter(5 * time.Second), wantAfter: 5 * time.Second},
-		{name: "a spread wait comes back within a tenth more", step: waitSpread(10 * time.Second), wantAfter: 10 * time.Second, wantSpread: true},
-		{name: "again goes through the per-object backoff", step: again(), wantAgain: true},
-		{name: "an error that is not EC2's goes to controller-runtime as it is", step: errored(errors.New("writing status: boom")), wantErr: "writing status: boom"},
+		{name: "proceed at the end of a pass comes back only on a change", step: pass.Proceed()},
+		{name: "done after a duration", step: pass.DoneAfter(5 * time.Second), wantAfter: 5 * time.Second},
+		{name: "a spread wait comes back within a tenth more", step: pass.WaitSpread(10 * time.Second), wantAfter: 10 * time.Second, wantSpread: true},
+		{name: "again goes through the per-object backoff", step: pass.Again(), wantAgain: true},
+		{name: "an error that is not EC2's goes to controller-runtime as it is", step: pass.Errored(errors.New("writing status: boom")), wantErr: "writing status: boom"},
 		{name: "a failure is reported on Ready, as an event, and backs off",
-			step: failed(launchAction, invalid), wantErr: "launching an instance: InvalidAMIID.NotFound: The image id '[ami-1]' does not exist",
+			step: pass.Failed(launchAction, invalid), wantErr: "launching an instance: InvalidAMIID.NotFound: The image id '[ami-1]' does not exist",
 			wantReady: computev1alpha1.ReasonImageNotFound, wantEvents: []string{computev1alpha1.ReasonImageNotFound}},
 		{name: "a call the client's budget held back is no failure, only later",
-			step: failed(launchAction, heldBack), wantAfter: 2 * time.Second, wantSpread: true},
+			step: pass.Failed(launchAction, heldBack), wantAfter: 2 * time.Second, wantSpread: true},
 		{name: "failures while something still moves come back when it does, without an error",
-			step:      step{kind: stepFailed, failures: []failure{{"changing tags", invalid}}, after: 5 * time.Second},
+			step:      pass.Step{Kind: pass.KindFailed, Failures: []pass.Failure{{Action: "changing tags", Err: invalid}}, After: 5 * time.Second},
 			wantAfter: 5 * time.Second, wantReady: computev1alpha1.ReasonImageNotFound, wantEvents: []string{computev1alpha1.ReasonImageNotFound}},
 		{name: "the earliest of a held-back call and the moving aspect wins",
-			step:      step{kind: stepFailed, failures: []failure{{"changing tags", heldBack}}, after: 5 * time.Second},
+			step:      pass.Step{Kind: pass.KindFailed, Failures: []pass.Failure{{Action: "changing tags", Err: heldBack}}, After: 5 * time.Second},
 			wantAfter: 2 * time.Second, wantSpread: true},
 	}
 	for _, tc := range testCases {
@@ -104,7 +105,7 @@ func TestFinishTurnsEveryStepIntoOneResult(t *testing.T) {
 			if res.RequeueAfter < tc.wantAfter || res.RequeueAfter > limit {
 				t.Errorf("RequeueAfter %s, want %s to %s", res.RequeueAfter, tc.wantAfter, limit)
 			}
-			ready := s.condition(computev1alpha1.ConditionReady)
+			ready := s.Condition(computev1alpha1.ConditionReady)
 			if (ready == nil) != (tc.wantReady == "") || ready != nil && ready.Reason != tc.wantReady {
 				t.Errorf("Ready %+v, want reason %q", ready, tc.wantReady)
 			}
@@ -118,15 +119,15 @@ func TestFinishTurnsEveryStepIntoOneResult(t *testing.T) {
 func TestFailuresOfAPassAreReportedTogetherWithWhatStillMoves(t *testing.T) {
 	r, events := pureReconciler()
 	s := pureScope()
-	s.notReady(computev1alpha1.ReasonStopping, "stopping instance i-1: desiredState is stopped")
+	s.NotReady(computev1alpha1.ReasonStopping, "stopping instance i-1: desiredState is stopped")
 	p := &convergePass{}
 	p.fail("tags", &awserrors.Error{Kind: awserrors.KindAuth, Code: "UnauthorizedOperation", Message: "not allowed"})
 	p.fail("monitoring", &awserrors.Error{Kind: awserrors.KindThrottled, Code: "RequestLimitExceeded", Message: "slow down"})
-	res, err := r.finish(s, convergeEnds(p, doneAfter(r.PollInterval)))
+	res, err := r.finish(s, convergeEnds(p, pass.DoneAfter(r.PollInterval)))
 	if err != nil || res.RequeueAfter != r.PollInterval {
 		t.Fatalf("result %+v, %v: want back at the poll interval, no error, while the stop goes on", res, err)
 	}
-	ready := s.condition(computev1alpha1.ConditionReady)
+	ready := s.Condition(computev1alpha1.ConditionReady)
 	want := "changing tags: UnauthorizedOperation: not allowed; changing monitoring: RequestLimitExceeded: slow down; meanwhile: stopping instance i-1: desiredState is stopped"
 	if ready.Reason != computev1alpha1.ReasonAuthFailure || ready.Message != want {
 		t.Errorf("Ready %s %q, want %s %q", ready.Reason, ready.Message, computev1alpha1.ReasonAuthFailure, want)
@@ -141,8 +142,8 @@ func TestReasonForNamesTheControllersOwnRefusalsAndEC2Causes(t *testing.T) {
 		err  error
 		want string
 	}{
-		{refusal(computev1alpha1.ReasonUserDataNotGranted, "", codeUserDataNotGranted, "not granted"), computev1alpha1.ReasonUserDataNotGranted},
-		{refusal(computev1alpha1.ReasonArchitectureMismatch, "DescribeInstanceTypes", codeArchitectureMismatch, "arm64"), computev1alpha1.ReasonArchitectureMismatch},
+		{pass.Refusal(computev1alpha1.ReasonUserDataNotGranted, "", codeUserDataNotGranted, "not granted"), computev1alpha1.ReasonUserDataNotGranted},
+		{pass.Refusal(computev1alpha1.ReasonArchitectureMismatch, "DescribeInstanceTypes", codeArchitectureMismatch, "arm64"), computev1alpha1.ReasonArchitectureMismatch},
 		{checkTagBudget(&ec2.Instance{ID: "i-1", Tags: fiftyTags()}, map[string]string{"new": "x"}, nil), computev1alpha1.ReasonTagLimitExceeded},
 		{&awserrors.Error{Kind: awserrors.KindInvalidInput, Code: awserrors.CodeUnknownRegion}, computev1alpha1.ReasonRegionUnknown},
 		{&awserrors.Error{Kind: awserrors.KindCapacity, Code: "VcpuLimitExceeded"}, computev1alpha1.ReasonQuotaExceeded},
@@ -152,12 +153,12 @@ func TestReasonForNamesTheControllersOwnRefusalsAndEC2Causes(t *testing.T) {
 		{&awserrors.Error{Kind: awserrors.KindInvalidInput, Code: "InvalidIPAddress.InUse"}, computev1alpha1.ReasonIPAddressInUse},
 	}
 	for _, tc := range testCases {
-		if got := reasonFor(tc.err); got != tc.want {
+		if got := pass.ReasonFor(tc.err); got != tc.want {
 			t.Errorf("reasonFor(%v) = %s, want %s", tc.err, got, tc.want)
 		}
 	}
 	// The controller's refusals still read as EC2's errors to the EC2 layer's predicates.
-	if err := refusal(computev1alpha1.ReasonUserDataNotFound, "", codeUserDataNotFound, "gone"); awserrors.KindOf(err) != awserrors.KindInvalidInput || awserrors.CodeOf(err) != codeUserDataNotFound {
+	if err := pass.Refusal(computev1alpha1.ReasonUserDataNotFound, "", codeUserDataNotFound, "gone"); awserrors.KindOf(err) != awserrors.KindInvalidInput || awserrors.CodeOf(err) != codeUserDataNotFound {
 		t.Errorf("refusal kind %v code %s", awserrors.KindOf(err), awserrors.CodeOf(err))
 	}
 }
@@ -189,10 +190,10 @@ func TestAStopIsOutOfBandUnlessTheOperatorRecordedIt(t *testing.T) {
 	for _, tc := range testCases {
 		t.Run(tc.name, func(t *testing.T) {
 			s := pureScope()
-			s.notReady(tc.readyReason, "whatever the message says")
-			s.obj.Status.State = ec2.StateRunning
-			s.obj.Status.LastStopRequest = tc.lastStop
-			s.before = s.obj.DeepCopy()
+			s.NotReady(tc.readyReason, "whatever the message says")
+			s.Obj.Status.State = ec2.StateRunning
+			s.Obj.Status.LastStopRequest = tc.lastStop
+			s.Before = s.Obj.DeepCopy()
 			if got := stoppedOutOfBand(s); got != tc.want {
 				t.Errorf("stoppedOutOfBand = %v, want %v", got, tc.want)
 			}

@@ -31,6 +31,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
+	"github.com/ec2-operator/ec2-operator/internal/controller/pass"
 )
 
 // OutputsWriterRole is the ClusterRole (config/rbac/outputs_writer_role.yaml) that a
@@ -56,20 +57,20 @@ func (e *outputsRefusal) Error() string { return e.message }
 // spec names another or none, and changes nothing in AWS, so that Observe does it too.
 // A deleted EC2Instance's object goes with it by garbage collection (its owner
 // reference), not here.
-func (r *EC2InstanceReconciler) syncOutputs(ctx context.Context, s *instanceScope) error {
-	if s.released || !s.obj.DeletionTimestamp.IsZero() {
+func (r *EC2InstanceReconciler) syncOutputs(ctx context.Context, s *pass.Scope) error {
+	if s.Released || !s.Obj.DeletionTimestamp.IsZero() {
 		return nil
 	}
-	want := s.obj.Spec.OutputsTo
+	want := s.Obj.Spec.OutputsTo
 	if err := r.dropStaleOutputs(ctx, s, want); err != nil {
 		return r.outputsFailed(s, err)
 	}
 	if want == nil {
-		meta.RemoveStatusCondition(&s.obj.Status.Conditions, computev1alpha1.ConditionOutputsWritten)
+		meta.RemoveStatusCondition(&s.Obj.Status.Conditions, computev1alpha1.ConditionOutputsWritten)
 		return nil
 	}
-	if s.obj.Status.InstanceID == "" {
-		s.setCondition(computev1alpha1.ConditionOutputsWritten, metav1.ConditionFalse,
+	if s.Obj.Status.InstanceID == "" {
+		s.SetCondition(computev1alpha1.ConditionOutputsWritten, metav1.ConditionFalse,
 			computev1alpha1.ReasonWaitingForInstance, "no instance is recorded yet")
 		return nil
 	}
@@ -77,8 +78,8 @@ func (r *EC2InstanceReconciler) syncOutputs(ctx context.Context, s *instanceScop
 	if err := r.writeOutputs(ctx, s, kind, want.Name); err != nil {
 		return r.outputsFailed(s, err)
 	}
-	s.obj.Status.Outputs = &computev1alpha1.OutputsStatus{Kind: kind, Name: want.Name}
-	s.setCondition(computev1alpha1.ConditionOutputsWritten, metav1.ConditionTrue, computev1alpha1.ReasonOutputsWritten,
+	s.Obj.Status.Outputs = &computev1alpha1.OutputsStatus{Kind: kind, Name: want.Name}
+	s.SetCondition(computev1alpha1.ConditionOutputsWritten, metav1.ConditionTrue, computev1alpha1.ReasonOutputsWritten,
 		fmt.Sprintf("%s %s holds the instance's coordinates", kind, want.Name))
 	return nil
 }
@@ -94,10 +95,10 @@ func outputsKindOf(t *computev1alpha1.OutputsTarget) computev1alpha1.OutputsKind
 
 // outputsFailed reports a refused target as OutputsWritten=False (Stalled follows in
 // deriveProgress) with a Warning event, and returns the error for backoff either way.
-func (r *EC2InstanceReconciler) outputsFailed(s *instanceScope, err error) error {
+func (r *EC2InstanceReconciler) outputsFailed(s *pass.Scope, err error) error {
 	var refused *outputsRefusal
 	if errors.As(err, &refused) {
-		s.setCondition(computev1alpha1.ConditionOutputsWritten, metav1.ConditionFalse, refused.reason, refused.message)
+		s.SetCondition(computev1alpha1.ConditionOutputsWritten, metav1.ConditionFalse, refused.reason, refused.message)
 		r.event(s, corev1.EventTypeWarning, refused.reason, refused.message)
 	}
 	return fmt.Errorf("writing outputs: %w", err)
@@ -107,9 +108,9 @@ func (r *EC2InstanceReconciler) outputsFailed(s *instanceScope, err error) error
 // instance is in motion the pass's own soon return retries the outputs too: the
 // failure backoff, which grows to minutes, must not slow the instance down. Otherwise
 // the error brings the object back with backoff, sooner than the resync.
-func (r *EC2InstanceReconciler) afterOutputsFailed(s *instanceScope, res ctrl.Result, err error) (ctrl.Result, error) {
+func (r *EC2InstanceReconciler) afterOutputsFailed(s *pass.Scope, res ctrl.Result, err error) (ctrl.Result, error) {
 	if res.Requeue || (res.RequeueAfter > 0 && res.RequeueAfter <= r.PollInterval) {
-		s.log.V(1).Info("outputs not written; retried with the next poll", "reason", err.Error())
+		s.Log.V(1).Info("outputs not written; retried with the next poll", "reason", err.Error())
 		return res, nil
 	}
 	return ctrl.Result{}, err
@@ -118,19 +119,19 @@ func (r *EC2InstanceReconciler) afterOutputsFailed(s *instanceScope, res ctrl.Re
 // writeOutputs creates the target, or updates it when its data differ. It reads the
 // target past the cache (the manager caches no ConfigMap or Secret, and may not list
 // them), once per pass.
-func (r *EC2InstanceReconciler) writeOutputs(ctx context.Context, s *instanceScope, kind computev1alpha1.OutputsKind, name string) error {
-	ns := s.obj.Namespace
+func (r *EC2InstanceReconciler) writeOutputs(ctx context.Context, s *pass.Scope, kind computev1alpha1.OutputsKind, name string) error {
+	ns := s.Obj.Namespace
 	if kind == computev1alpha1.OutputsSecret && r.Identity.ownSecret(ns, name) {
 		return &outputsRefusal{computev1alpha1.ReasonOutputsTargetRefused,
 			fmt.Sprintf("Secret %s/%s holds the operator's own credentials and is never written", ns, name)}
 	}
-	want := outputsData(&s.obj.Status)
+	want := outputsData(&s.Obj.Status)
 	target := newOutputsObject(kind, ns, name)
 	err := r.outputsReader().Get(ctx, client.ObjectKeyFromObject(target), target)
 	switch {
 	case apierrors.IsNotFound(err):
 		target = newOutputsObject(kind, ns, name)
-		if err := controllerutil.SetControllerReference(s.obj, target, r.Scheme()); err != nil {
+		if err := controllerutil.SetControllerReference(s.Obj, target, r.Scheme()); err != nil {
 			return err
 		}
 		target.SetLabels(map[string]string{"app.kubernetes.io/managed-by": outputsManagedBy})
@@ -139,7 +140,7 @@ func (r *EC2InstanceReconciler) writeOutputs(ctx context.Context, s *instanceSco
 	case err != nil:
 		return r.outputsError(kind, ns, name, err)
 	}
-	if !metav1.IsControlledBy(target, s.obj) {
+	if !metav1.IsControlledBy(target, s.Obj) {
 		return &outputsRefusal{computev1alpha1.ReasonOutputsTargetRefused,
 			fmt.Sprintf("%s %s/%s exists and is not owned by this EC2Instance: name another in spec.outputsTo, or delete it", kind, ns, name)}
 	}
@@ -159,23 +160,23 @@ func (r *EC2InstanceReconciler) writeOutputs(ctx context.Context, s *instanceSco
 
 // dropStaleOutputs deletes the object the coordinates were last written to when the
 // spec no longer names it, if this EC2Instance still owns it.
-func (r *EC2InstanceReconciler) dropStaleOutputs(ctx context.Context, s *instanceScope, want *computev1alpha1.OutputsTarget) error {
-	old := s.obj.Status.Outputs
+func (r *EC2InstanceReconciler) dropStaleOutputs(ctx context.Context, s *pass.Scope, want *computev1alpha1.OutputsTarget) error {
+	old := s.Obj.Status.Outputs
 	if old == nil || (want != nil && old.Name == want.Name && old.Kind == outputsKindOf(want)) {
 		return nil
 	}
-	target := newOutputsObject(old.Kind, s.obj.Namespace, old.Name)
+	target := newOutputsObject(old.Kind, s.Obj.Namespace, old.Name)
 	err := r.outputsReader().Get(ctx, client.ObjectKeyFromObject(target), target)
-	if err == nil && metav1.IsControlledBy(target, s.obj) {
+	if err == nil && metav1.IsControlledBy(target, s.Obj) {
 		// The precondition spares an object created meanwhile by someone else under
 		// the same name.
 		uid := target.GetUID()
 		err = r.outputsWriter().Delete(ctx, target, client.Preconditions{UID: &uid})
 	}
 	if err != nil && !apierrors.IsNotFound(err) {
-		return r.outputsError(old.Kind, s.obj.Namespace, old.Name, err)
+		return r.outputsError(old.Kind, s.Obj.Namespace, old.Name, err)
 	}
-	s.obj.Status.Outputs = nil
+	s.Obj.Status.Outputs = nil
 	return nil
 }
 

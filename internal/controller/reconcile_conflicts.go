@@ -33,6 +33,7 @@ import (
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
+	"github.com/ec2-operator/ec2-operator/internal/controller/pass"
 	"github.com/ec2-operator/ec2-operator/internal/controller/requeue"
 )
 
@@ -210,11 +211,11 @@ func lastStatusWriter(obj *computev1alpha1.EC2Instance) (string, string) {
 
 // settleSecondWriter drops the report once the conflicts have stopped for a while;
 // it is part of the pass's status write.
-func (r *EC2InstanceReconciler) settleSecondWriter(s *instanceScope) {
-	if s.condition(computev1alpha1.ConditionSecondWriter) == nil {
+func (r *EC2InstanceReconciler) settleSecondWriter(s *pass.Scope) {
+	if s.Condition(computev1alpha1.ConditionSecondWriter) == nil {
 		return
 	}
-	if r.conflicts.quiet(s.obj.UID, r.now(), r.secondWriterQuiet) {
-		meta.RemoveStatusCondition(&s.obj.Status.Conditions, computev1alpha1.ConditionSecondWriter)
+	if r.conflicts.quiet(s.Obj.UID, r.now(), r.secondWriterQuiet) {
+		meta.RemoveStatusCondition(&s.Obj.Status.Conditions, computev1alpha1.ConditionSecondWriter)
 	}
 }

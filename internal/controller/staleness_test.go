@@ -25,6 +25,7 @@ import (
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
+	"github.com/ec2-operator/ec2-operator/internal/controller/pass"
 )
 
 func TestAStatusWriteFromAStaleCopyCannotEraseTheInstanceID(t *testing.T) {
@@ -36,10 +37,10 @@ func TestAStatusWriteFromAStaleCopyCannotEraseTheInstanceID(t *testing.T) {
 	id := h.waitReady("raced").Status.InstanceID
 
 	// A pass working from the stale copy decides to record another instance.
-	s := newInstanceScope(stale, logf.Log)
-	s.obj.Status.InstanceID = "i-0ffffffffffffffff"
-	s.obj.Status.ClientToken = "a-stale-token"
-	err := s.patchStatus(context.Background(), h.k8s)
+	s := pass.NewScope(stale, logf.Log)
+	s.Obj.Status.InstanceID = "i-0ffffffffffffffff"
+	s.Obj.Status.ClientToken = "a-stale-token"
+	err := s.PatchStatus(context.Background(), h.k8s)
 	if !apierrors.IsConflict(err) {
 		t.Fatalf("a status write from a stale copy gave %v, want a conflict", err)
 	}

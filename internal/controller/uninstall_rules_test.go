@@ -21,12 +21,13 @@ import (
 	"testing"
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
+	"github.com/ec2-operator/ec2-operator/internal/controller/pass"
 )
 
 // A CRD the uninstall guard cannot read fails the pass with its own Ready reason, so
 // that a stuck deletion says why.
 func TestAnUnreadableCRDIsReportedAsCRDUnreadable(t *testing.T) {
-	if got := reasonFor(crdUnreadable(errors.New("forbidden"))); got != computev1alpha1.ReasonCRDUnreadable {
+	if got := pass.ReasonFor(crdUnreadable(errors.New("forbidden"))); got != computev1alpha1.ReasonCRDUnreadable {
 		t.Errorf("a failed read of a CRD is reported as %s, want %s", got, computev1alpha1.ReasonCRDUnreadable)
 	}
 }

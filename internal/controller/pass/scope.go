@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller
+package pass
 
 import (
 	"context"
@@ -32,71 +32,71 @@ import (
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
 )
 
-// instanceScope carries one EC2Instance through one reconcile: the object, the status
+// Scope carries one EC2Instance through one reconcile: the object, the status
 // it had when the pass started (so status is written only when it changed), the EC2
 // client of the object's region and a logger with the object's identity.
-type instanceScope struct {
-	obj    *computev1alpha1.EC2Instance
-	before *computev1alpha1.EC2Instance
-	ec2    ec2.Client
+type Scope struct {
+	Obj    *computev1alpha1.EC2Instance
+	Before *computev1alpha1.EC2Instance
+	EC2    ec2.Client
 	// inst is the instance the pass manages, once found (ensureInstance).
-	inst   *ec2.Instance
-	region string
-	log    logr.Logger
+	Inst   *ec2.Instance
+	Region string
+	Log    logr.Logger
 	// released is set once the finalizer is gone: the object may no longer exist, so
 	// its status must not be written.
-	released bool
+	Released bool
 	// typeRefused is set when the spec's instance type is one EC2 refused: the
 	// instance cannot settle as Ready.
-	typeRefused bool
+	TypeRefused bool
 	// account is the AWSAccount the pass acts in, nil for the operator's own
 	// credentials without a default account; its guardrails bound the launch.
-	account *computev1alpha1.AWSAccount
+	Account *computev1alpha1.AWSAccount
 	// image is the image the launch described, when it did (not for resolve:ssm:).
-	image *ec2.Image
+	Image *ec2.Image
 	// written is set once the pass wrote the status; before then holds what it wrote.
-	written bool
+	Written bool
 }
 
-func newInstanceScope(obj *computev1alpha1.EC2Instance, log logr.Logger) *instanceScope {
-	return &instanceScope{obj: obj, before: obj.DeepCopy(), log: log}
+func NewScope(obj *computev1alpha1.EC2Instance, log logr.Logger) *Scope {
+	return &Scope{Obj: obj, Before: obj.DeepCopy(), Log: log}
 }
 
-// statusChanged reports whether the status differs from what the API server holds.
-func (s *instanceScope) statusChanged() bool {
-	return !equality.Semantic.DeepEqual(s.before.Status, s.obj.Status)
+// StatusChanged reports whether the status differs from what the API server holds.
+func (s *Scope) StatusChanged() bool {
+	return !equality.Semantic.DeepEqual(s.Before.Status, s.Obj.Status)
 }
 
-// patchStatus writes the status now if it changed. The reconciler calls it before and
+// PatchStatus writes the status now if it changed. The reconciler calls it before and
 // after the steps that must survive a crash (the client token before RunInstances, the
 // instance ID right after), and once at the end of every pass.
-func (s *instanceScope) patchStatus(ctx context.Context, c client.Client) error {
-	if s.released {
+func (s *Scope) PatchStatus(ctx context.Context, c client.Client) error {
+	if s.Released {
 		return nil
 	}
 	// Reconciling and Stalled follow Ready in every write, so they never lag behind.
-	deriveProgress(s)
-	if !s.statusChanged() {
+	DeriveProgress(s)
+	if !s.StatusChanged() {
 		return nil
 	}
-	s.obj.Status.ObservedGeneration = s.obj.Generation
-	patch := client.MergeFrom(s.before)
+	s.Obj.Status.ObservedGeneration = s.Obj.Generation
+	patch := client.MergeFrom(s.Before)
 	if s.launchRecordChanged() {
 		// The instance ID and the launch record must never be overwritten from a stale
 		// copy of the object (a cache that has not seen a newer write): that would
 		// forget an instance and launch a second one. With the object's
 		// resourceVersion in the patch, the API server refuses a stale write
 		// (Conflict), and the object is reconciled again from its current version.
-		patch = client.MergeFromWithOptions(s.before, client.MergeFromWithOptimisticLock{})
+		patch = client.MergeFromWithOptions(s.Before, client.MergeFromWithOptimisticLock{})
 	}
-	if err := c.Status().Patch(ctx, s.obj, patch); err != nil {
+	if err := c.Status().Patch(ctx, s.Obj, patch); err != nil {
 		if apierrors.IsNotFound(err) {
 			return nil
 		}
 		return fmt.Errorf("writing status: %w", err)
 	}
-	s.before = s.obj.DeepCopy()
-	s.written = true
+	s.Before = s.Obj.DeepCopy()
+	s.Written = true
 	return nil
 }
 
@@ -105,8 +105,8 @@ func (s *instanceScope) patchStatus(ctx context.Context, c client.Client) error 
 // token, launch time, replacement count, account, region and chosen subnet; the data volumes'
 // IDs and client tokens and the removal count their tokens derive from; the Elastic
 // IP's allocation.
-func (s *instanceScope) launchRecordChanged() bool {
-	b, a := &s.before.Status, &s.obj.Status
+func (s *Scope) launchRecordChanged() bool {
+	b, a := &s.Before.Status, &s.Obj.Status
 	return b.InstanceID != a.InstanceID || b.ClientToken != a.ClientToken || b.Recreations != a.Recreations ||
 		b.Region != a.Region || b.Account != a.Account || b.AccountID != a.AccountID || !b.LastLaunchAttempt.Equal(a.LastLaunchAttempt) || b.SubnetID != a.SubnetID ||
 		b.VolumeRemovals != a.VolumeRemovals || volumeRecords(b.Volumes) != volumeRecords(a.Volumes) ||
@@ -130,50 +130,50 @@ func allocationOf(eip *computev1alpha1.ElasticIPStatus) string {
 	return eip.AllocationID
 }
 
-// patchMetadata writes a change to the finalizers.
-func (s *instanceScope) patchMetadata(ctx context.Context, c client.Client, mutate func()) error {
-	if err := s.patchObject(ctx, c, mutate); err != nil {
+// PatchMetadata writes a change to the finalizers.
+func (s *Scope) PatchMetadata(ctx context.Context, c client.Client, mutate func()) error {
+	if err := s.PatchObject(ctx, c, mutate); err != nil {
 		return fmt.Errorf("updating finalizers: %w", err)
 	}
 	return nil
 }
 
-// patchObject writes what mutate changes in the object's metadata or spec (not its
+// PatchObject writes what mutate changes in the object's metadata or spec (not its
 // status), as patchMetadata does.
-func (s *instanceScope) patchObject(ctx context.Context, c client.Client, mutate func()) error {
-	base := s.obj.DeepCopy()
+func (s *Scope) PatchObject(ctx context.Context, c client.Client, mutate func()) error {
+	base := s.Obj.DeepCopy()
 	mutate()
 	// Optimistic locking: a merge patch replaces whole lists (the finalizers, the
 	// security groups), so without it a change made meanwhile could be dropped.
-	if err := c.Patch(ctx, s.obj, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
+	if err := c.Patch(ctx, s.Obj, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
 		return err
 	}
 	// The patch answer carries the new resourceVersion, and the stored status, which
 	// lacks what this pass has set and not written yet (the account it resolved):
 	// that is kept, to be written with the pass's next status write.
-	s.obj.Status = *base.Status.DeepCopy()
-	s.before.ObjectMeta = *s.obj.ObjectMeta.DeepCopy()
+	s.Obj.Status = *base.Status.DeepCopy()
+	s.Before.ObjectMeta = *s.Obj.ObjectMeta.DeepCopy()
 	return nil
 }
 
-// setCondition sets a condition for the object's current generation. Setting the same
+// SetCondition sets a condition for the object's current generation. Setting the same
 // status, reason and message again changes nothing, so a steady object is not written.
-func (s *instanceScope) setCondition(condType string, status metav1.ConditionStatus, reason, message string) {
-	meta.SetStatusCondition(&s.obj.Status.Conditions, metav1.Condition{
+func (s *Scope) SetCondition(condType string, status metav1.ConditionStatus, reason, message string) {
+	meta.SetStatusCondition(&s.Obj.Status.Conditions, metav1.Condition{
 		Type:               condType,
 		Status:             status,
 		Reason:             reason,
 		Message:            message,
-		ObservedGeneration: s.obj.Generation,
+		ObservedGeneration: s.Obj.Generation,
 	})
 }
 
-// condition returns the condition of the given type, or nil.
-func (s *instanceScope) condition(condType string) *metav1.Condition {
-	return meta.FindStatusCondition(s.obj.Status.Conditions, condType)
+// Condition returns the condition of the given type, or nil.
+func (s *Scope) Condition(condType string) *metav1.Condition {
+	return meta.FindStatusCondition(s.Obj.Status.Conditions, condType)
 }
 
-// notReady marks the object not Ready with a reason and message.
-func (s *instanceScope) notReady(reason, message string) {
-	s.setCondition(computev1alpha1.ConditionReady, metav1.ConditionFalse, reason, message)
+// NotReady marks the object not Ready with a reason and message.
+func (s *Scope) NotReady(reason, message string) {
+	s.SetCondition(computev1alpha1.ConditionReady, metav1.ConditionFalse, reason, message)
 }

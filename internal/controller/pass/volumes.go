@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller
+package pass
 
 import (
 	"slices"
@@ -22,17 +22,17 @@ import (
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
 )
 
-// launchVolumes returns the volumes that belong with the instance, which the operator
+// LaunchVolumes returns the volumes that belong with the instance, which the operator
 // tags like it: the volumes it was launched with (status.launchVolumeIds) and the data
 // volumes of spec.volumes (status.volumes) that are attached. Volumes attached later by someone else (a CSI driver, a user) are
 // not the operator's; tagging them would need permissions the minimal policy does not
 // give, and would mark them as the operator's when the object is deleted.
-func launchVolumes(s *instanceScope, inst *ec2.Instance) []string {
-	known := s.obj.Status.LaunchVolumeIDs
+func LaunchVolumes(s *Scope, inst *ec2.Instance) []string {
+	known := s.Obj.Status.LaunchVolumeIDs
 	if len(known) == 0 && inst.RootVolumeID != "" {
 		known = []string{inst.RootVolumeID}
 	}
-	for _, v := range s.obj.Status.Volumes {
+	for _, v := range s.Obj.Status.Volumes {
 		if v.VolumeID != "" && !v.Removing && !slices.Contains(known, v.VolumeID) {
 			known = append(known, v.VolumeID)
 		}
@@ -46,18 +46,18 @@ func launchVolumes(s *instanceScope, inst *ec2.Instance) []string {
 	return out
 }
 
-// rememberLaunchVolumes records, the first time the operator sees an instance it
+// RememberLaunchVolumes records, the first time the operator sees an instance it
 // launched, the volumes attached to it then: the ones its launch created.
-func rememberLaunchVolumes(s *instanceScope, inst *ec2.Instance) {
-	if len(s.obj.Status.LaunchVolumeIDs) == 0 {
-		s.obj.Status.LaunchVolumeIDs = slices.Sorted(slices.Values(inst.VolumeIDs))
+func RememberLaunchVolumes(s *Scope, inst *ec2.Instance) {
+	if len(s.Obj.Status.LaunchVolumeIDs) == 0 {
+		s.Obj.Status.LaunchVolumeIDs = slices.Sorted(slices.Values(inst.VolumeIDs))
 	}
 }
 
-// rememberRootVolume records only the root volume, for an instance the operator did
+// RememberRootVolume records only the root volume, for an instance the operator did
 // not launch (adopted or taken over): what else is attached is not known to be its.
-func rememberRootVolume(s *instanceScope, inst *ec2.Instance) {
-	if len(s.obj.Status.LaunchVolumeIDs) == 0 && inst.RootVolumeID != "" {
-		s.obj.Status.LaunchVolumeIDs = []string{inst.RootVolumeID}
+func RememberRootVolume(s *Scope, inst *ec2.Instance) {
+	if len(s.Obj.Status.LaunchVolumeIDs) == 0 && inst.RootVolumeID != "" {
+		s.Obj.Status.LaunchVolumeIDs = []string{inst.RootVolumeID}
 	}
 }

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller
+package pass
 
 import (
 	"errors"
@@ -29,12 +29,12 @@ import (
 // user. It is keyed by the EC2 layer's error kinds and causes; AWS's error codes are
 // read only in internal/cloud/ec2.
 
-// reasonFor maps a classified error to the Ready condition's reason. Users, alerts
+// ReasonFor maps a classified error to the Ready condition's reason. Users, alerts
 // and scripts match on these reasons, so they name the cause, not the call.
-func reasonFor(err error) string {
-	var own *reasonedError
+func ReasonFor(err error) string {
+	var own *ReasonedError
 	if errors.As(err, &own) {
-		return own.reason
+		return own.Reason
 	}
 	var refusal *guardrail.Refusal
 	if errors.As(err, &refusal) {
@@ -84,27 +84,27 @@ var reasonsByCause = map[awserrors.Cause]string{
 	awserrors.CauseNotPermitted: computev1alpha1.ReasonUpdateFailed,
 }
 
-// reasonedError is a refusal the controller decides itself (a userDataFrom it may not
+// ReasonedError is a refusal the controller decides itself (a userDataFrom it may not
 // read, an image the instance type cannot run), named by its own Ready reason. It
 // wraps an *awserrors.Error so that its kind, and the code shown to the user, read like
 // EC2's own.
-type reasonedError struct {
-	reason string
-	err    *awserrors.Error
+type ReasonedError struct {
+	Reason string
+	Err    *awserrors.Error
 }
 
-func (e *reasonedError) Error() string { return e.err.Error() }
-func (e *reasonedError) Unwrap() error { return e.err }
+func (e *ReasonedError) Error() string { return e.Err.Error() }
+func (e *ReasonedError) Unwrap() error { return e.Err }
 
-// refusal builds the controller's own refusal: invalid input, with the reason users
+// Refusal builds the controller's own refusal: invalid input, with the reason users
 // match on and a code and message shown as EC2's would be.
-func refusal(reason, operation, code, message string) error {
-	return &reasonedError{reason: reason, err: &awserrors.Error{Kind: awserrors.KindInvalidInput, Operation: operation, Code: code, Message: message}}
+func Refusal(reason, operation, code, message string) error {
+	return &ReasonedError{Reason: reason, Err: &awserrors.Error{Kind: awserrors.KindInvalidInput, Operation: operation, Code: code, Message: message}}
 }
 
-// refusedAsAsked tells EC2 refusing a change as asked (it will refuse it again, so a
+// RefusedAsAsked tells EC2 refusing a change as asked (it will refuse it again, so a
 // stopped instance is not kept down retrying it) from failures worth retrying.
-func refusedAsAsked(err error) bool {
+func RefusedAsAsked(err error) bool {
 	switch awserrors.KindOf(err) {
 	case awserrors.KindInvalidInput, awserrors.KindTerminal:
 		return true
@@ -112,10 +112,10 @@ func refusedAsAsked(err error) bool {
 	return false
 }
 
-// reasonsNeedingTheUser are the Ready reasons that no amount of retrying fixes: the
+// ReasonsNeedingTheUser are the Ready reasons that no amount of retrying fixes: the
 // spec, the account or the instance must change first. kstatus (Argo CD, Flux,
 // kubectl wait) reads them as failed through Stalled.
-var reasonsNeedingTheUser = map[string]bool{
+var ReasonsNeedingTheUser = map[string]bool{
 	computev1alpha1.ReasonInvalidSpec:             true,
 	computev1alpha1.ReasonImageNotFound:           true,
 	computev1alpha1.ReasonSubnetNotFound:          true,
@@ -150,9 +150,9 @@ var reasonsNeedingTheUser = map[string]bool{
 	computev1alpha1.ReasonAccountMismatch:         true,
 }
 
-// isProgressReason tells the Ready reasons of progress (the instance is being
+// IsProgressReason tells the Ready reasons of progress (the instance is being
 // launched, started, stopped or changed) from those that report a failure.
-func isProgressReason(reason string) bool {
+func IsProgressReason(reason string) bool {
 	switch reason {
 	case computev1alpha1.ReasonProvisioning, computev1alpha1.ReasonPending, computev1alpha1.ReasonStarting,
 		computev1alpha1.ReasonStopping, computev1alpha1.ReasonStopped, computev1alpha1.ReasonUpdating:
@@ -161,10 +161,10 @@ func isProgressReason(reason string) bool {
 	return false
 }
 
-// messageFor is the text shown in the condition and the event: what the operator was
+// MessageFor is the text shown in the condition and the event: what the operator was
 // doing and AWS's own code and message. Request parameters (user data in particular)
 // are never part of it.
-func messageFor(action string, err error) string {
+func MessageFor(action string, err error) string {
 	var e *awserrors.Error
 	if errors.As(err, &e) {
 		return action + ": " + e.Code + ": " + e.Message
@@ -172,8 +172,8 @@ func messageFor(action string, err error) string {
 	return action + ": " + err.Error()
 }
 
-// errorMessage is AWS's message of err, or the error's text.
-func errorMessage(err error) string {
+// ErrorMessage is AWS's message of err, or the error's text.
+func ErrorMessage(err error) string {
 	var e *awserrors.Error
 	if errors.As(err, &e) {
 		return e.Message

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller
+package pass
 
 import (
 	"sort"
@@ -26,11 +26,11 @@ import (
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
 )
 
-// observeInstance copies what EC2 reports into status. Values are normalised (launch
+// ObserveInstance copies what EC2 reports into status. Values are normalised (launch
 // time to whole seconds, as the API server stores it) so that an unchanged instance
 // yields an unchanged status and no write.
-func observeInstance(s *instanceScope, inst *ec2.Instance) {
-	st := &s.obj.Status
+func ObserveInstance(s *Scope, inst *ec2.Instance) {
+	st := &s.Obj.Status
 	st.InstanceID = inst.ID
 	st.State = inst.State
 	st.StateReason = inst.StateReason
@@ -41,14 +41,14 @@ func observeInstance(s *instanceScope, inst *ec2.Instance) {
 	st.AvailabilityZone = inst.AvailabilityZone
 	st.InstanceType = inst.InstanceType
 	st.ImageID = inst.ImageID
-	st.Region = s.region
+	st.Region = s.Region
 	st.Architecture = inst.Architecture
 	st.Platform = inst.Platform
 	st.VPCID = inst.VPCID
 	if inst.SubnetID != "" {
 		st.SubnetID = inst.SubnetID
 	}
-	if s.obj.Spec.SecurityGroupSelector == nil {
+	if s.Obj.Spec.SecurityGroupSelector == nil {
 		st.SecurityGroupIDs = sortedCopy(inst.SecurityGroupIDs)
 	}
 	st.NetworkInterfaces = interfaceStatus(inst)
@@ -65,9 +65,9 @@ func observeInstance(s *instanceScope, inst *ec2.Instance) {
 	}
 }
 
-// readyReasonForState explains why an instance in a given state is not (yet) in the
+// ReadyReasonForState explains why an instance in a given state is not (yet) in the
 // desired one.
-func readyReasonForState(state string) string {
+func ReadyReasonForState(state string) string {
 	switch state {
 	case ec2.StatePending:
 		return computev1alpha1.ReasonPending
@@ -80,13 +80,13 @@ func readyReasonForState(state string) string {
 	}
 }
 
-// deriveProgress sets Reconciling and Stalled from Ready, in one place, as kstatus
+// DeriveProgress sets Reconciling and Stalled from Ready, in one place, as kstatus
 // reads them: Reconciling while the operator is moving the instance toward the spec
 // or retrying something that may pass (throttling, capacity, an AWS error), Stalled
 // when it needs the user, neither when Ready. Both carry the generation they describe.
-func deriveProgress(s *instanceScope) {
-	ready := s.condition(computev1alpha1.ConditionReady)
-	if ready == nil && s.obj.DeletionTimestamp.IsZero() {
+func DeriveProgress(s *Scope) {
+	ready := s.Condition(computev1alpha1.ConditionReady)
+	if ready == nil && s.Obj.DeletionTimestamp.IsZero() {
 		// Nothing is reported yet (an object waiting for the RunInstances budget): no
 		// write for it. kstatus already reads the object as in progress, because the
 		// CRD defaults status.observedGeneration to 0, behind metadata.generation.
@@ -95,33 +95,33 @@ func deriveProgress(s *instanceScope) {
 	stalled, reconciling := false, true
 	reason, message := computev1alpha1.ReasonSettled, "nothing in progress"
 	switch {
-	case !s.obj.DeletionTimestamp.IsZero():
+	case !s.Obj.DeletionTimestamp.IsZero():
 		reason, message = computev1alpha1.ReasonDeleting, "the object is being deleted"
 	case ready.Status == metav1.ConditionTrue:
 		reconciling = false
-	case reasonsNeedingTheUser[ready.Reason],
-		ready.Reason == computev1alpha1.ReasonIdempotencyConflict && s.obj.Status.LaunchAttempts >= maxIdempotencyConflicts:
+	case ReasonsNeedingTheUser[ready.Reason],
+		ready.Reason == computev1alpha1.ReasonIdempotencyConflict && s.Obj.Status.LaunchAttempts >= MaxIdempotencyConflicts:
 		stalled, reconciling = true, false
 		reason, message = ready.Reason, ready.Message
 	default:
 		reason, message = ready.Reason, ready.Message
 	}
 	stalledReason, stalledMessage := reason, message
-	if o := s.condition(computev1alpha1.ConditionOutputsWritten); !stalled && s.obj.DeletionTimestamp.IsZero() &&
-		o != nil && o.Status == metav1.ConditionFalse && reasonsNeedingTheUser[o.Reason] {
+	if o := s.Condition(computev1alpha1.ConditionOutputsWritten); !stalled && s.Obj.DeletionTimestamp.IsZero() &&
+		o != nil && o.Status == metav1.ConditionFalse && ReasonsNeedingTheUser[o.Reason] {
 		// The instance may be fine, but the workloads waiting for its outputs wait for
 		// the user too.
 		stalled, stalledReason, stalledMessage = true, o.Reason, o.Message
 	}
 	if reconciling {
-		s.setCondition(computev1alpha1.ConditionReconciling, metav1.ConditionTrue, reason, message)
+		s.SetCondition(computev1alpha1.ConditionReconciling, metav1.ConditionTrue, reason, message)
 	} else {
-		s.setCondition(computev1alpha1.ConditionReconciling, metav1.ConditionFalse, computev1alpha1.ReasonSettled, "nothing in progress")
+		s.SetCondition(computev1alpha1.ConditionReconciling, metav1.ConditionFalse, computev1alpha1.ReasonSettled, "nothing in progress")
 	}
 	if stalled {
-		s.setCondition(computev1alpha1.ConditionStalled, metav1.ConditionTrue, stalledReason, stalledMessage)
+		s.SetCondition(computev1alpha1.ConditionStalled, metav1.ConditionTrue, stalledReason, stalledMessage)
 	} else {
-		s.setCondition(computev1alpha1.ConditionStalled, metav1.ConditionFalse, computev1alpha1.ReasonSettled, "not waiting for the user")
+		s.SetCondition(computev1alpha1.ConditionStalled, metav1.ConditionFalse, computev1alpha1.ReasonSettled, "not waiting for the user")
 	}
 }
 
@@ -150,3 +150,7 @@ func sortedCopy(in []string) []string {
 	sort.Strings(out)
 	return out
 }
+
+// MaxIdempotencyConflicts is how many launches in a row EC2 may answer with
+// IdempotentParameterMismatch before the operator stops launching.
+const MaxIdempotencyConflicts = 5
