@@ -51,7 +51,7 @@ func (r *EC2InstanceReconciler) resolveClusterID(reader client.Reader) error {
 // Event says it once, and the object is looked at again at the resync period.
 func (r *EC2InstanceReconciler) instanceExists(s *pass.Scope, msg string) pass.Step {
 	if c := s.Condition(computev1alpha1.ConditionReady); c == nil || c.Reason != computev1alpha1.ReasonInstanceExists || c.Message != msg {
-		r.event(s, corev1.EventTypeWarning, computev1alpha1.ReasonInstanceExists, msg)
+		s.Event(corev1.EventTypeWarning, computev1alpha1.ReasonInstanceExists, msg)
 	}
 	s.NotReady(computev1alpha1.ReasonInstanceExists, msg)
 	r.Metrics.ReconcileError(computev1alpha1.ReasonInstanceExists)
@@ -93,7 +93,7 @@ func (r *EC2InstanceReconciler) tagWithCluster(ctx context.Context, s *pass.Scop
 		inst.Tags = map[string]string{}
 	}
 	inst.Tags[key] = r.ClusterID
-	r.event(s, corev1.EventTypeNormal, "ClusterTagged", fmt.Sprintf("tagged instance %s, launched before the operator tagged its cluster, "+
+	s.Event(corev1.EventTypeNormal, "ClusterTagged", fmt.Sprintf("tagged instance %s, launched before the operator tagged its cluster, "+
 		"and its volumes, interface and Elastic IP with %s=%s", inst.ID, ec2.TagCluster, r.ClusterID))
 	return nil
 }

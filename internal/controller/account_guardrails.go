@@ -89,7 +89,7 @@ func (r *EC2InstanceReconciler) refusedRequest(s *pass.Scope, err error) bool {
 	if refusal.Reason == guardrail.OwnershipRefused {
 		msg := refusal.Error() + "; the instance is left as it is"
 		if c := s.Condition(computev1alpha1.ConditionReady); c == nil || c.Reason != computev1alpha1.ReasonOwnedByAnother || c.Message != msg {
-			r.event(s, corev1.EventTypeWarning, computev1alpha1.ReasonOwnedByAnother, msg)
+			s.Event(corev1.EventTypeWarning, computev1alpha1.ReasonOwnedByAnother, msg)
 			r.Metrics.ReconcileError(computev1alpha1.ReasonOwnedByAnother)
 		}
 		s.NotReady(computev1alpha1.ReasonOwnedByAnother, msg)

@@ -190,7 +190,7 @@ func (r *EC2InstanceReconciler) namespaceMetadata(ctx context.Context, name stri
 // refuseAccount reports why the account cannot be used, once per change of reason.
 func (r *EC2InstanceReconciler) refuseAccount(s *pass.Scope, reason, msg string) error {
 	if c := s.Condition(computev1alpha1.ConditionReady); c == nil || c.Reason != reason || c.Message != msg {
-		r.event(s, corev1.EventTypeWarning, reason, msg)
+		s.Event(corev1.EventTypeWarning, reason, msg)
 		r.Metrics.ReconcileError(reason)
 	}
 	s.NotReady(reason, msg)

@@ -129,7 +129,7 @@ func (r *EC2InstanceReconciler) observe(s *pass.Scope, inst *ec2.Instance) pass.
 		msg := fmt.Sprintf("instance %s is managed by EC2Instance %s/%s; not changing it", inst.ID,
 			ec2.OwnerTag(inst.Tags, ec2.TagOwnerNamespace), ec2.OwnerTag(inst.Tags, ec2.TagOwnerName))
 		if c := s.Condition(computev1alpha1.ConditionReady); c == nil || c.Reason != computev1alpha1.ReasonOwnedByAnother {
-			r.event(s, corev1.EventTypeWarning, computev1alpha1.ReasonOwnedByAnother, msg)
+			s.Event(corev1.EventTypeWarning, computev1alpha1.ReasonOwnedByAnother, msg)
 		}
 		s.NotReady(computev1alpha1.ReasonOwnedByAnother, msg)
 		return pass.DoneAfter(r.resyncAfter())

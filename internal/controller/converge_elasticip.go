@@ -87,7 +87,7 @@ func (r *EC2InstanceReconciler) associateAddress(ctx context.Context, s *pass.Sc
 	case awserrors.AddressNotFound(err) && eip.AllocatedByOperator:
 		// The operator's own address is gone (released outside Kubernetes): forget it;
 		// the next pass allocates another.
-		r.event(s, corev1.EventTypeWarning, computev1alpha1.ReasonAddressNotFound, "Elastic IP "+eip.AllocationID+" no longer exists; allocating another")
+		s.Event(corev1.EventTypeWarning, computev1alpha1.ReasonAddressNotFound, "Elastic IP "+eip.AllocationID+" no longer exists; allocating another")
 		s.Obj.Status.ElasticIP = nil
 		return true, nil
 	case awserrors.AddressAssociatedElsewhere(err):
@@ -100,7 +100,7 @@ func (r *EC2InstanceReconciler) associateAddress(ctx context.Context, s *pass.Sc
 	if eip.AssociationID != "" {
 		r.driftCorrected(s, plan.Drift{Field: "elasticIp", Actual: "not associated", Desired: plan.OrNone(eip.PublicIP) + " associated"})
 	} else {
-		r.event(s, corev1.EventTypeNormal, "ElasticIPAssociated", fmt.Sprintf("associated %s (%s) with %s", plan.OrNone(eip.PublicIP), eip.AllocationID, nic.ID))
+		s.Event(corev1.EventTypeNormal, "ElasticIPAssociated", fmt.Sprintf("associated %s (%s) with %s", plan.OrNone(eip.PublicIP), eip.AllocationID, nic.ID))
 	}
 	eip.AssociationID = id
 	if eip.PublicIP != "" {
@@ -149,7 +149,7 @@ func (r *EC2InstanceReconciler) chooseAddress(ctx context.Context, s *pass.Scope
 	if err != nil {
 		return nil, err
 	}
-	r.event(s, corev1.EventTypeNormal, "ElasticIPAllocated", fmt.Sprintf("allocated Elastic IP %s (%s)", a.PublicIP, a.AllocationID))
+	s.Event(corev1.EventTypeNormal, "ElasticIPAllocated", fmt.Sprintf("allocated Elastic IP %s (%s)", a.PublicIP, a.AllocationID))
 	return &computev1alpha1.ElasticIPStatus{AllocationID: a.AllocationID, PublicIP: a.PublicIP, AllocatedByOperator: true}, nil
 }
 
@@ -163,13 +163,13 @@ func (r *EC2InstanceReconciler) letGoOfAddress(ctx context.Context, s *pass.Scop
 		}
 	}
 	if !eip.AllocatedByOperator {
-		r.event(s, corev1.EventTypeNormal, "ElasticIPDisassociated", fmt.Sprintf("disassociated Elastic IP %s (%s); it stays allocated", eip.PublicIP, eip.AllocationID))
+		s.Event(corev1.EventTypeNormal, "ElasticIPDisassociated", fmt.Sprintf("disassociated Elastic IP %s (%s); it stays allocated", eip.PublicIP, eip.AllocationID))
 		return nil
 	}
 	if err := s.EC2.ReleaseAddress(ctx, eip.AllocationID); err != nil {
 		return err
 	}
-	r.event(s, corev1.EventTypeNormal, "ElasticIPReleased", fmt.Sprintf("released Elastic IP %s (%s), which the operator allocated", eip.PublicIP, eip.AllocationID))
+	s.Event(corev1.EventTypeNormal, "ElasticIPReleased", fmt.Sprintf("released Elastic IP %s (%s), which the operator allocated", eip.PublicIP, eip.AllocationID))
 	return nil
 }
 

@@ -73,7 +73,7 @@ func (r *EC2InstanceReconciler) reportExtras(ctx context.Context, s *pass.Scope,
 	msg := fmt.Sprintf("besides %s, instance(s) %s carry this object's ownership tags and run; the operator manages only %s "+
 		"and terminates (deletionPolicy Delete) or releases (Retain) all of them when the object is deleted", managed, instanceIDList(extras), managed)
 	if c := s.Condition(computev1alpha1.ConditionDuplicateInstances); c == nil || c.Status != metav1.ConditionTrue || c.Message != msg {
-		r.event(s, corev1.EventTypeWarning, computev1alpha1.ReasonExtraInstances, msg)
+		s.Event(corev1.EventTypeWarning, computev1alpha1.ReasonExtraInstances, msg)
 	}
 	s.SetCondition(computev1alpha1.ConditionDuplicateInstances, metav1.ConditionTrue, computev1alpha1.ReasonExtraInstances, msg)
 }
@@ -89,7 +89,7 @@ func (r *EC2InstanceReconciler) terminateExtras(ctx context.Context, s *pass.Sco
 			return fmt.Errorf("terminating extra instance %s: %w", inst.ID, err)
 		}
 	}
-	r.event(s, corev1.EventTypeNormal, "Terminating",
+	s.Event(corev1.EventTypeNormal, "Terminating",
 		fmt.Sprintf("also terminating instance(s) %s, which carried this object's ownership tags", instanceIDList(extras)))
 	return nil
 }
@@ -106,7 +106,7 @@ func (r *EC2InstanceReconciler) releaseExtras(ctx context.Context, s *pass.Scope
 			return fmt.Errorf("releasing extra instance %s: %w", inst.ID, err)
 		}
 	}
-	r.event(s, corev1.EventTypeNormal, "Retained",
+	s.Event(corev1.EventTypeNormal, "Retained",
 		fmt.Sprintf("also left instance(s) %s running without this object's ownership tags", instanceIDList(extras)))
 	return nil
 }

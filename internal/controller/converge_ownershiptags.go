@@ -137,7 +137,7 @@ func (r *EC2InstanceReconciler) migrateOwnershipTags(ctx context.Context, s *pas
 	if safe {
 		form = ec2.IMDSSafePrefix + " (instance metadata cannot carry keys with a slash)"
 	}
-	r.event(s, corev1.EventTypeNormal, "OwnershipTagsMigrated",
+	s.Event(corev1.EventTypeNormal, "OwnershipTagsMigrated",
 		fmt.Sprintf("rewrote the ownership tags of instance %s under %s, in place", inst.ID, form))
 	return nil
 }

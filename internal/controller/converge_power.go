@@ -137,7 +137,7 @@ func (r *EC2InstanceReconciler) applyWhileStopped(ctx context.Context, s *pass.S
 			s.TypeRefused = true
 		}
 		s.SetCondition(computev1alpha1.ConditionSynced, metav1.ConditionFalse, computev1alpha1.ReasonUpdateFailed, msg)
-		r.event(s, corev1.EventTypeWarning, computev1alpha1.ReasonUpdateFailed, msg)
+		s.Event(corev1.EventTypeWarning, computev1alpha1.ReasonUpdateFailed, msg)
 		r.Metrics.ReconcileError(computev1alpha1.ReasonUpdateFailed)
 		return pass.Proceed(), err
 	}
@@ -164,7 +164,7 @@ func (r *EC2InstanceReconciler) start(ctx context.Context, s *pass.Scope, inst *
 		return pass.Failed("starting instance", err)
 	}
 	st.LastStartAttempt = r.nowInStatus()
-	r.event(s, corev1.EventTypeNormal, computev1alpha1.ReasonStarting, "starting instance "+inst.ID+": "+why)
+	s.Event(corev1.EventTypeNormal, computev1alpha1.ReasonStarting, "starting instance "+inst.ID+": "+why)
 	s.NotReady(computev1alpha1.ReasonStarting, "starting instance "+inst.ID)
 	return pass.DoneAfter(r.PollInterval)
 }
@@ -182,7 +182,7 @@ func (r *EC2InstanceReconciler) typeChangeStartFailed(ctx context.Context, s *pa
 		msg := fmt.Sprintf("%s; retrying until %s, then the instance goes back to %s",
 			pass.MessageFor("starting instance "+inst.ID+" as "+wanted, startErr), deadline.UTC().Format(time.RFC3339), st.LastRunningInstanceType)
 		s.NotReady(computev1alpha1.ReasonInsufficientCapacity, msg)
-		r.event(s, corev1.EventTypeWarning, computev1alpha1.ReasonInsufficientCapacity, msg)
+		s.Event(corev1.EventTypeWarning, computev1alpha1.ReasonInsufficientCapacity, msg)
 		r.Metrics.ReconcileError(computev1alpha1.ReasonInsufficientCapacity)
 		return failedPower(errors.New(msg))
 	}
@@ -201,7 +201,7 @@ func (r *EC2InstanceReconciler) typeChangeStartFailed(ctx context.Context, s *pa
 	msg := fmt.Sprintf("EC2 could not start the instance as %s (%s: %s); it goes back to %s, and %s is not tried again until spec.instanceType changes",
 		refused, awserrors.CodeOf(startErr), pass.ErrorMessage(startErr), previous, refused)
 	s.SetCondition(computev1alpha1.ConditionSynced, metav1.ConditionFalse, computev1alpha1.ReasonInstanceTypeUnavailable, msg)
-	r.event(s, corev1.EventTypeWarning, computev1alpha1.ReasonInstanceTypeUnavailable, msg)
+	s.Event(corev1.EventTypeWarning, computev1alpha1.ReasonInstanceTypeUnavailable, msg)
 	r.Metrics.ReconcileError(computev1alpha1.ReasonInstanceTypeUnavailable)
 	if err := s.EC2.StartInstance(ctx, inst.ID); err != nil {
 		return pass.Failed("starting instance as "+previous, err)
@@ -230,7 +230,7 @@ func (r *EC2InstanceReconciler) startFailedWait(s *pass.Scope, inst *ec2.Instanc
 		wait = r.recreationBackoff(st.StartFailures)
 		msg := fmt.Sprintf("instance %s stopped again right after it was started (%s); starting it again in %s",
 			inst.ID, plan.OrNone(inst.StateReason), wait)
-		r.event(s, corev1.EventTypeWarning, computev1alpha1.ReasonStartFailed, msg)
+		s.Event(corev1.EventTypeWarning, computev1alpha1.ReasonStartFailed, msg)
 		r.Metrics.ReconcileError(computev1alpha1.ReasonStartFailed)
 	}
 	remaining := st.LastStartAttempt.Add(wait).Sub(r.now())
@@ -267,7 +267,7 @@ func (r *EC2InstanceReconciler) stop(ctx context.Context, s *pass.Scope, inst *e
 			return pass.Failed("hibernating instance", err)
 		}
 		s.Obj.Status.LastStopRequest = r.nowInStatus()
-		r.event(s, corev1.EventTypeNormal, computev1alpha1.ReasonStopping, "hibernating instance "+inst.ID+": "+why)
+		s.Event(corev1.EventTypeNormal, computev1alpha1.ReasonStopping, "hibernating instance "+inst.ID+": "+why)
 		s.NotReady(computev1alpha1.ReasonStopping, "hibernating instance "+inst.ID+": "+why)
 		return pass.DoneAfter(r.PollInterval)
 	}
@@ -275,7 +275,7 @@ func (r *EC2InstanceReconciler) stop(ctx context.Context, s *pass.Scope, inst *e
 		return pass.Failed("stopping instance", err)
 	}
 	s.Obj.Status.LastStopRequest = r.nowInStatus()
-	r.event(s, corev1.EventTypeNormal, computev1alpha1.ReasonStopping, "stopping instance "+inst.ID+": "+why)
+	s.Event(corev1.EventTypeNormal, computev1alpha1.ReasonStopping, "stopping instance "+inst.ID+": "+why)
 	s.NotReady(computev1alpha1.ReasonStopping, "stopping instance "+inst.ID+": "+why)
 	return pass.DoneAfter(r.PollInterval)
 }

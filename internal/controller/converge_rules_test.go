@@ -33,7 +33,7 @@ import (
 
 // fakeInstance launches an instance in the fake with the spec's type and brings it to
 // state, and returns the scope of a pass over it.
-func fakeInstance(t *testing.T, f *ec2fake.Fake, spec computev1alpha1.EC2InstanceSpec, state string) *pass.Scope {
+func fakeInstance(t *testing.T, f *ec2fake.Fake, rec pass.EventRecorder, spec computev1alpha1.EC2InstanceSpec, state string) *pass.Scope {
 	t.Helper()
 	inst, err := f.RunInstance(context.Background(), ec2.LaunchRequest{ClientToken: "token-" + t.Name(), ImageID: ec2fake.DefaultImageID,
 		InstanceType: spec.InstanceType, SubnetID: ec2fake.DefaultSubnetID, SecurityGroupIDs: []string{ec2fake.DefaultSecurityGroupID},
@@ -45,7 +45,7 @@ func fakeInstance(t *testing.T, f *ec2fake.Fake, spec computev1alpha1.EC2Instanc
 	if state != ec2.StateRunning {
 		f.SetState(inst.ID, state)
 	}
-	s := pureScope()
+	s := pureScope(rec)
 	s.Obj.Spec = spec
 	s.EC2 = f
 	found, _ := f.Instance(inst.ID)
@@ -87,7 +87,7 @@ func TestPowerStepCallsOnlyWhatTheDesiredStateNeeds(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			r, _ := pureReconciler()
 			f := ec2fake.New()
-			s := fakeInstance(t, f, computev1alpha1.EC2InstanceSpec{InstanceType: "t3.micro", DesiredState: tc.desired}, tc.state)
+			s := fakeInstance(t, f, r.Recorder, computev1alpha1.EC2InstanceSpec{InstanceType: "t3.micro", DesiredState: tc.desired}, tc.state)
 			next := r.convergePower(context.Background(), s, s.Inst, tc.whileStopped)
 			if got := callOps(f); got != tc.wantCalls {
 				t.Errorf("calls %q, want %q", got, tc.wantCalls)
@@ -110,7 +110,7 @@ func TestPowerStepCallsOnlyWhatTheDesiredStateNeeds(t *testing.T) {
 func TestARefusedChangeWhileStoppedStillStartsTheInstance(t *testing.T) {
 	r, events := pureReconciler()
 	f := ec2fake.New()
-	s := fakeInstance(t, f, computev1alpha1.EC2InstanceSpec{InstanceType: "t3.micro"}, ec2.StateStopped)
+	s := fakeInstance(t, f, r.Recorder, computev1alpha1.EC2InstanceSpec{InstanceType: "t3.micro"}, ec2.StateStopped)
 	refused := plan.Drift{Field: "instanceType", Desired: "t3.huge", Actual: "t3.micro", NeedsStopped: true,
 		Apply: func(ctx context.Context, c plan.SettingsClient, id string) error {
 			return c.ModifyInstanceType(ctx, id, "t3.huge")
@@ -136,7 +136,7 @@ func TestARefusedChangeWhileStoppedStillStartsTheInstance(t *testing.T) {
 func TestSettingsAreAppliedOneByOneAndTheStoppedOnesWait(t *testing.T) {
 	r, _ := pureReconciler()
 	f := ec2fake.New()
-	s := fakeInstance(t, f, computev1alpha1.EC2InstanceSpec{InstanceType: "t3.micro", Monitoring: ptr.To(true),
+	s := fakeInstance(t, f, r.Recorder, computev1alpha1.EC2InstanceSpec{InstanceType: "t3.micro", Monitoring: ptr.To(true),
 		DisableAPITermination: ptr.To(true), SecurityGroupIDs: []string{ec2fake.DefaultSecurityGroupID}}, ec2.StateRunning)
 	s.Obj.Spec.InstanceType = "t3.large"
 	f.FailNext("SetDetailedMonitoring", awserrors.NewError("MonitorInstances", "UnauthorizedOperation", "not allowed"))
@@ -163,7 +163,7 @@ func TestSettingsAreAppliedOneByOneAndTheStoppedOnesWait(t *testing.T) {
 func TestTagsStayWithinEC2sLimitAndRemoveOnlyWhatTheOperatorSet(t *testing.T) {
 	r, events := pureReconciler()
 	f := ec2fake.New()
-	s := fakeInstance(t, f, computev1alpha1.EC2InstanceSpec{InstanceType: "t3.micro", Tags: map[string]string{"team": "a"}}, ec2.StateRunning)
+	s := fakeInstance(t, f, r.Recorder, computev1alpha1.EC2InstanceSpec{InstanceType: "t3.micro", Tags: map[string]string{"team": "a"}}, ec2.StateRunning)
 	s.Obj.Status.ManagedTagKeys = []string{"old"}
 	if err := f.CreateTags(context.Background(), []string{s.Inst.ID}, map[string]string{"old": "x", "someone-elses": "y"}); err != nil {
 		t.Fatal(err)

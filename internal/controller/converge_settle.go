@@ -47,7 +47,7 @@ func (r *EC2InstanceReconciler) settle(s *pass.Scope, inst *ec2.Instance, whileS
 	case len(immutable) > 0:
 		msg := "immutable fields differ from the instance and are not changed: " + strings.Join(immutable, "; ")
 		if c := s.Condition(computev1alpha1.ConditionSynced); c == nil || c.Message != msg {
-			r.event(s, corev1.EventTypeWarning, computev1alpha1.ReasonImmutableFieldDiffer, msg)
+			s.Event(corev1.EventTypeWarning, computev1alpha1.ReasonImmutableFieldDiffer, msg)
 		}
 		s.SetCondition(computev1alpha1.ConditionSynced, metav1.ConditionFalse, computev1alpha1.ReasonImmutableFieldDiffer, msg)
 	case len(whileStopped) > 0:

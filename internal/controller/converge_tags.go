@@ -123,7 +123,7 @@ const codeTagBudget = "TagLimitExceeded"
 // driftCorrected reports one applied correction as an event and a metric.
 func (r *EC2InstanceReconciler) driftCorrected(s *pass.Scope, d plan.Drift) {
 	r.Metrics.DriftCorrected(d.Field)
-	r.event(s, corev1.EventTypeNormal, "DriftCorrected", fmt.Sprintf("%s: %s -> %s", d.Field, d.Actual, d.Desired))
+	s.Event(corev1.EventTypeNormal, "DriftCorrected", fmt.Sprintf("%s: %s -> %s", d.Field, d.Actual, d.Desired))
 }
 
 func sortedKeys(m map[string]string) []string {

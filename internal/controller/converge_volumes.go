@@ -174,7 +174,7 @@ func (r *EC2InstanceReconciler) attachVolume(ctx context.Context, p *volumePass,
 		return err
 	}
 	e.AttachmentState = "attaching"
-	r.event(s, corev1.EventTypeNormal, "VolumeAttached", fmt.Sprintf("attaching volume %s at %s", vol.ID, v.DeviceName))
+	s.Event(corev1.EventTypeNormal, "VolumeAttached", fmt.Sprintf("attaching volume %s at %s", vol.ID, v.DeviceName))
 	p.busy = true
 	return nil
 }
@@ -238,7 +238,7 @@ func (r *EC2InstanceReconciler) removeVolume(ctx context.Context, p *volumePass,
 			if err := s.EC2.DetachVolume(ctx, e.VolumeID, inst.ID); err != nil {
 				return err
 			}
-			r.event(s, corev1.EventTypeNormal, "VolumeDetached", fmt.Sprintf("detaching volume %s from %s: it left spec.volumes", e.VolumeID, e.DeviceName))
+			s.Event(corev1.EventTypeNormal, "VolumeDetached", fmt.Sprintf("detaching volume %s from %s: it left spec.volumes", e.VolumeID, e.DeviceName))
 		}
 		e.AttachmentState = "detaching"
 		p.busy = true
@@ -267,13 +267,13 @@ func (r *EC2InstanceReconciler) disposeVolume(ctx context.Context, s *pass.Scope
 		if err := s.EC2.DeleteVolume(ctx, volumeID); err != nil {
 			return err
 		}
-		r.event(s, corev1.EventTypeNormal, "VolumeDeleted", "deleted volume "+volumeID)
+		s.Event(corev1.EventTypeNormal, "VolumeDeleted", "deleted volume "+volumeID)
 		return nil
 	}
 	if err := releaseResources(ctx, s, instanceID, volumeID); err != nil {
 		return err
 	}
-	r.event(s, corev1.EventTypeNormal, "VolumeReleased", fmt.Sprintf("left volume %s in place, tagged %s=%s (deleteOnTermination false)", volumeID, ec2.TagReleased, instanceID))
+	s.Event(corev1.EventTypeNormal, "VolumeReleased", fmt.Sprintf("left volume %s in place, tagged %s=%s (deleteOnTermination false)", volumeID, ec2.TagReleased, instanceID))
 	return nil
 }
 

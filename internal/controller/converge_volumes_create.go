@@ -80,7 +80,7 @@ func (r *EC2InstanceReconciler) createVolume(ctx context.Context, p *volumePass,
 		return err
 	}
 	e.VolumeID, e.State, e.SizeGiB, e.Type, e.IOPS, e.Throughput = vol.ID, vol.State, vol.SizeGiB, vol.Type, vol.IOPS, vol.Throughput
-	r.event(s, corev1.EventTypeNormal, "VolumeCreated", fmt.Sprintf("created volume %s for %s in %s", vol.ID, v.DeviceName, inst.AvailabilityZone))
+	s.Event(corev1.EventTypeNormal, "VolumeCreated", fmt.Sprintf("created volume %s for %s in %s", vol.ID, v.DeviceName, inst.AvailabilityZone))
 	p.writeStatus()
 	p.busy = true
 	return s.PatchStatus(ctx, r.Client)
@@ -103,7 +103,7 @@ func (r *EC2InstanceReconciler) adoptUnrecordedVolume(ctx context.Context, p *vo
 		}
 		e.VolumeID, e.State, e.SizeGiB, e.Type, e.IOPS, e.Throughput = vol.ID, vol.State, vol.SizeGiB, vol.Type, vol.IOPS, vol.Throughput
 		p.described[vol.ID] = vol
-		r.event(s, corev1.EventTypeNormal, "VolumeCreated", fmt.Sprintf(
+		s.Event(corev1.EventTypeNormal, "VolumeCreated", fmt.Sprintf(
 			"found volume %s for %s, created by an earlier CreateVolume whose answer was lost; it is changed to match the spec", vol.ID, e.DeviceName))
 		p.writeStatus()
 		p.busy = true
@@ -137,7 +137,7 @@ func (r *EC2InstanceReconciler) volumeMissing(ctx context.Context, p *volumePass
 		}
 		msg = fmt.Sprintf("volume %s for %s vanished while EBS was creating it", e.VolumeID, v.DeviceName)
 	default:
-		r.event(s, corev1.EventTypeWarning, computev1alpha1.ReasonVolumeNotFound,
+		s.Event(corev1.EventTypeWarning, computev1alpha1.ReasonVolumeNotFound,
 			fmt.Sprintf("volume %s at %s is gone; creating a new one", e.VolumeID, v.DeviceName))
 		r.renewVolume(s, e)
 		return nil

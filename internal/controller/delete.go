@@ -47,13 +47,13 @@ func (r *EC2InstanceReconciler) reconcileDelete(ctx context.Context, s *pass.Sco
 	if owner := ec2.OwnerTag(inst.Tags, ec2.TagOwnerUID); owner != "" && owner != string(s.Obj.UID) {
 		// Another object manages this instance (two adoptions raced and the other
 		// won): deleting this object must not terminate or release it.
-		r.event(s, corev1.EventTypeNormal, "Released", fmt.Sprintf("instance %s is managed by EC2Instance %s/%s; left untouched",
+		s.Event(corev1.EventTypeNormal, "Released", fmt.Sprintf("instance %s is managed by EC2Instance %s/%s; left untouched",
 			inst.ID, ec2.OwnerTag(inst.Tags, ec2.TagOwnerNamespace), ec2.OwnerTag(inst.Tags, ec2.TagOwnerName)))
 		return r.release(ctx, s)
 	}
 	if r.claimOf(s, inst.Tags) == pass.ClaimOtherCluster {
 		// That cluster's operator manages it; deleting this object must not touch it.
-		r.event(s, corev1.EventTypeNormal, "Released", pass.OtherClusterMessage(inst, r.ClusterID, "left untouched"))
+		s.Event(corev1.EventTypeNormal, "Released", pass.OtherClusterMessage(inst, r.ClusterID, "left untouched"))
 		return r.release(ctx, s)
 	}
 
@@ -85,14 +85,14 @@ func (r *EC2InstanceReconciler) terminate(ctx context.Context, s *pass.Scope, in
 		if err := s.EC2.ModifyTerminationProtection(ctx, inst.ID, false); err != nil {
 			return pass.Failed("lifting termination protection", err)
 		}
-		r.event(s, corev1.EventTypeNormal, "TerminationProtectionLifted",
+		s.Event(corev1.EventTypeNormal, "TerminationProtectionLifted",
 			"lifted termination protection of instance "+inst.ID+" because the EC2Instance is deleted with deletionPolicy Delete")
 		state, err = s.EC2.TerminateInstance(ctx, inst.ID)
 	}
 	if err != nil {
 		return pass.Failed("terminating instance "+inst.ID, err)
 	}
-	r.event(s, corev1.EventTypeNormal, "Terminating", "terminating instance "+inst.ID)
+	s.Event(corev1.EventTypeNormal, "Terminating", "terminating instance "+inst.ID)
 	// TerminateInstances answers with the instance's new state: once it is shutting
 	// down, nothing can bring it back, and the object can go, with any other instance
 	// that carries its tags.
@@ -151,7 +151,7 @@ func (r *EC2InstanceReconciler) retain(ctx context.Context, s *pass.Scope, inst 
 	if err := r.releaseExtras(ctx, s, inst.ID); err != nil {
 		return pass.Failed("releasing the extra instances", err)
 	}
-	r.event(s, corev1.EventTypeNormal, "Retained", "left instance "+inst.ID+" running and removed its ownership tags (deletionPolicy Retain)")
+	s.Event(corev1.EventTypeNormal, "Retained", "left instance "+inst.ID+" running and removed its ownership tags (deletionPolicy Retain)")
 	return r.release(ctx, s)
 }
 

@@ -199,7 +199,7 @@ func (r *EC2InstanceReconciler) releaseAddresses(ctx context.Context, s *pass.Sc
 		if err := s.EC2.ReleaseAddress(ctx, a.AllocationID); err != nil {
 			return err
 		}
-		r.event(s, corev1.EventTypeNormal, "ElasticIPReleased", fmt.Sprintf("released Elastic IP %s (%s), which the operator allocated", a.PublicIP, a.AllocationID))
+		s.Event(corev1.EventTypeNormal, "ElasticIPReleased", fmt.Sprintf("released Elastic IP %s (%s), which the operator allocated", a.PublicIP, a.AllocationID))
 	}
 	return nil
 }
@@ -220,7 +220,7 @@ func (r *EC2InstanceReconciler) letGoOfGivenAddress(ctx context.Context, s *pass
 	if err := s.EC2.DisassociateAddress(ctx, a.AssociationID, ""); err != nil {
 		return err
 	}
-	r.event(s, corev1.EventTypeNormal, "ElasticIPDisassociated", fmt.Sprintf("disassociated Elastic IP %s (%s); it stays allocated", a.PublicIP, a.AllocationID))
+	s.Event(corev1.EventTypeNormal, "ElasticIPDisassociated", fmt.Sprintf("disassociated Elastic IP %s (%s); it stays allocated", a.PublicIP, a.AllocationID))
 	return nil
 }
 

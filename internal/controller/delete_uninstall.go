@@ -59,7 +59,7 @@ func (r *EC2InstanceReconciler) guardUninstall(ctx context.Context, s *pass.Scop
 	if !deleting {
 		return pass.Proceed()
 	}
-	r.event(s, corev1.EventTypeWarning, reasonReleasedOnUninstall, uninstallMessage(s.Obj))
+	s.Event(corev1.EventTypeWarning, reasonReleasedOnUninstall, uninstallMessage(s.Obj))
 	return r.release(ctx, s)
 }
 

@@ -28,7 +28,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/metadata"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -58,9 +57,7 @@ type ClientProvider interface {
 }
 
 // EventRecorder is the part of the events API the reconciler uses.
-type EventRecorder interface {
-	Eventf(regarding runtime.Object, related runtime.Object, eventtype, reason, action, note string, args ...any)
-}
+type EventRecorder = pass.EventRecorder
 
 // Defaults for the reconciler's timing.
 const (
@@ -184,7 +181,7 @@ func (r *EC2InstanceReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 			return requeue.After(requeue.CredentialsWait, true), nil
 		}
 	}
-	s := pass.NewScope(obj, logf.FromContext(ctx))
+	s := pass.NewScope(obj, logf.FromContext(ctx), r.Recorder)
 	res, err := r.finish(s, r.reconcile(ctx, s))
 	r.settleSecondWriter(s)
 	// After a conflict the pass's copy is stale: writing it again would only meet
@@ -282,7 +279,7 @@ func (r *EC2InstanceReconciler) useAccount(ctx context.Context, s *pass.Scope) p
 		if !s.Obj.DeletionTimestamp.IsZero() && s.Obj.Spec.DeletionPolicy == computev1alpha1.DeletionPolicyRetain {
 			// Retain asks for nothing in AWS; without the account, the ownership tags
 			// cannot be removed, and that must not keep the object forever.
-			r.event(s, corev1.EventTypeWarning, computev1alpha1.ReasonDeleting,
+			s.Event(corev1.EventTypeWarning, computev1alpha1.ReasonDeleting,
 				"released without calling AWS (deletionPolicy Retain) because the account cannot be used: the instance keeps the operator's ownership tags")
 			return r.release(ctx, s)
 		}
@@ -381,12 +378,4 @@ func (r *EC2InstanceReconciler) nowInStatus() *metav1.Time {
 // created together do not describe their instances in lockstep forever.
 func (r *EC2InstanceReconciler) resyncAfter() time.Duration {
 	return r.ResyncPeriod + time.Duration(rand.Int64N(int64(r.ResyncPeriod/10)+1))
-}
-
-// event emits a Kubernetes event on the object and logs it.
-func (r *EC2InstanceReconciler) event(s *pass.Scope, eventType, reason, message string) {
-	s.Log.Info(message, "reason", reason)
-	if r.Recorder != nil {
-		r.Recorder.Eventf(s.Obj, nil, eventType, reason, reason, "%s", message)
-	}
 }

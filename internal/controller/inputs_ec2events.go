@@ -142,7 +142,7 @@ func (r *EC2InstanceReconciler) reportSpotInterruption(s *pass.Scope, instanceID
 	at := w.Time.Add(spotNotice).UTC().Format(time.RFC3339)
 	msg := fmt.Sprintf("EC2 warned at %s that it will %s Spot Instance %s at about %s", w.Time.UTC().Format(time.RFC3339), w.Action, instanceID, at)
 	if c := s.Condition(computev1alpha1.ConditionSpotInterruption); c == nil || c.Message != msg {
-		r.event(s, corev1.EventTypeWarning, computev1alpha1.ReasonInterruptionWarning, msg)
+		s.Event(corev1.EventTypeWarning, computev1alpha1.ReasonInterruptionWarning, msg)
 	}
 	s.SetCondition(computev1alpha1.ConditionSpotInterruption, metav1.ConditionTrue, computev1alpha1.ReasonInterruptionWarning, msg)
 }

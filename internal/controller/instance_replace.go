@@ -54,7 +54,7 @@ func (r *EC2InstanceReconciler) instanceTerminated(ctx context.Context, s *pass.
 		backoff = r.MinBackoff
 	}
 	msg += fmt.Sprintf("; launching a replacement in %s", backoff)
-	r.event(s, corev1.EventTypeWarning, reason, msg)
+	s.Event(corev1.EventTypeWarning, reason, msg)
 	if launchFailed {
 		r.Metrics.ReconcileError(reason)
 	} else {

@@ -172,7 +172,7 @@ func (r *EC2InstanceReconciler) holdVanished(ctx context.Context, s *pass.Scope)
 		"Check the account; to replace this one, set the annotation %s to a new value (kubectl annotate ec2 %s %s=$(date +%%s) --overwrite)",
 		st.InstanceID, count-1, account, region, vanishWindow, computev1alpha1.RetryAnnotation, s.Obj.Name, computev1alpha1.RetryAnnotation)
 	if c := s.Condition(computev1alpha1.ConditionReady); c == nil || c.Reason != computev1alpha1.ReasonReplacementPaused {
-		r.event(s, corev1.EventTypeWarning, computev1alpha1.ReasonReplacementPaused, msg)
+		s.Event(corev1.EventTypeWarning, computev1alpha1.ReasonReplacementPaused, msg)
 		r.Metrics.ReconcileError(computev1alpha1.ReasonReplacementPaused)
 	}
 	s.NotReady(computev1alpha1.ReasonReplacementPaused, msg)

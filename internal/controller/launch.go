@@ -103,7 +103,7 @@ func (r *EC2InstanceReconciler) findEarlierLaunch(ctx context.Context, s *pass.S
 	if found == nil {
 		return pass.Proceed()
 	}
-	r.event(s, corev1.EventTypeNormal, "InstanceFound", fmt.Sprintf("found instance %s launched earlier for this object; managing it", found.ID))
+	s.Event(corev1.EventTypeNormal, "InstanceFound", fmt.Sprintf("found instance %s launched earlier for this object; managing it", found.ID))
 	pass.RememberLaunchVolumes(s, found)
 	return r.recordInstance(ctx, s, found)
 }
@@ -156,7 +156,7 @@ func (r *EC2InstanceReconciler) runInstance(ctx context.Context, s *pass.Scope, 
 	if err != nil {
 		return r.launchFailed(ctx, s, err)
 	}
-	r.event(s, corev1.EventTypeNormal, "Launched", fmt.Sprintf("launched instance %s (%s)", inst.ID, inst.InstanceType))
+	s.Event(corev1.EventTypeNormal, "Launched", fmt.Sprintf("launched instance %s (%s)", inst.ID, inst.InstanceType))
 	r.launched.put(s.Obj.UID, token, inst.ID)
 	// What was set at launch is known: the next passes compare it without reading it
 	// back (DescribeInstances does not return these attributes).

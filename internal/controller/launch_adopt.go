@@ -51,7 +51,7 @@ func (r *EC2InstanceReconciler) adoptInstance(ctx context.Context, s *pass.Scope
 		msg := fmt.Sprintf("instance %s is managed by EC2Instance %s/%s; refusing to adopt it", id,
 			ec2.OwnerTag(inst.Tags, ec2.TagOwnerNamespace), ec2.OwnerTag(inst.Tags, ec2.TagOwnerName))
 		if c := s.Condition(computev1alpha1.ConditionReady); c == nil || c.Reason != computev1alpha1.ReasonOwnedByAnother {
-			r.event(s, corev1.EventTypeWarning, computev1alpha1.ReasonOwnedByAnother, msg)
+			s.Event(corev1.EventTypeWarning, computev1alpha1.ReasonOwnedByAnother, msg)
 		}
 		s.NotReady(computev1alpha1.ReasonOwnedByAnother, msg)
 		r.Metrics.ReconcileError(computev1alpha1.ReasonOwnedByAnother)
@@ -60,7 +60,7 @@ func (r *EC2InstanceReconciler) adoptInstance(ctx context.Context, s *pass.Scope
 	if inst.State == ec2.StateShuttingDown || inst.State == ec2.StateTerminated {
 		msg := fmt.Sprintf("instance %s is %s and cannot be adopted", id, inst.State)
 		s.NotReady(computev1alpha1.ReasonInstanceNotFound, msg)
-		r.event(s, corev1.EventTypeWarning, computev1alpha1.ReasonInstanceNotFound, msg)
+		s.Event(corev1.EventTypeWarning, computev1alpha1.ReasonInstanceNotFound, msg)
 		return pass.DoneAfter(r.ResyncPeriod)
 	}
 	// Adopting is asking for the instance as it is: it must lie within the account's
@@ -74,6 +74,6 @@ func (r *EC2InstanceReconciler) adoptInstance(ctx context.Context, s *pass.Scope
 	if err := writeOwnership(ctx, s, inst, ownership); err != nil {
 		return pass.Failed("tagging adopted instance "+id, err)
 	}
-	r.event(s, corev1.EventTypeNormal, "Adopted", "adopted existing instance "+id)
+	s.Event(corev1.EventTypeNormal, "Adopted", "adopted existing instance "+id)
 	return r.recordInstance(ctx, s, inst)
 }

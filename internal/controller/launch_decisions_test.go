@@ -38,7 +38,7 @@ const testCluster = "cluster-a"
 func launchScope(f *ec2fake.Fake) (*EC2InstanceReconciler, *eventLog, *pass.Scope) {
 	r, events := pureReconciler()
 	r.ClusterID = testCluster
-	s := pureScope()
+	s := pureScope(r.Recorder)
 	s.Obj.UID = "uid-web"
 	s.Obj.Spec = computev1alpha1.EC2InstanceSpec{InstanceType: "t3.micro", ImageID: ec2fake.DefaultImageID}
 	s.EC2 = f

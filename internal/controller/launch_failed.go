@@ -35,7 +35,7 @@ func (r *EC2InstanceReconciler) launchFailed(ctx context.Context, s *pass.Scope,
 	switch {
 	case awserrors.TokenOfTerminatedInstance(err):
 		// The instance launched with this token is gone: the next token launches anew.
-		r.event(s, corev1.EventTypeWarning, computev1alpha1.ReasonRecreating,
+		s.Event(corev1.EventTypeWarning, computev1alpha1.ReasonRecreating,
 			"the instance launched with client token "+st.ClientToken+" was terminated; launching a replacement with a new token")
 		st.Recreations++
 		st.LastLaunchAttempt, st.LaunchAttempts = nil, 0
@@ -83,7 +83,7 @@ func (r *EC2InstanceReconciler) idempotencyConflict(s *pass.Scope, err error) pa
 		pass.MessageFor(launchAction, err), st.ClientToken, st.ClientToken, computev1alpha1.RetryAnnotation)
 	s.NotReady(computev1alpha1.ReasonIdempotencyConflict, msg)
 	s.SetCondition(computev1alpha1.ConditionStalled, metav1.ConditionTrue, computev1alpha1.ReasonIdempotencyConflict, msg)
-	r.event(s, corev1.EventTypeWarning, computev1alpha1.ReasonIdempotencyConflict, msg)
+	s.Event(corev1.EventTypeWarning, computev1alpha1.ReasonIdempotencyConflict, msg)
 	r.Metrics.ReconcileError(computev1alpha1.ReasonIdempotencyConflict)
 	return pass.DoneAfter(0)
 }

@@ -88,7 +88,7 @@ func (r *EC2InstanceReconciler) findOwnInstance(ctx context.Context, s *pass.Sco
 		for _, o := range live[1:] {
 			others = append(others, o.ID)
 		}
-		r.event(s, corev1.EventTypeWarning, "DuplicateInstances",
+		s.Event(corev1.EventTypeWarning, "DuplicateInstances",
 			fmt.Sprintf("more than one instance carries this object's ownership tag; managing %s and leaving %v alone", live[0].ID, others))
 	}
 	return &live[0], nil

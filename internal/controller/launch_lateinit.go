@@ -55,7 +55,7 @@ func (r *EC2InstanceReconciler) lateInitialize(ctx context.Context, s *pass.Scop
 	if err := s.PatchObject(ctx, r.Client, func() { s.Obj.Spec = *filled }); err != nil {
 		return pass.Errored(err)
 	}
-	r.event(s, corev1.EventTypeNormal, reasonLateInitialized,
+	s.Event(corev1.EventTypeNormal, reasonLateInitialized,
 		"filled in from instance "+s.Inst.ID+", as it is: "+strings.Join(fields, ", "))
 	return pass.Proceed()
 }

@@ -153,7 +153,7 @@ func (r *EC2InstanceReconciler) takeOver(ctx context.Context, s *pass.Scope, id 
 	msg := fmt.Sprintf("took over instance %s, launched for an earlier EC2Instance %s/%s (UID %s) that was deleted without "+
 		"its finalizer; this object was re-created (restored), so it manages that instance instead of launching another",
 		inst.ID, s.Obj.Namespace, s.Obj.Name, previous)
-	r.event(s, corev1.EventTypeNormal, computev1alpha1.ReasonRestored, msg)
+	s.Event(corev1.EventTypeNormal, computev1alpha1.ReasonRestored, msg)
 	if st := r.recordInstance(ctx, s, inst); st.Ends() {
 		return st
 	}

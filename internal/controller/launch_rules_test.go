@@ -53,7 +53,7 @@ func TestVisibilityGraceFollowsTheLaunchRecordAndEC2sAnswer(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			r, _ := pureReconciler()
 			r.Now = func() time.Time { return now }
-			s := pureScope()
+			s := pureScope(r.Recorder)
 			s.Obj.Status.LastLaunchAttempt, s.Obj.Status.InstanceID = tc.lastLaunch, tc.instanceID
 			if tc.readyReason != "" {
 				s.NotReady(tc.readyReason, tc.readyMsg)
@@ -86,7 +86,7 @@ func TestReplacementsBackOffAndNameWhyTheInstanceWentAway(t *testing.T) {
 		{before: ec2.StatePending, code: "Server.SpotInstanceTermination", wantReason: computev1alpha1.ReasonTerminatedOutOfBand},
 	}
 	for _, tc := range testCases {
-		s := pureScope()
+		s := pureScope(nil)
 		s.Before.Status.State = tc.before
 		reason, _, _ := terminationCause(s, &ec2.Instance{ID: "i-1", StateReasonCode: tc.code})
 		if reason != tc.wantReason {

@@ -69,7 +69,7 @@ func (r *EC2InstanceReconciler) releaseObserved(ctx context.Context, s *pass.Sco
 		return pass.DoneAfter(0)
 	}
 	if id := s.Obj.Status.InstanceID; id != "" {
-		r.event(s, corev1.EventTypeNormal, "Released",
+		s.Event(corev1.EventTypeNormal, "Released",
 			"released without calling AWS (managementPolicy Observe): instance "+id+" is left as it is")
 	}
 	return r.release(ctx, s)
@@ -166,7 +166,7 @@ func (r *EC2InstanceReconciler) reportDrift(s *pass.Scope, differences []string)
 	}
 	msg := "not corrected (managementPolicy Observe): " + strings.Join(differences, "; ")
 	if c := s.Condition(computev1alpha1.ConditionSynced); c == nil || c.Reason != computev1alpha1.ReasonDriftDetected || c.Message != msg {
-		r.event(s, corev1.EventTypeWarning, computev1alpha1.ReasonDriftDetected, msg)
+		s.Event(corev1.EventTypeWarning, computev1alpha1.ReasonDriftDetected, msg)
 	}
 	s.SetCondition(computev1alpha1.ConditionSynced, metav1.ConditionFalse, computev1alpha1.ReasonDriftDetected, msg)
 }

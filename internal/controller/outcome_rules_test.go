@@ -51,9 +51,10 @@ func pureReconciler() (*EC2InstanceReconciler, *eventLog) {
 	return r, events
 }
 
-func pureScope() *pass.Scope {
+// pureScope is a scope whose events go to rec (nil: none).
+func pureScope(rec pass.EventRecorder) *pass.Scope {
 	obj := &computev1alpha1.EC2Instance{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "team-a", Generation: 1}}
-	return pass.NewScope(obj, logr.Discard())
+	return pass.NewScope(obj, logr.Discard(), rec)
 }
 
 func TestFinishTurnsEveryStepIntoOneResult(t *testing.T) {
@@ -90,7 +91,7 @@ func TestFinishTurnsEveryStepIntoOneResult(t *testing.T) {
 	for _, tc := range testCases {
 		t.Run(tc.name, func(t *testing.T) {
 			r, events := pureReconciler()
-			s := pureScope()
+			s := pureScope(r.Recorder)
 			res, err := r.finish(s, tc.step)
 			if tc.wantErr == "" && err != nil || tc.wantErr != "" && (err == nil || err.Error() != tc.wantErr) {
 				t.Fatalf("error %v, want %q", err, tc.wantErr)
@@ -118,7 +119,7 @@ func TestFinishTurnsEveryStepIntoOneResult(t *testing.T) {
 
 func TestFailuresOfAPassAreReportedTogetherWithWhatStillMoves(t *testing.T) {
 	r, events := pureReconciler()
-	s := pureScope()
+	s := pureScope(r.Recorder)
 	s.NotReady(computev1alpha1.ReasonStopping, "stopping instance i-1: desiredState is stopped")
 	p := &convergePass{}
 	p.fail("tags", &awserrors.Error{Kind: awserrors.KindAuth, Code: "UnauthorizedOperation", Message: "not allowed"})
@@ -189,7 +190,7 @@ func TestAStopIsOutOfBandUnlessTheOperatorRecordedIt(t *testing.T) {
 	}
 	for _, tc := range testCases {
 		t.Run(tc.name, func(t *testing.T) {
-			s := pureScope()
+			s := pureScope(nil)
 			s.NotReady(tc.readyReason, "whatever the message says")
 			s.Obj.Status.State = ec2.StateRunning
 			s.Obj.Status.LastStopRequest = tc.lastStop

@@ -99,7 +99,7 @@ func (r *EC2InstanceReconciler) outputsFailed(s *pass.Scope, err error) error {
 	var refused *outputsRefusal
 	if errors.As(err, &refused) {
 		s.SetCondition(computev1alpha1.ConditionOutputsWritten, metav1.ConditionFalse, refused.reason, refused.message)
-		r.event(s, corev1.EventTypeWarning, refused.reason, refused.message)
+		s.Event(corev1.EventTypeWarning, refused.reason, refused.message)
 	}
 	return fmt.Errorf("writing outputs: %w", err)
 }

@@ -71,7 +71,7 @@ func (r *EC2InstanceReconciler) reportFailures(s *pass.Scope, st pass.Step) (ctr
 		}
 		msg := pass.MessageFor(f.Action, f.Err)
 		msgs = append(msgs, msg)
-		r.event(s, corev1.EventTypeWarning, pass.ReasonFor(f.Err), msg)
+		s.Event(corev1.EventTypeWarning, pass.ReasonFor(f.Err), msg)
 		r.Metrics.ReconcileError(pass.ReasonFor(f.Err))
 		if first == nil {
 			first = f.Err

@@ -37,7 +37,7 @@ func TestAStatusWriteFromAStaleCopyCannotEraseTheInstanceID(t *testing.T) {
 	id := h.waitReady("raced").Status.InstanceID
 
 	// A pass working from the stale copy decides to record another instance.
-	s := pass.NewScope(stale, logf.Log)
+	s := pass.NewScope(stale, logf.Log, nil)
 	s.Obj.Status.InstanceID = "i-0ffffffffffffffff"
 	s.Obj.Status.ClientToken = "a-stale-token"
 	err := s.PatchStatus(context.Background(), h.k8s)

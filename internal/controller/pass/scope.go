@@ -26,6 +26,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
@@ -56,10 +57,27 @@ type Scope struct {
 	Image *ec2.Image
 	// written is set once the pass wrote the status; before then holds what it wrote.
 	Written bool
+	// recorder emits the pass's events on the object; nil emits none (the log keeps
+	// them).
+	recorder EventRecorder
 }
 
-func NewScope(obj *computev1alpha1.EC2Instance, log logr.Logger) *Scope {
-	return &Scope{Obj: obj, Before: obj.DeepCopy(), Log: log}
+// EventRecorder is the part of the events API a pass uses.
+type EventRecorder interface {
+	Eventf(regarding runtime.Object, related runtime.Object, eventtype, reason, action, note string, args ...any)
+}
+
+// NewScope starts a pass over obj; its events go to recorder and its log.
+func NewScope(obj *computev1alpha1.EC2Instance, log logr.Logger, recorder EventRecorder) *Scope {
+	return &Scope{Obj: obj, Before: obj.DeepCopy(), Log: log, recorder: recorder}
+}
+
+// Event emits a Kubernetes event on the object and logs it.
+func (s *Scope) Event(eventType, reason, message string) {
+	s.Log.Info(message, "reason", reason)
+	if s.recorder != nil {
+		s.recorder.Eventf(s.Obj, nil, eventType, reason, reason, "%s", message)
+	}
 }
 
 // StatusChanged reports whether the status differs from what the API server holds.

@@ -51,5 +51,5 @@ func TestProgressConditionsFollowReadyAndTheRetryPolicy(t *testing.T) {
 
 // testScope is a scope for an object that has not been written yet, with no EC2 client.
 func testScope() *Scope {
-	return NewScope(&computev1alpha1.EC2Instance{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "team-a", Generation: 1}}, logr.Discard())
+	return NewScope(&computev1alpha1.EC2Instance{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "team-a", Generation: 1}}, logr.Discard(), nil)
 }
