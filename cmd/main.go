@@ -40,6 +40,7 @@ import (
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/accounts"
 	"github.com/ec2-operator/ec2-operator/internal/controller"
 	"github.com/ec2-operator/ec2-operator/internal/controller/awsaccount"
+	"github.com/ec2-operator/ec2-operator/internal/controller/grants"
 	"github.com/ec2-operator/ec2-operator/internal/credentials"
 	"github.com/ec2-operator/ec2-operator/internal/metrics"
 	"github.com/ec2-operator/ec2-operator/internal/monitoring"
@@ -217,9 +218,9 @@ func addMonitoringFixer(mgr ctrl.Manager, scrapeToken *monitoring.ScrapeToken) e
 // and ServiceAccount), and the Secrets of its namespace that userDataFrom must never
 // read: the AWS credentials, the metrics scrape token and the metrics serving
 // certificate.
-func operatorIdentity() controller.Identity {
+func operatorIdentity() grants.Identity {
 	objects := monitoring.DefaultObjects(os.Getenv(credentials.NamespaceEnv))
-	return controller.Identity{
+	return grants.Identity{
 		Namespace:      objects.Namespace,
 		ServiceAccount: os.Getenv(credentials.ServiceAccountEnv),
 		OwnSecrets:     []string{credentials.DefaultSecretName, objects.TokenSecret, objects.CertSecret},

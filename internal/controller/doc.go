@@ -59,7 +59,7 @@ limitations under the License.
 //     AWS (delete_uninstall.go).
 //   - inputs_*: what reaches a pass from outside the object: the user data of
 //     userDataFrom and its watch, and EC2 events.
-//   - outputs.go: after every pass, in Full and Observe, spec.outputsTo's ConfigMap
+//   - package outputs: after every pass, in Full and Observe, spec.outputsTo's ConfigMap
 //     or Secret is kept holding the instance's coordinates from status (a Kubernetes
 //     write only, where the namespace granted it, and only to an object it owns).
 //   - reconcile_*: the pass's one exit, the per-object memory (one home, one forget),

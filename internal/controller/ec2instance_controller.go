@@ -38,6 +38,8 @@ import (
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/accounts"
 	"github.com/ec2-operator/ec2-operator/internal/controller/awsaccount"
+	"github.com/ec2-operator/ec2-operator/internal/controller/grants"
+	"github.com/ec2-operator/ec2-operator/internal/controller/outputs"
 	"github.com/ec2-operator/ec2-operator/internal/controller/pass"
 	"github.com/ec2-operator/ec2-operator/internal/controller/requeue"
 	"github.com/ec2-operator/ec2-operator/internal/guardrail"
@@ -119,14 +121,15 @@ type EC2InstanceReconciler struct {
 	// APIReader reads the Secrets and ConfigMaps of userDataFrom from the API server
 	// (the manager never caches their values); nil reads through Client.
 	APIReader client.Reader
-	// OutputsClient writes spec.outputsTo's ConfigMaps and Secrets (outputs.go); nil
+	// OutputsClient writes spec.outputsTo's ConfigMaps and Secrets (package outputs); nil
 	// writes through Client. Tests set it to impersonate the operator's ServiceAccount.
 	OutputsClient client.Writer
 	// SourceWatcher lists and watches, metadata only, the Secrets and ConfigMaps that
 	// userDataFrom names (inputs_sourcewatch.go); nil builds one from the manager's config.
 	SourceWatcher metadata.Interface
-	// Identity is who the operator is, for the refusals of userDataFrom.
-	Identity Identity
+	// Identity is who the operator is, for the refusals of userDataFrom and
+	// spec.outputsTo.
+	Identity grants.Identity
 
 	// perObject is everything the reconciler remembers per object between passes
 	// (reconcile_memory.go), forgotten in one place when the object goes.
@@ -187,8 +190,9 @@ func (r *EC2InstanceReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 	// After a conflict the pass's copy is stale: writing it again would only meet
 	// the same conflict.
 	if !apierrors.IsConflict(err) {
-		if oerr := r.syncOutputs(ctx, s); oerr != nil && err == nil {
-			res, err = r.afterOutputsFailed(s, res, oerr)
+		w := r.outputsWriter()
+		if oerr := w.Sync(ctx, s); oerr != nil && err == nil {
+			res, err = w.AfterFailed(s, res, oerr)
 		}
 		if perr := s.PatchStatus(ctx, r.Client); perr != nil && err == nil {
 			err = perr
@@ -378,4 +382,18 @@ func (r *EC2InstanceReconciler) nowInStatus() *metav1.Time {
 // created together do not describe their instances in lockstep forever.
 func (r *EC2InstanceReconciler) resyncAfter() time.Duration {
 	return r.ResyncPeriod + time.Duration(rand.Int64N(int64(r.ResyncPeriod/10)+1))
+}
+
+// outputsWriter is the outputs phase with the reconciler's clients: targets are read
+// past the cache (APIReader) and written with OutputsClient, each falling back to the
+// manager's client where the caller set none (tests).
+func (r *EC2InstanceReconciler) outputsWriter() outputs.Writer {
+	w := outputs.Writer{Reader: r.APIReader, Client: r.OutputsClient, Scheme: r.Scheme(), Identity: r.Identity, PollInterval: r.PollInterval}
+	if w.Reader == nil {
+		w.Reader = r.Client
+	}
+	if w.Client == nil {
+		w.Client = r.Client
+	}
+	return w
 }

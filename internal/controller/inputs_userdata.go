@@ -20,7 +20,6 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
-	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -28,6 +27,7 @@ import (
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
+	"github.com/ec2-operator/ec2-operator/internal/controller/grants"
 	"github.com/ec2-operator/ec2-operator/internal/controller/pass"
 )
 
@@ -68,53 +68,6 @@ func userDataRefOf(obj *computev1alpha1.EC2Instance) (userDataRef, bool) {
 	return userDataRef{}, false
 }
 
-// UserDataReaderRole is the ClusterRole (config/rbac/userdata_reader_role.yaml) that a
-// namespace's admin binds to the operator's ServiceAccount in that namespace to let its
-// EC2Instances take user data from Secrets and ConfigMaps there. The operator holds no
-// Secret or ConfigMap rule of its own outside its namespace: what a tenant's Secret
-// holds is the tenant's to share.
-const UserDataReaderRole = "ec2-operator-userdata-reader"
-
-// Identity says who the operator is in Kubernetes, for the refusals that name it: the
-// command that grants access, and the Secrets that are its own.
-type Identity struct {
-	// Namespace and ServiceAccount are the manager's (the downward API's POD_NAMESPACE
-	// and SERVICE_ACCOUNT_NAME); empty when it runs outside the cluster.
-	Namespace, ServiceAccount string
-	// OwnSecrets are the Secrets of Namespace that hold the operator's own credentials
-	// and tokens, by the names the operator knows; outputs are never written to them.
-	// userDataFrom goes further and never reads any Secret of Namespace (see
-	// inOperatorNamespace): a credentials Secret can have any name (the Helm chart
-	// takes one), and nobody who may create an EC2Instance there may ship it to an
-	// instance they control.
-	OwnSecrets []string
-}
-
-// grantCommand is the one line a namespace admin runs to bind the operator the
-// ClusterRole role in namespace (UserDataReaderRole, OutputsWriterRole).
-func (id Identity) grantCommand(role, namespace string) string {
-	ns, sa := id.Namespace, id.ServiceAccount
-	if ns == "" {
-		ns = "<operator-namespace>"
-	}
-	if sa == "" {
-		sa = "<operator-service-account>"
-	}
-	return fmt.Sprintf("kubectl create rolebinding %s --namespace %s --clusterrole=%s --serviceaccount=%s:%s",
-		role, namespace, role, ns, sa)
-}
-
-// inOperatorNamespace reports whether namespace is the operator's own, whose Secrets
-// userDataFrom never reads, whatever their names and whatever RBAC allows.
-func (id Identity) inOperatorNamespace(namespace string) bool {
-	return id.Namespace != "" && namespace == id.Namespace
-}
-
-// ownSecret reports whether the Secret is one of the operator's own.
-func (id Identity) ownSecret(namespace, name string) bool {
-	return id.Namespace != "" && namespace == id.Namespace && slices.Contains(id.OwnSecrets, name)
-}
-
 // refusedSecretTypes are Secrets userDataFrom never reads: their values are
 // Kubernetes credentials (a ServiceAccount's token, a bootstrap token), and an
 // instance is no place for them.
@@ -133,7 +86,7 @@ func (r *EC2InstanceReconciler) desiredUserData(ctx context.Context, obj *comput
 	if !ok {
 		return obj.Spec.UserData, nil
 	}
-	if ref.kind == sourceSecret && r.Identity.inOperatorNamespace(ref.namespace) {
+	if ref.kind == sourceSecret && r.Identity.InOperatorNamespace(ref.namespace) {
 		return "", pass.Refusal(computev1alpha1.ReasonUserDataSourceRefused, "", codeUserDataSourceRefused,
 			fmt.Sprintf("Secret %s/%s is in the operator's own namespace, where its credentials live; user data is never read from a Secret there (use a ConfigMap, or a namespace of your own)", ref.namespace, ref.name))
 	}
@@ -222,7 +175,7 @@ func (r *EC2InstanceReconciler) userDataError(ref userDataRef, err error) error 
 	case apierrors.IsForbidden(err):
 		return pass.Refusal(computev1alpha1.ReasonUserDataNotGranted, "", codeUserDataNotGranted,
 			fmt.Sprintf("namespace %s has not granted the operator reading its Secrets and ConfigMaps for userDataFrom (%s %s); a namespace admin grants it with: %s",
-				ref.namespace, ref.kind, ref.name, r.Identity.grantCommand(UserDataReaderRole, ref.namespace)))
+				ref.namespace, ref.kind, ref.name, r.Identity.GrantCommand(grants.UserDataReaderRole, ref.namespace)))
 	default:
 		return fmt.Errorf("reading %s: %w", ref, err)
 	}

@@ -26,6 +26,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
+	"github.com/ec2-operator/ec2-operator/internal/controller/grants"
 	"github.com/ec2-operator/ec2-operator/internal/sim/ec2sim"
 )
 
@@ -37,7 +38,7 @@ func TestOutputsRefuseObjectsTheyDoNotOwn(t *testing.T) {
 	h.stopManager()
 	h.opts.tweak = asOperator(t, h.ns, "ec2-operator-aws-credentials")
 	h.startManager()
-	h.grant(h.ns, OutputsWriterRole)
+	h.grant(h.ns, grants.OutputsWriterRole)
 	taken := &corev1.ConfigMap{
 		ObjectMeta: metav1.ObjectMeta{Namespace: h.ns, Name: "app-settings"},
 		Data:       map[string]string{"instanceId": "the application's own"},
@@ -141,7 +142,7 @@ func TestObserveWritesOutputsAndChangesNothingInAWS(t *testing.T) {
 func TestOutputsNeverWriteATypedSecretPointedAtTheObject(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, harnessOptions{tweak: asOperator(t, "ec2-operator-system")})
-	h.grant("ec2-operator-system", OutputsWriterRole)
+	h.grant("ec2-operator-system", grants.OutputsWriterRole)
 	obj := h.instance("typed")
 	h.create(obj)
 	obj = h.waitReady("typed")

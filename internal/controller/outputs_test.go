@@ -30,6 +30,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
+	"github.com/ec2-operator/ec2-operator/internal/controller/grants"
+	"github.com/ec2-operator/ec2-operator/internal/controller/outputs"
 )
 
 // samePass bounds how long after status shows a change the outputs may lag. The
@@ -41,7 +43,7 @@ const samePass = 2 * time.Second
 // exist.
 func (h *harness) outputsOf(kind computev1alpha1.OutputsKind, name string) (obj client.Object, data map[string]string, ok bool) {
 	h.t.Helper()
-	obj = newOutputsObject(kind, h.ns, name)
+	obj = outputs.NewObject(kind, h.ns, name)
 	err := h.k8s.Get(context.Background(), client.ObjectKey{Namespace: h.ns, Name: name}, obj)
 	if apierrors.IsNotFound(err) {
 		return nil, nil, false
@@ -49,7 +51,7 @@ func (h *harness) outputsOf(kind computev1alpha1.OutputsKind, name string) (obj 
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	return obj, outputsDataOf(obj), true
+	return obj, outputs.DataOf(obj), true
 }
 
 // waitOutputs waits until the outputs object holds what the object's status says,
@@ -58,7 +60,7 @@ func (h *harness) waitOutputs(name string, kind computev1alpha1.OutputsKind, tar
 	h.t.Helper()
 	var out client.Object
 	h.eventually(d, func() string {
-		want := outputsData(&h.get(name).Status)
+		want := outputs.Data(&h.get(name).Status)
 		obj, got, ok := h.outputsOf(kind, target)
 		if !ok || !maps.Equal(got, want) {
 			return fmt.Sprintf("%s %s holds %v (exists %v), want %v", kind, target, got, ok, want)
@@ -89,7 +91,7 @@ func TestOutputsFollowTheInstanceWithinOnePass(t *testing.T) {
 	t.Parallel()
 	const opNS = "ec2-operator-system"
 	h := newHarness(t, harnessOptions{tweak: both(shippedTimings, asOperator(t, opNS))})
-	h.grant(opNS, OutputsWriterRole)
+	h.grant(opNS, grants.OutputsWriterRole)
 	obj := h.instance("coords")
 	obj.Spec.OutputsTo = &computev1alpha1.OutputsTarget{Name: "coords-out"}
 	h.create(obj)
@@ -181,7 +183,7 @@ func TestOutputsWaitForTheNamespacesGrantAndNameTheCommand(t *testing.T) {
 	// The instance itself is not held back by its outputs.
 	h.waitReady("ungranted")
 
-	h.grant(opNS, OutputsWriterRole)
+	h.grant(opNS, grants.OutputsWriterRole)
 	h.waitCondition("ungranted", computev1alpha1.ConditionOutputsWritten, metav1.ConditionTrue, computev1alpha1.ReasonOutputsWritten)
 	h.waitCondition("ungranted", computev1alpha1.ConditionStalled, metav1.ConditionFalse, "")
 	h.waitOutputs("ungranted", computev1alpha1.OutputsConfigMap, "ungranted-out", h.timeout)

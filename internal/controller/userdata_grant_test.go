@@ -33,6 +33,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
+	"github.com/ec2-operator/ec2-operator/internal/controller/grants"
 	"github.com/ec2-operator/ec2-operator/internal/testenv"
 )
 
@@ -45,8 +46,8 @@ const operatorSA = "ec2-operator-controller-manager"
 func asOperator(t testing.TB, opNS string, ownSecrets ...string) func(*EC2InstanceReconciler) {
 	t.Helper()
 	testenv.SkipInUnitTier(t)
-	installShippedRole(t, "config/rbac/userdata_reader_role.yaml", UserDataReaderRole)
-	installShippedRole(t, "config/rbac/outputs_writer_role.yaml", OutputsWriterRole)
+	installShippedRole(t, "config/rbac/userdata_reader_role.yaml", grants.UserDataReaderRole)
+	installShippedRole(t, "config/rbac/outputs_writer_role.yaml", grants.OutputsWriterRole)
 	cfg := rest.CopyConfig(sharedEnv().Config)
 	cfg.Impersonate = rest.ImpersonationConfig{
 		UserName: "system:serviceaccount:" + opNS + ":" + operatorSA,
@@ -64,7 +65,7 @@ func asOperator(t testing.TB, opNS string, ownSecrets ...string) func(*EC2Instan
 		r.APIReader = reader
 		r.OutputsClient = reader
 		r.SourceWatcher = watcher
-		r.Identity = Identity{Namespace: opNS, ServiceAccount: operatorSA, OwnSecrets: ownSecrets}
+		r.Identity = grants.Identity{Namespace: opNS, ServiceAccount: operatorSA, OwnSecrets: ownSecrets}
 	}
 }
 
@@ -93,7 +94,7 @@ func installShippedRole(t testing.TB, file, name string) {
 // grantUserData runs, in effect, the command the refusal names.
 func (h *harness) grantUserData(opNS string) {
 	h.t.Helper()
-	h.grant(opNS, UserDataReaderRole)
+	h.grant(opNS, grants.UserDataReaderRole)
 }
 
 // grant binds the ClusterRole role to the operator's ServiceAccount in the test's

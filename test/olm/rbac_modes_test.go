@@ -30,7 +30,7 @@ import (
 	"k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/ec2-operator/ec2-operator/internal/controller"
+	"github.com/ec2-operator/ec2-operator/internal/controller/grants"
 	"github.com/ec2-operator/ec2-operator/internal/rbactest"
 )
 
@@ -100,7 +100,7 @@ func checkManagerAccess(t *testing.T, c client.Client, m *installMode, other str
 // get, list and watch its Secrets (the watch that sees user data edits at once).
 func checkUserDataGrant(t *testing.T, c client.Client, m *installMode) {
 	t.Helper()
-	checkTenantGrant(t, c, m, controller.UserDataReaderRole, []string{"get", "list", "watch"}, []string{"create", "update", "delete"})
+	checkTenantGrant(t, c, m, grants.UserDataReaderRole, []string{"get", "list", "watch"}, []string{"create", "update", "delete"})
 }
 
 // checkOutputsGrant binds the shipped outputs-writer ClusterRole in a tenant
@@ -108,7 +108,7 @@ func checkUserDataGrant(t *testing.T, c client.Client, m *installMode) {
 // (spec.outputsTo), and still not list or watch them.
 func checkOutputsGrant(t *testing.T, c client.Client, m *installMode) {
 	t.Helper()
-	checkTenantGrant(t, c, m, controller.OutputsWriterRole, []string{"get", "create", "update", "delete"}, []string{"list", "watch", "patch"})
+	checkTenantGrant(t, c, m, grants.OutputsWriterRole, []string{"get", "create", "update", "delete"}, []string{"list", "watch", "patch"})
 }
 
 // checkTenantGrant binds role to the manager in a new tenant namespace and checks
@@ -227,7 +227,7 @@ func grantDeploy(t *testing.T, c client.Client, m *installMode) {
 		}
 	}
 	// The namespace admins' roles under the names the README's commands bind.
-	for _, name := range []string{controller.UserDataReaderRole, controller.OutputsWriterRole} {
+	for _, name := range []string{grants.UserDataReaderRole, grants.OutputsWriterRole} {
 		var role rbacv1.ClusterRole
 		into(t, find(t, kustomize(t, "config/default"), "ClusterRole", name).Object, &role)
 		if err := c.Create(context.Background(), &role); client.IgnoreAlreadyExists(err) != nil {

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller
+package outputs
 
 import (
 	"maps"
@@ -60,7 +60,7 @@ func TestOutputsDataComeFromStatusWithEveryKey(t *testing.T) {
 			st, want := status(), base()
 			c.mutate(&st)
 			c.want(want)
-			if got := outputsData(&st); !maps.Equal(got, want) {
+			if got := Data(&st); !maps.Equal(got, want) {
 				t.Errorf("outputs %v, want %v", got, want)
 			}
 		})
