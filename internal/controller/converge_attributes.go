@@ -19,7 +19,6 @@ package controller
 import (
 	"context"
 	"math/rand/v2"
-	"sync"
 	"time"
 
 	"k8s.io/apimachinery/pkg/types"
@@ -30,71 +29,8 @@ import (
 	"github.com/ec2-operator/ec2-operator/internal/controller/plan"
 )
 
-// attributeCache remembers when each object's extra attributes (termination
-// protection, user data, root volume size) were last read. DescribeInstances does not
-// return them, and reading them costs two or three calls per instance; reading them on
-// every resync would multiply the operator's API usage. They are read again when the
-// spec changes, after the operator changed them, and otherwise once per
-// AttributeResyncPeriod, which bounds how long drift made outside Kubernetes goes
-// unnoticed.
-type attributeCache struct {
-	mu      sync.Mutex
-	entries map[types.UID]attributeEntry
-}
-
-type attributeEntry struct {
-	generation int64
-	readAt     time.Time
-	seen       plan.ObservedAttributes
-	// source is the version of the userDataFrom source when they were read (see
-	// sourceVersion); an edit of the source makes them due at once.
-	source string
-}
-
-// get returns the cached attributes if they are still fresh for this generation and
-// this version of the user data source.
-func (c *attributeCache) get(uid types.UID, generation int64, now time.Time, maxAge time.Duration, source string) (plan.ObservedAttributes, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	e, ok := c.entries[uid]
-	if !ok || e.generation != generation || now.Sub(e.readAt) > maxAge || (source != "" && e.source != source) {
-		return plan.ObservedAttributes{}, false
-	}
-	return e.seen, true
-}
-
-func (c *attributeCache) put(uid types.UID, generation int64, now time.Time, seen plan.ObservedAttributes, source string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.entries == nil {
-		c.entries = map[types.UID]attributeEntry{}
-	}
-	c.entries[uid] = attributeEntry{generation: generation, readAt: now, seen: seen, source: source}
-}
-
-// size is the number of objects with an entry.
-func (c *attributeCache) size() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return len(c.entries)
-}
-
-// known reports whether the cache has any entry for the object, fresh or not.
-func (c *attributeCache) known(uid types.UID) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	_, ok := c.entries[uid]
-	return ok
-}
-
-func (c *attributeCache) forget(uid types.UID) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	delete(c.entries, uid)
-}
-
 // forgetAttributes makes the next pass read the object's attributes again.
-func (r *EC2InstanceReconciler) forgetAttributes(uid types.UID) { r.attributes.forget(uid) }
+func (r *EC2InstanceReconciler) forgetAttributes(uid types.UID) { r.memory.Attributes.Forget(uid) }
 
 // observeAttributes returns the extra attributes, reading them from EC2 only when the
 // cache has no fresh copy; fresh says they were read now.
@@ -107,12 +43,12 @@ func (r *EC2InstanceReconciler) forgetAttributes(uid types.UID) { r.attributes.f
 func (r *EC2InstanceReconciler) observeAttributes(ctx context.Context, s *pass.Scope, inst *ec2.Instance) (plan.ObservedAttributes, bool, error) {
 	now := r.now()
 	source := r.sourceVersion(s.Obj)
-	if seen, ok := r.attributes.get(s.Obj.UID, s.Obj.Generation, now, r.AttributeResyncPeriod, source); ok {
+	if seen, ok := r.memory.Attributes.Get(s.Obj.UID, s.Obj.Generation, now, r.AttributeResyncPeriod, source); ok {
 		return seen, false, nil
 	}
-	if !r.attributes.known(s.Obj.UID) && s.Before.Status.ObservedGeneration == s.Obj.Generation {
+	if !r.memory.Attributes.Known(s.Obj.UID) && s.Before.Status.ObservedGeneration == s.Obj.Generation {
 		readAt := now.Add(-time.Duration(rand.Int64N(int64(r.AttributeResyncPeriod))))
-		r.attributes.put(s.Obj.UID, s.Obj.Generation, readAt, plan.ObservedAttributes{}, source)
+		r.memory.Attributes.Put(s.Obj.UID, s.Obj.Generation, readAt, plan.ObservedAttributes{}, source)
 		return plan.ObservedAttributes{}, false, nil
 	}
 	attrs, err := s.EC2.GetInstanceAttributes(ctx, inst.ID)
@@ -137,7 +73,7 @@ func (r *EC2InstanceReconciler) observeAttributes(ctx context.Context, s *pass.S
 		}
 		seen.RootSizeGiB = size
 	}
-	r.attributes.put(s.Obj.UID, s.Obj.Generation, now, seen, source)
+	r.memory.Attributes.Put(s.Obj.UID, s.Obj.Generation, now, seen, source)
 	return seen, true, nil
 }
 

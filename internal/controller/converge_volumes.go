@@ -157,7 +157,7 @@ func (r *EC2InstanceReconciler) convergeVolume(ctx context.Context, p *volumePas
 // being created or attached.
 func (r *EC2InstanceReconciler) attachVolume(ctx context.Context, p *volumePass, v computev1alpha1.DataVolume, e *computev1alpha1.VolumeStatus, vol ec2.Volume) error {
 	s, inst := p.s, p.inst
-	r.creating.seen(s.Obj.UID, e.VolumeID)
+	r.memory.Creating.Seen(s.Obj.UID, e.VolumeID)
 	e.State = vol.State
 	switch {
 	case vol.State == "creating" || vol.AttachedTo == inst.ID:

@@ -19,11 +19,8 @@ package controller
 import (
 	"context"
 	"fmt"
-	"sync"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/types"
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
@@ -132,7 +129,7 @@ func (r *EC2InstanceReconciler) volumeMissing(ctx context.Context, p *volumePass
 		}
 		msg = fmt.Sprintf("EBS could not create volume %s for %s (it is in the error state) and it was deleted", e.VolumeID, v.DeviceName)
 	case e.State == "creating":
-		if first := r.creating.missing(s.Obj.UID, e.VolumeID, r.now()); r.now().Sub(first) < r.VisibilityGracePeriod {
+		if first := r.memory.Creating.Missing(s.Obj.UID, e.VolumeID, r.now()); r.now().Sub(first) < r.VisibilityGracePeriod {
 			return nil
 		}
 		msg = fmt.Sprintf("volume %s for %s vanished while EBS was creating it", e.VolumeID, v.DeviceName)
@@ -150,54 +147,7 @@ func (r *EC2InstanceReconciler) volumeMissing(ctx context.Context, p *volumePass
 // renewVolume empties the entry of a volume that is gone, so that the next pass
 // creates a new one; counting it as removed gives that one a new client token.
 func (r *EC2InstanceReconciler) renewVolume(s *pass.Scope, e *computev1alpha1.VolumeStatus) {
-	r.creating.seen(s.Obj.UID, e.VolumeID)
+	r.memory.Creating.Seen(s.Obj.UID, e.VolumeID)
 	s.Obj.Status.VolumeRemovals++
 	*e = computev1alpha1.VolumeStatus{DeviceName: e.DeviceName, DeleteOnTermination: e.DeleteOnTermination}
-}
-
-// creatingVolumes remembers, per object, since when each volume recorded as being
-// created has been missing from DescribeVolumes, to tell a volume not visible yet from
-// one that vanished. Losing it (a restart) only restarts the wait.
-type creatingVolumes struct {
-	mu    sync.Mutex
-	since map[types.UID]map[string]time.Time
-}
-
-// missing records that the volume is missing now, unless it already was, and returns
-// since when it has been.
-func (c *creatingVolumes) missing(uid types.UID, volumeID string, now time.Time) time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.since == nil {
-		c.since = map[types.UID]map[string]time.Time{}
-	}
-	m := c.since[uid]
-	if m == nil {
-		m = map[string]time.Time{}
-		c.since[uid] = m
-	}
-	if first, ok := m[volumeID]; ok {
-		return first
-	}
-	m[volumeID] = now
-	return now
-}
-
-// seen drops the volume: it was found, or is given up on.
-func (c *creatingVolumes) seen(uid types.UID, volumeID string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if m := c.since[uid]; m != nil {
-		delete(m, volumeID)
-		if len(m) == 0 {
-			delete(c.since, uid)
-		}
-	}
-}
-
-// forget drops everything remembered about the object.
-func (c *creatingVolumes) forget(uid types.UID) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	delete(c.since, uid)
 }

@@ -113,7 +113,7 @@ func (r *EC2InstanceReconciler) instanceForDeletion(ctx context.Context, s *pass
 	st := &s.Obj.Status
 	if st.InstanceID == "" {
 		// An instance this process launched and has not recorded yet.
-		if id, ok := r.launched.get(s.Obj.UID, st.ClientToken); ok {
+		if id, ok := r.memory.Launches.Get(s.Obj.UID, st.ClientToken); ok {
 			st.InstanceID = id
 		}
 	}
@@ -175,7 +175,7 @@ func (r *EC2InstanceReconciler) releaseAfterInstance(ctx context.Context, s *pas
 func (r *EC2InstanceReconciler) release(ctx context.Context, s *pass.Scope) pass.Step {
 	r.Metrics.InstanceState(s.Obj.UID, "")
 	r.forgetAttributes(s.Obj.UID)
-	r.launched.forget(s.Obj.UID)
+	r.memory.Launches.Forget(s.Obj.UID)
 	if err := s.PatchMetadata(ctx, r.Client, func() {
 		controllerutil.RemoveFinalizer(s.Obj, computev1alpha1.Finalizer)
 	}); client.IgnoreNotFound(err) != nil {

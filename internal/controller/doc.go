@@ -62,8 +62,9 @@ limitations under the License.
 //   - package outputs: after every pass, in Full and Observe, spec.outputsTo's ConfigMap
 //     or Secret is kept holding the instance's coordinates from status (a Kubernetes
 //     write only, where the namespace granted it, and only to an object it owns).
-//   - reconcile_*: the pass's one exit, the per-object memory (one home, one forget),
-//     conflict handling, backoff, metrics and the manager setup.
+//   - reconcile_*: the pass's one exit, remembering and forgetting objects (the stores
+//     are package memory's; the reconciler is their one owner), conflict handling,
+//     backoff, metrics and the manager setup.
 //
 // What every phase shares (the scope, the step, the reasons, the status derived from
 // EC2's answer, the ownership claims) is package pass. What a spec asks for, with no

@@ -32,6 +32,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
@@ -39,6 +40,7 @@ import (
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/accounts"
 	"github.com/ec2-operator/ec2-operator/internal/controller/awsaccount"
 	"github.com/ec2-operator/ec2-operator/internal/controller/grants"
+	"github.com/ec2-operator/ec2-operator/internal/controller/memory"
 	"github.com/ec2-operator/ec2-operator/internal/controller/outputs"
 	"github.com/ec2-operator/ec2-operator/internal/controller/pass"
 	"github.com/ec2-operator/ec2-operator/internal/controller/requeue"
@@ -131,9 +133,13 @@ type EC2InstanceReconciler struct {
 	// spec.outputsTo.
 	Identity grants.Identity
 
-	// perObject is everything the reconciler remembers per object between passes
-	// (reconcile_memory.go), forgotten in one place when the object goes.
-	perObject
+	// memory is everything the reconciler remembers per object between passes,
+	// forgotten in one place when the object goes (reconcile_memory.go). Only the
+	// reconciler remembers and forgets; a phase uses the one store it needs.
+	memory memory.Objects
+	// sources watches the Secrets and ConfigMaps userDataFrom names
+	// (inputs_sourcewatch.go); an object's watch goes with its memory.
+	sources sourceWatches
 	// secondWriterQuiet is how long the report of a second writer stays after the
 	// last conflict (reconcile_conflicts.go). objectReader reads EC2Instances past the
 	// cache.
@@ -142,7 +148,11 @@ type EC2InstanceReconciler struct {
 	// crdReader reads the operator's CRDs past the cache, for the uninstall guard
 	// (delete_uninstall.go); SetupWithManager sets it to the manager's API reader.
 	crdReader client.Reader
-	once      sync.Once
+	// requeue carries to the controller the objects to reconcile that no watch of
+	// theirs announced: the owners of the instances EC2 events name, and the siblings
+	// of a vanished instance.
+	requeue chan event.GenericEvent
+	once    sync.Once
 	// expected holds, per account and region, the sync.Once that told the client
 	// about the managed fleet.
 	expected sync.Map
@@ -199,7 +209,7 @@ func (r *EC2InstanceReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 		}
 	}
 	if s.Written {
-		r.conflicts.wrote(obj.UID, &s.Before.Status)
+		r.memory.Conflicts.Wrote(obj.UID, &s.Before.Status)
 	}
 	if s.Released {
 		r.Metrics.ForgetInstance(obj.Namespace, obj.Name)

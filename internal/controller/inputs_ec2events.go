@@ -19,7 +19,6 @@ package controller
 import (
 	"context"
 	"fmt"
-	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -38,65 +37,8 @@ import (
 const instanceIDIndex = "status.instanceId"
 
 // spotNotice is how long before the interruption EC2 sends its warning (the
-// documented two minutes); a warning older than spotWarningTTL is forgotten.
-const (
-	spotNotice     = 2 * time.Minute
-	spotWarningTTL = 10 * time.Minute
-)
-
-// eventState is what EC2 events told the reconciler between passes: instances whose
-// remembered description is stale, and Spot interruption warnings.
-type eventState struct {
-	mu    sync.Mutex
-	stale map[string]bool
-	spot  map[string]events.Event
-	// requests carries the objects to reconcile to the controller.
-	requests chan event.GenericEvent
-}
-
-func (e *eventState) init() {
-	e.stale = map[string]bool{}
-	e.spot = map[string]events.Event{}
-	e.requests = make(chan event.GenericEvent, 1024)
-}
-
-// takeStale reports, once, that an event said the instance changed.
-func (e *eventState) takeStale(id string) bool {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.stale[id] {
-		delete(e.stale, id)
-		return true
-	}
-	return false
-}
-
-// forget drops what the events said of an instance no object records any more.
-func (e *eventState) forget(id string) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	delete(e.stale, id)
-	delete(e.spot, id)
-}
-
-// sizes says how many instances have a stale mark and a Spot warning remembered.
-func (e *eventState) sizes() (stale, spot int) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return len(e.stale), len(e.spot)
-}
-
-// spotWarning returns the interruption warning for the instance, if a recent one came.
-func (e *eventState) spotWarning(id string, now time.Time) (events.Event, bool) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	w, ok := e.spot[id]
-	if ok && now.Sub(w.Time) > spotWarningTTL {
-		delete(e.spot, id)
-		return events.Event{}, false
-	}
-	return w, ok
-}
+// documented two minutes); a warning older than memory.SpotWarningTTL is forgotten.
+const spotNotice = 2 * time.Minute
 
 // HandleEvent is the events.Handler: it finds the EC2Instance that owns the event's
 // instance, remembers what the next pass must know, and queues the object. Events for
@@ -107,15 +49,7 @@ func (r *EC2InstanceReconciler) HandleEvent(ctx context.Context, e events.Event)
 	if err := r.List(ctx, list, client.MatchingFields{instanceIDIndex: e.InstanceID}); err != nil || len(list.Items) == 0 {
 		return false
 	}
-	r.events.mu.Lock()
-	switch e.DetailType {
-	case events.DetailStateChange:
-		r.events.stale[e.InstanceID] = true
-	case events.DetailSpotInterruption:
-		r.events.stale[e.InstanceID] = true
-		r.events.spot[e.InstanceID] = e
-	}
-	r.events.mu.Unlock()
+	r.memory.Events.Mark(e)
 	for i := range list.Items {
 		obj := &list.Items[i]
 		if e.DetailType == events.DetailRebalanceAdvisory && r.Recorder != nil {
@@ -123,7 +57,7 @@ func (r *EC2InstanceReconciler) HandleEvent(ctx context.Context, e events.Event)
 				"EC2 recommends rebalancing Spot Instance %s: it is at elevated risk of interruption", e.InstanceID)
 		}
 		select {
-		case r.events.requests <- event.GenericEvent{Object: obj}:
+		case r.requeue <- event.GenericEvent{Object: obj}:
 		case <-ctx.Done():
 			return true
 		}
@@ -134,7 +68,7 @@ func (r *EC2InstanceReconciler) HandleEvent(ctx context.Context, e events.Event)
 // reportSpotInterruption sets the SpotInterruption condition while a warning is
 // fresh, with a Warning event when it first appears, and removes it otherwise.
 func (r *EC2InstanceReconciler) reportSpotInterruption(s *pass.Scope, instanceID string) {
-	w, ok := r.events.spotWarning(instanceID, r.now())
+	w, ok := r.memory.Events.SpotWarning(instanceID, r.now())
 	if !ok {
 		meta.RemoveStatusCondition(&s.Obj.Status.Conditions, computev1alpha1.ConditionSpotInterruption)
 		return

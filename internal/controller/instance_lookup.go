@@ -42,7 +42,7 @@ func (r *EC2InstanceReconciler) ensureInstance(ctx context.Context, s *pass.Scop
 		return r.launch(ctx, s)
 	}
 
-	if r.events.takeStale(st.InstanceID) {
+	if r.memory.Events.TakeStale(st.InstanceID) {
 		// An EC2 event said the instance changed: what the client remembers is older.
 		s.EC2.ChangedElsewhere(st.InstanceID)
 	}

@@ -44,7 +44,7 @@ func (r *EC2InstanceReconciler) launch(ctx context.Context, s *pass.Scope) pass.
 	st := &s.Obj.Status
 	token := ec2.ClientToken(string(s.Obj.UID), st.Recreations)
 
-	if id, ok := r.launched.get(s.Obj.UID, token); ok && st.ClientToken == token {
+	if id, ok := r.memory.Launches.Get(s.Obj.UID, token); ok && st.ClientToken == token {
 		return r.launchedEarlier(ctx, s, id)
 	}
 	if launchStalled(s) {
@@ -61,7 +61,7 @@ func (r *EC2InstanceReconciler) launch(ctx context.Context, s *pass.Scope) pass.
 	if wait := s.EC2.LaunchTurn(token, s.Obj.Namespace); wait > 0 {
 		// Nothing was sent under this token, and the checks above found nothing: the
 		// next pass goes straight to the launch, without listing or looking again.
-		r.launched.putNotSent(s.Obj.UID, token)
+		r.memory.Launches.PutNotSent(s.Obj.UID, token)
 		// A pass that only waits writes nothing: the account the pass resolved is
 		// recorded with the launch record, before anything may be launched.
 		s.Obj.Status.Account, s.Obj.Status.AccountID = s.Before.Status.Account, s.Before.Status.AccountID
@@ -87,7 +87,7 @@ func (r *EC2InstanceReconciler) launch(ctx context.Context, s *pass.Scope) pass.
 // knows that no RunInstances with this token was sent.
 func (r *EC2InstanceReconciler) findEarlierLaunch(ctx context.Context, s *pass.Scope, token string) pass.Step {
 	st := &s.Obj.Status
-	if r.launched.notSent(s.Obj.UID, token) {
+	if r.memory.Launches.NotSent(s.Obj.UID, token) {
 		return pass.Proceed()
 	}
 	// An object that never launched may have had an instance under another UID (it
@@ -146,21 +146,21 @@ func (r *EC2InstanceReconciler) prepareLaunch(ctx context.Context, s *pass.Scope
 func (r *EC2InstanceReconciler) runInstance(ctx context.Context, s *pass.Scope, token, userData, source string) pass.Step {
 	// From here the launch may reach EC2: what memory said about an earlier attempt
 	// that was not sent (or was refused) no longer holds, whatever this one's answer.
-	r.launched.forget(s.Obj.UID)
+	r.memory.Launches.Forget(s.Obj.UID)
 	inst, err := s.EC2.RunInstance(ctx, plan.LaunchRequest(s.Obj, r.ClusterID, token, userData))
 	if awserrors.HeldBack(err) {
 		// Nothing was sent: the next pass launches without looking for this one.
-		r.launched.putNotSent(s.Obj.UID, token)
+		r.memory.Launches.PutNotSent(s.Obj.UID, token)
 		return pass.Failed(launchAction, err)
 	}
 	if err != nil {
 		return r.launchFailed(ctx, s, err)
 	}
 	s.Event(corev1.EventTypeNormal, "Launched", fmt.Sprintf("launched instance %s (%s)", inst.ID, inst.InstanceType))
-	r.launched.put(s.Obj.UID, token, inst.ID)
+	r.memory.Launches.Put(s.Obj.UID, token, inst.ID)
 	// What was set at launch is known: the next passes compare it without reading it
 	// back (DescribeInstances does not return these attributes).
-	r.attributes.put(s.Obj.UID, s.Obj.Generation, r.now(), plan.LaunchedAttributes(s.Obj, userData), source)
+	r.memory.Attributes.Put(s.Obj.UID, s.Obj.Generation, r.now(), plan.LaunchedAttributes(s.Obj, userData), source)
 	// A new instance is pending; the next pass looks at it with the other new ones.
 	return pass.DoneAfter(r.firstLook(s.EC2))
 }

@@ -76,7 +76,7 @@ func TestALaunchWaitsForTheBudgetWithoutSendingAndRemembersIt(t *testing.T) {
 		t.Error("launched while the budget was spent")
 	}
 	token := ec2.ClientToken(string(s.Obj.UID), 0)
-	if !r.launched.notSent(s.Obj.UID, token) {
+	if !r.memory.Launches.NotSent(s.Obj.UID, token) {
 		t.Error("the pass does not remember that nothing was sent")
 	}
 	f.ResetCalls()
@@ -172,10 +172,10 @@ func TestRunInstanceRemembersWhatItLaunchedAndWhatItDidNot(t *testing.T) {
 			if (next.Kind == pass.KindFailed) != tc.wantFailed {
 				t.Errorf("step %+v, want failed=%v", next, tc.wantFailed)
 			}
-			if got := r.launched.notSent(s.Obj.UID, token); got != tc.wantNotSent {
+			if got := r.memory.Launches.NotSent(s.Obj.UID, token); got != tc.wantNotSent {
 				t.Errorf("notSent = %v, want %v", got, tc.wantNotSent)
 			}
-			if _, ok := r.launched.get(s.Obj.UID, token); ok != (tc.fail == nil) {
+			if _, ok := r.memory.Launches.Get(s.Obj.UID, token); ok != (tc.fail == nil) {
 				t.Errorf("launch remembered = %v, want %v", ok, tc.fail == nil)
 			}
 			if tc.wantEvent != "" && strings.Join(events.reasons, ",") != tc.wantEvent {

@@ -54,7 +54,7 @@ func (r *EC2InstanceReconciler) launchFailed(ctx context.Context, s *pass.Scope,
 		// race with the object's deletion (a conflict), and the deletion must not then
 		// wait for an instance that cannot exist.
 		st.LastLaunchAttempt = nil
-		r.launched.putNotSent(s.Obj.UID, st.ClientToken)
+		r.memory.Launches.PutNotSent(s.Obj.UID, st.ClientToken)
 	}
 	return pass.Failed(launchAction, err)
 }

@@ -39,13 +39,13 @@ func (r *EC2InstanceReconciler) launchedEarlier(ctx context.Context, s *pass.Sco
 	case awserrors.IsNotFound(err) && r.withinVisibilityGrace(s):
 		return pass.DoneAfter(r.PollInterval)
 	case awserrors.IsNotFound(err):
-		r.launched.forget(s.Obj.UID)
+		r.memory.Launches.Forget(s.Obj.UID)
 		s.Obj.Status.InstanceID = id
 		return r.instanceMissing(ctx, s)
 	case err != nil:
 		return pass.Failed("describing instance "+id, err)
 	}
-	r.launched.forget(s.Obj.UID)
+	r.memory.Launches.Forget(s.Obj.UID)
 	s.Obj.Status.InstanceID = inst.ID
 	s.Obj.Status.LaunchAttempts = 0
 	pass.RememberLaunchVolumes(s, inst)

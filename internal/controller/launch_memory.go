@@ -17,67 +17,8 @@ limitations under the License.
 package controller
 
 import (
-	"sync"
-
 	"github.com/ec2-operator/ec2-operator/internal/controller/pass"
-	"k8s.io/apimachinery/pkg/types"
 )
-
-// launchMemory remembers, per object, the instance this process launched and has not
-// recorded in status yet. Writing the ID at once would cost a status write that the
-// next pass makes anyway (with the instance's state); the pass in between finds the
-// instance here instead of asking EC2 by client token. Losing it (a restart) costs
-// nothing but that lookup: status holds the token and the launch time, which is what
-// finds the instance after a crash.
-type launchMemory struct {
-	mu      sync.Mutex
-	entries map[types.UID]launchEntry
-}
-
-// launchEntry is one unrecorded launch: the instance and the client token it was
-// launched with, so that a later token (a replacement) never finds an older instance.
-// An entry without an instance records a launch the client did not send (it would
-// have waited too long for its budget), which needs no lookup before it is retried.
-type launchEntry struct {
-	instanceID, token string
-}
-
-func (m *launchMemory) put(uid types.UID, token, instanceID string) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.entries == nil {
-		m.entries = map[types.UID]launchEntry{}
-	}
-	m.entries[uid] = launchEntry{instanceID: instanceID, token: token}
-}
-
-// putNotSent records that RunInstances with this token was not sent.
-func (m *launchMemory) putNotSent(uid types.UID, token string) { m.put(uid, token, "") }
-
-// get returns the instance launched for the object under this token.
-func (m *launchMemory) get(uid types.UID, token string) (string, bool) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	e, ok := m.entries[uid]
-	if !ok || e.token != token || e.instanceID == "" {
-		return "", false
-	}
-	return e.instanceID, true
-}
-
-// notSent reports whether the last launch with this token was not sent.
-func (m *launchMemory) notSent(uid types.UID, token string) bool {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	e, ok := m.entries[uid]
-	return ok && e.token == token && e.instanceID == ""
-}
-
-func (m *launchMemory) forget(uid types.UID) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	delete(m.entries, uid)
-}
 
 // nothingLaunched reports whether no instance can exist for the object: none recorded
 // or remembered, none adopted, none replaced, and no RunInstances outstanding (never
@@ -94,8 +35,8 @@ func (r *EC2InstanceReconciler) noInstanceRecorded(s *pass.Scope) bool {
 	if st.InstanceID != "" || st.Recreations > 0 {
 		return false
 	}
-	if _, ok := r.launched.get(s.Obj.UID, st.ClientToken); ok {
+	if _, ok := r.memory.Launches.Get(s.Obj.UID, st.ClientToken); ok {
 		return false
 	}
-	return st.LastLaunchAttempt == nil || r.launched.notSent(s.Obj.UID, st.ClientToken)
+	return st.LastLaunchAttempt == nil || r.memory.Launches.NotSent(s.Obj.UID, st.ClientToken)
 }

@@ -24,33 +24,16 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
-	"github.com/ec2-operator/ec2-operator/internal/controller/plan"
-	"github.com/ec2-operator/ec2-operator/internal/events"
 )
 
 // remembered counts the entries of every map the reconciler keeps per object or per
 // instance.
 func remembered(r *EC2InstanceReconciler) map[string]int {
-	out := map[string]int{}
-	r.uids.Range(func(any, any) bool { out["uids"]++; return true })
-	out["attributes"] = r.attributes.size()
-	r.launched.mu.Lock()
-	out["launched"] = len(r.launched.entries)
-	r.launched.mu.Unlock()
-	out["events.stale"], out["events.spot"] = r.events.sizes()
-	r.vanished.mu.Lock()
-	out["vanished"] = len(r.vanished.seen) + len(r.vanished.paused)
-	r.vanished.mu.Unlock()
+	out := r.memory.Sizes()
 	out["sources.watches"], out["sources.users"] = r.sources.counts()
-	out["conflicts"] = r.conflicts.size()
-	r.creating.mu.Lock()
-	out["creating"] = len(r.creating.since)
-	r.creating.mu.Unlock()
 	return out
 }
 
@@ -134,44 +117,4 @@ func (h *harness) countReady() int {
 		}
 	}
 	return n
-}
-
-// TestAnObjectsMemoryGoesWhenItIsDeletedOrReplacedUnderItsName checks the rule behind
-// the test above for what it cannot provoke on purpose: an EC2 event remembered for
-// an instance whose object went before the next pass, and an object deleted and
-// created again under its name between two passes (its NotFound pass never comes).
-func TestAnObjectsMemoryGoesWhenItIsDeletedOrReplacedUnderItsName(t *testing.T) {
-	r := &EC2InstanceReconciler{}
-	r.defaults()
-	name := types.NamespacedName{Namespace: "team", Name: "web"}
-	obj := &computev1alpha1.EC2Instance{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "web", UID: "uid-1"}}
-	obj.Status.InstanceID = "i-1"
-
-	r.remember(name, obj)
-	r.events.stale["i-1"], r.events.spot["i-1"] = true, events.Event{InstanceID: "i-1"}
-	r.attributes.put("uid-1", 1, time.Now(), plan.ObservedAttributes{}, "")
-	r.forgetObject(name)
-	if stale, spot := r.events.sizes(); stale+spot != 0 || r.attributes.size() != 0 {
-		t.Errorf("after the object went: %d stale marks, %d Spot warnings, %d attribute entries", stale, spot, r.attributes.size())
-	}
-
-	r.remember(name, obj)
-	r.events.stale["i-1"] = true
-	r.attributes.put("uid-1", 1, time.Now(), plan.ObservedAttributes{}, "")
-	again := obj.DeepCopy()
-	again.UID, again.Status.InstanceID = "uid-2", ""
-	r.remember(name, again)
-	if stale, _ := r.events.sizes(); stale != 0 || r.attributes.known("uid-1") {
-		t.Errorf("after the object was created again under its name: %d stale marks, the old UID's attributes kept: %v", stale, r.attributes.known("uid-1"))
-	}
-
-	// A replacement instance: what the events said of the old one goes.
-	r.remember(name, obj)
-	r.events.stale["i-1"] = true
-	replaced := obj.DeepCopy()
-	replaced.Status.InstanceID = "i-2"
-	r.remember(name, replaced)
-	if stale, _ := r.events.sizes(); stale != 0 {
-		t.Errorf("after the instance was replaced: %d stale marks", stale)
-	}
 }

@@ -100,7 +100,7 @@ func (r *EC2InstanceReconciler) findObserved(ctx context.Context, s *pass.Scope)
 			"managementPolicy Observe needs spec.instanceId (or an instance launched earlier in Full): Observe never launches")
 		return nil, pass.DoneAfter(0)
 	}
-	if r.events.takeStale(id) {
+	if r.memory.Events.TakeStale(id) {
 		s.EC2.ChangedElsewhere(id)
 	}
 	inst, err := s.EC2.GetInstance(ctx, id)

@@ -18,10 +18,7 @@ package controller
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/json"
 	"fmt"
-	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -43,103 +40,11 @@ import (
 // object: often a second install of the operator watching the same namespace. Then a
 // fixed quick retry would have the two fight at ten writes a second for ever, so the
 // retries back off exponentially, and once the object's status is seen written by
-// someone else secondWriterAfter times in a row, that is reported on the object.
+// someone else memory.SecondWriterAfter times in a row, that is reported on the object.
 const (
-	// secondWriterAfter is how many conflicts in a row, each with a status the
-	// operator did not write, make a second writer.
-	secondWriterAfter = 3
 	// defaultSecondWriterQuiet is how long after the last conflict the report goes.
 	defaultSecondWriterQuiet = 2 * time.Minute
 )
-
-// conflictTracker remembers, per object, the status the operator last wrote (as a
-// digest) and the conflicts since its last write that went through.
-type conflictTracker struct {
-	mu      sync.Mutex
-	entries map[types.UID]*conflictEntry
-}
-
-type conflictEntry struct {
-	written  [sha256.Size]byte
-	streak   int
-	foreign  int
-	last     time.Time
-	reported bool
-}
-
-func (c *conflictTracker) entry(uid types.UID) *conflictEntry {
-	if c.entries == nil {
-		c.entries = map[types.UID]*conflictEntry{}
-	}
-	e := c.entries[uid]
-	if e == nil {
-		e = &conflictEntry{}
-		c.entries[uid] = e
-	}
-	return e
-}
-
-// wrote records a status the operator wrote; the conflict streak ends.
-func (c *conflictTracker) wrote(uid types.UID, status *computev1alpha1.EC2InstanceStatus) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	e := c.entry(uid)
-	e.written, e.streak, e.foreign = statusDigest(status), 0, 0
-}
-
-// conflicted records a conflict, and whether the object's current status is one the
-// operator did not write; it returns the streak, and true when a second writer is
-// due to be reported.
-func (c *conflictTracker) conflicted(uid types.UID, current *computev1alpha1.EC2InstanceStatus, now time.Time) (int, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	e := c.entry(uid)
-	e.streak++
-	e.last = now
-	if current != nil && statusDigest(current) != e.written {
-		e.foreign++
-	} else {
-		e.foreign = 0
-	}
-	report := e.foreign >= secondWriterAfter && !e.reported
-	if report {
-		e.reported = true
-	}
-	return e.streak, report
-}
-
-// quiet reports whether the object had no conflict for the given time; the report of
-// a second writer may then go, and is made again should the conflicts come back.
-func (c *conflictTracker) quiet(uid types.UID, now time.Time, period time.Duration) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	e := c.entries[uid]
-	if e == nil {
-		return true
-	}
-	if e.streak == 0 && now.Sub(e.last) >= period {
-		e.reported = false
-		return true
-	}
-	return false
-}
-
-func (c *conflictTracker) forget(uid types.UID) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	delete(c.entries, uid)
-}
-
-func (c *conflictTracker) size() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return len(c.entries)
-}
-
-func statusDigest(status *computev1alpha1.EC2InstanceStatus) [sha256.Size]byte {
-	data, _ := json.Marshal(status)
-	return sha256.Sum256(data)
-}
 
 // conflictBackoff is the wait after the streak's nth conflict: requeue.ConflictRetry, doubled
 // for each further one, at most max, spread by a tenth.
@@ -168,7 +73,7 @@ func (r *EC2InstanceReconciler) afterConflict(ctx context.Context, key types.Nam
 	if current != nil && current.UID == uid {
 		status = &current.Status
 	}
-	n, report := r.conflicts.conflicted(uid, status, r.now())
+	n, report := r.memory.Conflicts.Conflicted(uid, status, r.now())
 	wait := conflictBackoff(n, r.MaxBackoff)
 	if report {
 		r.reportSecondWriter(ctx, current, n, wait)
@@ -215,7 +120,7 @@ func (r *EC2InstanceReconciler) settleSecondWriter(s *pass.Scope) {
 	if s.Condition(computev1alpha1.ConditionSecondWriter) == nil {
 		return
 	}
-	if r.conflicts.quiet(s.Obj.UID, r.now(), r.secondWriterQuiet) {
+	if r.memory.Conflicts.Quiet(s.Obj.UID, r.now(), r.secondWriterQuiet) {
 		meta.RemoveStatusCondition(&s.Obj.Status.Conditions, computev1alpha1.ConditionSecondWriter)
 	}
 }

@@ -18,90 +18,37 @@ package controller
 
 import (
 	"strings"
-	"sync"
 
 	"k8s.io/apimachinery/pkg/types"
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
+	"github.com/ec2-operator/ec2-operator/internal/controller/memory"
 )
 
-// perObject is everything the reconciler remembers about objects between passes. Each
-// store is keyed by the object's UID (the EC2 events by its instance); forgetUID drops
-// an object from all of them at once, so that what is remembered stays bounded by the
-// objects that exist.
-type perObject struct {
-	// attributes are the extra attributes last read (converge_attributes.go).
-	attributes attributeCache
-	// launched are the launches not recorded in status yet (launch_memory.go).
-	launched launchMemory
-	// creating are the data volumes whose CreateVolume answer is awaited
-	// (converge_volumes_create.go).
-	creating creatingVolumes
-	// events are what EC2 events said of instances (inputs_ec2events.go).
-	events eventState
-	// vanished are the instances EC2 no longer knows (instance_vanished.go).
-	vanished vanishTracker
-	// sources watches the Secrets and ConfigMaps userDataFrom names
-	// (inputs_sourcewatch.go).
-	sources sourceWatches
-	// conflicts follows conflicting writes, for their backoff and the report of a
-	// second writer (reconcile_conflicts.go).
-	conflicts conflictTracker
-	// uids maps each object's name to its objectMemory, so that what is remembered per
-	// UID can be dropped when the object is gone (also when it went without the
-	// finalizer).
-	uids sync.Map
-}
-
-// objectMemory is what the reconciler knows of an object by its name: its UID, and
-// the instance its status recorded, which is what EC2 events are remembered by.
-type objectMemory struct {
-	uid        types.UID
-	instanceID string
-}
-
-// remember records the object's UID and instance under its name. An object of the
-// same name with another UID (deleted and created again between two passes) had its
-// memory dropped here, since its own NotFound pass may never come; so had what the
-// events said of an instance the object no longer records.
+// remember records the object in the reconciler's memory (package memory); an earlier
+// object of the same name with another UID is forgotten.
 func (r *EC2InstanceReconciler) remember(name types.NamespacedName, obj *computev1alpha1.EC2Instance) {
-	prev, loaded := r.uids.Swap(name, objectMemory{uid: obj.UID, instanceID: obj.Status.InstanceID})
-	if !loaded {
-		return
-	}
-	switch p := prev.(objectMemory); {
-	case p.uid != obj.UID:
-		r.forgetUID(p)
-	case p.instanceID != "" && p.instanceID != obj.Status.InstanceID:
-		r.events.forget(p.instanceID)
+	if f, ok := r.memory.Remember(name, obj); ok {
+		r.forgotten(f)
 	}
 }
 
 // forgetObject drops everything remembered about an object that no longer exists.
 func (r *EC2InstanceReconciler) forgetObject(name types.NamespacedName) {
-	v, ok := r.uids.LoadAndDelete(name)
-	if !ok {
-		return
+	if f, ok := r.memory.Forget(name); ok {
+		r.forgotten(f)
+		r.Metrics.ForgetInstance(name.Namespace, name.Name)
 	}
-	r.forgetUID(v.(objectMemory))
-	r.Metrics.ForgetInstance(name.Namespace, name.Name)
 }
 
-// forgetUID drops what is remembered per UID and about the object's instance: every
-// map the reconciler keeps per object is bounded by the objects that exist.
-func (r *EC2InstanceReconciler) forgetUID(m objectMemory) {
-	uid := m.uid
-	r.forgetAttributes(uid)
-	r.launched.forget(uid)
-	r.sources.release(uid)
-	r.conflicts.forget(uid)
-	r.creating.forget(uid)
-	if m.instanceID != "" {
-		r.events.forget(m.instanceID)
-	}
-	for key, n := range r.vanished.forget(uid) {
+// forgotten drops what the reconciler keeps about a forgotten object outside its
+// memory: the watch of its user data source and its metrics. Every map the reconciler
+// keeps per object is thereby bounded by the objects that exist.
+func (r *EC2InstanceReconciler) forgotten(f memory.Forgotten) {
+	r.sources.release(f.UID)
+	for key, n := range f.Paused {
 		account, region, _ := strings.Cut(key, "/")
 		r.Metrics.ReplacementsPaused(account, region, n)
 	}
-	r.Metrics.InstanceState(uid, "")
+	r.Metrics.InstanceState(f.UID, "")
 }

@@ -25,6 +25,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/source"
@@ -75,7 +76,7 @@ func (r *EC2InstanceReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Watches(&corev1.Namespace{}, handler.EnqueueRequestsFromMapFunc(r.objectsInNamespace), builder.OnlyMetadata,
 			builder.WithPredicates(predicate.Or(predicate.LabelChangedPredicate{}, predicate.AnnotationChangedPredicate{}))).
 		// Objects whose instances EC2 events are about (HandleEvent).
-		WatchesRawSource(source.Channel(r.events.requests, &handler.EnqueueRequestForObject{})).
+		WatchesRawSource(source.Channel(r.requeue, &handler.EnqueueRequestForObject{})).
 		// Objects whose userDataFrom source changed.
 		WatchesRawSource(source.Channel(r.sources.requests, &handler.EnqueueRequestForObject{})).
 		Named("ec2instance").
@@ -127,7 +128,7 @@ func (r *EC2InstanceReconciler) defaults() {
 		if r.Now == nil {
 			r.Now = time.Now
 		}
-		r.events.init()
+		r.requeue = make(chan event.GenericEvent, 1024)
 		// A namespace that refused the watch of its sources is asked again as often as
 		// a settled instance is checked.
 		r.sources.init(r.ResyncPeriod, r.Now, ctrl.Log.WithName("userdata-watches"))

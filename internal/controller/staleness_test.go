@@ -60,7 +60,7 @@ func TestAnObjectGoneWithoutItsFinalizerIsForgotten(t *testing.T) {
 	h.mu.Lock()
 	r := h.reconciler
 	h.mu.Unlock()
-	if !r.attributes.known(uid) {
+	if !r.memory.Attributes.Known(uid) {
 		t.Fatal("the reconciler remembers nothing about a Ready object; the test proves nothing")
 	}
 	// Someone removes the finalizer and deletes the object (kubectl patch, a backup
@@ -69,7 +69,7 @@ func TestAnObjectGoneWithoutItsFinalizerIsForgotten(t *testing.T) {
 	h.deleteObject("orphaned")
 	h.waitGone("orphaned")
 	h.eventually(h.timeout, func() string {
-		_, named := r.uids.Load(types.NamespacedName{Namespace: h.ns, Name: "orphaned"})
-		return unless(!r.attributes.known(uid) && !named, "the reconciler still remembers the deleted object")
+		named := r.memory.Named(types.NamespacedName{Namespace: h.ns, Name: "orphaned"})
+		return unless(!r.memory.Attributes.Known(uid) && !named, "the reconciler still remembers the deleted object")
 	})
 }

@@ -24,7 +24,6 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/sim/ec2sim"
@@ -79,31 +78,5 @@ func TestAFleetThatVanishesAtOnceIsNotLaunchedAgain(t *testing.T) {
 	}
 	if c := findCondition(h.get("db-1"), computev1alpha1.ConditionReady); c.Reason != computev1alpha1.ReasonReplacementPaused {
 		t.Errorf("db-1 is %s, want still paused", c.Reason)
-	}
-}
-
-func TestVanishTrackerCountsWithinTheWindowAndForgets(t *testing.T) {
-	var v vanishTracker
-	t0 := time.Unix(1_700_000_000, 0)
-	if _, isNew, n := v.note("a/r", "u1", t0); !isNew || n != 1 {
-		t.Fatalf("first note: new %v count %d", isNew, n)
-	}
-	if first, isNew, n := v.note("a/r", "u1", t0.Add(time.Minute)); isNew || n != 1 || !first.Equal(t0) {
-		t.Fatalf("second note of the same object: first %v new %v count %d", first, isNew, n)
-	}
-	v.note("a/r", "u2", t0.Add(2*time.Minute))
-	v.note("b/r", "u3", t0.Add(2*time.Minute))
-	if _, _, n := v.note("a/r", "u4", t0.Add(vanishWindow+90*time.Second)); n != 2 {
-		t.Errorf("count after the window: %d, want 2 (u2 and u4)", n)
-	}
-	v.setPaused("a/r", "u2", true)
-	if changed := v.forget("u2"); changed["a/r"] != 0 || len(changed) != 1 {
-		t.Errorf("forget: %v", changed)
-	}
-	for _, u := range []string{"u3", "u4"} {
-		v.forget(types.UID(u))
-	}
-	if len(v.seen) != 0 || len(v.paused) != 0 {
-		t.Errorf("maps not empty after every object was forgotten: %v %v", v.seen, v.paused)
 	}
 }
