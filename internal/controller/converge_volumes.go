@@ -147,7 +147,7 @@ func (r *EC2InstanceReconciler) convergeVolume(ctx context.Context, p *volumePas
 		return r.createVolume(ctx, p, v, e)
 	}
 	vol, ok := p.described[e.VolumeID]
-	if !ok || vol.State == volumeStateError {
+	if !ok || vol.State == ec2.VolumeStateError {
 		return r.volumeMissing(ctx, p, v, e, ok)
 	}
 	return r.attachVolume(ctx, p, v, e, vol)
@@ -249,7 +249,7 @@ func (r *EC2InstanceReconciler) removeVolume(ctx context.Context, p *volumePass,
 		p.forget(e) // gone already
 		return nil
 	}
-	if vol.State != "available" && vol.State != volumeStateError {
+	if vol.State != "available" && vol.State != ec2.VolumeStateError {
 		p.busy = true
 		return nil
 	}
@@ -270,21 +270,11 @@ func (r *EC2InstanceReconciler) disposeVolume(ctx context.Context, s *pass.Scope
 		s.Event(corev1.EventTypeNormal, "VolumeDeleted", "deleted volume "+volumeID)
 		return nil
 	}
-	if err := releaseResources(ctx, s, instanceID, volumeID); err != nil {
+	if err := pass.ReleaseResources(ctx, s, instanceID, volumeID); err != nil {
 		return err
 	}
 	s.Event(corev1.EventTypeNormal, "VolumeReleased", fmt.Sprintf("left volume %s in place, tagged %s=%s (deleteOnTermination false)", volumeID, ec2.TagReleased, instanceID))
 	return nil
-}
-
-// releaseResources marks resources the operator lets go of with the instance they
-// came from and removes their ownership tags. The mark goes first: the IAM policy
-// allows tagging only while the resource still carries this cluster's tag.
-func releaseResources(ctx context.Context, s *pass.Scope, instanceID string, ids ...string) error {
-	if err := s.EC2.CreateTags(ctx, ids, map[string]string{ec2.TagReleased: instanceID}); err != nil {
-		return err
-	}
-	return s.EC2.DeleteTags(ctx, ids, ec2.OwnershipTagKeys())
 }
 
 // observe copies what DescribeVolumes said about the entry's volume, if it was read.

@@ -29,10 +29,6 @@ import (
 	"github.com/ec2-operator/ec2-operator/internal/controller/plan"
 )
 
-// volumeStateError is the EBS state of a volume whose creation failed; such a volume
-// can only be deleted.
-const volumeStateError = "error"
-
 // codeVolumeCreationFailed marks a volume whose creation EBS gave up after CreateVolume
 // answered (it vanished, or ended in the error state); reasonsByCode maps it to
 // VolumeNotFound.

@@ -53,10 +53,11 @@ limitations under the License.
 //     volumes, the Elastic IP, the power state) and settles the object when nothing
 //     is left to do (converge_settle.go). The settings are pure plans, one per field,
 //     in package plan: adding one is a plan and an entry in plan.Settings.
-//   - delete*: termination or release as the deletion policy says, the volumes and
-//     addresses the operator created (delete_teardown.go), and the uninstall guard:
-//     an object deleted because its CRD is being deleted is released without calling
-//     AWS (delete_uninstall.go).
+//   - package deletion: termination or release as the deletion policy says, the
+//     volumes and addresses the operator created, and the uninstall guard: an object
+//     deleted because its CRD is being deleted is released without calling AWS. It
+//     sees the rest of the pass only through deletion.Kernel, which kernel.go
+//     implements; kernel.go also builds each phase package's value for a pass.
 //   - inputs_*: what reaches a pass from outside the object: the user data of
 //     userDataFrom and its watch, and EC2 events.
 //   - package outputs: after every pass, in Full and Observe, spec.outputsTo's ConfigMap

@@ -41,7 +41,6 @@ import (
 	"github.com/ec2-operator/ec2-operator/internal/controller/awsaccount"
 	"github.com/ec2-operator/ec2-operator/internal/controller/grants"
 	"github.com/ec2-operator/ec2-operator/internal/controller/memory"
-	"github.com/ec2-operator/ec2-operator/internal/controller/outputs"
 	"github.com/ec2-operator/ec2-operator/internal/controller/pass"
 	"github.com/ec2-operator/ec2-operator/internal/controller/requeue"
 	"github.com/ec2-operator/ec2-operator/internal/guardrail"
@@ -146,7 +145,7 @@ type EC2InstanceReconciler struct {
 	secondWriterQuiet time.Duration
 	objectReader      client.Reader
 	// crdReader reads the operator's CRDs past the cache, for the uninstall guard
-	// (delete_uninstall.go); SetupWithManager sets it to the manager's API reader.
+	// (package deletion); SetupWithManager sets it to the manager's API reader.
 	crdReader client.Reader
 	// requeue carries to the controller the objects to reconcile that no watch of
 	// theirs announced: the owners of the instances EC2 events name, and the siblings
@@ -243,8 +242,8 @@ func (r *EC2InstanceReconciler) reconcile(ctx context.Context, s *pass.Scope) pa
 			return r.release(ctx, s)
 		}
 		// An object deleted because its CRD is (an uninstall) is released without
-		// calling AWS, whatever its deletionPolicy (delete_uninstall.go).
-		if st := r.guardUninstall(ctx, s); st.Ends() {
+		// calling AWS, whatever its deletionPolicy (package deletion).
+		if st := r.deletion().GuardUninstall(ctx, s); st.Ends() {
 			return st
 		}
 	}
@@ -255,7 +254,7 @@ func (r *EC2InstanceReconciler) reconcile(ctx context.Context, s *pass.Scope) pa
 		return st
 	}
 	if deleting {
-		return r.reconcileDelete(ctx, s)
+		return r.deletion().Run(ctx, s)
 	}
 	// The finalizer is in place before any AWS call, so no instance can exist without it.
 	if !controllerutil.ContainsFinalizer(s.Obj, computev1alpha1.Finalizer) {
@@ -392,18 +391,4 @@ func (r *EC2InstanceReconciler) nowInStatus() *metav1.Time {
 // created together do not describe their instances in lockstep forever.
 func (r *EC2InstanceReconciler) resyncAfter() time.Duration {
 	return r.ResyncPeriod + time.Duration(rand.Int64N(int64(r.ResyncPeriod/10)+1))
-}
-
-// outputsWriter is the outputs phase with the reconciler's clients: targets are read
-// past the cache (APIReader) and written with OutputsClient, each falling back to the
-// manager's client where the caller set none (tests).
-func (r *EC2InstanceReconciler) outputsWriter() outputs.Writer {
-	w := outputs.Writer{Reader: r.APIReader, Client: r.OutputsClient, Scheme: r.Scheme(), Identity: r.Identity, PollInterval: r.PollInterval}
-	if w.Reader == nil {
-		w.Reader = r.Client
-	}
-	if w.Client == nil {
-		w.Client = r.Client
-	}
-	return w
 }

@@ -17,12 +17,16 @@ limitations under the License.
 package controller
 
 import (
+	"context"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/controller/memory"
+	"github.com/ec2-operator/ec2-operator/internal/controller/pass"
 )
 
 // remember records the object in the reconciler's memory (package memory); an earlier
@@ -51,4 +55,19 @@ func (r *EC2InstanceReconciler) forgotten(f memory.Forgotten) {
 		r.Metrics.ReplacementsPaused(account, region, n)
 	}
 	r.Metrics.InstanceState(f.UID, "")
+}
+
+// release removes the finalizer, letting Kubernetes delete the object; the pass ends
+// there.
+func (r *EC2InstanceReconciler) release(ctx context.Context, s *pass.Scope) pass.Step {
+	r.Metrics.InstanceState(s.Obj.UID, "")
+	r.forgetAttributes(s.Obj.UID)
+	r.memory.Launches.Forget(s.Obj.UID)
+	if err := s.PatchMetadata(ctx, r.Client, func() {
+		controllerutil.RemoveFinalizer(s.Obj, computev1alpha1.Finalizer)
+	}); client.IgnoreNotFound(err) != nil {
+		return pass.Errored(err)
+	}
+	s.Released = true
+	return pass.DoneAfter(0)
 }

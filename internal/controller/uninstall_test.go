@@ -35,6 +35,7 @@ import (
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/controller/deletion"
 	"github.com/ec2-operator/ec2-operator/internal/sim/ec2sim"
 	"github.com/ec2-operator/ec2-operator/internal/testenv"
 	"github.com/ec2-operator/ec2-operator/internal/uninstall"
@@ -90,7 +91,7 @@ func TestUninstallReleasesTheFleetWithoutTerminatingIt(t *testing.T) {
 	h.waitCRDGone(uninstall.EC2InstancesCRD)
 
 	for name, obj := range fleet {
-		note := h.waitEventOn(obj.UID, reasonReleasedOnUninstall)
+		note := h.waitEventOn(obj.UID, deletion.ReasonReleasedOnUninstall)
 		if !strings.Contains(note, uninstall.EC2InstancesCRD+" is being deleted") || !strings.Contains(note, "not terminated") {
 			t.Errorf("%s: the event says %q", name, note)
 		}

@@ -204,7 +204,10 @@ const (
 	StateTerminated   = "terminated"
 )
 
-// NetworkInterface is an interface attached to an instance.
+// VolumeStateError is the EBS state of a volume whose creation failed; such a volume
+// can only be deleted.
+const VolumeStateError = "error"
+
 // PrimaryInterface is the instance's network interface at device index 0, or nil
 // when EC2 reported none (an instance that is still pending or already gone).
 func (i *Instance) PrimaryInterface() *NetworkInterface {
@@ -216,6 +219,7 @@ func (i *Instance) PrimaryInterface() *NetworkInterface {
 	return nil
 }
 
+// NetworkInterface is an interface attached to an instance.
 type NetworkInterface struct {
 	ID          string
 	DeviceIndex int32

@@ -97,7 +97,7 @@ type Reconciler struct {
 	CredentialsReady func() error
 
 	// crdReader reads the operator's CRDs past the cache, for the uninstall guard
-	// (delete_uninstall.go); SetupWithManager sets it to the manager's API reader.
+	// (internal/controller/deletion); SetupWithManager sets it to the manager's API reader.
 	crdReader client.Reader
 }
 
@@ -194,7 +194,7 @@ func (r *Reconciler) keepFinalizer(ctx context.Context, acct, before *computev1a
 // whileDeleted holds a deleted account back while EC2Instances use it, and lets it go
 // once none does, or at once when the operator is being uninstalled: when either of
 // its CRDs is being deleted, the EC2Instances are released without calling AWS (and
-// without their account, delete_uninstall.go), so holding the account would only
+// without their account, internal/controller/deletion), so holding the account would only
 // keep its CRD's deletion from completing. Letting it go does nothing in AWS. When
 // the CRDs cannot be read, the account is held, and the pass backs off.
 func (r *Reconciler) whileDeleted(ctx context.Context, acct, before *computev1alpha1.AWSAccount, users []computev1alpha1.EC2Instance) (ctrl.Result, bool, error) {

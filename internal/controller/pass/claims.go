@@ -17,6 +17,7 @@ limitations under the License.
 package pass
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
@@ -66,4 +67,14 @@ func OtherClusterMessage(inst *ec2.Instance, cluster, doing string) string {
 	return fmt.Sprintf("instance %s carries %s=%s: it belongs to another cluster (this one is %s) that shares the AWS account; %s. "+
 		"Use another name or namespace here, or, if that cluster is gone for good, remove its ec2-operator.dev/ tags and adopt "+
 		"it with spec.instanceId", inst.ID, ec2.TagCluster, ec2.OwnerTag(inst.Tags, ec2.TagCluster), cluster, doing)
+}
+
+// ReleaseResources marks resources the operator lets go of with the instance they
+// came from and removes their ownership tags. The mark goes first: the IAM policy
+// allows tagging only while the resource still carries this cluster's tag.
+func ReleaseResources(ctx context.Context, s *Scope, instanceID string, ids ...string) error {
+	if err := s.EC2.CreateTags(ctx, ids, map[string]string{ec2.TagReleased: instanceID}); err != nil {
+		return err
+	}
+	return s.EC2.DeleteTags(ctx, ids, ec2.OwnershipTagKeys())
 }

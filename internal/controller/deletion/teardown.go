@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller
+package deletion
 
 import (
 	"context"
@@ -42,8 +42,8 @@ import (
 //
 // Every step is safe to repeat after a crash: a second disassociation or release of
 // something already gone succeeds.
-func (r *EC2InstanceReconciler) prepareTermination(ctx context.Context, s *pass.Scope, inst *ec2.Instance) error {
-	if err := r.releaseAddresses(ctx, s); err != nil {
+func (d *Phase) prepareTermination(ctx context.Context, s *pass.Scope, inst *ec2.Instance) error {
+	if err := d.releaseAddresses(ctx, s); err != nil {
 		return fmt.Errorf("releasing the Elastic IP: %w", err)
 	}
 	attached := map[string]ec2.BlockDevice{}
@@ -61,28 +61,28 @@ func (r *EC2InstanceReconciler) prepareTermination(ctx context.Context, s *pass.
 				}
 			}
 			if !del {
-				if err := releaseResources(ctx, s, inst.ID, bd.VolumeID); err != nil {
+				if err := pass.ReleaseResources(ctx, s, inst.ID, bd.VolumeID); err != nil {
 					return fmt.Errorf("releasing volume %s: %w", bd.VolumeID, err)
 				}
 			}
 		case volumeID != "":
-			if err := r.disposeDetachedVolume(ctx, s, inst.ID, volumeID, del); err != nil {
+			if err := d.disposeDetachedVolume(ctx, s, inst.ID, volumeID, del); err != nil {
 				return fmt.Errorf("volume %s: %w", dev, err)
 			}
 		}
 	}
-	return r.settleUnrecordedVolumes(ctx, s, inst.ID)
+	return d.settleUnrecordedVolumes(ctx, s, inst.ID)
 }
 
 // disposeDetachedVolume deletes or releases a volume that is not attached to the
 // instance; one still detaching (or creating) is waited for.
-func (r *EC2InstanceReconciler) disposeDetachedVolume(ctx context.Context, s *pass.Scope, instanceID, volumeID string, del bool) error {
+func (d *Phase) disposeDetachedVolume(ctx context.Context, s *pass.Scope, instanceID, volumeID string, del bool) error {
 	found, err := s.EC2.DescribeVolumes(ctx, []string{volumeID})
 	if err != nil {
 		return err
 	}
 	if vol, ok := found[volumeID]; ok {
-		return r.disposeFoundVolume(ctx, s, instanceID, vol, del)
+		return d.disposeFoundVolume(ctx, s, instanceID, vol, del)
 	}
 	return nil
 }
@@ -91,17 +91,17 @@ func (r *EC2InstanceReconciler) disposeDetachedVolume(ctx context.Context, s *pa
 // unless it is attached; one still detaching or creating is waited for (an error
 // says so, and the deletion is retried with backoff). A volume whose creation failed
 // (state error) will never be available, and is dealt with as it is.
-func (r *EC2InstanceReconciler) disposeFoundVolume(ctx context.Context, s *pass.Scope, instanceID string, vol ec2.Volume, del bool) error {
+func (d *Phase) disposeFoundVolume(ctx context.Context, s *pass.Scope, instanceID string, vol ec2.Volume, del bool) error {
 	switch {
 	case vol.AttachedTo != "" && vol.AttachedTo != instanceID:
 		return nil // someone else's now
 	case vol.AttachedTo == instanceID:
 		return nil // attached after all: goes with the instance
-	case vol.State != "available" && vol.State != volumeStateError:
+	case vol.State != "available" && vol.State != ec2.VolumeStateError:
 		return &awserrors.Error{Kind: awserrors.KindIncorrectState, Operation: "DeleteVolume", Code: "IncorrectState",
 			Message: fmt.Sprintf("volume %s is %s; waiting before deleting it", vol.ID, vol.State)}
 	}
-	return r.disposeVolume(ctx, s, instanceID, vol.ID, del)
+	return d.Kernel.DisposeVolume(ctx, s, instanceID, vol.ID, del)
 }
 
 // settleUnrecordedVolumes deals with the data volumes created for the object that
@@ -110,8 +110,8 @@ func (r *EC2InstanceReconciler) disposeFoundVolume(ctx context.Context, s *pass.
 // otherwise each is deleted or, when the spec keeps it (deleteOnTermination false),
 // released, once it is done being created. One attached to the instance goes with it
 // under Delete, as the deleteOnTermination set for its device says.
-func (r *EC2InstanceReconciler) settleUnrecordedVolumes(ctx context.Context, s *pass.Scope, instanceID string) error {
-	lost, err := r.unrecordedVolumes(ctx, s, instanceID)
+func (d *Phase) settleUnrecordedVolumes(ctx context.Context, s *pass.Scope, instanceID string) error {
+	lost, err := d.unrecordedVolumes(ctx, s, instanceID)
 	if err != nil {
 		return fmt.Errorf("finding the volumes whose creation was not recorded: %w", err)
 	}
@@ -122,14 +122,14 @@ func (r *EC2InstanceReconciler) settleUnrecordedVolumes(ctx context.Context, s *
 			continue
 		}
 		del, _ := volumeFate(s, vol.Tags[ec2.TagDevice])
-		if err := r.disposeFoundVolume(ctx, s, instanceID, vol, del); err != nil {
+		if err := d.disposeFoundVolume(ctx, s, instanceID, vol, del); err != nil {
 			return fmt.Errorf("volume %s: %w", vol.ID, err)
 		}
 	}
 	if len(release) == 0 {
 		return nil
 	}
-	return releaseResources(ctx, s, instanceID, release...)
+	return pass.ReleaseResources(ctx, s, instanceID, release...)
 }
 
 // unrecordedVolumes finds the data volumes the operator created for the object that
@@ -138,7 +138,7 @@ func (r *EC2InstanceReconciler) settleUnrecordedVolumes(ctx context.Context, s *
 // and the device tag, which only volumes created after launch have. Volumes attached
 // to another instance are someone else's now and left out. Only an object that sent
 // CreateVolume (a client token in status) is looked up, in one DescribeVolumes call.
-func (r *EC2InstanceReconciler) unrecordedVolumes(ctx context.Context, s *pass.Scope, instanceID string) ([]ec2.Volume, error) {
+func (d *Phase) unrecordedVolumes(ctx context.Context, s *pass.Scope, instanceID string) ([]ec2.Volume, error) {
 	known := map[string]bool{}
 	sent := false
 	for _, v := range s.Obj.Status.Volumes {
@@ -155,7 +155,7 @@ func (r *EC2InstanceReconciler) unrecordedVolumes(ctx context.Context, s *pass.S
 	var out []ec2.Volume
 	for _, vol := range found {
 		switch {
-		case vol.Tags[ec2.TagDevice] == "", known[vol.ID], r.claimOf(s, vol.Tags) != pass.ClaimOurs:
+		case vol.Tags[ec2.TagDevice] == "", known[vol.ID], pass.ClaimOf(vol.Tags, string(s.Obj.UID), d.ClusterID) != pass.ClaimOurs:
 		case vol.AttachedTo != "" && vol.AttachedTo != instanceID:
 		default:
 			out = append(out, vol)
@@ -165,11 +165,11 @@ func (r *EC2InstanceReconciler) unrecordedVolumes(ctx context.Context, s *pass.S
 }
 
 // releaseAddresses lets go of the object's Elastic IP before termination.
-func (r *EC2InstanceReconciler) releaseAddresses(ctx context.Context, s *pass.Scope) error {
+func (d *Phase) releaseAddresses(ctx context.Context, s *pass.Scope) error {
 	var released string
 	if eip := s.Obj.Status.ElasticIP; eip != nil {
 		// The instance is about to be terminated: no need to forget its description.
-		if err := r.letGoOfAddress(ctx, s, "", *eip); err != nil {
+		if err := d.Kernel.LetGoOfAddress(ctx, s, "", *eip); err != nil {
 			return err
 		}
 		released = eip.AllocationID
@@ -177,13 +177,13 @@ func (r *EC2InstanceReconciler) releaseAddresses(ctx context.Context, s *pass.Sc
 	}
 	spec := s.Obj.Spec.ElasticIP
 	if spec != nil && !spec.Allocate && spec.AllocationID != "" {
-		return r.letGoOfGivenAddress(ctx, s, spec.AllocationID)
+		return d.letGoOfGivenAddress(ctx, s, spec.AllocationID)
 	}
 	if spec == nil || !spec.Allocate {
 		return nil
 	}
 	// An address allocated by an earlier pass that crashed before recording it.
-	owned, err := r.ownAddresses(ctx, s)
+	owned, err := d.Kernel.OwnAddresses(ctx, s)
 	if err != nil {
 		return err
 	}
@@ -208,7 +208,7 @@ func (r *EC2InstanceReconciler) releaseAddresses(ctx context.Context, s *pass.Sc
 // EC2 has it, not as status says: the object may be deleted right after a pass that
 // associated the address, before the cache has seen that pass's status, and the
 // address must not stay with an instance that is going.
-func (r *EC2InstanceReconciler) letGoOfGivenAddress(ctx context.Context, s *pass.Scope, allocationID string) error {
+func (d *Phase) letGoOfGivenAddress(ctx context.Context, s *pass.Scope, allocationID string) error {
 	found, err := s.EC2.DescribeAddresses(ctx, []string{allocationID})
 	if err != nil {
 		return err
@@ -228,7 +228,7 @@ func (r *EC2InstanceReconciler) letGoOfGivenAddress(ctx context.Context, s *pass
 // instance, for deletionPolicy Retain: an Elastic IP it allocated stays associated and
 // data volumes not attached stay where they are, all without ownership tags; so do
 // volumes whose CreateVolume answer was lost, found by their tags.
-func (r *EC2InstanceReconciler) retainResources(ctx context.Context, s *pass.Scope, inst *ec2.Instance) error {
+func (d *Phase) retainResources(ctx context.Context, s *pass.Scope, inst *ec2.Instance) error {
 	var ids []string
 	if eip := s.Obj.Status.ElasticIP; eip != nil && eip.AllocatedByOperator {
 		ids = append(ids, eip.AllocationID)
@@ -243,11 +243,11 @@ func (r *EC2InstanceReconciler) retainResources(ctx context.Context, s *pass.Sco
 		}
 	}
 	if len(ids) > 0 {
-		if err := releaseResources(ctx, s, inst.ID, ids...); err != nil {
+		if err := pass.ReleaseResources(ctx, s, inst.ID, ids...); err != nil {
 			return err
 		}
 	}
-	return r.settleUnrecordedVolumes(ctx, s, inst.ID)
+	return d.settleUnrecordedVolumes(ctx, s, inst.ID)
 }
 
 // volumeDevices lists the devices of the spec's volumes and of the volumes in status.

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller
+package deletion
 
 import (
 	"context"
@@ -41,17 +41,17 @@ import (
 // Whether a CRD is being deleted is internal/uninstall's question. When the CRD cannot
 // be read, nothing is terminated: the pass fails (CRDUnreadable) and backs off.
 
-// reasonReleasedOnUninstall is the reason of the Warning event on an EC2Instance
+// ReasonReleasedOnUninstall is the reason of the Warning event on an EC2Instance
 // released because its CRD is being deleted.
-const reasonReleasedOnUninstall = "ReleasedOnUninstall"
+const ReasonReleasedOnUninstall = "ReleasedOnUninstall"
 
-// guardUninstall runs first in a deletion pass of an object that may have an
+// GuardUninstall runs first in a deletion pass of an object that may have an
 // instance, before the account and the client are resolved: during an uninstall the
 // AWSAccount may be gone already, and nothing is asked of AWS anyway. It releases the
 // object when the EC2Instance CRD is being deleted, and lets the deletion go on as its
 // deletionPolicy says otherwise.
-func (r *EC2InstanceReconciler) guardUninstall(ctx context.Context, s *pass.Scope) pass.Step {
-	deleting, err := uninstall.Deleting(ctx, r.crdReader, uninstall.EC2InstancesCRD)
+func (d *Phase) GuardUninstall(ctx context.Context, s *pass.Scope) pass.Step {
+	deleting, err := uninstall.Deleting(ctx, d.CRDReader, uninstall.EC2InstancesCRD)
 	if err != nil {
 		return pass.Failed("reading CustomResourceDefinition "+uninstall.EC2InstancesCRD+
 			" to tell an uninstall from the deletion of this object (nothing is terminated or released until it can be read)", crdUnreadable(err))
@@ -59,8 +59,8 @@ func (r *EC2InstanceReconciler) guardUninstall(ctx context.Context, s *pass.Scop
 	if !deleting {
 		return pass.Proceed()
 	}
-	s.Event(corev1.EventTypeWarning, reasonReleasedOnUninstall, uninstallMessage(s.Obj))
-	return r.release(ctx, s)
+	s.Event(corev1.EventTypeWarning, ReasonReleasedOnUninstall, uninstallMessage(s.Obj))
+	return d.Kernel.Release(ctx, s)
 }
 
 // uninstallMessage says, in the event and the log, why the instance was left running

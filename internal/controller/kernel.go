@@ -1,0 +1,82 @@
+/*
+Copyright 2026 The ec2-operator Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/package controller
+
+import (
+	"context"
+
+	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/controller/deletion"
+	"github.com/ec2-operator/ec2-operator/internal/controller/outputs"
+	"github.com/ec2-operator/ec2-operator/internal/controller/pass"
+)
+
+// kernel gives the phase packages what they need of the rest of the pass, under the
+// names of their own interfaces (deletion.Kernel). Each method is the reconciler's, so
+// go-to-definition from here reaches the code; the phases never see the reconciler.
+type kernel struct{ r *EC2InstanceReconciler }
+
+var _ deletion.Kernel = kernel{}
+
+func (k kernel) Release(ctx context.Context, s *pass.Scope) pass.Step { return k.r.release(ctx, s) }
+
+func (k kernel) NothingLaunched(s *pass.Scope) bool { return k.r.nothingLaunched(s) }
+
+func (k kernel) FindOwnInstance(ctx context.Context, s *pass.Scope, token string) (*ec2.Instance, error) {
+	return k.r.findOwnInstance(ctx, s, token)
+}
+
+func (k kernel) WithinVisibilityGrace(s *pass.Scope) bool { return k.r.withinVisibilityGrace(s) }
+
+func (k kernel) TerminateExtras(ctx context.Context, s *pass.Scope, managed string) error {
+	return k.r.terminateExtras(ctx, s, managed)
+}
+
+func (k kernel) ReleaseExtras(ctx context.Context, s *pass.Scope, managed string) error {
+	return k.r.releaseExtras(ctx, s, managed)
+}
+
+func (k kernel) DisposeVolume(ctx context.Context, s *pass.Scope, instanceID, volumeID string, del bool) error {
+	return k.r.disposeVolume(ctx, s, instanceID, volumeID, del)
+}
+
+func (k kernel) LetGoOfAddress(ctx context.Context, s *pass.Scope, instanceID string, eip computev1alpha1.ElasticIPStatus) error {
+	return k.r.letGoOfAddress(ctx, s, instanceID, eip)
+}
+
+func (k kernel) OwnAddresses(ctx context.Context, s *pass.Scope) ([]ec2.Address, error) {
+	return k.r.ownAddresses(ctx, s)
+}
+
+// deletion is the deletion phase with this reconciler's settings.
+func (r *EC2InstanceReconciler) deletion() *deletion.Phase {
+	return &deletion.Phase{Kernel: kernel{r}, Launches: &r.memory.Launches, CRDReader: r.crdReader,
+		ClusterID: r.ClusterID, PollInterval: r.PollInterval}
+}
+
+// outputsWriter is the outputs phase with the reconciler's clients: targets are read
+// past the cache (APIReader) and written with OutputsClient, each falling back to the
+// manager's client where the caller set none (tests).
+func (r *EC2InstanceReconciler) outputsWriter() outputs.Writer {
+	w := outputs.Writer{Reader: r.APIReader, Client: r.OutputsClient, Scheme: r.Scheme(), Identity: r.Identity, PollInterval: r.PollInterval}
+	if w.Reader == nil {
+		w.Reader = r.Client
+	}
+	if w.Client == nil {
+		w.Client = r.Client
+	}
+	return w
+}
