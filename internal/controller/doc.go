@@ -44,7 +44,7 @@ limitations under the License.
 //     earlier object with the same name (launch_restore.go), late-initialization of an
 //     adopted instance's unset fields (launch_lateinit.go), and the image and placement
 //     a launch chooses; the request itself is plan.LaunchRequest.
-//   - observe_*: managementPolicy Observe, its own read-only pass (observe_policy.go):
+//   - package observe: managementPolicy Observe, its own read-only pass (observe.Phase):
 //     the instance is found and reported, never changed, and its differences from the
 //     spec are listed by plan.ObservedDrift, which reuses the settings' plans, so that
 //     Observe reports exactly what Full would change.

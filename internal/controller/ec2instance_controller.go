@@ -229,9 +229,9 @@ func (r *EC2InstanceReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 // phase returns a step; the first that ends the pass ends it.
 func (r *EC2InstanceReconciler) reconcile(ctx context.Context, s *pass.Scope) pass.Step {
 	if s.Obj.Spec.Observes() {
-		// Observe has its own, read-only pass (observe_policy.go): none of the phases
+		// Observe has its own, read-only pass (package observe): none of the phases
 		// below may run, since each may change the instance.
-		return r.reconcileObserve(ctx, s)
+		return r.observePhase().Run(ctx, s)
 	}
 	deleting := !s.Obj.DeletionTimestamp.IsZero()
 	// An object for which nothing was ever launched goes at once when deleted, without

@@ -16,20 +16,26 @@ limitations under the License.
 
 import (
 	"context"
+	"time"
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
 	"github.com/ec2-operator/ec2-operator/internal/controller/deletion"
+	"github.com/ec2-operator/ec2-operator/internal/controller/observe"
 	"github.com/ec2-operator/ec2-operator/internal/controller/outputs"
 	"github.com/ec2-operator/ec2-operator/internal/controller/pass"
+	"github.com/ec2-operator/ec2-operator/internal/controller/plan"
 )
 
 // kernel gives the phase packages what they need of the rest of the pass, under the
-// names of their own interfaces (deletion.Kernel). Each method is the reconciler's, so
+// names of their own interfaces (deletion.Kernel, observe.Kernel). Each method is the reconciler's, so
 // go-to-definition from here reaches the code; the phases never see the reconciler.
 type kernel struct{ r *EC2InstanceReconciler }
 
-var _ deletion.Kernel = kernel{}
+var (
+	_ deletion.Kernel = kernel{}
+	_ observe.Kernel  = kernel{}
+)
 
 func (k kernel) Release(ctx context.Context, s *pass.Scope) pass.Step { return k.r.release(ctx, s) }
 
@@ -61,6 +67,30 @@ func (k kernel) OwnAddresses(ctx context.Context, s *pass.Scope) ([]ec2.Address,
 	return k.r.ownAddresses(ctx, s)
 }
 
+func (k kernel) UseAccount(ctx context.Context, s *pass.Scope) pass.Step {
+	return k.r.useAccount(ctx, s)
+}
+
+func (k kernel) UseClient(ctx context.Context, s *pass.Scope) pass.Step { return k.r.useClient(ctx, s) }
+
+func (k kernel) CheckClaimedInstance(ctx context.Context, s *pass.Scope, inst *ec2.Instance, afresh bool) (*ec2.Instance, pass.Step) {
+	return k.r.checkClaimedInstance(ctx, s, inst, afresh)
+}
+
+func (k kernel) InstanceExists(s *pass.Scope, msg string) pass.Step {
+	return k.r.instanceExists(s, msg)
+}
+
+func (k kernel) ObserveAttributes(ctx context.Context, s *pass.Scope, inst *ec2.Instance) (plan.ObservedAttributes, bool, error) {
+	return k.r.observeAttributes(ctx, s, inst)
+}
+
+func (k kernel) ReportSpotInterruption(s *pass.Scope, instanceID string) {
+	k.r.reportSpotInterruption(s, instanceID)
+}
+
+func (k kernel) ResyncAfter() time.Duration { return k.r.resyncAfter() }
+
 // deletion is the deletion phase with this reconciler's settings.
 func (r *EC2InstanceReconciler) deletion() *deletion.Phase {
 	return &deletion.Phase{Kernel: kernel{r}, Launches: &r.memory.Launches, CRDReader: r.crdReader,
@@ -79,4 +109,10 @@ func (r *EC2InstanceReconciler) outputsWriter() outputs.Writer {
 		w.Client = r.Client
 	}
 	return w
+}
+
+// observePhase is the Observe pass with this reconciler's settings.
+func (r *EC2InstanceReconciler) observePhase() *observe.Phase {
+	return &observe.Phase{Kernel: kernel{r}, Events: &r.memory.Events, Metrics: r.Metrics,
+		ClusterID: r.ClusterID, PollInterval: r.PollInterval}
 }

@@ -14,57 +14,105 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller
+// Package observe is the pass of an EC2Instance with managementPolicy Observe: it
+// finds the instance, reports it in status and lists how it differs from the spec,
+// and makes no call that changes anything in AWS.
+package observe
 
 import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
+	"github.com/ec2-operator/ec2-operator/internal/controller/memory"
 	"github.com/ec2-operator/ec2-operator/internal/controller/pass"
 	"github.com/ec2-operator/ec2-operator/internal/controller/plan"
 )
 
-// reconcileObserve is the pass of an object with managementPolicy Observe. It makes no
+// Kernel is what the Observe pass needs from the rest of the reconciler: the account
+// and client of the pass, the object's release, the lookups of the instance, and the
+// reports Full passes make the same way.
+type Kernel interface {
+	// UseAccount resolves the account the pass acts in; UseClient picks the region's
+	// EC2 client.
+	UseAccount(ctx context.Context, s *pass.Scope) pass.Step
+	UseClient(ctx context.Context, s *pass.Scope) pass.Step
+	// Release removes the finalizer and forgets the object; the pass ends there.
+	Release(ctx context.Context, s *pass.Scope) pass.Step
+	// FindOwnInstance finds an instance launched under token whose answer was lost.
+	FindOwnInstance(ctx context.Context, s *pass.Scope, token string) (*ec2.Instance, error)
+	// CheckClaimedInstance applies the account's guardrails to an instance the object
+	// claims; InstanceExists reports an instance in the way.
+	CheckClaimedInstance(ctx context.Context, s *pass.Scope, inst *ec2.Instance, afresh bool) (*ec2.Instance, pass.Step)
+	InstanceExists(s *pass.Scope, msg string) pass.Step
+	// ObserveAttributes returns the extra attributes, read as rarely as in Full.
+	ObserveAttributes(ctx context.Context, s *pass.Scope, inst *ec2.Instance) (plan.ObservedAttributes, bool, error)
+	// ReportSpotInterruption sets the SpotInterruption condition from EC2's warning.
+	ReportSpotInterruption(s *pass.Scope, instanceID string)
+	// ResyncAfter is when a settled object is looked at again.
+	ResyncAfter() time.Duration
+}
+
+// InstanceStates is told the state of each observed instance (the metrics).
+type InstanceStates interface {
+	InstanceState(uid types.UID, state string)
+}
+
+// Phase is the pass of an object with managementPolicy Observe. It holds no state
+// between passes.
+type Phase struct {
+	Kernel Kernel
+	// Events are what EC2 events said of instances: a stale mark makes the
+	// description be read afresh.
+	Events  *memory.EventMarks
+	Metrics InstanceStates
+	// ClusterID is this cluster's identity in the ownership tags.
+	ClusterID    string
+	PollInterval time.Duration
+}
+
+// Run is the pass of an object with managementPolicy Observe. It makes no
 // call that changes anything in AWS, whatever the spec or the instance say: it finds
 // the instance, fills status from it and reports what differs from the spec as
 // Synced=False. The policy is read at the start of every pass, so switching to or
 // from Observe takes effect with the next pass and nothing half-done carries over:
 // every Full pass reads the instance afresh anyway.
-func (r *EC2InstanceReconciler) reconcileObserve(ctx context.Context, s *pass.Scope) pass.Step {
+func (o *Phase) Run(ctx context.Context, s *pass.Scope) pass.Step {
 	if !s.Obj.DeletionTimestamp.IsZero() {
-		return r.releaseObserved(ctx, s)
+		return o.releaseObserved(ctx, s)
 	}
-	if st := r.useAccount(ctx, s); st.Ends() {
+	if st := o.Kernel.UseAccount(ctx, s); st.Ends() {
 		return st
 	}
-	if st := r.useClient(ctx, s); st.Ends() {
+	if st := o.Kernel.UseClient(ctx, s); st.Ends() {
 		return st
 	}
-	inst, st := r.findObserved(ctx, s)
+	inst, st := o.findObserved(ctx, s)
 	if st.Ends() {
 		return st
 	}
 	// Observing is a claim too: a namespace sees only instances its account's
 	// guardrails would let it ask for (see docs/guardrails.md). The first report goes
 	// by a fresh description; later passes by the pass's own, which every pass reads.
-	if inst, st = r.checkClaimedInstance(ctx, s, inst, s.Obj.Status.InstanceID == ""); st.Ends() {
+	if inst, st = o.Kernel.CheckClaimedInstance(ctx, s, inst, s.Obj.Status.InstanceID == ""); st.Ends() {
 		return st
 	}
-	return r.reportObserved(ctx, s, inst)
+	return o.reportObserved(ctx, s, inst)
 }
 
 // releaseObserved lets a deleted Observe object go without calling AWS: Observe
 // never changes the instance, and that includes deleting it or its ownership tags.
 // An object without the finalizer (one that was never in Full) is gone already.
-func (r *EC2InstanceReconciler) releaseObserved(ctx context.Context, s *pass.Scope) pass.Step {
+func (o *Phase) releaseObserved(ctx context.Context, s *pass.Scope) pass.Step {
 	if !controllerutil.ContainsFinalizer(s.Obj, computev1alpha1.Finalizer) {
 		return pass.DoneAfter(0)
 	}
@@ -72,7 +120,7 @@ func (r *EC2InstanceReconciler) releaseObserved(ctx context.Context, s *pass.Sco
 		s.Event(corev1.EventTypeNormal, "Released",
 			"released without calling AWS (managementPolicy Observe): instance "+id+" is left as it is")
 	}
-	return r.release(ctx, s)
+	return o.Kernel.Release(ctx, s)
 }
 
 // findObserved finds the instance to observe: the one spec.instanceId names, else the
@@ -80,14 +128,14 @@ func (r *EC2InstanceReconciler) releaseObserved(ctx context.Context, s *pass.Sco
 // one launched for the object whose ID was never recorded (switched in the middle of
 // a launch), which is looked for by its client token and ownership tag. It fills
 // nothing from an instance that another object or cluster manages.
-func (r *EC2InstanceReconciler) findObserved(ctx context.Context, s *pass.Scope) (*ec2.Instance, pass.Step) {
+func (o *Phase) findObserved(ctx context.Context, s *pass.Scope) (*ec2.Instance, pass.Step) {
 	st := &s.Obj.Status
 	id := s.Obj.Spec.InstanceID
 	if id == "" {
 		id = st.InstanceID
 	}
 	if id == "" && st.LastLaunchAttempt != nil {
-		found, err := r.findOwnInstance(ctx, s, st.ClientToken)
+		found, err := o.Kernel.FindOwnInstance(ctx, s, st.ClientToken)
 		if err != nil {
 			return nil, pass.Failed("looking for an instance launched earlier", err)
 		}
@@ -100,31 +148,31 @@ func (r *EC2InstanceReconciler) findObserved(ctx context.Context, s *pass.Scope)
 			"managementPolicy Observe needs spec.instanceId (or an instance launched earlier in Full): Observe never launches")
 		return nil, pass.DoneAfter(0)
 	}
-	if r.memory.Events.TakeStale(id) {
+	if o.Events.TakeStale(id) {
 		s.EC2.ChangedElsewhere(id)
 	}
 	inst, err := s.EC2.GetInstance(ctx, id)
 	switch {
 	case awserrors.IsNotFound(err):
 		s.NotReady(computev1alpha1.ReasonInstanceNotFound, "instance "+id+" does not exist (managementPolicy Observe)")
-		return nil, pass.DoneAfter(r.resyncAfter())
+		return nil, pass.DoneAfter(o.Kernel.ResyncAfter())
 	case err != nil:
 		return nil, pass.Failed("describing instance "+id, err)
 	}
 	if inst.State == ec2.StateShuttingDown || inst.State == ec2.StateTerminated {
 		st.State = inst.State
 		s.NotReady(computev1alpha1.ReasonInstanceNotFound, fmt.Sprintf("instance %s is %s (managementPolicy Observe)", id, inst.State))
-		return nil, pass.DoneAfter(r.resyncAfter())
+		return nil, pass.DoneAfter(o.Kernel.ResyncAfter())
 	}
 	if owner := ec2.OwnerTag(inst.Tags, ec2.TagOwnerUID); owner != "" && owner != string(s.Obj.UID) {
 		// Another object's instance: its status is that object's to show.
 		msg := fmt.Sprintf("instance %s is managed by EC2Instance %s/%s; not observing it", id,
 			ec2.OwnerTag(inst.Tags, ec2.TagOwnerNamespace), ec2.OwnerTag(inst.Tags, ec2.TagOwnerName))
 		s.NotReady(computev1alpha1.ReasonOwnedByAnother, msg)
-		return nil, pass.DoneAfter(r.resyncAfter())
+		return nil, pass.DoneAfter(o.Kernel.ResyncAfter())
 	}
-	if r.claimOf(s, inst.Tags) == pass.ClaimOtherCluster {
-		return nil, r.instanceExists(s, pass.OtherClusterMessage(inst, r.ClusterID, "not observing it"))
+	if pass.ClaimOf(inst.Tags, string(s.Obj.UID), o.ClusterID) == pass.ClaimOtherCluster {
+		return nil, o.Kernel.InstanceExists(s, pass.OtherClusterMessage(inst, o.ClusterID, "not observing it"))
 	}
 	return inst, pass.Proceed()
 }
@@ -132,12 +180,12 @@ func (r *EC2InstanceReconciler) findObserved(ctx context.Context, s *pass.Scope)
 // reportObserved fills status from the instance and reports its differences from
 // the spec. The extra attributes are read as rarely as in Full (AttributeResyncPeriod),
 // and an Elastic IP only when the spec names one: both are Describe calls.
-func (r *EC2InstanceReconciler) reportObserved(ctx context.Context, s *pass.Scope, inst *ec2.Instance) pass.Step {
+func (o *Phase) reportObserved(ctx context.Context, s *pass.Scope, inst *ec2.Instance) pass.Step {
 	pass.ObserveInstance(s, inst)
-	r.Metrics.InstanceState(s.Obj.UID, inst.State)
-	r.reportSpotInterruption(s, inst.ID)
+	o.Metrics.InstanceState(s.Obj.UID, inst.State)
+	o.Kernel.ReportSpotInterruption(s, inst.ID)
 	s.SetCondition(computev1alpha1.ConditionInstanceLaunched, metav1.ConditionTrue, "Launched", "instance "+inst.ID+" exists")
-	seen, _, err := r.observeAttributes(ctx, s, inst)
+	seen, _, err := o.Kernel.ObserveAttributes(ctx, s, inst)
 	if err != nil {
 		return pass.Failed("reading the attributes of instance "+inst.ID, err)
 	}
@@ -147,18 +195,18 @@ func (r *EC2InstanceReconciler) reportObserved(ctx context.Context, s *pass.Scop
 		return pass.Failed("describing the Elastic IP of instance "+inst.ID, err)
 	}
 	differences = append(differences, eipDiff...)
-	r.reportDrift(s, differences)
+	o.reportDrift(s, differences)
 	s.SetCondition(computev1alpha1.ConditionReady, metav1.ConditionTrue, computev1alpha1.ReasonObserving,
 		fmt.Sprintf("observing instance %s (%s); managementPolicy Observe changes nothing in AWS", inst.ID, inst.State))
 	if inst.State == ec2.StatePending || inst.State == ec2.StateStopping {
-		return pass.DoneAfter(r.PollInterval)
+		return pass.DoneAfter(o.PollInterval)
 	}
-	return pass.DoneAfter(r.resyncAfter())
+	return pass.DoneAfter(o.Kernel.ResyncAfter())
 }
 
 // reportDrift sets Synced from the differences, and emits an event when they change:
 // the same differences found again on every resync are not news.
-func (r *EC2InstanceReconciler) reportDrift(s *pass.Scope, differences []string) {
+func (o *Phase) reportDrift(s *pass.Scope, differences []string) {
 	if len(differences) == 0 {
 		s.SetCondition(computev1alpha1.ConditionSynced, metav1.ConditionTrue, computev1alpha1.ReasonInSync,
 			"the instance matches the fields the spec sets (observed, not managed)")
