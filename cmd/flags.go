@@ -26,6 +26,7 @@ import (
 
 	"github.com/ec2-operator/ec2-operator/internal/clusterid"
 	"github.com/ec2-operator/ec2-operator/internal/controller"
+	"github.com/ec2-operator/ec2-operator/internal/controller/launch"
 	"github.com/ec2-operator/ec2-operator/internal/ec2limits"
 	"github.com/ec2-operator/ec2-operator/internal/tlsprofile"
 )
@@ -204,7 +205,7 @@ func (o *options) bindReconcileFlags(fs *flag.FlagSet) {
 		envDuration("TYPE_CHANGE_TIMEOUT", controller.DefaultTypeChangeTimeout),
 		"How long a start with a new instance type is retried while EC2 has no capacity for it before the instance "+
 			"goes back to the type it ran with (env TYPE_CHANGE_TIMEOUT).")
-	fs.StringVar(&o.restorePolicy, "restore-policy", envOr("RESTORE_POLICY", string(controller.RestoreAdopt)),
+	fs.StringVar(&o.restorePolicy, "restore-policy", envOr("RESTORE_POLICY", string(launch.RestoreAdopt)),
 		`What a new EC2Instance does about a live instance tagged with its namespace and name by an earlier object `+
 			`(a backup restore or GitOps re-sync): "adopt" takes it over, "refuse" reports it (InstanceExists) and launches nothing. `+
 			`Use "refuse" when several clusters share an AWS account and may reuse namespace/name pairs (env RESTORE_POLICY).`)
@@ -258,8 +259,8 @@ func (o *options) validate() error {
 		return fmt.Errorf("--aws-rate-limit must not be negative")
 	case o.typeChangeTimeout < time.Second:
 		return fmt.Errorf("--type-change-timeout must be at least 1s")
-	case o.restorePolicy != string(controller.RestoreAdopt) && o.restorePolicy != string(controller.RestoreRefuse):
-		return fmt.Errorf("--restore-policy must be %q or %q, not %q", controller.RestoreAdopt, controller.RestoreRefuse, o.restorePolicy)
+	case o.restorePolicy != string(launch.RestoreAdopt) && o.restorePolicy != string(launch.RestoreRefuse):
+		return fmt.Errorf("--restore-policy must be %q or %q, not %q", launch.RestoreAdopt, launch.RestoreRefuse, o.restorePolicy)
 	case len(o.clusterID) > maxClusterID || strings.TrimSpace(o.clusterID) != o.clusterID:
 		return fmt.Errorf("--cluster-id must be at most %d characters (a Kubernetes UID's length, so that the IAM policy that names it fits IAM's limit), without leading or trailing spaces", maxClusterID)
 	case o.renewDeadline >= o.leaseDuration:

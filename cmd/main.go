@@ -41,6 +41,7 @@ import (
 	"github.com/ec2-operator/ec2-operator/internal/controller"
 	"github.com/ec2-operator/ec2-operator/internal/controller/awsaccount"
 	"github.com/ec2-operator/ec2-operator/internal/controller/grants"
+	"github.com/ec2-operator/ec2-operator/internal/controller/launch"
 	"github.com/ec2-operator/ec2-operator/internal/credentials"
 	"github.com/ec2-operator/ec2-operator/internal/metrics"
 	"github.com/ec2-operator/ec2-operator/internal/monitoring"
@@ -165,7 +166,7 @@ func addReconcilers(mgr ctrl.Manager, opts options, clients *accounts.RegionalCl
 		PollInterval:            opts.pollInterval,
 		AttributeResyncPeriod:   opts.attributeResyncPeriod,
 		TypeChangeTimeout:       opts.typeChangeTimeout,
-		RestorePolicy:           controller.RestorePolicy(opts.restorePolicy),
+		RestorePolicy:           launch.RestorePolicy(opts.restorePolicy),
 		ClusterID:               opts.clusterID,
 		MaxConcurrentReconciles: opts.maxConcurrentReconciles,
 		CredentialsReady:        credsReady,

@@ -69,7 +69,7 @@ func (r *EC2InstanceReconciler) tagWithCluster(ctx context.Context, s *pass.Scop
 	}
 	key := ec2.TagCluster
 	ids := pass.LaunchVolumes(s, inst)
-	if _, safe := inst.Tags[ec2.TagOwnerUIDSafe]; safe || exposesTags(inst) {
+	if _, safe := inst.Tags[ec2.TagOwnerUIDSafe]; safe || pass.ExposesTags(inst) {
 		// The instance takes the key in the form of its other ownership tags (a
 		// migration moves them all later); what was created with it keeps the slash
 		// form, which EC2's instance-metadata rule does not cover.

@@ -146,7 +146,7 @@ func (r *EC2InstanceReconciler) checkClaimedInstance(ctx context.Context, s *pas
 	}
 	if len(vs) > 0 {
 		_ = r.refuseGuardrails(s, "instance "+inst.ID, vs)
-		return nil, accountRefused()
+		return nil, pass.AccountRefused()
 	}
 	return inst, pass.Proceed()
 }

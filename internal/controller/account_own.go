@@ -34,12 +34,6 @@ import (
 // would look gone, and the operator would launch it again there, leaving the real one
 // running untracked.
 
-// actsWithOwnCredentials reports whether the pass uses the operator's own
-// credentials: no AWSAccount, or one without a role (the default account).
-func actsWithOwnCredentials(s *pass.Scope) bool {
-	return s.Account == nil || s.Account.Spec.RoleARN == ""
-}
-
 // ownAccount is the account the operator's own credentials act in, read again when
 // the last answer is older than maxAge.
 func (r *EC2InstanceReconciler) ownAccount(ctx context.Context, s *pass.Scope, maxAge time.Duration) (string, error) {
@@ -63,7 +57,7 @@ func (r *EC2InstanceReconciler) ownAccount(ctx context.Context, s *pass.Scope, m
 // accounts.OwnIdentityTTL old; instanceMissing reads it afresh before replacing anything.
 func (r *EC2InstanceReconciler) checkOwnAccount(ctx context.Context, s *pass.Scope, maxAge time.Duration) error {
 	st := &s.Obj.Status
-	if st.AccountID == "" || r.nothingLaunched(s) {
+	if st.AccountID == "" || r.launchPhase().NothingLaunched(s) {
 		// Nothing recorded yet: the launch records it, and an instance launched before
 		// accounts were recorded gets it once it is seen (pinOwnAccount).
 		return nil

@@ -40,13 +40,6 @@ import (
 	"github.com/ec2-operator/ec2-operator/internal/controller/pass"
 )
 
-// errAccountRefused stops a pass whose AWSAccount may not, or cannot yet, be used. The
-// condition is already set; the watches on AWSAccounts and Namespaces bring the
-// object back when that changes.
-type errAccountRefused struct{}
-
-func (errAccountRefused) Error() string { return "the AWS account cannot be used" }
-
 // errAccountPending stops a pass whose account is being verified again after a change
 // of its spec; the account watch brings the object back when that is done.
 type errAccountPending struct{}
@@ -89,7 +82,7 @@ func (r *EC2InstanceReconciler) lookUpAccount(ctx context.Context, s *pass.Scope
 	// needs neither.
 	var ns *metav1.PartialObjectMetadata
 	name := awsaccount.NameOf(s.Obj)
-	if s.Obj.Spec.AccountRef == nil && r.noInstanceRecorded(s) {
+	if s.Obj.Spec.AccountRef == nil && r.launchPhase().NoInstanceRecorded(s) {
 		var err error
 		if ns, err = r.namespaceMetadata(ctx, s.Obj.Namespace); err != nil {
 			return nil, nil, err
@@ -161,14 +154,14 @@ func (r *EC2InstanceReconciler) checkAccountUsable(s *pass.Scope, acct *computev
 		}
 		return r.refuseAccount(s, computev1alpha1.ReasonAccountNotReady, fmt.Sprintf("AWSAccount %q is not ready: %s", name, why))
 	}
-	if !acct.DeletionTimestamp.IsZero() && r.nothingLaunched(s) {
+	if !acct.DeletionTimestamp.IsZero() && r.launchPhase().NothingLaunched(s) {
 		return r.refuseAccount(s, computev1alpha1.ReasonAccountNotReady,
 			fmt.Sprintf("AWSAccount %q is being deleted; it serves only the instances that already use it", name))
 	}
 	// An instance lives in the account it was launched in. If the AWSAccount's role now
 	// acts in another account, the instance would look gone there and be launched
 	// again: refuse instead.
-	if st.AccountID != "" && st.AccountID != acct.Status.AccountID && !r.nothingLaunched(s) {
+	if st.AccountID != "" && st.AccountID != acct.Status.AccountID && !r.launchPhase().NothingLaunched(s) {
 		return r.refuseAccount(s, computev1alpha1.ReasonAccountMismatch,
 			fmt.Sprintf("the instance lives in AWS account %s, but AWSAccount %q now acts in account %s; point its roleArn back at account %s",
 				st.AccountID, name, acct.Status.AccountID, st.AccountID))
@@ -194,7 +187,7 @@ func (r *EC2InstanceReconciler) refuseAccount(s *pass.Scope, reason, msg string)
 		r.Metrics.ReconcileError(reason)
 	}
 	s.NotReady(reason, msg)
-	return errAccountRefused{}
+	return pass.ErrAccountRefused{}
 }
 
 // namespaceAllowed reports whether acct allows ns, by name or by label.
@@ -283,15 +276,4 @@ func requestsFor(items []computev1alpha1.EC2Instance) []reconcile.Request {
 		out = append(out, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: obj.Namespace, Name: obj.Name}})
 	}
 	return out
-}
-
-// accountRecheck is how often an object whose account is refused looks again without
-// a watch event.
-const accountRecheck = 5 * time.Minute
-
-// accountRefused is how a refused pass ends: no error (the condition says it
-// all, and an error would retry in a loop), and a slow look again in case a watch
-// event was missed.
-func accountRefused() pass.Step {
-	return pass.WaitSpread(accountRecheck)
 }

@@ -33,6 +33,7 @@ import (
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/controller/launch"
 	"github.com/ec2-operator/ec2-operator/internal/controller/pass"
 	"github.com/ec2-operator/ec2-operator/internal/sim/ec2sim"
 	"github.com/ec2-operator/ec2-operator/internal/testenv"
@@ -137,7 +138,7 @@ func TestTwoClustersSharingAnAccountNeverTakeEachOthersInstances(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = second.Stop() })
-	for _, policy := range []RestorePolicy{RestoreAdopt, RestoreRefuse} {
+	for _, policy := range []launch.RestorePolicy{launch.RestoreAdopt, launch.RestoreRefuse} {
 		t.Run(string(policy), func(t *testing.T) {
 			t.Parallel()
 			twoClusters(t, policy, second)
@@ -145,7 +146,7 @@ func TestTwoClustersSharingAnAccountNeverTakeEachOthersInstances(t *testing.T) {
 	}
 }
 
-func twoClusters(t *testing.T, policy RestorePolicy, second *testenv.Environment) {
+func twoClusters(t *testing.T, policy launch.RestorePolicy, second *testenv.Environment) {
 	ns := "shared-" + rand.String(6)
 	setPolicy := func(r *EC2InstanceReconciler) { r.RestorePolicy = policy }
 	logA, logB := &callLog{}, &callLog{}

@@ -27,6 +27,7 @@ import (
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/controller/launch"
 	"github.com/ec2-operator/ec2-operator/internal/controller/pass"
 	"github.com/ec2-operator/ec2-operator/internal/controller/plan"
 )
@@ -162,7 +163,7 @@ func (r *EC2InstanceReconciler) resolveGroups(ctx context.Context, s *pass.Scope
 	if s.Obj.Spec.SecurityGroupSelector == nil {
 		return pass.Proceed()
 	}
-	groups, err := desiredGroups(ctx, s, p.inst.VPCID)
+	groups, err := launch.DesiredGroups(ctx, s, p.inst.VPCID)
 	if err != nil {
 		p.fail("securityGroupSelector", err)
 		groups = p.inst.SecurityGroupIDs // leave the groups as they are

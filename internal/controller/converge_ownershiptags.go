@@ -35,26 +35,12 @@ import (
 // limit it moves one key at a time.
 const maxInstanceTags = 50
 
-// exposesTags reports whether EC2 holds the instance to the instance-metadata tag key
-// rule now: its tags are readable through IMDS.
-func exposesTags(inst *ec2.Instance) bool {
-	return inst.MetadataOptions.InstanceMetadataTags == "enabled"
-}
-
 // wantsSafeOwnership reports whether the instance's ownership tags must take the
 // IMDS-safe form: the spec exposes tags in instance metadata, or the instance still
 // does. The second keeps the safe form until EC2 has turned the option off, since
 // until then EC2 refuses the slash form; the next pass moves the keys back.
 func wantsSafeOwnership(spec *computev1alpha1.EC2InstanceSpec, inst *ec2.Instance) bool {
-	return plan.DesiredMetadataOptions(spec).InstanceMetadataTags == "enabled" || exposesTags(inst)
-}
-
-// ownershipForm returns the ownership tags in the form the instance needs.
-func ownershipForm(tags map[string]string, safe bool) map[string]string {
-	if safe {
-		return ec2.IMDSSafeTags(tags)
-	}
-	return tags
+	return plan.DesiredMetadataOptions(spec).InstanceMetadataTags == "enabled" || pass.ExposesTags(inst)
 }
 
 // ownershipMoves lists, for an instance whose ownership tags should take the safe form
@@ -116,8 +102,8 @@ func (r *EC2InstanceReconciler) migrateOwnershipTags(ctx context.Context, s *pas
 	for _, keys := range steps {
 		set := map[string]string{}
 		for _, k := range keys {
-			if v, ok := add[counterpart(k)]; ok {
-				set[counterpart(k)] = v
+			if v, ok := add[pass.Counterpart(k)]; ok {
+				set[pass.Counterpart(k)] = v
 			}
 		}
 		if err := s.EC2.CreateTags(ctx, []string{inst.ID}, set); err != nil {
@@ -139,65 +125,6 @@ func (r *EC2InstanceReconciler) migrateOwnershipTags(ctx context.Context, s *pas
 	}
 	s.Event(corev1.EventTypeNormal, "OwnershipTagsMigrated",
 		fmt.Sprintf("rewrote the ownership tags of instance %s under %s, in place", inst.ID, form))
-	return nil
-}
-
-// counterpart returns an ownership key's other form.
-func counterpart(key string) string {
-	if safe := ec2.SafeOwnershipKey(key); safe != key {
-		return safe
-	}
-	for _, slash := range []string{ec2.TagOwnerUID, ec2.TagOwnerNamespace, ec2.TagOwnerName, ec2.TagCluster} {
-		if ec2.SafeOwnershipKey(slash) == key {
-			return slash
-		}
-	}
-	return key
-}
-
-func hasKey(m map[string]string, k string) bool {
-	_, ok := m[k]
-	return ok
-}
-
-// writeOwnership tags the instance and its launch volumes as this object's (an
-// adoption, a take-over): the instance in the form EC2 allows it now, the volumes in
-// the slash form, and the instance loses the other form, whose values would be stale.
-func writeOwnership(ctx context.Context, s *pass.Scope, inst *ec2.Instance, ownership map[string]string) error {
-	volumes := pass.LaunchVolumes(s, inst)
-	if !exposesTags(inst) {
-		if err := s.EC2.CreateTags(ctx, append([]string{inst.ID}, volumes...), ownership); err != nil {
-			return err
-		}
-	} else {
-		if err := s.EC2.CreateTags(ctx, []string{inst.ID}, ec2.IMDSSafeTags(ownership)); err != nil {
-			return err
-		}
-		if err := s.EC2.CreateTags(ctx, volumes, ownership); err != nil {
-			return err
-		}
-	}
-	if inst.Tags == nil {
-		inst.Tags = map[string]string{}
-	}
-	written := ownershipForm(ownership, exposesTags(inst))
-	var stale []string
-	for k, v := range written {
-		inst.Tags[k] = v
-		if other := counterpart(k); other != k && hasKey(inst.Tags, other) {
-			stale = append(stale, other)
-		}
-	}
-	if len(stale) == 0 {
-		return nil
-	}
-	sort.Strings(stale)
-	if err := s.EC2.DeleteTags(ctx, []string{inst.ID}, stale); err != nil {
-		return err
-	}
-	for _, k := range stale {
-		delete(inst.Tags, k)
-	}
 	return nil
 }
 

@@ -30,6 +30,7 @@ import (
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
+	"github.com/ec2-operator/ec2-operator/internal/controller/launch"
 	"github.com/ec2-operator/ec2-operator/internal/controller/pass"
 	"github.com/ec2-operator/ec2-operator/internal/controller/plan"
 )
@@ -223,11 +224,11 @@ func startFailed(inst *ec2.Instance, st *computev1alpha1.EC2InstanceStatus) bool
 // last start; its step ends the pass while it waits.
 func (r *EC2InstanceReconciler) startFailedWait(s *pass.Scope, inst *ec2.Instance) pass.Step {
 	st := &s.Obj.Status
-	wait := r.recreationBackoff(st.StartFailures)
+	wait := launch.RecreationBackoff(st.StartFailures, r.MinBackoff, r.MaxBackoff)
 	if !st.LastFailedStart.Equal(st.LastStartAttempt) {
 		st.StartFailures++
 		st.LastFailedStart = st.LastStartAttempt.DeepCopy()
-		wait = r.recreationBackoff(st.StartFailures)
+		wait = launch.RecreationBackoff(st.StartFailures, r.MinBackoff, r.MaxBackoff)
 		msg := fmt.Sprintf("instance %s stopped again right after it was started (%s); starting it again in %s",
 			inst.ID, plan.OrNone(inst.StateReason), wait)
 		s.Event(corev1.EventTypeWarning, computev1alpha1.ReasonStartFailed, msg)

@@ -50,7 +50,7 @@ func (r *EC2InstanceReconciler) convergeTags(ctx context.Context, s *pass.Scope,
 func (r *EC2InstanceReconciler) syncTags(ctx context.Context, s *pass.Scope, inst *ec2.Instance) error {
 	desired := plan.DesiredTags(s.Obj, r.ClusterID)
 	safe := wantsSafeOwnership(&s.Obj.Spec, inst)
-	toSet, toDelete := ec2.TagDiff(ownershipForm(desired, safe), inst.Tags, s.Obj.Status.ManagedTagKeys)
+	toSet, toDelete := ec2.TagDiff(pass.OwnershipForm(desired, safe), inst.Tags, s.Obj.Status.ManagedTagKeys)
 	toDelete = slices.DeleteFunc(toDelete, ec2.IsOwnershipKey) // moved by migrateOwnershipTags only
 	resources := append([]string{inst.ID}, pass.LaunchVolumes(s, inst)...)
 	if ownSet := ownershipOnly(toSet); safe && len(ownSet) > 0 {

@@ -35,15 +35,15 @@ limitations under the License.
 //   - account_*: which AWSAccount (or the operator's own credentials) the pass acts
 //     in, whether the namespace may use it, its guardrails, and which cluster's an
 //     instance is (account_claims.go).
-//   - instance_*: finding the recorded instance, waiting for EC2's eventual
-//     consistency, holding replacements when many instances vanish at once, and
-//     replacing a terminated one.
-//   - launch_*: launching (launch.go) with the launch record written first, finding a
-//     launch whose answer was lost (launch_find.go), EC2's idempotency answers
-//     (launch_failed.go), adoption (launch_adopt.go), taking over the instance of an
-//     earlier object with the same name (launch_restore.go), late-initialization of an
-//     adopted instance's unset fields (launch_lateinit.go), and the image and placement
-//     a launch chooses; the request itself is plan.LaunchRequest.
+//   - package launch: finding the recorded instance and waiting for EC2's eventual
+//     consistency (lookup.go), launching with the launch record written first
+//     (launch.go), finding a launch whose answer was lost (find.go), EC2's idempotency
+//     answers (failed.go), adoption (adopt.go), taking over the instance of an earlier
+//     object with the same name (restore.go), late-initialization of an adopted
+//     instance's unset fields (lateinit.go), the image and placement a launch chooses,
+//     replacing a terminated instance (replace.go) and holding replacements when many
+//     vanish at once (vanished.go). It sees the pass through launch.Kernel; the request
+//     itself is plan.LaunchRequest.
 //   - package observe: managementPolicy Observe, its own read-only pass (observe.Phase):
 //     the instance is found and reported, never changed, and its differences from the
 //     spec are listed by plan.ObservedDrift, which reuses the settings' plans, so that

@@ -40,6 +40,7 @@ import (
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/accounts"
 	"github.com/ec2-operator/ec2-operator/internal/controller/awsaccount"
 	"github.com/ec2-operator/ec2-operator/internal/controller/grants"
+	"github.com/ec2-operator/ec2-operator/internal/controller/launch"
 	"github.com/ec2-operator/ec2-operator/internal/controller/memory"
 	"github.com/ec2-operator/ec2-operator/internal/controller/pass"
 	"github.com/ec2-operator/ec2-operator/internal/controller/requeue"
@@ -96,7 +97,7 @@ type EC2InstanceReconciler struct {
 	VisibilityGracePeriod time.Duration
 	// VanishHold is how long an instance that EC2 no longer knows waits before it is
 	// replaced, while the other instances of its account and region are looked at
-	// (instance_vanished.go).
+	// (package launch).
 	VanishHold time.Duration
 	// MinBackoff and MaxBackoff bound the exponential backoff after a failed reconcile.
 	MinBackoff, MaxBackoff time.Duration
@@ -112,7 +113,7 @@ type EC2InstanceReconciler struct {
 	MaxConcurrentReconciles int
 	// RestorePolicy says what a new object does about a live instance of an earlier
 	// object with its namespace and name; empty means RestoreAdopt.
-	RestorePolicy RestorePolicy
+	RestorePolicy launch.RestorePolicy
 	// ClusterID is this cluster's identity in the ec2-operator.dev:cluster tag
 	// (--cluster-id); empty means the kube-system Namespace's UID, read by
 	// SetupWithManager.
@@ -238,7 +239,7 @@ func (r *EC2InstanceReconciler) reconcile(ctx context.Context, s *pass.Scope) pa
 	// asking EC2 anything: a region, an account or credentials that no longer work
 	// must not keep it forever.
 	if deleting && controllerutil.ContainsFinalizer(s.Obj, computev1alpha1.Finalizer) {
-		if r.nothingLaunched(s) {
+		if r.launchPhase().NothingLaunched(s) {
 			return r.release(ctx, s)
 		}
 		// An object deleted because its CRD is (an uninstall) is released without
@@ -266,10 +267,10 @@ func (r *EC2InstanceReconciler) reconcile(ctx context.Context, s *pass.Scope) pa
 	}
 	// A failed status write after a launch ends the pass: the instance ID must be
 	// recorded before anything else is done to the instance.
-	if st := r.ensureInstance(ctx, s); st.Ends() {
+	if st := r.launchPhase().EnsureInstance(ctx, s); st.Ends() {
 		return st
 	}
-	if st := r.lateInitialize(ctx, s); st.Ends() {
+	if st := r.launchPhase().LateInitialize(ctx, s); st.Ends() {
 		return st
 	}
 	// An instance launched before accounts were recorded, found with these
@@ -288,7 +289,7 @@ func (r *EC2InstanceReconciler) useAccount(ctx context.Context, s *pass.Scope) p
 	switch {
 	case errors.Is(err, errAccountPending{}):
 		return pass.WaitSpread(accountPendingRetry)
-	case errors.Is(err, errAccountRefused{}):
+	case errors.Is(err, pass.ErrAccountRefused{}):
 		if !s.Obj.DeletionTimestamp.IsZero() && s.Obj.Spec.DeletionPolicy == computev1alpha1.DeletionPolicyRetain {
 			// Retain asks for nothing in AWS; without the account, the ownership tags
 			// cannot be removed, and that must not keep the object forever.
@@ -296,7 +297,7 @@ func (r *EC2InstanceReconciler) useAccount(ctx context.Context, s *pass.Scope) p
 				"released without calling AWS (deletionPolicy Retain) because the account cannot be used: the instance keeps the operator's ownership tags")
 			return r.release(ctx, s)
 		}
-		return accountRefused()
+		return pass.AccountRefused()
 	case err != nil:
 		return pass.Errored(err)
 	}
@@ -305,7 +306,7 @@ func (r *EC2InstanceReconciler) useAccount(ctx context.Context, s *pass.Scope) p
 		// Guardrails bound what is asked for, never a deletion, and Observe asks for
 		// nothing.
 		if err := r.checkStaticGuardrails(s); err != nil {
-			return accountRefused()
+			return pass.AccountRefused()
 		}
 	}
 	return pass.Proceed()

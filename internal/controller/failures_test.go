@@ -29,6 +29,7 @@ import (
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/controller/launch"
 	"github.com/ec2-operator/ec2-operator/internal/controller/pass"
 	"github.com/ec2-operator/ec2-operator/internal/sim/ec2sim"
 )
@@ -377,7 +378,7 @@ func TestARestoredObjectTakesOverItsInstanceInsteadOfLaunchingAnother(t *testing
 
 func TestWithRestoreRefusedAnInstanceOfAnEarlierObjectIsReportedNotTaken(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, harnessOptions{tweak: func(r *EC2InstanceReconciler) { r.RestorePolicy = RestoreRefuse }})
+	h := newHarness(t, harnessOptions{tweak: func(r *EC2InstanceReconciler) { r.RestorePolicy = launch.RestoreRefuse }})
 	h.create(h.instance("twin"))
 	first := h.waitReady("twin").Status.InstanceID
 	h.update("twin", func(o *computev1alpha1.EC2Instance) { o.Finalizers = nil })

@@ -21,6 +21,7 @@ import (
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
 	"github.com/ec2-operator/ec2-operator/internal/controller/deletion"
+	"github.com/ec2-operator/ec2-operator/internal/controller/launch"
 	"github.com/ec2-operator/ec2-operator/internal/controller/observe"
 	"github.com/ec2-operator/ec2-operator/internal/controller/outputs"
 	"github.com/ec2-operator/ec2-operator/internal/controller/pass"
@@ -28,24 +29,27 @@ import (
 )
 
 // kernel gives the phase packages what they need of the rest of the pass, under the
-// names of their own interfaces (deletion.Kernel, observe.Kernel). Each method is the reconciler's, so
+// names of their own interfaces (deletion.Kernel, launch.Kernel, observe.Kernel). Each method is the reconciler's, so
 // go-to-definition from here reaches the code; the phases never see the reconciler.
 type kernel struct{ r *EC2InstanceReconciler }
 
 var (
 	_ deletion.Kernel = kernel{}
+	_ launch.Kernel   = kernel{}
 	_ observe.Kernel  = kernel{}
 )
 
 func (k kernel) Release(ctx context.Context, s *pass.Scope) pass.Step { return k.r.release(ctx, s) }
 
-func (k kernel) NothingLaunched(s *pass.Scope) bool { return k.r.nothingLaunched(s) }
+func (k kernel) NothingLaunched(s *pass.Scope) bool { return k.r.launchPhase().NothingLaunched(s) }
 
 func (k kernel) FindOwnInstance(ctx context.Context, s *pass.Scope, token string) (*ec2.Instance, error) {
-	return k.r.findOwnInstance(ctx, s, token)
+	return k.r.launchPhase().FindOwnInstance(ctx, s, token)
 }
 
-func (k kernel) WithinVisibilityGrace(s *pass.Scope) bool { return k.r.withinVisibilityGrace(s) }
+func (k kernel) WithinVisibilityGrace(s *pass.Scope) bool {
+	return k.r.launchPhase().WithinVisibilityGrace(s)
+}
 
 func (k kernel) TerminateExtras(ctx context.Context, s *pass.Scope, managed string) error {
 	return k.r.terminateExtras(ctx, s, managed)
@@ -90,6 +94,37 @@ func (k kernel) ReportSpotInterruption(s *pass.Scope, instanceID string) {
 }
 
 func (k kernel) ResyncAfter() time.Duration { return k.r.resyncAfter() }
+
+func (k kernel) CheckLaunch(ctx context.Context, s *pass.Scope, token string) error {
+	return k.r.checkLaunch(ctx, s, token)
+}
+
+func (k kernel) CheckOwnAccount(ctx context.Context, s *pass.Scope, maxAge time.Duration) error {
+	return k.r.checkOwnAccount(ctx, s, maxAge)
+}
+
+func (k kernel) PinOwnAccount(ctx context.Context, s *pass.Scope) error {
+	return k.r.pinOwnAccount(ctx, s)
+}
+
+func (k kernel) RegionOf(o *computev1alpha1.EC2Instance, acct *computev1alpha1.AWSAccount) string {
+	return k.r.regionOf(o, acct)
+}
+
+func (k kernel) DesiredUserData(ctx context.Context, obj *computev1alpha1.EC2Instance) (string, error) {
+	return k.r.desiredUserData(ctx, obj)
+}
+
+func (k kernel) SourceVersion(obj *computev1alpha1.EC2Instance) string { return k.r.sourceVersion(obj) }
+
+// launchPhase is the launch phase with this reconciler's settings and stores.
+func (r *EC2InstanceReconciler) launchPhase() *launch.Phase {
+	return &launch.Phase{Kernel: kernel{r}, Metrics: r.Metrics, Client: r.Client, Now: r.Now, ClusterID: r.ClusterID,
+		ResyncPeriod: r.ResyncPeriod, PollInterval: r.PollInterval, VisibilityGracePeriod: r.VisibilityGracePeriod,
+		VanishHold: r.VanishHold, MinBackoff: r.MinBackoff, MaxBackoff: r.MaxBackoff, RestorePolicy: r.RestorePolicy,
+		Launches: &r.memory.Launches, Attributes: &r.memory.Attributes, Events: &r.memory.Events,
+		Vanished: &r.memory.Vanished, Requeue: r.requeue}
+}
 
 // deletion is the deletion phase with this reconciler's settings.
 func (r *EC2InstanceReconciler) deletion() *deletion.Phase {

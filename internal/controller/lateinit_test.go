@@ -27,6 +27,7 @@ import (
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/controller/launch"
 	"github.com/ec2-operator/ec2-operator/internal/sim/ec2sim"
 )
 
@@ -53,7 +54,7 @@ func TestAdoptionLateInitializesAndChangesNothing(t *testing.T) {
 	for i, id := range ids {
 		name := fmt.Sprintf("adopted-%d", i)
 		got := h.waitReady(name)
-		h.waitEvent(name, reasonLateInitialized)
+		h.waitEvent(name, launch.ReasonLateInitialized)
 		s := got.Spec
 		wantState := computev1alpha1.DesiredStateRunning
 		if i == 1 {

@@ -29,6 +29,7 @@ import (
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
+	"github.com/ec2-operator/ec2-operator/internal/controller/launch"
 	"github.com/ec2-operator/ec2-operator/internal/controller/pass"
 )
 
@@ -77,10 +78,10 @@ func TestFinishTurnsEveryStepIntoOneResult(t *testing.T) {
 		{name: "again goes through the per-object backoff", step: pass.Again(), wantAgain: true},
 		{name: "an error that is not EC2's goes to controller-runtime as it is", step: pass.Errored(errors.New("writing status: boom")), wantErr: "writing status: boom"},
 		{name: "a failure is reported on Ready, as an event, and backs off",
-			step: pass.Failed(launchAction, invalid), wantErr: "launching an instance: InvalidAMIID.NotFound: The image id '[ami-1]' does not exist",
+			step: pass.Failed(launch.LaunchAction, invalid), wantErr: "launching an instance: InvalidAMIID.NotFound: The image id '[ami-1]' does not exist",
 			wantReady: computev1alpha1.ReasonImageNotFound, wantEvents: []string{computev1alpha1.ReasonImageNotFound}},
 		{name: "a call the client's budget held back is no failure, only later",
-			step: pass.Failed(launchAction, heldBack), wantAfter: 2 * time.Second, wantSpread: true},
+			step: pass.Failed(launch.LaunchAction, heldBack), wantAfter: 2 * time.Second, wantSpread: true},
 		{name: "failures while something still moves come back when it does, without an error",
 			step:      pass.Step{Kind: pass.KindFailed, Failures: []pass.Failure{{Action: "changing tags", Err: invalid}}, After: 5 * time.Second},
 			wantAfter: 5 * time.Second, wantReady: computev1alpha1.ReasonImageNotFound, wantEvents: []string{computev1alpha1.ReasonImageNotFound}},
@@ -144,7 +145,7 @@ func TestReasonForNamesTheControllersOwnRefusalsAndEC2Causes(t *testing.T) {
 		want string
 	}{
 		{pass.Refusal(computev1alpha1.ReasonUserDataNotGranted, "", codeUserDataNotGranted, "not granted"), computev1alpha1.ReasonUserDataNotGranted},
-		{pass.Refusal(computev1alpha1.ReasonArchitectureMismatch, "DescribeInstanceTypes", codeArchitectureMismatch, "arm64"), computev1alpha1.ReasonArchitectureMismatch},
+		{pass.Refusal(computev1alpha1.ReasonArchitectureMismatch, "DescribeInstanceTypes", launch.CodeArchitectureMismatch, "arm64"), computev1alpha1.ReasonArchitectureMismatch},
 		{checkTagBudget(&ec2.Instance{ID: "i-1", Tags: fiftyTags()}, map[string]string{"new": "x"}, nil), computev1alpha1.ReasonTagLimitExceeded},
 		{&awserrors.Error{Kind: awserrors.KindInvalidInput, Code: awserrors.CodeUnknownRegion}, computev1alpha1.ReasonRegionUnknown},
 		{&awserrors.Error{Kind: awserrors.KindCapacity, Code: "VcpuLimitExceeded"}, computev1alpha1.ReasonQuotaExceeded},

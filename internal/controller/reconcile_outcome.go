@@ -59,7 +59,7 @@ func (r *EC2InstanceReconciler) reportFailures(s *pass.Scope, st pass.Step) (ctr
 		if r.refusedRequest(s, f.Err) {
 			// The guarded client refused a request: reported like any guardrail
 			// refusal, and looked at again when the account or the object changes.
-			return requeue.After(accountRecheck, true), nil
+			return requeue.After(pass.AccountRecheck, true), nil
 		}
 		if awserrors.HeldBack(f.Err) {
 			wait := awserrors.RetryAfterOf(f.Err)

@@ -32,6 +32,7 @@ import (
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/controller/awsaccount"
+	"github.com/ec2-operator/ec2-operator/internal/controller/launch"
 	"github.com/ec2-operator/ec2-operator/internal/controller/requeue"
 )
 
@@ -102,7 +103,7 @@ func (r *EC2InstanceReconciler) defaults() {
 			r.VisibilityGracePeriod = DefaultVisibilityGracePeriod
 		}
 		if r.VanishHold <= 0 {
-			r.VanishHold = DefaultVanishHold
+			r.VanishHold = launch.DefaultVanishHold
 		}
 		if r.MinBackoff <= 0 {
 			r.MinBackoff = requeue.DefaultMinBackoff
@@ -114,7 +115,7 @@ func (r *EC2InstanceReconciler) defaults() {
 			r.TypeChangeTimeout = DefaultTypeChangeTimeout
 		}
 		if r.RestorePolicy == "" {
-			r.RestorePolicy = RestoreAdopt
+			r.RestorePolicy = launch.RestoreAdopt
 		}
 		if r.MaxConcurrentReconciles <= 0 {
 			r.MaxConcurrentReconciles = 1

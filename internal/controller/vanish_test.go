@@ -26,6 +26,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
+	"github.com/ec2-operator/ec2-operator/internal/controller/launch"
 	"github.com/ec2-operator/ec2-operator/internal/sim/ec2sim"
 )
 
@@ -38,7 +39,7 @@ import (
 // minutes and thirty seconds; the decision they lead to is the one under test.
 func TestAFleetThatVanishesAtOnceIsNotLaunchedAgain(t *testing.T) {
 	t.Parallel()
-	const fleet = VanishThreshold + 1
+	const fleet = launch.VanishThreshold + 1
 	h := newHarness(t, harnessOptions{tweak: func(r *EC2InstanceReconciler) {
 		r.VisibilityGracePeriod, r.VanishHold = time.Second, 2*time.Second
 	}})

@@ -35,7 +35,7 @@ import (
 // wish to terminate the fleet: an object deleted because its CRD is being deleted is
 // released without calling AWS, whatever its deletionPolicy, and its instance keeps
 // running with the operator's ownership tags, so that a reinstall and a re-created
-// object (a backup restore, a GitOps re-sync) take it over (launch_restore.go) instead
+// object (a backup restore, a GitOps re-sync) take it over (package launch) instead
 // of launching a second one.
 //
 // Whether a CRD is being deleted is internal/uninstall's question. When the CRD cannot

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller
+package launch
 
 import (
 	"context"
@@ -29,23 +29,23 @@ import (
 
 // adopt takes over the instance named by spec.instanceId, unless another cluster or
 // another object owns it.
-func (r *EC2InstanceReconciler) adopt(ctx context.Context, s *pass.Scope) pass.Step {
+func (l *Phase) adopt(ctx context.Context, s *pass.Scope) pass.Step {
 	id := s.Obj.Spec.InstanceID
 	inst, err := s.EC2.GetInstance(ctx, id)
 	if err != nil {
 		return pass.Failed("adopting instance "+id, err)
 	}
-	return r.adoptInstance(ctx, s, inst)
+	return l.adoptInstance(ctx, s, inst)
 }
 
 // adoptInstance claims a described instance with the ownership tags and records it,
 // after checking that no other cluster or object claims it. An instance recorded in
 // status without this object's claim (observed while managementPolicy was Observe)
 // comes here too when the object switches to Full.
-func (r *EC2InstanceReconciler) adoptInstance(ctx context.Context, s *pass.Scope, inst *ec2.Instance) pass.Step {
+func (l *Phase) adoptInstance(ctx context.Context, s *pass.Scope, inst *ec2.Instance) pass.Step {
 	id := inst.ID
-	if r.claimOf(s, inst.Tags) == pass.ClaimOtherCluster {
-		return r.instanceExists(s, pass.OtherClusterMessage(inst, r.ClusterID, "refusing to adopt it"))
+	if pass.ClaimOf(inst.Tags, string(s.Obj.UID), l.ClusterID) == pass.ClaimOtherCluster {
+		return l.Kernel.InstanceExists(s, pass.OtherClusterMessage(inst, l.ClusterID, "refusing to adopt it"))
 	}
 	if owner := ec2.OwnerTag(inst.Tags, ec2.TagOwnerUID); owner != "" && owner != string(s.Obj.UID) {
 		msg := fmt.Sprintf("instance %s is managed by EC2Instance %s/%s; refusing to adopt it", id,
@@ -54,26 +54,26 @@ func (r *EC2InstanceReconciler) adoptInstance(ctx context.Context, s *pass.Scope
 			s.Event(corev1.EventTypeWarning, computev1alpha1.ReasonOwnedByAnother, msg)
 		}
 		s.NotReady(computev1alpha1.ReasonOwnedByAnother, msg)
-		r.Metrics.ReconcileError(computev1alpha1.ReasonOwnedByAnother)
-		return pass.DoneAfter(r.ResyncPeriod)
+		l.Metrics.ReconcileError(computev1alpha1.ReasonOwnedByAnother)
+		return pass.DoneAfter(l.ResyncPeriod)
 	}
 	if inst.State == ec2.StateShuttingDown || inst.State == ec2.StateTerminated {
 		msg := fmt.Sprintf("instance %s is %s and cannot be adopted", id, inst.State)
 		s.NotReady(computev1alpha1.ReasonInstanceNotFound, msg)
 		s.Event(corev1.EventTypeWarning, computev1alpha1.ReasonInstanceNotFound, msg)
-		return pass.DoneAfter(r.ResyncPeriod)
+		return pass.DoneAfter(l.ResyncPeriod)
 	}
 	// Adopting is asking for the instance as it is: it must lie within the account's
 	// guardrails, as EC2 describes it now, before it is tagged or changed.
-	inst, st := r.checkClaimedInstance(ctx, s, inst, true)
+	inst, st := l.Kernel.CheckClaimedInstance(ctx, s, inst, true)
 	if st.Ends() {
 		return st
 	}
-	ownership := ec2.OwnershipTags(s.Obj.Namespace, s.Obj.Name, string(s.Obj.UID), r.ClusterID)
+	ownership := ec2.OwnershipTags(s.Obj.Namespace, s.Obj.Name, string(s.Obj.UID), l.ClusterID)
 	pass.RememberRootVolume(s, inst)
-	if err := writeOwnership(ctx, s, inst, ownership); err != nil {
+	if err := pass.WriteOwnership(ctx, s, inst, ownership); err != nil {
 		return pass.Failed("tagging adopted instance "+id, err)
 	}
 	s.Event(corev1.EventTypeNormal, "Adopted", "adopted existing instance "+id)
-	return r.recordInstance(ctx, s, inst)
+	return l.recordInstance(ctx, s, inst)
 }

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller
+package launch
 
 import (
 	"context"
@@ -30,7 +30,7 @@ import (
 
 // launchFailed handles RunInstances errors. The two idempotency errors are expected
 // after crashes and are resolved here; everything else is reported with backoff.
-func (r *EC2InstanceReconciler) launchFailed(ctx context.Context, s *pass.Scope, err error) pass.Step {
+func (l *Phase) launchFailed(ctx context.Context, s *pass.Scope, err error) pass.Step {
 	st := &s.Obj.Status
 	switch {
 	case awserrors.TokenOfTerminatedInstance(err):
@@ -39,12 +39,12 @@ func (r *EC2InstanceReconciler) launchFailed(ctx context.Context, s *pass.Scope,
 			"the instance launched with client token "+st.ClientToken+" was terminated; launching a replacement with a new token")
 		st.Recreations++
 		st.LastLaunchAttempt, st.LaunchAttempts = nil, 0
-		if err := s.PatchStatus(ctx, r.Client); err != nil {
+		if err := s.PatchStatus(ctx, l.Client); err != nil {
 			return pass.Errored(err)
 		}
 		return pass.Again()
 	case awserrors.KindOf(err) == awserrors.KindIdempotencyConflict:
-		return r.idempotencyConflict(s, err)
+		return l.idempotencyConflict(s, err)
 	case awserrors.RefusedOutright(err):
 		// EC2 refused the launch outright, at every attempt the SDK made (a lost answer
 		// followed by a refused retry launched an instance, so it is not this case):
@@ -54,9 +54,9 @@ func (r *EC2InstanceReconciler) launchFailed(ctx context.Context, s *pass.Scope,
 		// race with the object's deletion (a conflict), and the deletion must not then
 		// wait for an instance that cannot exist.
 		st.LastLaunchAttempt = nil
-		r.memory.Launches.PutNotSent(s.Obj.UID, st.ClientToken)
+		l.Launches.PutNotSent(s.Obj.UID, st.ClientToken)
 	}
-	return pass.Failed(launchAction, err)
+	return pass.Failed(LaunchAction, err)
 }
 
 // idempotencyConflict handles IdempotentParameterMismatch: a launch with this token
@@ -66,25 +66,25 @@ func (r *EC2InstanceReconciler) launchFailed(ctx context.Context, s *pass.Scope,
 // apart each time, while the lookups may find it; then the operator stops, says so,
 // and launches nothing more until the spec or the retry annotation changes. Deleting
 // the object still works.
-func (r *EC2InstanceReconciler) idempotencyConflict(s *pass.Scope, err error) pass.Step {
+func (l *Phase) idempotencyConflict(s *pass.Scope, err error) pass.Step {
 	st := &s.Obj.Status
 	st.LaunchAttempts++
 	st.ObservedRetry = s.Obj.Annotations[computev1alpha1.RetryAnnotation]
 	if st.LaunchAttempts < pass.MaxIdempotencyConflicts {
-		wait := r.recreationBackoff(st.LaunchAttempts)
+		wait := RecreationBackoff(st.LaunchAttempts, l.MinBackoff, l.MaxBackoff)
 		msg := fmt.Sprintf("%s; an instance was launched earlier with client token %s and other parameters but cannot be found yet; "+
-			"trying again in %s (%d of %d)", pass.MessageFor(launchAction, err), st.ClientToken, wait, st.LaunchAttempts, pass.MaxIdempotencyConflicts)
+			"trying again in %s (%d of %d)", pass.MessageFor(LaunchAction, err), st.ClientToken, wait, st.LaunchAttempts, pass.MaxIdempotencyConflicts)
 		s.NotReady(computev1alpha1.ReasonIdempotencyConflict, msg)
 		return pass.DoneAfter(wait)
 	}
 	msg := fmt.Sprintf("%s; EC2 says an instance was launched with client token %s and other parameters, and it cannot be found. "+
 		"Launching stopped: find it with `aws ec2 describe-instances --filters Name=client-token,Values=%s`, then adopt it "+
 		"(spec.instanceId) or terminate it, and set the annotation %s to a new value to try again",
-		pass.MessageFor(launchAction, err), st.ClientToken, st.ClientToken, computev1alpha1.RetryAnnotation)
+		pass.MessageFor(LaunchAction, err), st.ClientToken, st.ClientToken, computev1alpha1.RetryAnnotation)
 	s.NotReady(computev1alpha1.ReasonIdempotencyConflict, msg)
 	s.SetCondition(computev1alpha1.ConditionStalled, metav1.ConditionTrue, computev1alpha1.ReasonIdempotencyConflict, msg)
 	s.Event(corev1.EventTypeWarning, computev1alpha1.ReasonIdempotencyConflict, msg)
-	r.Metrics.ReconcileError(computev1alpha1.ReasonIdempotencyConflict)
+	l.Metrics.ReconcileError(computev1alpha1.ReasonIdempotencyConflict)
 	return pass.DoneAfter(0)
 }
 
@@ -106,6 +106,6 @@ func launchStalled(s *pass.Scope) bool {
 	return false
 }
 
-// launchAction names RunInstances in conditions; withinVisibilityGrace recognises
+// LaunchAction names RunInstances in conditions; WithinVisibilityGrace recognises
 // EC2's definitive answers to a launch by it.
-const launchAction = "launching an instance"
+const LaunchAction = "launching an instance"

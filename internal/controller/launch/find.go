@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller
+package launch
 
 import (
 	"context"
@@ -33,36 +33,36 @@ import (
 // launchedEarlier continues with an instance this process launched in an earlier pass
 // and has not recorded yet. Its ID, and what the rest of the pass sees, are written
 // once at the end of the pass.
-func (r *EC2InstanceReconciler) launchedEarlier(ctx context.Context, s *pass.Scope, id string) pass.Step {
+func (l *Phase) launchedEarlier(ctx context.Context, s *pass.Scope, id string) pass.Step {
 	inst, err := s.EC2.GetInstance(ctx, id)
 	switch {
-	case awserrors.IsNotFound(err) && r.withinVisibilityGrace(s):
-		return pass.DoneAfter(r.PollInterval)
+	case awserrors.IsNotFound(err) && l.WithinVisibilityGrace(s):
+		return pass.DoneAfter(l.PollInterval)
 	case awserrors.IsNotFound(err):
-		r.memory.Launches.Forget(s.Obj.UID)
+		l.Launches.Forget(s.Obj.UID)
 		s.Obj.Status.InstanceID = id
-		return r.instanceMissing(ctx, s)
+		return l.instanceMissing(ctx, s)
 	case err != nil:
 		return pass.Failed("describing instance "+id, err)
 	}
-	r.memory.Launches.Forget(s.Obj.UID)
+	l.Launches.Forget(s.Obj.UID)
 	s.Obj.Status.InstanceID = inst.ID
 	s.Obj.Status.LaunchAttempts = 0
 	pass.RememberLaunchVolumes(s, inst)
 	pass.ObserveInstance(s, inst)
 	s.SetCondition(computev1alpha1.ConditionInstanceLaunched, metav1.ConditionTrue, "Launched", "instance "+inst.ID+" exists")
 	if inst.State == ec2.StateShuttingDown || inst.State == ec2.StateTerminated {
-		return r.instanceTerminated(ctx, s, inst)
+		return l.instanceTerminated(ctx, s, inst)
 	}
 	s.Inst = inst
 	return pass.Proceed()
 }
 
-// findOwnInstance looks for a live instance launched for this object: first by the
+// FindOwnInstance looks for a live instance launched for this object: first by the
 // client token, then by the ownership tag, which also finds instances launched under an
 // earlier token. When several exist (which the token should make impossible), it
 // manages the oldest and says so, rather than terminating anything on its own.
-func (r *EC2InstanceReconciler) findOwnInstance(ctx context.Context, s *pass.Scope, token string) (*ec2.Instance, error) {
+func (l *Phase) FindOwnInstance(ctx context.Context, s *pass.Scope, token string) (*ec2.Instance, error) {
 	var live []ec2.Instance
 	if token != "" {
 		// An adopting object whose adoption was refused has no token, only its UID.
@@ -70,14 +70,14 @@ func (r *EC2InstanceReconciler) findOwnInstance(ctx context.Context, s *pass.Sco
 		if err != nil {
 			return nil, err
 		}
-		live = r.ourLiveInstances(s, candidates)
+		live = l.ourLiveInstances(s, candidates)
 	}
 	if len(live) == 0 {
 		candidates, err := s.EC2.FindInstances(ctx, ec2.InstanceFilter{Tags: map[string]string{ec2.TagOwnerUID: string(s.Obj.UID)}})
 		if err != nil {
 			return nil, err
 		}
-		live = r.ourLiveInstances(s, candidates)
+		live = l.ourLiveInstances(s, candidates)
 	}
 	if len(live) == 0 {
 		return nil, nil
@@ -97,10 +97,10 @@ func (r *EC2InstanceReconciler) findOwnInstance(ctx context.Context, s *pass.Sco
 // ourLiveInstances keeps the live instances that are this object's in this cluster. An
 // instance found by this object's client token or UID but tagged for another cluster
 // can only be a copy with forged tags; it is not touched.
-func (r *EC2InstanceReconciler) ourLiveInstances(s *pass.Scope, in []ec2.Instance) []ec2.Instance {
+func (l *Phase) ourLiveInstances(s *pass.Scope, in []ec2.Instance) []ec2.Instance {
 	var out []ec2.Instance
 	for _, i := range in {
-		if r.claimOf(s, i.Tags) == pass.ClaimOtherCluster {
+		if pass.ClaimOf(i.Tags, string(s.Obj.UID), l.ClusterID) == pass.ClaimOtherCluster {
 			continue
 		}
 		if i.State != ec2.StateShuttingDown && i.State != ec2.StateTerminated {
@@ -113,12 +113,12 @@ func (r *EC2InstanceReconciler) ourLiveInstances(s *pass.Scope, in []ec2.Instanc
 // recordInstance writes the instance ID to status at once: from here on the instance
 // is found by ID, and a crash cannot make the operator launch another. The pass goes
 // on with the instance in s.inst.
-func (r *EC2InstanceReconciler) recordInstance(ctx context.Context, s *pass.Scope, inst *ec2.Instance) pass.Step {
+func (l *Phase) recordInstance(ctx context.Context, s *pass.Scope, inst *ec2.Instance) pass.Step {
 	s.Obj.Status.InstanceID = inst.ID
 	s.Obj.Status.LaunchAttempts = 0
 	pass.ObserveInstance(s, inst)
 	s.SetCondition(computev1alpha1.ConditionInstanceLaunched, metav1.ConditionTrue, "Launched", "instance "+inst.ID+" exists")
-	if err := s.PatchStatus(ctx, r.Client); err != nil {
+	if err := s.PatchStatus(ctx, l.Client); err != nil {
 		return pass.Errored(err)
 	}
 	s.Inst = inst

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller
+package launch
 
 import (
 	"context"
@@ -61,15 +61,15 @@ func vanishKey(s *pass.Scope) (key, account, region string) {
 
 // holdVanished decides whether a vanished instance may be replaced now: the step ends
 // the pass while it is held or replacements are paused.
-func (r *EC2InstanceReconciler) holdVanished(ctx context.Context, s *pass.Scope) pass.Step {
+func (l *Phase) holdVanished(ctx context.Context, s *pass.Scope) pass.Step {
 	st := &s.Obj.Status
 	key, account, region := vanishKey(s)
-	now := r.now()
-	first, isNew, count := r.memory.Vanished.Note(key, s.Obj.UID, now)
+	now := l.now()
+	first, isNew, count := l.Vanished.Note(key, s.Obj.UID, now)
 	if isNew {
-		r.lookAtSiblings(ctx, s)
+		l.lookAtSiblings(ctx, s)
 	}
-	if wait := r.VanishHold - now.Sub(first); wait > 0 {
+	if wait := l.VanishHold - now.Sub(first); wait > 0 {
 		s.NotReady(computev1alpha1.ReasonPending, fmt.Sprintf("instance %s is not found in EC2; checking the other instances of account %s in %s before replacing it", st.InstanceID, account, region))
 		return pass.WaitSpread(wait)
 	}
@@ -79,7 +79,7 @@ func (r *EC2InstanceReconciler) holdVanished(ctx context.Context, s *pass.Scope)
 		if confirmed {
 			st.ObservedRetry = retry
 		}
-		r.Metrics.ReplacementsPaused(account, region, r.memory.Vanished.SetPaused(key, s.Obj.UID, false))
+		l.Metrics.ReplacementsPaused(account, region, l.Vanished.SetPaused(key, s.Obj.UID, false))
 		return pass.Proceed()
 	}
 	msg := fmt.Sprintf("instance %s is not found in EC2, and so are %d other instances of account %s in %s within %s: "+
@@ -88,30 +88,30 @@ func (r *EC2InstanceReconciler) holdVanished(ctx context.Context, s *pass.Scope)
 		st.InstanceID, count-1, account, region, memory.VanishWindow, computev1alpha1.RetryAnnotation, s.Obj.Name, computev1alpha1.RetryAnnotation)
 	if c := s.Condition(computev1alpha1.ConditionReady); c == nil || c.Reason != computev1alpha1.ReasonReplacementPaused {
 		s.Event(corev1.EventTypeWarning, computev1alpha1.ReasonReplacementPaused, msg)
-		r.Metrics.ReconcileError(computev1alpha1.ReasonReplacementPaused)
+		l.Metrics.ReconcileError(computev1alpha1.ReasonReplacementPaused)
 	}
 	s.NotReady(computev1alpha1.ReasonReplacementPaused, msg)
-	r.Metrics.ReplacementsPaused(account, region, r.memory.Vanished.SetPaused(key, s.Obj.UID, true))
+	l.Metrics.ReplacementsPaused(account, region, l.Vanished.SetPaused(key, s.Obj.UID, true))
 	return pass.WaitSpread(pausedRecheck)
 }
 
 // lookAtSiblings queues every other object with an instance recorded in the same
 // account and region, so that their instances are looked at now (one batched
 // DescribeInstances) rather than at their next resync.
-func (r *EC2InstanceReconciler) lookAtSiblings(ctx context.Context, s *pass.Scope) {
+func (l *Phase) lookAtSiblings(ctx context.Context, s *pass.Scope) {
 	list := &computev1alpha1.EC2InstanceList{}
-	if err := r.List(ctx, list); err != nil {
+	if err := l.Client.List(ctx, list); err != nil {
 		return
 	}
 	for i := range list.Items {
 		o := &list.Items[i]
-		if o.UID == s.Obj.UID || o.Status.InstanceID == "" || r.regionOf(o, nil) != s.Region ||
+		if o.UID == s.Obj.UID || o.Status.InstanceID == "" || l.Kernel.RegionOf(o, nil) != s.Region ||
 			o.Status.AccountID != s.Obj.Status.AccountID || awsaccount.NameOf(o) != awsaccount.NameOf(s.Obj) {
 			continue
 		}
 		s.EC2.ChangedElsewhere(o.Status.InstanceID)
 		select {
-		case r.requeue <- event.GenericEvent{Object: o}:
+		case l.Requeue <- event.GenericEvent{Object: o}:
 		default:
 			// The queue is full of events already: those objects are coming anyway.
 			return

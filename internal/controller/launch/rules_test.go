@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller
+package launch
 
 import (
 	"testing"
@@ -43,22 +43,22 @@ func TestVisibilityGraceFollowsTheLaunchRecordAndEC2sAnswer(t *testing.T) {
 		{name: "launched long ago", lastLaunch: at(time.Hour), instanceID: "i-1", want: false},
 		{name: "never launched, never adopted", want: false},
 		{name: "refused outright before any instance", lastLaunch: at(time.Minute), readyReason: computev1alpha1.ReasonImageNotFound,
-			readyMsg: launchAction + ": InvalidAMIID.NotFound: gone", want: false},
+			readyMsg: LaunchAction + ": InvalidAMIID.NotFound: gone", want: false},
 		{name: "refused after an instance was recorded", lastLaunch: at(time.Minute), instanceID: "i-1", readyReason: computev1alpha1.ReasonImageNotFound,
-			readyMsg: launchAction + ": InvalidAMIID.NotFound: gone", want: true},
+			readyMsg: LaunchAction + ": InvalidAMIID.NotFound: gone", want: true},
 		{name: "throttled launch may still have happened", lastLaunch: at(time.Minute), readyReason: computev1alpha1.ReasonThrottled,
-			readyMsg: launchAction + ": RequestLimitExceeded: slow down", want: true},
+			readyMsg: LaunchAction + ": RequestLimitExceeded: slow down", want: true},
 	}
 	for _, tc := range testCases {
 		t.Run(tc.name, func(t *testing.T) {
-			r, _ := pureReconciler()
+			r := testPhase()
 			r.Now = func() time.Time { return now }
-			s := pureScope(r.Recorder)
+			s := testScope(nil)
 			s.Obj.Status.LastLaunchAttempt, s.Obj.Status.InstanceID = tc.lastLaunch, tc.instanceID
 			if tc.readyReason != "" {
 				s.NotReady(tc.readyReason, tc.readyMsg)
 			}
-			if got := r.withinVisibilityGrace(s); got != tc.want {
+			if got := r.WithinVisibilityGrace(s); got != tc.want {
 				t.Errorf("withinVisibilityGrace = %v, want %v", got, tc.want)
 			}
 		})
@@ -68,10 +68,8 @@ func TestVisibilityGraceFollowsTheLaunchRecordAndEC2sAnswer(t *testing.T) {
 // A terminated instance is replaced later and later while replacements keep dying,
 // and the state reason tells a failed launch from drift.
 func TestReplacementsBackOffAndNameWhyTheInstanceWentAway(t *testing.T) {
-	r, _ := pureReconciler()
-	r.MinBackoff, r.MaxBackoff = time.Second, 5*time.Minute
 	for recreations, want := range map[int32]time.Duration{0: time.Second, 1: 2 * time.Second, 3: 8 * time.Second, 9: 5 * time.Minute, 1000: 5 * time.Minute} {
-		if got := r.recreationBackoff(recreations); got != want {
+		if got := RecreationBackoff(recreations, time.Second, 5*time.Minute); got != want {
 			t.Errorf("recreationBackoff(%d) = %s, want %s", recreations, got, want)
 		}
 	}
@@ -86,7 +84,7 @@ func TestReplacementsBackOffAndNameWhyTheInstanceWentAway(t *testing.T) {
 		{before: ec2.StatePending, code: "Server.SpotInstanceTermination", wantReason: computev1alpha1.ReasonTerminatedOutOfBand},
 	}
 	for _, tc := range testCases {
-		s := pureScope(nil)
+		s := testScope(nil)
 		s.Before.Status.State = tc.before
 		reason, _, _ := terminationCause(s, &ec2.Instance{ID: "i-1", StateReasonCode: tc.code})
 		if reason != tc.wantReason {

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller
+package launch
 
 import (
 	"context"
@@ -31,36 +31,6 @@ import (
 	"github.com/ec2-operator/ec2-operator/internal/controller/pass"
 )
 
-const testCluster = "cluster-a"
-
-// launchScope is the scope of a first pass of an object that names no instance, with
-// the fake as its client.
-func launchScope(f *ec2fake.Fake) (*EC2InstanceReconciler, *eventLog, *pass.Scope) {
-	r, events := pureReconciler()
-	r.ClusterID = testCluster
-	s := pureScope(r.Recorder)
-	s.Obj.UID = "uid-web"
-	s.Obj.Spec = computev1alpha1.EC2InstanceSpec{InstanceType: "t3.micro", ImageID: ec2fake.DefaultImageID}
-	s.EC2 = f
-	s.Before = s.Obj.DeepCopy()
-	return r, events, s
-}
-
-// launchTagged puts an instance in the fake as if launched with token and tags.
-func launchTagged(t *testing.T, f *ec2fake.Fake, token string, tags map[string]string, state string) string {
-	t.Helper()
-	inst, err := f.RunInstance(context.Background(), ec2.LaunchRequest{ClientToken: token, ImageID: ec2fake.DefaultImageID,
-		InstanceType: "t3.micro", Tags: tags})
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.Advance()
-	if state != ec2.StateRunning {
-		f.SetState(inst.ID, state)
-	}
-	return inst.ID
-}
-
 // While the RunInstances budget is spent, a new object waits its turn without
 // launching, and remembers that nothing was sent, so that its next pass goes
 // straight to the launch without looking for one.
@@ -76,7 +46,7 @@ func TestALaunchWaitsForTheBudgetWithoutSendingAndRemembersIt(t *testing.T) {
 		t.Error("launched while the budget was spent")
 	}
 	token := ec2.ClientToken(string(s.Obj.UID), 0)
-	if !r.memory.Launches.NotSent(s.Obj.UID, token) {
+	if !r.Launches.NotSent(s.Obj.UID, token) {
 		t.Error("the pass does not remember that nothing was sent")
 	}
 	f.ResetCalls()
@@ -122,7 +92,7 @@ func TestALostLaunchIsFoundByTokenOrTagButNeverAnotherClustersCopy(t *testing.T)
 			f := ec2fake.New()
 			want := tc.launches(t, f)
 			r, events, s := launchScope(f)
-			found, err := r.findOwnInstance(context.Background(), s, "token-1")
+			found, err := r.FindOwnInstance(context.Background(), s, "token-1")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -172,10 +142,10 @@ func TestRunInstanceRemembersWhatItLaunchedAndWhatItDidNot(t *testing.T) {
 			if (next.Kind == pass.KindFailed) != tc.wantFailed {
 				t.Errorf("step %+v, want failed=%v", next, tc.wantFailed)
 			}
-			if got := r.memory.Launches.NotSent(s.Obj.UID, token); got != tc.wantNotSent {
+			if got := r.Launches.NotSent(s.Obj.UID, token); got != tc.wantNotSent {
 				t.Errorf("notSent = %v, want %v", got, tc.wantNotSent)
 			}
-			if _, ok := r.memory.Launches.Get(s.Obj.UID, token); ok != (tc.fail == nil) {
+			if _, ok := r.Launches.Get(s.Obj.UID, token); ok != (tc.fail == nil) {
 				t.Errorf("launch remembered = %v, want %v", ok, tc.fail == nil)
 			}
 			if tc.wantEvent != "" && strings.Join(events.reasons, ",") != tc.wantEvent {

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller
+package launch
 
 import (
 	"context"
@@ -54,19 +54,19 @@ const (
 // object of this cluster (the cluster tag says so) is ever taken over: an instance of
 // another cluster, or one without the cluster tag (launched before it existed, by
 // whichever cluster), is reported and left alone, under either restore policy.
-func (r *EC2InstanceReconciler) restoreCheck(ctx context.Context, s *pass.Scope) pass.Step {
+func (l *Phase) restoreCheck(ctx context.Context, s *pass.Scope) pass.Step {
 	owned, err := s.EC2.OwnedInstances(ctx, s.Obj.Namespace, s.Obj.Name)
 	if err != nil {
 		return pass.Failed("looking for an instance of an earlier object with this name", err)
 	}
 	var earlier, foreign, unproven []ec2.Instance
 	for _, inst := range owned {
-		switch r.claimOf(s, inst.Tags) {
+		switch pass.ClaimOf(inst.Tags, string(s.Obj.UID), l.ClusterID) {
 		case pass.ClaimOurs:
 			// This object's own instance, although status has no launch record (it was
 			// lost): manage it.
 			pass.RememberLaunchVolumes(s, &inst)
-			return r.recordInstance(ctx, s, &inst)
+			return l.recordInstance(ctx, s, &inst)
 		case pass.ClaimSibling:
 			earlier = append(earlier, inst)
 		case pass.ClaimOtherCluster:
@@ -75,31 +75,31 @@ func (r *EC2InstanceReconciler) restoreCheck(ctx context.Context, s *pass.Scope)
 			unproven = append(unproven, inst)
 		}
 	}
-	if msg := r.restoreRefusal(s, earlier, foreign, unproven); msg != "" {
-		return r.instanceExists(s, msg)
+	if msg := l.restoreRefusal(s, earlier, foreign, unproven); msg != "" {
+		return l.Kernel.InstanceExists(s, msg)
 	}
 	if len(earlier) == 0 {
 		return pass.Proceed()
 	}
-	return r.takeOver(ctx, s, earlier[0].ID)
+	return l.takeOver(ctx, s, earlier[0].ID)
 }
 
 // restoreRefusal says why the instances with this object's namespace and name may not
 // be taken over, or "" when nothing stands in the way of taking over the one earlier
 // object's instance of this cluster (or of launching, when there is none).
-func (r *EC2InstanceReconciler) restoreRefusal(s *pass.Scope, earlier, foreign, unproven []ec2.Instance) string {
+func (l *Phase) restoreRefusal(s *pass.Scope, earlier, foreign, unproven []ec2.Instance) string {
 	var parts []string
 	for _, i := range foreign {
-		parts = append(parts, pass.OtherClusterMessage(&i, r.ClusterID, "it is never taken over, changed or terminated from here"))
+		parts = append(parts, pass.OtherClusterMessage(&i, l.ClusterID, "it is never taken over, changed or terminated from here"))
 	}
 	for _, i := range unproven {
 		parts = append(parts, fmt.Sprintf("instance %s (object UID %s) is tagged for an EC2Instance %s/%s but carries no %s tag "+
 			"(launched before the operator tagged clusters), so it may be another cluster's and is not taken over. "+
 			"If it is this cluster's, tag it %s=%s and it is taken over; or adopt it with spec.instanceId after removing its "+
 			"ec2-operator.dev/owner-* tags; or terminate it", i.ID, ec2.OwnerTag(i.Tags, ec2.TagOwnerUID), s.Obj.Namespace, s.Obj.Name,
-			ec2.TagCluster, ec2.TagCluster, r.ClusterID))
+			ec2.TagCluster, ec2.TagCluster, l.ClusterID))
 	}
-	if len(earlier) > 0 && (r.RestorePolicy == RestoreRefuse || len(earlier) > 1 || len(parts) > 0) {
+	if len(earlier) > 0 && (l.RestorePolicy == RestoreRefuse || len(earlier) > 1 || len(parts) > 0) {
 		var ids []string
 		for _, i := range earlier {
 			ids = append(ids, fmt.Sprintf("%s (object UID %s)", i.ID, ec2.OwnerTag(i.Tags, ec2.TagOwnerUID)))
@@ -121,7 +121,7 @@ func (r *EC2InstanceReconciler) restoreRefusal(s *pass.Scope, earlier, foreign, 
 // takeOver makes an instance of an earlier object with this name this object's: it
 // is looked at again first (the listing may be seconds old, and the instance
 // terminated since), then its ownership tags are moved to this object's UID.
-func (r *EC2InstanceReconciler) takeOver(ctx context.Context, s *pass.Scope, id string) pass.Step {
+func (l *Phase) takeOver(ctx context.Context, s *pass.Scope, id string) pass.Step {
 	inst, err := s.EC2.GetInstance(ctx, id)
 	if awserrors.IsNotFound(err) {
 		return pass.Proceed()
@@ -133,28 +133,28 @@ func (r *EC2InstanceReconciler) takeOver(ctx context.Context, s *pass.Scope, id 
 		ec2.OwnerTag(inst.Tags, ec2.TagOwnerNamespace) != s.Obj.Namespace || ec2.OwnerTag(inst.Tags, ec2.TagOwnerName) != s.Obj.Name {
 		return pass.Proceed() // gone or no longer that object's: launch
 	}
-	if r.claimOf(s, inst.Tags) != pass.ClaimSibling {
+	if pass.ClaimOf(inst.Tags, string(s.Obj.UID), l.ClusterID) != pass.ClaimSibling {
 		// Its cluster tag changed since the listing: look again with a fresh one.
-		return pass.DoneAfter(r.PollInterval)
+		return pass.DoneAfter(l.PollInterval)
 	}
 	// A new object takes the instance over under today's guardrails, not the terms
 	// it was launched under: a re-created namespace must not inherit more than it may
 	// ask for.
-	inst, st := r.checkClaimedInstance(ctx, s, inst, true)
+	inst, st := l.Kernel.CheckClaimedInstance(ctx, s, inst, true)
 	if st.Ends() {
 		return st
 	}
 	previous := ec2.OwnerTag(inst.Tags, ec2.TagOwnerUID)
 	pass.RememberRootVolume(s, inst)
-	ownership := ec2.OwnershipTags(s.Obj.Namespace, s.Obj.Name, string(s.Obj.UID), r.ClusterID)
-	if err := writeOwnership(ctx, s, inst, ownership); err != nil {
+	ownership := ec2.OwnershipTags(s.Obj.Namespace, s.Obj.Name, string(s.Obj.UID), l.ClusterID)
+	if err := pass.WriteOwnership(ctx, s, inst, ownership); err != nil {
 		return pass.Failed("taking over instance "+inst.ID, err)
 	}
 	msg := fmt.Sprintf("took over instance %s, launched for an earlier EC2Instance %s/%s (UID %s) that was deleted without "+
 		"its finalizer; this object was re-created (restored), so it manages that instance instead of launching another",
 		inst.ID, s.Obj.Namespace, s.Obj.Name, previous)
 	s.Event(corev1.EventTypeNormal, computev1alpha1.ReasonRestored, msg)
-	if st := r.recordInstance(ctx, s, inst); st.Ends() {
+	if st := l.recordInstance(ctx, s, inst); st.Ends() {
 		return st
 	}
 	s.SetCondition(computev1alpha1.ConditionInstanceLaunched, metav1.ConditionTrue, computev1alpha1.ReasonRestored, msg)

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller
+package launch
 
 import (
 	"context"
@@ -28,9 +28,9 @@ import (
 	"github.com/ec2-operator/ec2-operator/internal/controller/pass"
 )
 
-// codeArchitectureMismatch marks an image whose architecture the instance type cannot
+// CodeArchitectureMismatch marks an image whose architecture the instance type cannot
 // run; EC2 would refuse the launch, the operator says so before sending it.
-const codeArchitectureMismatch = "ArchitectureMismatch"
+const CodeArchitectureMismatch = "ArchitectureMismatch"
 
 // chooseImage resolves spec.imageSelector into status.imageId and status.imageName
 // before a launch (written with the launch record, so that a retried launch sends
@@ -83,7 +83,7 @@ func checkAgainstType(ctx context.Context, s *pass.Scope, image *ec2.Image) erro
 		return err
 	}
 	if image != nil && image.Architecture != "" && len(info.Architectures) > 0 && !slices.Contains(info.Architectures, image.Architecture) {
-		return pass.Refusal(computev1alpha1.ReasonArchitectureMismatch, "DescribeInstanceTypes", codeArchitectureMismatch,
+		return pass.Refusal(computev1alpha1.ReasonArchitectureMismatch, "DescribeInstanceTypes", CodeArchitectureMismatch,
 			fmt.Sprintf("image %s is %s, but instance type %s runs %s", image.ID, image.Architecture, spec.InstanceType, strings.Join(info.Architectures, ", ")))
 	}
 	if o := spec.CPUOptions; o != nil {

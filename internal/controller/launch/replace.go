@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller
+package launch
 
 import (
 	"context"
@@ -33,13 +33,13 @@ import (
 // instanceTerminated handles an instance that was terminated while its object still
 // wants it. A launched instance is replaced under a new client token; an adopted one
 // cannot be, since the spec names that very instance.
-func (r *EC2InstanceReconciler) instanceTerminated(ctx context.Context, s *pass.Scope, inst *ec2.Instance) pass.Step {
+func (l *Phase) instanceTerminated(ctx context.Context, s *pass.Scope, inst *ec2.Instance) pass.Step {
 	st := &s.Obj.Status
 	if s.Obj.Spec.InstanceID != "" {
 		pass.ObserveInstance(s, inst)
 		msg := "adopted instance " + inst.ID + " is " + inst.State + "; delete this EC2Instance"
 		s.NotReady(computev1alpha1.ReasonInstanceNotFound, msg)
-		return pass.DoneAfter(r.ResyncPeriod)
+		return pass.DoneAfter(l.ResyncPeriod)
 	}
 	reason, msg, launchFailed := terminationCause(s, inst)
 	// A persistent Spot request would launch an instance of its own, next to ours.
@@ -48,24 +48,24 @@ func (r *EC2InstanceReconciler) instanceTerminated(ctx context.Context, s *pass.
 			return pass.Failed("cancelling Spot request "+inst.SpotRequestID, err)
 		}
 	}
-	backoff := r.recreationBackoff(st.Recreations)
-	if st.LaunchTime != nil && r.now().Sub(st.LaunchTime.Time) > time.Hour {
+	backoff := RecreationBackoff(st.Recreations, l.MinBackoff, l.MaxBackoff)
+	if st.LaunchTime != nil && l.now().Sub(st.LaunchTime.Time) > time.Hour {
 		// The instance served for a long time: this is not a crash loop.
-		backoff = r.MinBackoff
+		backoff = l.MinBackoff
 	}
 	msg += fmt.Sprintf("; launching a replacement in %s", backoff)
 	s.Event(corev1.EventTypeWarning, reason, msg)
 	if launchFailed {
-		r.Metrics.ReconcileError(reason)
+		l.Metrics.ReconcileError(reason)
 	} else {
-		r.Metrics.DriftCorrected("instance")
+		l.Metrics.DriftCorrected("instance")
 	}
-	r.Metrics.InstanceState(s.Obj.UID, "")
-	r.forgetAttributes(s.Obj.UID)
+	l.Metrics.InstanceState(s.Obj.UID, "")
+	l.Attributes.Forget(s.Obj.UID)
 	resetForReplacement(s)
 	s.SetCondition(computev1alpha1.ConditionInstanceLaunched, metav1.ConditionFalse, reason, msg)
 	s.NotReady(reason, msg)
-	if err := s.PatchStatus(ctx, r.Client); err != nil {
+	if err := s.PatchStatus(ctx, l.Client); err != nil {
 		return pass.Errored(err)
 	}
 	return pass.DoneAfter(backoff)
@@ -118,15 +118,15 @@ func resetForReplacement(s *pass.Scope) {
 	}
 }
 
-// recreationBackoff spaces replacements out: MinBackoff doubled for each earlier
-// replacement, up to MaxBackoff, so that an instance that keeps dying cannot make the
+// RecreationBackoff spaces replacements out: minBackoff doubled for each earlier
+// replacement, up to maxBackoff, so that an instance that keeps dying cannot make the
 // operator launch in a loop.
-func (r *EC2InstanceReconciler) recreationBackoff(recreations int32) time.Duration {
-	d := r.MinBackoff
+func RecreationBackoff(recreations int32, minBackoff, maxBackoff time.Duration) time.Duration {
+	d := minBackoff
 	for range min(recreations, 20) {
 		d *= 2
-		if d >= r.MaxBackoff {
-			return r.MaxBackoff
+		if d >= maxBackoff {
+			return maxBackoff
 		}
 	}
 	return d

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller
+package launch
 
 import (
 	"context"
@@ -40,19 +40,19 @@ import (
 // is not looked up in EC2 first, the launch record is one status write, and the
 // instance ID is written together with the state the next pass sees (Ready, for an
 // instance that is running by then), from the instance remembered in memory.
-func (r *EC2InstanceReconciler) launch(ctx context.Context, s *pass.Scope) pass.Step {
+func (l *Phase) launch(ctx context.Context, s *pass.Scope) pass.Step {
 	st := &s.Obj.Status
 	token := ec2.ClientToken(string(s.Obj.UID), st.Recreations)
 
-	if id, ok := r.memory.Launches.Get(s.Obj.UID, token); ok && st.ClientToken == token {
-		return r.launchedEarlier(ctx, s, id)
+	if id, ok := l.Launches.Get(s.Obj.UID, token); ok && st.ClientToken == token {
+		return l.launchedEarlier(ctx, s, id)
 	}
 	if launchStalled(s) {
 		// EC2 keeps answering this token with a conflict; nothing more is tried until
 		// the spec or the retry annotation changes.
 		return pass.DoneAfter(0)
 	}
-	if next := r.findEarlierLaunch(ctx, s, token); next.Ends() || s.Inst != nil {
+	if next := l.findEarlierLaunch(ctx, s, token); next.Ends() || s.Inst != nil {
 		return next
 	}
 	// EC2 allows few launches a second per account; while the budget is spent, the
@@ -61,7 +61,7 @@ func (r *EC2InstanceReconciler) launch(ctx context.Context, s *pass.Scope) pass.
 	if wait := s.EC2.LaunchTurn(token, s.Obj.Namespace); wait > 0 {
 		// Nothing was sent under this token, and the checks above found nothing: the
 		// next pass goes straight to the launch, without listing or looking again.
-		r.memory.Launches.PutNotSent(s.Obj.UID, token)
+		l.Launches.PutNotSent(s.Obj.UID, token)
 		// A pass that only waits writes nothing: the account the pass resolved is
 		// recorded with the launch record, before anything may be launched.
 		s.Obj.Status.Account, s.Obj.Status.AccountID = s.Before.Status.Account, s.Before.Status.AccountID
@@ -70,33 +70,33 @@ func (r *EC2InstanceReconciler) launch(ctx context.Context, s *pass.Scope) pass.
 	// User data from a Secret or ConfigMap must be readable before anything is
 	// launched: a missing one is the user's to fix, not EC2's to refuse. Its version is
 	// taken first, so that an edit after the read makes the attributes due.
-	source := r.sourceVersion(s.Obj)
-	userData, err := r.desiredUserData(ctx, s.Obj)
+	source := l.Kernel.SourceVersion(s.Obj)
+	userData, err := l.Kernel.DesiredUserData(ctx, s.Obj)
 	if err != nil {
 		return pass.Failed("reading the user data", err)
 	}
-	if next := r.prepareLaunch(ctx, s, token); next.Ends() {
+	if next := l.prepareLaunch(ctx, s, token); next.Ends() {
 		return next
 	}
-	return r.runInstance(ctx, s, token, userData, source)
+	return l.runInstance(ctx, s, token, userData, source)
 }
 
 // findEarlierLaunch looks for an instance this object may have already: one of an
 // earlier object with its name (before its first launch), or its own whose launch
 // answer was lost. What it finds is in s.inst. It asks EC2 nothing when this process
 // knows that no RunInstances with this token was sent.
-func (r *EC2InstanceReconciler) findEarlierLaunch(ctx context.Context, s *pass.Scope, token string) pass.Step {
+func (l *Phase) findEarlierLaunch(ctx context.Context, s *pass.Scope, token string) pass.Step {
 	st := &s.Obj.Status
-	if r.memory.Launches.NotSent(s.Obj.UID, token) {
+	if l.Launches.NotSent(s.Obj.UID, token) {
 		return pass.Proceed()
 	}
 	// An object that never launched may have had an instance under another UID (it
 	// was deleted without its finalizer and re-created, as a backup restore does).
 	if st.LastLaunchAttempt == nil && st.Recreations == 0 {
-		return r.restoreCheck(ctx, s)
+		return l.restoreCheck(ctx, s)
 	}
 	// A launch may have happened before (a lost answer, a crash): find it first.
-	found, err := r.findOwnInstance(ctx, s, token)
+	found, err := l.FindOwnInstance(ctx, s, token)
 	if err != nil {
 		return pass.Failed("looking for an instance launched earlier", err)
 	}
@@ -105,7 +105,7 @@ func (r *EC2InstanceReconciler) findEarlierLaunch(ctx context.Context, s *pass.S
 	}
 	s.Event(corev1.EventTypeNormal, "InstanceFound", fmt.Sprintf("found instance %s launched earlier for this object; managing it", found.ID))
 	pass.RememberLaunchVolumes(s, found)
-	return r.recordInstance(ctx, s, found)
+	return l.recordInstance(ctx, s, found)
 }
 
 // prepareLaunch chooses what the launch sends and records it. The subnet and security
@@ -115,54 +115,54 @@ func (r *EC2InstanceReconciler) findEarlierLaunch(ctx context.Context, s *pass.S
 // before RunInstances, so that a launch whose answer is lost is waited for and found,
 // not replaced; a record this recent already serves (a launch that waited for its
 // budget comes back).
-func (r *EC2InstanceReconciler) prepareLaunch(ctx context.Context, s *pass.Scope, token string) pass.Step {
+func (l *Phase) prepareLaunch(ctx context.Context, s *pass.Scope, token string) pass.Step {
 	st := &s.Obj.Status
 	newRecord := st.ClientToken != token || st.LastLaunchAttempt == nil
 	if err := chooseImage(ctx, s, newRecord); err != nil {
 		return pass.Failed("choosing the image", err)
 	}
-	if err := r.choosePlacement(ctx, s, newRecord); err != nil {
+	if err := l.choosePlacement(ctx, s, newRecord); err != nil {
 		return pass.Failed("choosing the subnet and security groups", err)
 	}
-	if err := r.checkLaunch(ctx, s, token); err != nil {
+	if err := l.Kernel.CheckLaunch(ctx, s, token); err != nil {
 		return pass.Failed("checking the launch against the account's guardrails", err)
 	}
-	if err := r.pinOwnAccount(ctx, s); err != nil {
+	if err := l.Kernel.PinOwnAccount(ctx, s); err != nil {
 		return pass.Errored(err)
 	}
-	if newRecord || st.Region != s.Region || r.now().Sub(st.LastLaunchAttempt.Time) > launchRecordReuse {
+	if newRecord || st.Region != s.Region || l.now().Sub(st.LastLaunchAttempt.Time) > launchRecordReuse {
 		st.ClientToken = token
 		st.Region = s.Region
-		st.LastLaunchAttempt = r.nowInStatus()
+		st.LastLaunchAttempt = l.nowInStatus()
 		s.SetCondition(computev1alpha1.ConditionInstanceLaunched, metav1.ConditionFalse, computev1alpha1.ReasonProvisioning, "launching an instance")
 		s.NotReady(computev1alpha1.ReasonProvisioning, "launching an instance")
-		return pass.Errored(s.PatchStatus(ctx, r.Client))
+		return pass.Errored(s.PatchStatus(ctx, l.Client))
 	}
 	return pass.Proceed()
 }
 
 // runInstance sends RunInstances with the recorded token and remembers the answer
 // until the next pass records it with the instance's state.
-func (r *EC2InstanceReconciler) runInstance(ctx context.Context, s *pass.Scope, token, userData, source string) pass.Step {
+func (l *Phase) runInstance(ctx context.Context, s *pass.Scope, token, userData, source string) pass.Step {
 	// From here the launch may reach EC2: what memory said about an earlier attempt
 	// that was not sent (or was refused) no longer holds, whatever this one's answer.
-	r.memory.Launches.Forget(s.Obj.UID)
-	inst, err := s.EC2.RunInstance(ctx, plan.LaunchRequest(s.Obj, r.ClusterID, token, userData))
+	l.Launches.Forget(s.Obj.UID)
+	inst, err := s.EC2.RunInstance(ctx, plan.LaunchRequest(s.Obj, l.ClusterID, token, userData))
 	if awserrors.HeldBack(err) {
 		// Nothing was sent: the next pass launches without looking for this one.
-		r.memory.Launches.PutNotSent(s.Obj.UID, token)
-		return pass.Failed(launchAction, err)
+		l.Launches.PutNotSent(s.Obj.UID, token)
+		return pass.Failed(LaunchAction, err)
 	}
 	if err != nil {
-		return r.launchFailed(ctx, s, err)
+		return l.launchFailed(ctx, s, err)
 	}
 	s.Event(corev1.EventTypeNormal, "Launched", fmt.Sprintf("launched instance %s (%s)", inst.ID, inst.InstanceType))
-	r.memory.Launches.Put(s.Obj.UID, token, inst.ID)
+	l.Launches.Put(s.Obj.UID, token, inst.ID)
 	// What was set at launch is known: the next passes compare it without reading it
 	// back (DescribeInstances does not return these attributes).
-	r.memory.Attributes.Put(s.Obj.UID, s.Obj.Generation, r.now(), plan.LaunchedAttributes(s.Obj, userData), source)
+	l.Attributes.Put(s.Obj.UID, s.Obj.Generation, l.now(), plan.LaunchedAttributes(s.Obj, userData), source)
 	// A new instance is pending; the next pass looks at it with the other new ones.
-	return pass.DoneAfter(r.firstLook(s.EC2))
+	return pass.DoneAfter(l.firstLook(s.EC2))
 }
 
 // firstLookAfterLaunch is when a new instance is first looked at, when launches are
@@ -176,8 +176,8 @@ const firstLookAfterLaunch = 500 * time.Millisecond
 // per launch. The launches of a backlog's last poll interval are looked at together,
 // just after the last of them, so the last instances are not left waiting a full
 // interval.
-func (r *EC2InstanceReconciler) firstLook(c ec2.FleetHints) time.Duration {
-	return min(r.PollInterval, c.LaunchBacklog()+firstLookAfterLaunch)
+func (l *Phase) firstLook(c ec2.FleetHints) time.Duration {
+	return min(l.PollInterval, c.LaunchBacklog()+firstLookAfterLaunch)
 }
 
 // launchRecordReuse is how old a launch record may be and still serve a launch that

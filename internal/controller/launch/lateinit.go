@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller
+package launch
 
 import (
 	"context"
@@ -26,14 +26,14 @@ import (
 	"github.com/ec2-operator/ec2-operator/internal/controller/pass"
 )
 
-// lateInitialize fills the fields an adopting object leaves unset with the adopted
+// LateInitialize fills the fields an adopting object leaves unset with the adopted
 // instance's values (internal/adoption names them), before anything is compared: an
 // unset field of an adopted instance means "as it is", never the operator's launch
 // default, so that adopting changes nothing the spec does not ask for. It writes the
 // spec only when a field was filled; the filled spec is then converged like any other
 // in the same pass, and finds nothing to change. A field the user removes later is
 // filled again from the instance.
-func (r *EC2InstanceReconciler) lateInitialize(ctx context.Context, s *pass.Scope) pass.Step {
+func (l *Phase) LateInitialize(ctx context.Context, s *pass.Scope) pass.Step {
 	if s.Obj.Spec.InstanceID == "" || s.Inst == nil {
 		return pass.Proceed()
 	}
@@ -52,14 +52,14 @@ func (r *EC2InstanceReconciler) lateInitialize(ctx context.Context, s *pass.Scop
 	if len(fields) == 0 {
 		return pass.Proceed()
 	}
-	if err := s.PatchObject(ctx, r.Client, func() { s.Obj.Spec = *filled }); err != nil {
+	if err := s.PatchObject(ctx, l.Client, func() { s.Obj.Spec = *filled }); err != nil {
 		return pass.Errored(err)
 	}
-	s.Event(corev1.EventTypeNormal, reasonLateInitialized,
+	s.Event(corev1.EventTypeNormal, ReasonLateInitialized,
 		"filled in from instance "+s.Inst.ID+", as it is: "+strings.Join(fields, ", "))
 	return pass.Proceed()
 }
 
-// reasonLateInitialized is the event that names the fields filled in from an adopted
+// ReasonLateInitialized is the event that names the fields filled in from an adopted
 // instance.
-const reasonLateInitialized = "LateInitialized"
+const ReasonLateInitialized = "LateInitialized"

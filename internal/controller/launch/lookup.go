@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller
+package launch
 
 import (
 	"context"
@@ -30,37 +30,37 @@ import (
 	"github.com/ec2-operator/ec2-operator/internal/controller/pass"
 )
 
-// ensureInstance finds the instance the object manages, launching or adopting it when
+// EnsureInstance finds the instance the object manages, launching or adopting it when
 // there is none yet. The pass goes on with the instance in s.inst; any other step
 // ends it.
-func (r *EC2InstanceReconciler) ensureInstance(ctx context.Context, s *pass.Scope) pass.Step {
+func (l *Phase) EnsureInstance(ctx context.Context, s *pass.Scope) pass.Step {
 	st := &s.Obj.Status
 	if st.InstanceID == "" {
 		if s.Obj.Spec.InstanceID != "" {
-			return r.adopt(ctx, s)
+			return l.adopt(ctx, s)
 		}
-		return r.launch(ctx, s)
+		return l.launch(ctx, s)
 	}
 
-	if r.memory.Events.TakeStale(st.InstanceID) {
+	if l.Events.TakeStale(st.InstanceID) {
 		// An EC2 event said the instance changed: what the client remembers is older.
 		s.EC2.ChangedElsewhere(st.InstanceID)
 	}
 	inst, err := s.EC2.GetInstance(ctx, st.InstanceID)
 	switch {
 	case awserrors.IsNotFound(err):
-		return r.instanceMissing(ctx, s)
+		return l.instanceMissing(ctx, s)
 	case err != nil:
 		return pass.Failed("describing instance "+st.InstanceID, err)
 	}
 	if inst.State == ec2.StateShuttingDown || inst.State == ec2.StateTerminated {
-		return r.instanceTerminated(ctx, s, inst)
+		return l.instanceTerminated(ctx, s, inst)
 	}
 	if s.Obj.Spec.InstanceID != "" && ec2.OwnerTag(inst.Tags, ec2.TagOwnerUID) == "" {
 		// Recorded without this object's claim: observed in Observe, or the claim was
 		// removed outside Kubernetes. Full claims it again, with the same checks as a
 		// first adoption.
-		return r.adoptInstance(ctx, s, inst)
+		return l.adoptInstance(ctx, s, inst)
 	}
 	s.Inst = inst
 	return pass.Proceed()
@@ -69,38 +69,38 @@ func (r *EC2InstanceReconciler) ensureInstance(ctx context.Context, s *pass.Scop
 // instanceMissing handles an instance ID that DescribeInstances does not know. Right
 // after a launch that is EC2's eventual consistency, so the operator waits; later it
 // means the instance was terminated long enough ago to be forgotten.
-func (r *EC2InstanceReconciler) instanceMissing(ctx context.Context, s *pass.Scope) pass.Step {
+func (l *Phase) instanceMissing(ctx context.Context, s *pass.Scope) pass.Step {
 	st := &s.Obj.Status
 	if s.Obj.Spec.InstanceID != "" {
 		msg := "adopted instance " + st.InstanceID + " no longer exists; delete this EC2Instance"
 		s.NotReady(computev1alpha1.ReasonInstanceNotFound, msg)
-		return pass.DoneAfter(r.ResyncPeriod)
+		return pass.DoneAfter(l.ResyncPeriod)
 	}
-	if r.withinVisibilityGrace(s) {
+	if l.WithinVisibilityGrace(s) {
 		s.NotReady(computev1alpha1.ReasonPending, "instance "+st.InstanceID+" is not visible in EC2 yet")
-		return pass.DoneAfter(r.PollInterval)
+		return pass.DoneAfter(l.PollInterval)
 	}
 	// Before anything is launched in its place: are these still the credentials of
 	// the account it was launched in? Asked afresh, not from the routine cache.
-	if actsWithOwnCredentials(s) {
-		if err := r.checkOwnAccount(ctx, s, 0); err != nil {
-			if errors.Is(err, errAccountRefused{}) {
-				return accountRefused()
+	if pass.ActsWithOwnCredentials(s) {
+		if err := l.Kernel.CheckOwnAccount(ctx, s, 0); err != nil {
+			if errors.Is(err, pass.ErrAccountRefused{}) {
+				return pass.AccountRefused()
 			}
 			return pass.Errored(err)
 		}
 	}
-	if st := r.holdVanished(ctx, s); st.Ends() {
+	if st := l.holdVanished(ctx, s); st.Ends() {
 		return st
 	}
-	return r.instanceTerminated(ctx, s, &ec2.Instance{ID: st.InstanceID, State: ec2.StateTerminated})
+	return l.instanceTerminated(ctx, s, &ec2.Instance{ID: st.InstanceID, State: ec2.StateTerminated})
 }
 
-// withinVisibilityGrace reports whether the last launch (or adoption) began less than
+// WithinVisibilityGrace reports whether the last launch (or adoption) began less than
 // VisibilityGracePeriod ago, so that an instance unknown to DescribeInstances may
 // simply not be visible yet. It goes by time, not by state: RunInstances' own answer
 // already says pending.
-func (r *EC2InstanceReconciler) withinVisibilityGrace(s *pass.Scope) bool {
+func (l *Phase) WithinVisibilityGrace(s *pass.Scope) bool {
 	var since time.Time
 	if t := s.Obj.Status.LastLaunchAttempt; t != nil {
 		since = t.Time
@@ -109,12 +109,12 @@ func (r *EC2InstanceReconciler) withinVisibilityGrace(s *pass.Scope) bool {
 	} else {
 		return false
 	}
-	if r.now().Sub(since) >= r.VisibilityGracePeriod {
+	if l.now().Sub(since) >= l.VisibilityGracePeriod {
 		return false
 	}
 	// A launch EC2 rejected outright created nothing that could become visible.
 	if ready := s.Condition(computev1alpha1.ConditionReady); ready != nil && ready.Status == metav1.ConditionFalse &&
-		strings.HasPrefix(ready.Message, launchAction+":") && launchRejectionReasons[ready.Reason] {
+		strings.HasPrefix(ready.Message, LaunchAction+":") && launchRejectionReasons[ready.Reason] {
 		return s.Obj.Status.InstanceID != ""
 	}
 	return true

@@ -14,29 +14,29 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller
+package launch
 
 import (
 	"github.com/ec2-operator/ec2-operator/internal/controller/pass"
 )
 
-// nothingLaunched reports whether no instance can exist for the object: none recorded
+// NothingLaunched reports whether no instance can exist for the object: none recorded
 // or remembered, none adopted, none replaced, and no RunInstances outstanding (never
 // sent, or refused outright by EC2, which clears the launch time).
-func (r *EC2InstanceReconciler) nothingLaunched(s *pass.Scope) bool {
-	return s.Obj.Spec.InstanceID == "" && r.noInstanceRecorded(s)
+func (l *Phase) NothingLaunched(s *pass.Scope) bool {
+	return s.Obj.Spec.InstanceID == "" && l.NoInstanceRecorded(s)
 }
 
-// noInstanceRecorded reports whether no instance is recorded for the object yet: none
+// NoInstanceRecorded reports whether no instance is recorded for the object yet: none
 // launched (or sent to be), and none adopted. Until then an adopting object may still
 // choose its account.
-func (r *EC2InstanceReconciler) noInstanceRecorded(s *pass.Scope) bool {
+func (l *Phase) NoInstanceRecorded(s *pass.Scope) bool {
 	st := &s.Obj.Status
 	if st.InstanceID != "" || st.Recreations > 0 {
 		return false
 	}
-	if _, ok := r.memory.Launches.Get(s.Obj.UID, st.ClientToken); ok {
+	if _, ok := l.Launches.Get(s.Obj.UID, st.ClientToken); ok {
 		return false
 	}
-	return st.LastLaunchAttempt == nil || r.memory.Launches.NotSent(s.Obj.UID, st.ClientToken)
+	return st.LastLaunchAttempt == nil || l.Launches.NotSent(s.Obj.UID, st.ClientToken)
 }

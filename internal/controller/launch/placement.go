@@ -14,11 +14,12 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller
+package launch
 
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -34,7 +35,7 @@ import (
 // writes together with the client token. A retried launch reuses them, so that it
 // sends EC2 the same parameters (a changed parameter under the same token would be
 // an IdempotentParameterMismatch), and the subnet never changes for the instance.
-func (r *EC2InstanceReconciler) choosePlacement(ctx context.Context, s *pass.Scope, newRecord bool) error {
+func (l *Phase) choosePlacement(ctx context.Context, s *pass.Scope, newRecord bool) error {
 	spec, st := &s.Obj.Spec, &s.Obj.Status
 	if sel := spec.SubnetSelector; sel != nil && st.SubnetID == "" {
 		subnet, err := chooseSubnet(ctx, s.EC2, sel)
@@ -44,7 +45,7 @@ func (r *EC2InstanceReconciler) choosePlacement(ctx context.Context, s *pass.Sco
 		st.SubnetID, st.VPCID = subnet.ID, subnet.VPCID
 	}
 	if spec.SecurityGroupSelector != nil && (newRecord || len(st.SecurityGroupIDs) == 0) {
-		groups, err := desiredGroups(ctx, s, st.VPCID)
+		groups, err := DesiredGroups(ctx, s, st.VPCID)
 		if err != nil {
 			return err
 		}
@@ -73,10 +74,10 @@ func chooseSubnet(ctx context.Context, c ec2.Network, sel *computev1alpha1.Subne
 	return &subnets[0], nil
 }
 
-// desiredGroups returns the security groups the spec asks for: securityGroupIds and
+// DesiredGroups returns the security groups the spec asks for: securityGroupIds and
 // the groups securityGroupSelector matches in vpcID (when known; otherwise the
 // selection must lie in one VPC). The result is sorted.
-func desiredGroups(ctx context.Context, s *pass.Scope, vpcID string) ([]string, error) {
+func DesiredGroups(ctx context.Context, s *pass.Scope, vpcID string) ([]string, error) {
 	spec := &s.Obj.Spec
 	groups := slices.Clone(spec.SecurityGroupIDs)
 	if sel := spec.SecurityGroupSelector; sel != nil {
@@ -114,7 +115,7 @@ func desiredGroups(ctx context.Context, s *pass.Scope, vpcID string) ([]string, 
 
 func selectorText(tags map[string]string, zone string) string {
 	var parts []string
-	for _, k := range sortedKeys(tags) {
+	for _, k := range slices.Sorted(maps.Keys(tags)) {
 		if tags[k] == "" {
 			parts = append(parts, k)
 		} else {
