@@ -22,7 +22,6 @@ import (
 	"testing"
 
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
-	"github.com/ec2-operator/ec2-operator/internal/sim/simtest"
 )
 
 // oracleScenarios are the instance lifecycle as the controller drives it, each with
@@ -32,7 +31,7 @@ func oracleScenarios() []oracleScenario {
 		{"tags are on the instance from its launch", func(t *testing.T, o oracle) error {
 			req := o.launchRequest("tags-at-launch")
 			inst := o.launch(t, req.ClientToken)
-			got, err := o.fresh(simtest.Ctx(t), inst.ID)
+			got, err := o.fresh(o.ctx(t), inst.ID)
 			if err != nil {
 				return err
 			}
@@ -53,7 +52,7 @@ func oracleScenarios() []oracleScenario {
 		}},
 		{"instances are found by client token", func(t *testing.T, o oracle) error {
 			inst := o.launch(t, "found-by-token")
-			found, err := o.client.FindInstances(simtest.Ctx(t), InstanceFilter{ClientToken: "found-by-token"})
+			found, err := o.client.FindInstances(o.ctx(t), InstanceFilter{ClientToken: "found-by-token"})
 			if err != nil {
 				return err
 			}
@@ -64,7 +63,7 @@ func oracleScenarios() []oracleScenario {
 		}},
 		{"instances are found by tag", func(t *testing.T, o oracle) error {
 			inst := o.launch(t, "found-by-tag")
-			found, err := o.client.FindInstances(simtest.Ctx(t), InstanceFilter{Tags: map[string]string{TagName: o.launchRequest("found-by-tag").Tags[TagName], "team": "blue"}})
+			found, err := o.client.FindInstances(o.ctx(t), InstanceFilter{Tags: map[string]string{TagName: o.launchRequest("found-by-tag").Tags[TagName], "team": "blue"}})
 			if err != nil {
 				return err
 			}
@@ -74,7 +73,7 @@ func oracleScenarios() []oracleScenario {
 			return nil
 		}},
 		{"a terminated instance cannot start", func(t *testing.T, o oracle) error {
-			ctx := simtest.Ctx(t)
+			ctx := o.ctx(t)
 			inst := o.launch(t, "terminated-start")
 			if _, err := o.client.TerminateInstance(ctx, inst.ID); err != nil {
 				return err
@@ -85,7 +84,7 @@ func oracleScenarios() []oracleScenario {
 			return wantError(o.client.StartInstance(ctx, inst.ID), awserrors.KindIncorrectState, "IncorrectInstanceState")
 		}},
 		{"an instance stops, starts and terminates", func(t *testing.T, o oracle) error {
-			ctx := simtest.Ctx(t)
+			ctx := o.ctx(t)
 			inst := o.launch(t, "stop-start")
 			steps := []struct {
 				state string
@@ -110,7 +109,7 @@ func oracleScenarios() []oracleScenario {
 			return o.waitState(ctx, inst.ID, StateTerminated)
 		}},
 		{"tags change on a running instance", func(t *testing.T, o oracle) error {
-			ctx := simtest.Ctx(t)
+			ctx := o.ctx(t)
 			inst := o.launch(t, "tags-change")
 			if err := o.client.CreateTags(ctx, []string{inst.ID}, map[string]string{"team": "green", "tier": "web"}); err != nil {
 				return err
@@ -130,7 +129,7 @@ func oracleScenarios() []oracleScenario {
 			return nil
 		}},
 		{"the type changes only while stopped", func(t *testing.T, o oracle) error {
-			ctx := simtest.Ctx(t)
+			ctx := o.ctx(t)
 			inst := o.launch(t, "type-change")
 			if err := o.waitState(ctx, inst.ID, StateRunning); err != nil {
 				return err
@@ -157,15 +156,15 @@ func oracleScenarios() []oracleScenario {
 			return nil
 		}},
 		{"an unknown instance is not found", func(t *testing.T, o oracle) error {
-			return wantError(o.client.StopInstance(simtest.Ctx(t), "i-0000000000000dead"), awserrors.KindNotFound, "InvalidInstanceID.NotFound")
+			return wantError(o.client.StopInstance(o.ctx(t), "i-0000000000000dead"), awserrors.KindNotFound, "InvalidInstanceID.NotFound")
 		}},
 		{"a malformed instance ID is malformed", func(t *testing.T, o oracle) error {
-			return wantError(o.client.StopInstance(simtest.Ctx(t), "i-nothex!"), awserrors.KindInvalidInput, "InvalidInstanceID.Malformed")
+			return wantError(o.client.StopInstance(o.ctx(t), "i-nothex!"), awserrors.KindInvalidInput, "InvalidInstanceID.Malformed")
 		}},
 		{"an unknown image is refused at launch", func(t *testing.T, o oracle) error {
 			req := o.launchRequest("unknown-image")
 			req.ImageID = "ami-0000000000000dead"
-			_, err := o.client.RunInstance(simtest.Ctx(t), req)
+			_, err := o.client.RunInstance(o.ctx(t), req)
 			return wantError(err, awserrors.KindInvalidInput, "InvalidAMIID.NotFound")
 		}},
 	}

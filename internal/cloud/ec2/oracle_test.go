@@ -47,7 +47,14 @@ type oracle struct {
 	// differs lists the scenarios in which the oracle is known not to answer as EC2
 	// does, and how. Our emulator has none: it is the oracle every other test trusts.
 	differs map[string]string
+	// callTimeout bounds each call, so that only a hung oracle fails on it: moto is a
+	// Python process that answers in seconds on a loaded 2-core machine (its first
+	// DescribeImages reads its whole image catalogue), the emulator in milliseconds.
+	callTimeout time.Duration
 }
+
+// ctx is a context for one call to the oracle.
+func (o oracle) ctx(t *testing.T) context.Context { return simtest.CtxWithin(t, o.callTimeout) }
 
 // motoDifferences are moto 5.2.1's known departures from EC2 in these scenarios,
 // found by this test. The test fails when one of them stops being true, so the list
@@ -94,7 +101,7 @@ func TestEmulatorAndMotoAnswerAsEC2Does(t *testing.T) {
 
 func emulatorOracle(t *testing.T) oracle {
 	e := newSimEnv(t, ec2sim.Config{Seed: 1}, Options{})
-	return oracle{name: "ec2sim", client: e.client, image: ec2sim.DefaultImageID,
+	return oracle{name: "ec2sim", client: e.client, image: ec2sim.DefaultImageID, callTimeout: simtest.CtxTimeout,
 		subnet: ec2sim.DefaultSubnetIDs[0], group: ec2sim.DefaultSecurityGroupID}
 }
 
@@ -106,8 +113,8 @@ func motoOracle(t *testing.T) oracle {
 	secret := strings.Repeat("s", 40)
 	cfg := simtest.SDKConfig(ec2sim.DefaultRegion, "AKIDEXAMPLE", secret)
 	sdk := simtest.EC2Client(cfg, url)
-	ctx := simtest.Ctx(t)
-	o := oracle{name: "moto", differs: motoDifferences}
+	o := oracle{name: "moto", differs: motoDifferences, callTimeout: 2 * time.Minute}
+	ctx := o.ctx(t)
 	images, err := sdk.DescribeImages(ctx, &sdkec2.DescribeImagesInput{Owners: []string{"amazon"}})
 	if err != nil || len(images.Images) == 0 {
 		t.Fatalf("moto's images: %v", err)
@@ -148,7 +155,7 @@ func (o oracle) launchRequest(token string) LaunchRequest {
 // refusals starts from a launched instance.
 func (o oracle) launch(t *testing.T, token string) *Instance {
 	t.Helper()
-	inst, err := o.client.RunInstance(simtest.Ctx(t), o.launchRequest(token))
+	inst, err := o.client.RunInstance(o.ctx(t), o.launchRequest(token))
 	if err != nil {
 		t.Fatalf("RunInstance: %v", err)
 	}
@@ -156,9 +163,10 @@ func (o oracle) launch(t *testing.T, token string) *Instance {
 }
 
 // waitState polls the instance until it is in state, or returns how it was instead
-// after 20 s.
+// after 20 s or the oracle's call timeout, whichever is longer.
 func (o oracle) waitState(ctx context.Context, id, state string) error {
-	deadline := time.Now().Add(20 * time.Second)
+	wait := max(20*time.Second, o.callTimeout)
+	deadline := time.Now().Add(wait)
 	for {
 		o.client.ChangedElsewhere(id)
 		inst, err := o.client.GetInstance(ctx, id)
@@ -169,7 +177,7 @@ func (o oracle) waitState(ctx context.Context, id, state string) error {
 			if err != nil {
 				return fmt.Errorf("waiting for %s: %w", state, err)
 			}
-			return fmt.Errorf("still %s, not %s, after 20 s", inst.State, state)
+			return fmt.Errorf("still %s, not %s, after %v", inst.State, state, wait)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
