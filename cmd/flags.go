@@ -26,6 +26,7 @@ import (
 
 	"github.com/ec2-operator/ec2-operator/internal/clusterid"
 	"github.com/ec2-operator/ec2-operator/internal/controller"
+	"github.com/ec2-operator/ec2-operator/internal/controller/converge"
 	"github.com/ec2-operator/ec2-operator/internal/controller/launch"
 	"github.com/ec2-operator/ec2-operator/internal/ec2limits"
 	"github.com/ec2-operator/ec2-operator/internal/tlsprofile"
@@ -202,7 +203,7 @@ func (o *options) bindReconcileFlags(fs *flag.FlagSet) {
 		"How often termination protection, user data and root volume size are re-read when the spec does not change "+
 			"(env ATTRIBUTE_RESYNC_PERIOD).")
 	fs.DurationVar(&o.typeChangeTimeout, "type-change-timeout",
-		envDuration("TYPE_CHANGE_TIMEOUT", controller.DefaultTypeChangeTimeout),
+		envDuration("TYPE_CHANGE_TIMEOUT", converge.DefaultTypeChangeTimeout),
 		"How long a start with a new instance type is retried while EC2 has no capacity for it before the instance "+
 			"goes back to the type it ran with (env TYPE_CHANGE_TIMEOUT).")
 	fs.StringVar(&o.restorePolicy, "restore-policy", envOr("RESTORE_POLICY", string(launch.RestoreAdopt)),

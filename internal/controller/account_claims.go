@@ -18,7 +18,6 @@ package controller
 
 import (
 	"context"
-	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -56,44 +55,4 @@ func (r *EC2InstanceReconciler) instanceExists(s *pass.Scope, msg string) pass.S
 	s.NotReady(computev1alpha1.ReasonInstanceExists, msg)
 	r.Metrics.ReconcileError(computev1alpha1.ReasonInstanceExists)
 	return pass.DoneAfter(r.resyncAfter())
-}
-
-// tagWithCluster adds the cluster tag to this object's instance when it lacks it
-// (launched before the tag existed), and to what was created with it: the volumes
-// it tags like itself, its primary network interface and the Elastic IP the operator
-// allocated for it. It is its own CreateTags call, carrying only the cluster tag, so
-// that the IAM policy can allow exactly this on untagged resources (TagLegacyOwned).
-func (r *EC2InstanceReconciler) tagWithCluster(ctx context.Context, s *pass.Scope, inst *ec2.Instance) error {
-	if _, tagged := ec2.LookupOwnerTag(inst.Tags, ec2.TagCluster); tagged {
-		return nil
-	}
-	key := ec2.TagCluster
-	ids := pass.LaunchVolumes(s, inst)
-	if _, safe := inst.Tags[ec2.TagOwnerUIDSafe]; safe || pass.ExposesTags(inst) {
-		// The instance takes the key in the form of its other ownership tags (a
-		// migration moves them all later); what was created with it keeps the slash
-		// form, which EC2's instance-metadata rule does not cover.
-		key = ec2.TagClusterSafe
-		if err := s.EC2.CreateTags(ctx, []string{inst.ID}, map[string]string{key: r.ClusterID}); err != nil {
-			return fmt.Errorf("adding the cluster tag to instance %s: %w", inst.ID, err)
-		}
-	} else {
-		ids = append([]string{inst.ID}, ids...)
-	}
-	if nic := inst.PrimaryInterface(); nic != nil && nic.ID != "" {
-		ids = append(ids, nic.ID)
-	}
-	if eip := s.Obj.Status.ElasticIP; eip != nil && eip.AllocatedByOperator && eip.AllocationID != "" {
-		ids = append(ids, eip.AllocationID)
-	}
-	if err := s.EC2.CreateTags(ctx, ids, map[string]string{ec2.TagCluster: r.ClusterID}); err != nil {
-		return fmt.Errorf("adding the cluster tag to instance %s: %w", inst.ID, err)
-	}
-	if inst.Tags == nil {
-		inst.Tags = map[string]string{}
-	}
-	inst.Tags[key] = r.ClusterID
-	s.Event(corev1.EventTypeNormal, "ClusterTagged", fmt.Sprintf("tagged instance %s, launched before the operator tagged its cluster, "+
-		"and its volumes, interface and Elastic IP with %s=%s", inst.ID, ec2.TagCluster, r.ClusterID))
-	return nil
 }

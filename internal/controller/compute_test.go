@@ -27,6 +27,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
+	"github.com/ec2-operator/ec2-operator/internal/controller/converge"
 	"github.com/ec2-operator/ec2-operator/internal/sim/ec2sim"
 )
 
@@ -163,7 +164,7 @@ func TestHibernationAndCPUOptionsTheTypeCannotHonourAreRefusedBeforeLaunch(t *te
 	// the change waits for the next stop.
 	m := h.mark("cores-ok")
 	h.update("cores-ok", func(o *computev1alpha1.EC2Instance) { o.Spec.CPUOptions.ThreadsPerCore = ptr.To[int32](2) })
-	h.waitConditionSince(m, computev1alpha1.ConditionSynced, metav1.ConditionFalse, reasonPendingStop)
+	h.waitConditionSince(m, computev1alpha1.ConditionSynced, metav1.ConditionFalse, converge.ReasonPendingStop)
 	h.update("cores-ok", func(o *computev1alpha1.EC2Instance) { o.Spec.DesiredState = computev1alpha1.DesiredStateStopped })
 	h.eventually(h.timeout, func() string {
 		if r := h.simInstance(inst.ID); r.ThreadsPerCore != 2 || r.State != "stopped" {
@@ -225,7 +226,7 @@ func TestLifecycleOptionsAtLaunchAndTheirDrift(t *testing.T) {
 	// The hostname type changes only while stopped: it waits for the next stop.
 	m = h.mark("options")
 	h.update("options", func(o *computev1alpha1.EC2Instance) { o.Spec.PrivateDNSNameOptions.HostnameType = "ip-name" })
-	h.waitConditionSince(m, computev1alpha1.ConditionSynced, metav1.ConditionFalse, reasonPendingStop)
+	h.waitConditionSince(m, computev1alpha1.ConditionSynced, metav1.ConditionFalse, converge.ReasonPendingStop)
 }
 
 func TestShutdownFromInsideWithTerminateIsReplacedLikeAnOutsideTermination(t *testing.T) {
@@ -270,7 +271,7 @@ func TestCapacityReservationAndPlacementAtLaunchAndReservationChangeAtTheNextSto
 	h.update("reserved", func(o *computev1alpha1.EC2Instance) {
 		o.Spec.CapacityReservation = &computev1alpha1.CapacityReservation{Preference: "none"}
 	})
-	h.waitConditionSince(m, computev1alpha1.ConditionSynced, metav1.ConditionFalse, reasonPendingStop)
+	h.waitConditionSince(m, computev1alpha1.ConditionSynced, metav1.ConditionFalse, converge.ReasonPendingStop)
 	h.update("reserved", func(o *computev1alpha1.EC2Instance) { o.Spec.DesiredState = computev1alpha1.DesiredStateStopped })
 	h.eventually(h.timeout, func() string {
 		r := h.simInstance(inst.ID).CapacityReservation

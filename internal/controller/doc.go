@@ -48,16 +48,21 @@ limitations under the License.
 //     the instance is found and reported, never changed, and its differences from the
 //     spec are listed by plan.ObservedDrift, which reuses the settings' plans, so that
 //     Observe reports exactly what Full would change.
-//   - converge*: converge.go runs the aspects in order (tags, the security group
-//     selector, the extra attributes, the user data, the in-place settings, data
-//     volumes, the Elastic IP, the power state) and settles the object when nothing
-//     is left to do (converge_settle.go). The settings are pure plans, one per field,
-//     in package plan: adding one is a plan and an entry in plan.Settings.
+//   - package converge: brings an existing instance to the spec aspect by aspect. The
+//     aspects are values (converge.Aspect) that kernel.go lists in their order (tags,
+//     the transition, the security group selector, the extra attributes, the user
+//     data, the in-place settings, data volumes, the Elastic IP, the power state);
+//     the object settles when nothing is left to do. The settings are pure plans, one
+//     per field, in package plan: adding one is a plan and an entry in plan.Settings.
 //   - package deletion: termination or release as the deletion policy says, the
 //     volumes and addresses the operator created, and the uninstall guard: an object
 //     deleted because its CRD is being deleted is released without calling AWS. It
-//     sees the rest of the pass only through deletion.Kernel, which kernel.go
-//     implements; kernel.go also builds each phase package's value for a pass.
+//     sees the rest of the pass only through deletion.Kernel.
+//
+// Each phase package defines the small interface it needs of the rest of the pass
+// (its Kernel, at most ten methods) and never imports this package; kernel.go
+// implements those interfaces over the reconciler and builds each phase's value for a
+// pass from the reconciler's settings and the memory store it needs.
 //   - inputs_*: what reaches a pass from outside the object: the user data of
 //     userDataFrom and its watch, and EC2 events.
 //   - package outputs: after every pass, in Full and Observe, spec.outputsTo's ConfigMap

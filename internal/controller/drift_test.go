@@ -28,6 +28,7 @@ import (
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/controller/converge"
 	"github.com/ec2-operator/ec2-operator/internal/sim/ec2sim"
 )
 
@@ -164,7 +165,7 @@ func TestUserDataChangeWaitsForTheNextStop(t *testing.T) {
 
 	m := h.mark("boot")
 	h.update("boot", func(o *computev1alpha1.EC2Instance) { o.Spec.UserData = "v2" })
-	h.waitConditionSince(m, computev1alpha1.ConditionSynced, metav1.ConditionFalse, reasonUserDataPending)
+	h.waitConditionSince(m, computev1alpha1.ConditionSynced, metav1.ConditionFalse, converge.ReasonUserDataPending)
 	if i := h.simInstance(id); i.State != "running" || string(i.UserData) != "v1" {
 		t.Fatalf("a user data change must not stop the instance: %s %q", i.State, i.UserData)
 	}

@@ -180,3 +180,17 @@ func (r *EC2InstanceReconciler) userDataError(ref userDataRef, err error) error 
 		return fmt.Errorf("reading %s: %w", ref, err)
 	}
 }
+
+// sourceVersion is the version of the object's userDataFrom source as the watch
+// covering it (inputs_sourcewatch.go) last saw it: "" when the object has none, or no
+// watch knows it (then the attribute resync is what finds an edit).
+func (r *EC2InstanceReconciler) sourceVersion(obj *computev1alpha1.EC2Instance) string {
+	ref, ok := userDataRefOf(obj)
+	if !ok {
+		return ""
+	}
+	if v, known := r.sources.version(ref); known {
+		return ref.name + "@" + v
+	}
+	return ""
+}

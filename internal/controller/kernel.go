@@ -20,6 +20,7 @@ import (
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/controller/converge"
 	"github.com/ec2-operator/ec2-operator/internal/controller/deletion"
 	"github.com/ec2-operator/ec2-operator/internal/controller/launch"
 	"github.com/ec2-operator/ec2-operator/internal/controller/observe"
@@ -29,11 +30,12 @@ import (
 )
 
 // kernel gives the phase packages what they need of the rest of the pass, under the
-// names of their own interfaces (deletion.Kernel, launch.Kernel, observe.Kernel). Each method is the reconciler's, so
+// names of their own interfaces (converge.Kernel, deletion.Kernel, launch.Kernel, observe.Kernel). Each method is the reconciler's, so
 // go-to-definition from here reaches the code; the phases never see the reconciler.
 type kernel struct{ r *EC2InstanceReconciler }
 
 var (
+	_ converge.Kernel = kernel{}
 	_ deletion.Kernel = kernel{}
 	_ launch.Kernel   = kernel{}
 	_ observe.Kernel  = kernel{}
@@ -52,23 +54,23 @@ func (k kernel) WithinVisibilityGrace(s *pass.Scope) bool {
 }
 
 func (k kernel) TerminateExtras(ctx context.Context, s *pass.Scope, managed string) error {
-	return k.r.terminateExtras(ctx, s, managed)
+	return k.r.convergePhase().TerminateExtras(ctx, s, managed)
 }
 
 func (k kernel) ReleaseExtras(ctx context.Context, s *pass.Scope, managed string) error {
-	return k.r.releaseExtras(ctx, s, managed)
+	return k.r.convergePhase().ReleaseExtras(ctx, s, managed)
 }
 
 func (k kernel) DisposeVolume(ctx context.Context, s *pass.Scope, instanceID, volumeID string, del bool) error {
-	return k.r.disposeVolume(ctx, s, instanceID, volumeID, del)
+	return k.r.convergePhase().DisposeVolume(ctx, s, instanceID, volumeID, del)
 }
 
 func (k kernel) LetGoOfAddress(ctx context.Context, s *pass.Scope, instanceID string, eip computev1alpha1.ElasticIPStatus) error {
-	return k.r.letGoOfAddress(ctx, s, instanceID, eip)
+	return k.r.convergePhase().LetGoOfAddress(ctx, s, instanceID, eip)
 }
 
 func (k kernel) OwnAddresses(ctx context.Context, s *pass.Scope) ([]ec2.Address, error) {
-	return k.r.ownAddresses(ctx, s)
+	return k.r.convergePhase().OwnAddresses(ctx, s)
 }
 
 func (k kernel) UseAccount(ctx context.Context, s *pass.Scope) pass.Step {
@@ -86,7 +88,7 @@ func (k kernel) InstanceExists(s *pass.Scope, msg string) pass.Step {
 }
 
 func (k kernel) ObserveAttributes(ctx context.Context, s *pass.Scope, inst *ec2.Instance) (plan.ObservedAttributes, bool, error) {
-	return k.r.observeAttributes(ctx, s, inst)
+	return k.r.convergePhase().ObserveAttributes(ctx, s, inst)
 }
 
 func (k kernel) ReportSpotInterruption(s *pass.Scope, instanceID string) {
@@ -150,4 +152,33 @@ func (r *EC2InstanceReconciler) outputsWriter() outputs.Writer {
 func (r *EC2InstanceReconciler) observePhase() *observe.Phase {
 	return &observe.Phase{Kernel: kernel{r}, Events: &r.memory.Events, Metrics: r.Metrics,
 		ClusterID: r.ClusterID, PollInterval: r.PollInterval}
+}
+
+// convergePhase is the converge phase with this reconciler's settings and stores.
+func (r *EC2InstanceReconciler) convergePhase() *converge.Phase {
+	return &converge.Phase{Kernel: kernel{r}, Metrics: r.Metrics, Client: r.Client, Now: r.Now, ClusterID: r.ClusterID,
+		PollInterval: r.PollInterval, AttributeResyncPeriod: r.AttributeResyncPeriod, VisibilityGracePeriod: r.VisibilityGracePeriod,
+		TypeChangeTimeout: r.TypeChangeTimeout, MinBackoff: r.MinBackoff, MaxBackoff: r.MaxBackoff,
+		Attributes: &r.memory.Attributes, Creating: &r.memory.Creating}
+}
+
+// converge moves an existing instance one step toward the spec, aspect by aspect, in
+// this order. The tags come first (the ownership tags' form bounds the metadata
+// options); the security groups the selector picks, the extra attributes and the user
+// data are read before the settings compare them; the power state comes last, since it
+// applies what only a stopped instance takes. An aspect that EC2 refuses is reported
+// and the others are still brought to the spec.
+func (r *EC2InstanceReconciler) converge(ctx context.Context, s *pass.Scope) pass.Step {
+	ph := r.convergePhase()
+	return ph.Run(ctx, s, []converge.Aspect{
+		{Name: "tags", Converge: ph.Tags},
+		{Name: "transition", Converge: ph.Transition},
+		{Name: "securityGroupSelector", Converge: ph.SecurityGroupSelector},
+		{Name: "attributes", Converge: ph.ReadAttributes},
+		{Name: "userDataFrom", Converge: ph.UserDataFrom},
+		{Name: "settings", Converge: ph.Settings},
+		{Name: "volumes", Converge: ph.Volumes},
+		{Name: "elasticIp", Converge: ph.ElasticIP},
+		{Name: "power state", Converge: ph.PowerState},
+	})
 }

@@ -27,7 +27,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
-	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
 	"github.com/ec2-operator/ec2-operator/internal/controller/launch"
 	"github.com/ec2-operator/ec2-operator/internal/controller/pass"
@@ -118,27 +117,6 @@ func TestFinishTurnsEveryStepIntoOneResult(t *testing.T) {
 	}
 }
 
-func TestFailuresOfAPassAreReportedTogetherWithWhatStillMoves(t *testing.T) {
-	r, events := pureReconciler()
-	s := pureScope(r.Recorder)
-	s.NotReady(computev1alpha1.ReasonStopping, "stopping instance i-1: desiredState is stopped")
-	p := &convergePass{}
-	p.fail("tags", &awserrors.Error{Kind: awserrors.KindAuth, Code: "UnauthorizedOperation", Message: "not allowed"})
-	p.fail("monitoring", &awserrors.Error{Kind: awserrors.KindThrottled, Code: "RequestLimitExceeded", Message: "slow down"})
-	res, err := r.finish(s, convergeEnds(p, pass.DoneAfter(r.PollInterval)))
-	if err != nil || res.RequeueAfter != r.PollInterval {
-		t.Fatalf("result %+v, %v: want back at the poll interval, no error, while the stop goes on", res, err)
-	}
-	ready := s.Condition(computev1alpha1.ConditionReady)
-	want := "changing tags: UnauthorizedOperation: not allowed; changing monitoring: RequestLimitExceeded: slow down; meanwhile: stopping instance i-1: desiredState is stopped"
-	if ready.Reason != computev1alpha1.ReasonAuthFailure || ready.Message != want {
-		t.Errorf("Ready %s %q, want %s %q", ready.Reason, ready.Message, computev1alpha1.ReasonAuthFailure, want)
-	}
-	if len(events.reasons) != 2 {
-		t.Errorf("events %v, want one per failure", events.reasons)
-	}
-}
-
 func TestReasonForNamesTheControllersOwnRefusalsAndEC2Causes(t *testing.T) {
 	testCases := []struct {
 		err  error
@@ -146,7 +124,6 @@ func TestReasonForNamesTheControllersOwnRefusalsAndEC2Causes(t *testing.T) {
 	}{
 		{pass.Refusal(computev1alpha1.ReasonUserDataNotGranted, "", codeUserDataNotGranted, "not granted"), computev1alpha1.ReasonUserDataNotGranted},
 		{pass.Refusal(computev1alpha1.ReasonArchitectureMismatch, "DescribeInstanceTypes", launch.CodeArchitectureMismatch, "arm64"), computev1alpha1.ReasonArchitectureMismatch},
-		{checkTagBudget(&ec2.Instance{ID: "i-1", Tags: fiftyTags()}, map[string]string{"new": "x"}, nil), computev1alpha1.ReasonTagLimitExceeded},
 		{&awserrors.Error{Kind: awserrors.KindInvalidInput, Code: awserrors.CodeUnknownRegion}, computev1alpha1.ReasonRegionUnknown},
 		{&awserrors.Error{Kind: awserrors.KindCapacity, Code: "VcpuLimitExceeded"}, computev1alpha1.ReasonQuotaExceeded},
 		// A quota code is only a quota when EC2 classed it as capacity.
@@ -165,40 +142,27 @@ func TestReasonForNamesTheControllersOwnRefusalsAndEC2Causes(t *testing.T) {
 	}
 }
 
-func fiftyTags() map[string]string {
-	tags := map[string]string{}
-	for i := range maxInstanceTags {
-		tags[strings.Repeat("k", i+1)] = "v"
+// The failures of a converge pass that still moves something are reported together,
+// with what moves, and the object comes back when the move does (converge's own test
+// proves that it ends such a pass with this step).
+func TestFailuresOfAPassAreReportedTogetherWithWhatStillMoves(t *testing.T) {
+	r, events := pureReconciler()
+	s := pureScope(r.Recorder)
+	s.NotReady(computev1alpha1.ReasonStopping, "stopping instance i-1: desiredState is stopped")
+	st := pass.Step{Kind: pass.KindFailed, After: r.PollInterval, Meanwhile: true, Failures: []pass.Failure{
+		{Action: "changing tags", Err: &awserrors.Error{Kind: awserrors.KindAuth, Code: "UnauthorizedOperation", Message: "not allowed"}},
+		{Action: "changing monitoring", Err: &awserrors.Error{Kind: awserrors.KindThrottled, Code: "RequestLimitExceeded", Message: "slow down"}},
+	}}
+	res, err := r.finish(s, st)
+	if err != nil || res.RequeueAfter != r.PollInterval {
+		t.Fatalf("result %+v, %v: want back at the poll interval, no error, while the stop goes on", res, err)
 	}
-	return tags
-}
-
-// Whether a stopped instance was stopped outside Kubernetes is decided from what the
-// operator recorded (status.lastStopRequest), never from the text of a condition.
-func TestAStopIsOutOfBandUnlessTheOperatorRecordedIt(t *testing.T) {
-	stoppedAt := metav1.NewTime(time.Date(2026, 12, 2, 1, 0, 0, 0, time.UTC))
-	testCases := []struct {
-		name        string
-		readyReason string
-		lastStop    *metav1.Time
-		want        bool
-	}{
-		{name: "running, then found stopped", readyReason: computev1alpha1.ReasonAvailable, want: true},
-		{name: "seen stopping, not stopped by the operator", readyReason: computev1alpha1.ReasonStopping, want: true},
-		{name: "stopped by the operator", readyReason: computev1alpha1.ReasonStopping, lastStop: &stoppedAt, want: false},
-		{name: "kept stopped as desired", readyReason: computev1alpha1.ReasonStopped, want: false},
-		{name: "stopped for a change", readyReason: computev1alpha1.ReasonUpdating, want: false},
+	ready := s.Condition(computev1alpha1.ConditionReady)
+	want := "changing tags: UnauthorizedOperation: not allowed; changing monitoring: RequestLimitExceeded: slow down; meanwhile: stopping instance i-1: desiredState is stopped"
+	if ready.Reason != computev1alpha1.ReasonAuthFailure || ready.Message != want {
+		t.Errorf("Ready %s %q, want %s %q", ready.Reason, ready.Message, computev1alpha1.ReasonAuthFailure, want)
 	}
-	for _, tc := range testCases {
-		t.Run(tc.name, func(t *testing.T) {
-			s := pureScope(nil)
-			s.NotReady(tc.readyReason, "whatever the message says")
-			s.Obj.Status.State = ec2.StateRunning
-			s.Obj.Status.LastStopRequest = tc.lastStop
-			s.Before = s.Obj.DeepCopy()
-			if got := stoppedOutOfBand(s); got != tc.want {
-				t.Errorf("stoppedOutOfBand = %v, want %v", got, tc.want)
-			}
-		})
+	if len(events.reasons) != 2 {
+		t.Errorf("events %v, want one per failure", events.reasons)
 	}
 }

@@ -61,7 +61,7 @@ func (r *EC2InstanceReconciler) forgotten(f memory.Forgotten) {
 // there.
 func (r *EC2InstanceReconciler) release(ctx context.Context, s *pass.Scope) pass.Step {
 	r.Metrics.InstanceState(s.Obj.UID, "")
-	r.forgetAttributes(s.Obj.UID)
+	r.memory.Attributes.Forget(s.Obj.UID)
 	r.memory.Launches.Forget(s.Obj.UID)
 	if err := s.PatchMetadata(ctx, r.Client, func() {
 		controllerutil.RemoveFinalizer(s.Obj, computev1alpha1.Finalizer)

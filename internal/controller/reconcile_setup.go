@@ -32,6 +32,7 @@ import (
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/controller/awsaccount"
+	"github.com/ec2-operator/ec2-operator/internal/controller/converge"
 	"github.com/ec2-operator/ec2-operator/internal/controller/launch"
 	"github.com/ec2-operator/ec2-operator/internal/controller/requeue"
 )
@@ -112,7 +113,7 @@ func (r *EC2InstanceReconciler) defaults() {
 			r.MaxBackoff = requeue.DefaultMaxBackoff
 		}
 		if r.TypeChangeTimeout <= 0 {
-			r.TypeChangeTimeout = DefaultTypeChangeTimeout
+			r.TypeChangeTimeout = converge.DefaultTypeChangeTimeout
 		}
 		if r.RestorePolicy == "" {
 			r.RestorePolicy = launch.RestoreAdopt

@@ -25,6 +25,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
+	"github.com/ec2-operator/ec2-operator/internal/controller/converge"
 	"github.com/ec2-operator/ec2-operator/internal/sim/ec2sim"
 )
 
@@ -41,7 +42,7 @@ func TestTagsPastEC2sLimitAreRefusedWithoutACall(t *testing.T) {
 	h.create(h.instance("full"))
 	got := h.waitReady("full")
 	outside := map[string]string{}
-	for i := len(h.simInstance(got.Status.InstanceID).Tags); i < maxInstanceTags; i++ {
+	for i := len(h.simInstance(got.Status.InstanceID).Tags); i < converge.MaxInstanceTags; i++ {
 		outside[fmt.Sprintf("cost-center-%d", i)] = "x"
 	}
 	if err := h.sim.SetTags(got.Status.InstanceID, outside); err != nil {

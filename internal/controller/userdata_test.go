@@ -28,6 +28,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
+	"github.com/ec2-operator/ec2-operator/internal/controller/converge"
 )
 
 // secretUserData is user data with a credential in it, as users keep in Secrets.
@@ -79,7 +80,7 @@ func TestUserDataFromASecretIsLaunchedAndNeverLoggedOrShown(t *testing.T) {
 	if err := h.k8s.Update(context.Background(), secret); err != nil {
 		t.Fatal(err)
 	}
-	h.waitConditionSince(m, computev1alpha1.ConditionSynced, metav1.ConditionFalse, reasonUserDataPending)
+	h.waitConditionSince(m, computev1alpha1.ConditionSynced, metav1.ConditionFalse, converge.ReasonUserDataPending)
 	h.update("fromsecret", func(o *computev1alpha1.EC2Instance) { o.Spec.DesiredState = computev1alpha1.DesiredStateStopped })
 	h.eventually(h.timeout, func() string {
 		inst := h.simInstance(got.Status.InstanceID)

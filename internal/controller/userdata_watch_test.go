@@ -28,6 +28,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
+	"github.com/ec2-operator/ec2-operator/internal/controller/converge"
 )
 
 // reactWithin is how soon a reaction that follows an event must show: far below the
@@ -101,7 +102,7 @@ func TestAUserDataEditIsSeenWithinSecondsWithTheShippedPeriods(t *testing.T) {
 
 	m := h.mark("fromsecret")
 	h.editSecretValue("boot", "user-data", strings.Replace(secretUserData, "s3cr3t", "n3w-s3cr3t", 1))
-	took := h.waitReaction(m, computev1alpha1.ConditionSynced, metav1.ConditionFalse, reasonUserDataPending)
+	took := h.waitReaction(m, computev1alpha1.ConditionSynced, metav1.ConditionFalse, converge.ReasonUserDataPending)
 	t.Logf("Secret edit seen in %s", took.Round(time.Millisecond))
 
 	m = h.mark("fromcm")
@@ -109,7 +110,7 @@ func TestAUserDataEditIsSeenWithinSecondsWithTheShippedPeriods(t *testing.T) {
 	if err := h.k8s.Update(context.Background(), cm); err != nil {
 		t.Fatal(err)
 	}
-	took = h.waitReaction(m, computev1alpha1.ConditionSynced, metav1.ConditionFalse, reasonUserDataPending)
+	took = h.waitReaction(m, computev1alpha1.ConditionSynced, metav1.ConditionFalse, converge.ReasonUserDataPending)
 	t.Logf("ConfigMap edit seen in %s", took.Round(time.Millisecond))
 
 	// The watches end with the objects that need them.

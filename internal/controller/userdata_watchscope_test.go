@@ -26,6 +26,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
+	"github.com/ec2-operator/ec2-operator/internal/controller/converge"
 )
 
 // storedSources lists, per watch of the test's namespace's Secrets ("*" for the
@@ -94,7 +95,7 @@ func TestSourceWatchesKeepWhatObjectsReadAndNotTheRestOfTheNamespace(t *testing.
 	})
 	m := h.mark("reads-b")
 	h.editSecretValue("boot-b", "user-data", strings.Replace(secretUserData, "s3cr3t", "n3w-s3cr3t", 1))
-	took := h.waitReaction(m, computev1alpha1.ConditionSynced, metav1.ConditionFalse, reasonUserDataPending)
+	took := h.waitReaction(m, computev1alpha1.ConditionSynced, metav1.ConditionFalse, converge.ReasonUserDataPending)
 	t.Logf("an edit under the namespace's watch was seen in %s", took.Round(time.Millisecond))
 
 	for _, name := range readers {

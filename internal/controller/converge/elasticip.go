@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller
+package converge
 
 import (
 	"context"
@@ -38,10 +38,10 @@ import (
 // the address with the primary interface once the instance can take it. A settled
 // address costs no call: the instance's public IP, from DescribeInstances, shows it.
 // It reports whether the association is still to come.
-func (r *EC2InstanceReconciler) convergeElasticIP(ctx context.Context, s *pass.Scope, inst *ec2.Instance) (bool, error) {
+func (ph *Phase) convergeElasticIP(ctx context.Context, s *pass.Scope, inst *ec2.Instance) (bool, error) {
 	spec, st := s.Obj.Spec.ElasticIP, &s.Obj.Status
 	if st.ElasticIP != nil && (spec == nil || !addressWanted(spec, st.ElasticIP)) {
-		if err := r.letGoOfAddress(ctx, s, inst.ID, *st.ElasticIP); err != nil {
+		if err := ph.LetGoOfAddress(ctx, s, inst.ID, *st.ElasticIP); err != nil {
 			return false, err
 		}
 		st.ElasticIP = nil
@@ -51,7 +51,7 @@ func (r *EC2InstanceReconciler) convergeElasticIP(ctx context.Context, s *pass.S
 		return false, nil
 	}
 	if st.ElasticIP == nil {
-		addr, err := r.chooseAddress(ctx, s)
+		addr, err := ph.chooseAddress(ctx, s)
 		if err != nil {
 			return false, addressRefused(s, err)
 		}
@@ -71,7 +71,7 @@ func (r *EC2InstanceReconciler) convergeElasticIP(ctx context.Context, s *pass.S
 			fmt.Sprintf("%s waits for instance %s to run", eip.AllocationID, inst.ID))
 		return true, nil
 	}
-	return r.associateAddress(ctx, s, inst, nic)
+	return ph.associateAddress(ctx, s, inst, nic)
 }
 
 // associateAddress associates the recorded address with the interface. It does not
@@ -80,7 +80,7 @@ func (r *EC2InstanceReconciler) convergeElasticIP(ctx context.Context, s *pass.S
 // there, AllowReassociation false), and associating it again with the same interface
 // is harmless. On success the status shows the address at once; the instance's
 // cached description was dropped, so the next resync reads it afresh.
-func (r *EC2InstanceReconciler) associateAddress(ctx context.Context, s *pass.Scope, inst *ec2.Instance, nic *ec2.NetworkInterface) (bool, error) {
+func (ph *Phase) associateAddress(ctx context.Context, s *pass.Scope, inst *ec2.Instance, nic *ec2.NetworkInterface) (bool, error) {
 	eip := s.Obj.Status.ElasticIP
 	id, err := s.EC2.AssociateAddress(ctx, eip.AllocationID, inst.ID, nic.ID)
 	switch {
@@ -98,7 +98,7 @@ func (r *EC2InstanceReconciler) associateAddress(ctx context.Context, s *pass.Sc
 		return false, addressRefused(s, err)
 	}
 	if eip.AssociationID != "" {
-		r.driftCorrected(s, plan.Drift{Field: "elasticIp", Actual: "not associated", Desired: plan.OrNone(eip.PublicIP) + " associated"})
+		ph.driftCorrected(s, plan.Drift{Field: "elasticIp", Actual: "not associated", Desired: plan.OrNone(eip.PublicIP) + " associated"})
 	} else {
 		s.Event(corev1.EventTypeNormal, "ElasticIPAssociated", fmt.Sprintf("associated %s (%s) with %s", plan.OrNone(eip.PublicIP), eip.AllocationID, nic.ID))
 	}
@@ -121,7 +121,7 @@ func (r *EC2InstanceReconciler) associateAddress(ctx context.Context, s *pass.Sc
 // chooseAddress returns the address the spec asks for: the given allocation, the
 // address the operator allocated for this object earlier (found by its ownership tag
 // in the namespace's listing, which the objects created together share), or a new one.
-func (r *EC2InstanceReconciler) chooseAddress(ctx context.Context, s *pass.Scope) (*computev1alpha1.ElasticIPStatus, error) {
+func (ph *Phase) chooseAddress(ctx context.Context, s *pass.Scope) (*computev1alpha1.ElasticIPStatus, error) {
 	spec := s.Obj.Spec.ElasticIP
 	if !spec.Allocate {
 		// The address is needed to recognise it on the instance later without asking.
@@ -136,7 +136,7 @@ func (r *EC2InstanceReconciler) chooseAddress(ctx context.Context, s *pass.Scope
 		}
 		return &computev1alpha1.ElasticIPStatus{AllocationID: a.AllocationID, PublicIP: a.PublicIP}, nil
 	}
-	owned, err := r.ownAddresses(ctx, s)
+	owned, err := ph.OwnAddresses(ctx, s)
 	if err != nil {
 		return nil, err
 	}
@@ -145,7 +145,7 @@ func (r *EC2InstanceReconciler) chooseAddress(ctx context.Context, s *pass.Scope
 			return &computev1alpha1.ElasticIPStatus{AllocationID: a.AllocationID, PublicIP: a.PublicIP, AllocatedByOperator: true}, nil
 		}
 	}
-	a, err := s.EC2.AllocateAddress(ctx, spec.PublicIPv4Pool, plan.DesiredTags(s.Obj, r.ClusterID))
+	a, err := s.EC2.AllocateAddress(ctx, spec.PublicIPv4Pool, plan.DesiredTags(s.Obj, ph.ClusterID))
 	if err != nil {
 		return nil, err
 	}
@@ -153,10 +153,10 @@ func (r *EC2InstanceReconciler) chooseAddress(ctx context.Context, s *pass.Scope
 	return &computev1alpha1.ElasticIPStatus{AllocationID: a.AllocationID, PublicIP: a.PublicIP, AllocatedByOperator: true}, nil
 }
 
-// letGoOfAddress disassociates an address the spec no longer wants and releases it
+// LetGoOfAddress disassociates an address the spec no longer wants and releases it
 // when the operator allocated it. instanceID is empty when the instance is about to be
 // terminated (its remembered description then stays; see Client.DisassociateAddress).
-func (r *EC2InstanceReconciler) letGoOfAddress(ctx context.Context, s *pass.Scope, instanceID string, eip computev1alpha1.ElasticIPStatus) error {
+func (ph *Phase) LetGoOfAddress(ctx context.Context, s *pass.Scope, instanceID string, eip computev1alpha1.ElasticIPStatus) error {
 	if eip.AssociationID != "" {
 		if err := s.EC2.DisassociateAddress(ctx, eip.AssociationID, instanceID); err != nil {
 			return err
@@ -190,21 +190,21 @@ func addressWanted(spec *computev1alpha1.ElasticIP, eip *computev1alpha1.Elastic
 	return !eip.AllocatedByOperator && eip.AllocationID == spec.AllocationID
 }
 
-// ownAddresses returns the Elastic IPs tagged with this object's UID in this cluster.
+// OwnAddresses returns the Elastic IPs tagged with this object's UID in this cluster.
 // One allocated before the operator tagged clusters gets the cluster tag here, so
 // that the IAM policy lets the operator associate and release it.
-func (r *EC2InstanceReconciler) ownAddresses(ctx context.Context, s *pass.Scope) ([]ec2.Address, error) {
+func (ph *Phase) OwnAddresses(ctx context.Context, s *pass.Scope) ([]ec2.Address, error) {
 	listed, err := s.EC2.OwnedAddresses(ctx, s.Obj.Namespace)
 	if err != nil {
 		return nil, err
 	}
 	var out []ec2.Address
 	for _, a := range listed {
-		if r.claimOf(s, a.Tags) != pass.ClaimOurs {
+		if pass.ClaimOf(a.Tags, string(s.Obj.UID), ph.ClusterID) != pass.ClaimOurs {
 			continue
 		}
 		if _, tagged := a.Tags[ec2.TagCluster]; !tagged {
-			if err := s.EC2.CreateTags(ctx, []string{a.AllocationID}, map[string]string{ec2.TagCluster: r.ClusterID}); err != nil {
+			if err := s.EC2.CreateTags(ctx, []string{a.AllocationID}, map[string]string{ec2.TagCluster: ph.ClusterID}); err != nil {
 				return nil, fmt.Errorf("adding the cluster tag to Elastic IP %s: %w", a.AllocationID, err)
 			}
 		}

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller
+package converge
 
 import (
 	"context"
@@ -41,9 +41,9 @@ const codeVolumeCreationFailed = "VolumeCreationFailed"
 // ever). The token is written to status before CreateVolume and its answer right
 // after, so that a crash anywhere between them finds the same volume again instead of
 // creating a second one.
-func (r *EC2InstanceReconciler) createVolume(ctx context.Context, p *volumePass, v computev1alpha1.DataVolume, e *computev1alpha1.VolumeStatus) error {
+func (ph *Phase) createVolume(ctx context.Context, p *volumePass, v computev1alpha1.DataVolume, e *computev1alpha1.VolumeStatus) error {
 	s, inst := p.s, p.inst
-	tags := plan.DesiredTags(s.Obj, r.ClusterID)
+	tags := plan.DesiredTags(s.Obj, ph.ClusterID)
 	tags[ec2.TagDevice] = v.DeviceName
 	req := plan.VolumeRequest(v)
 	token := ec2.VolumeClientToken(string(s.Obj.UID), inst.ID, s.Obj.Status.VolumeRemovals, inst.AvailabilityZone, req, tags)
@@ -51,13 +51,13 @@ func (r *EC2InstanceReconciler) createVolume(ctx context.Context, p *volumePass,
 		if e.ClientToken != "" {
 			// An earlier request, with other parameters, may have created a volume whose
 			// answer was lost: that one is taken instead of a second.
-			if found, err := r.adoptUnrecordedVolume(ctx, p, e); found || err != nil {
+			if found, err := ph.adoptUnrecordedVolume(ctx, p, e); found || err != nil {
 				return err
 			}
 		}
 		e.ClientToken = token
 		p.writeStatus()
-		if err := s.PatchStatus(ctx, r.Client); err != nil {
+		if err := s.PatchStatus(ctx, ph.Client); err != nil {
 			return err
 		}
 	}
@@ -76,14 +76,14 @@ func (r *EC2InstanceReconciler) createVolume(ctx context.Context, p *volumePass,
 	s.Event(corev1.EventTypeNormal, "VolumeCreated", fmt.Sprintf("created volume %s for %s in %s", vol.ID, v.DeviceName, inst.AvailabilityZone))
 	p.writeStatus()
 	p.busy = true
-	return s.PatchStatus(ctx, r.Client)
+	return s.PatchStatus(ctx, ph.Client)
 }
 
 // adoptUnrecordedVolume looks for a volume created for the entry's device by a
 // CreateVolume whose answer was lost, by the object's owner and device tags, and
 // records it in the entry: it is then attached and changed in place to match the spec
 // like a volume whose answer came. It reports whether it found one.
-func (r *EC2InstanceReconciler) adoptUnrecordedVolume(ctx context.Context, p *volumePass, e *computev1alpha1.VolumeStatus) (bool, error) {
+func (ph *Phase) adoptUnrecordedVolume(ctx context.Context, p *volumePass, e *computev1alpha1.VolumeStatus) (bool, error) {
 	s, inst := p.s, p.inst
 	found, err := s.EC2.FindVolumes(ctx, map[string]string{ec2.TagOwnerUID: string(s.Obj.UID), ec2.TagDevice: e.DeviceName})
 	if err != nil {
@@ -91,7 +91,7 @@ func (r *EC2InstanceReconciler) adoptUnrecordedVolume(ctx context.Context, p *vo
 	}
 	for _, vol := range found {
 		usable := vol.State == "creating" || vol.State == "available"
-		if r.claimOf(s, vol.Tags) != pass.ClaimOurs || vol.AttachedTo != "" || vol.AvailabilityZone != inst.AvailabilityZone || !usable {
+		if pass.ClaimOf(vol.Tags, string(s.Obj.UID), ph.ClusterID) != pass.ClaimOurs || vol.AttachedTo != "" || vol.AvailabilityZone != inst.AvailabilityZone || !usable {
 			continue
 		}
 		e.VolumeID, e.State, e.SizeGiB, e.Type, e.IOPS, e.Throughput = vol.ID, vol.State, vol.SizeGiB, vol.Type, vol.IOPS, vol.Throughput
@@ -100,7 +100,7 @@ func (r *EC2InstanceReconciler) adoptUnrecordedVolume(ctx context.Context, p *vo
 			"found volume %s for %s, created by an earlier CreateVolume whose answer was lost; it is changed to match the spec", vol.ID, e.DeviceName))
 		p.writeStatus()
 		p.busy = true
-		return true, s.PatchStatus(ctx, r.Client)
+		return true, s.PatchStatus(ctx, ph.Client)
 	}
 	return false, nil
 }
@@ -114,7 +114,7 @@ func (r *EC2InstanceReconciler) adoptUnrecordedVolume(ctx context.Context, p *vo
 // again under a new client token: EC2 would answer the old one with the failed
 // volume. A volume gone after it was created (deleted outside Kubernetes) is created
 // again at once, with an event.
-func (r *EC2InstanceReconciler) volumeMissing(ctx context.Context, p *volumePass, v computev1alpha1.DataVolume, e *computev1alpha1.VolumeStatus, inError bool) error {
+func (ph *Phase) volumeMissing(ctx context.Context, p *volumePass, v computev1alpha1.DataVolume, e *computev1alpha1.VolumeStatus, inError bool) error {
 	s := p.s
 	p.busy = true
 	var msg string
@@ -125,25 +125,25 @@ func (r *EC2InstanceReconciler) volumeMissing(ctx context.Context, p *volumePass
 		}
 		msg = fmt.Sprintf("EBS could not create volume %s for %s (it is in the error state) and it was deleted", e.VolumeID, v.DeviceName)
 	case e.State == "creating":
-		if first := r.memory.Creating.Missing(s.Obj.UID, e.VolumeID, r.now()); r.now().Sub(first) < r.VisibilityGracePeriod {
+		if first := ph.Creating.Missing(s.Obj.UID, e.VolumeID, ph.now()); ph.now().Sub(first) < ph.VisibilityGracePeriod {
 			return nil
 		}
 		msg = fmt.Sprintf("volume %s for %s vanished while EBS was creating it", e.VolumeID, v.DeviceName)
 	default:
 		s.Event(corev1.EventTypeWarning, computev1alpha1.ReasonVolumeNotFound,
 			fmt.Sprintf("volume %s at %s is gone; creating a new one", e.VolumeID, v.DeviceName))
-		r.renewVolume(s, e)
+		ph.renewVolume(s, e)
 		return nil
 	}
-	r.renewVolume(s, e)
+	ph.renewVolume(s, e)
 	return &pass.ReasonedError{Reason: computev1alpha1.ReasonVolumeNotFound, Err: &awserrors.Error{Kind: awserrors.KindNotFound, Operation: "CreateVolume",
 		Code: codeVolumeCreationFailed, Message: msg + "; creating a new one under a new client token (a KMS key EBS cannot use fails every one)"}}
 }
 
 // renewVolume empties the entry of a volume that is gone, so that the next pass
 // creates a new one; counting it as removed gives that one a new client token.
-func (r *EC2InstanceReconciler) renewVolume(s *pass.Scope, e *computev1alpha1.VolumeStatus) {
-	r.memory.Creating.Seen(s.Obj.UID, e.VolumeID)
+func (ph *Phase) renewVolume(s *pass.Scope, e *computev1alpha1.VolumeStatus) {
+	ph.Creating.Seen(s.Obj.UID, e.VolumeID)
 	s.Obj.Status.VolumeRemovals++
 	*e = computev1alpha1.VolumeStatus{DeviceName: e.DeviceName, DeleteOnTermination: e.DeleteOnTermination}
 }

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller
+package converge
 
 import (
 	"context"
@@ -50,7 +50,7 @@ type volumePass struct {
 // place. Volumes are described only when they need it (new, changed in the spec, in
 // transition, or once per attribute resync when refresh is set), in one batched call
 // shared with other objects. It reports whether the volumes are still moving.
-func (r *EC2InstanceReconciler) convergeVolumes(ctx context.Context, s *pass.Scope, inst *ec2.Instance, refresh bool) (bool, error) {
+func (ph *Phase) convergeVolumes(ctx context.Context, s *pass.Scope, inst *ec2.Instance, refresh bool) (bool, error) {
 	if len(s.Obj.Spec.Volumes) == 0 && len(s.Obj.Status.Volumes) == 0 {
 		return false, nil
 	}
@@ -67,13 +67,13 @@ func (r *EC2InstanceReconciler) convergeVolumes(ctx context.Context, s *pass.Sco
 	}
 	defer p.writeStatus()
 	for _, v := range s.Obj.Spec.Volumes {
-		if err := r.convergeVolume(ctx, p, v); err != nil {
+		if err := ph.convergeVolume(ctx, p, v); err != nil {
 			return p.busy, fmt.Errorf("volume %s: %w", v.DeviceName, err)
 		}
 	}
 	for _, dev := range sortedDevices(p.entries) {
 		if plan.SpecVolume(s.Obj, dev) == nil {
-			if err := r.removeVolume(ctx, p, p.entries[dev]); err != nil {
+			if err := ph.removeVolume(ctx, p, p.entries[dev]); err != nil {
 				return p.busy, fmt.Errorf("removing volume %s: %w", dev, err)
 			}
 		}
@@ -110,7 +110,7 @@ func (p *volumePass) describe(ctx context.Context, refresh bool) error {
 }
 
 // convergeVolume handles one volume of the spec.
-func (r *EC2InstanceReconciler) convergeVolume(ctx context.Context, p *volumePass, v computev1alpha1.DataVolume) error {
+func (ph *Phase) convergeVolume(ctx context.Context, p *volumePass, v computev1alpha1.DataVolume) error {
 	s, inst := p.s, p.inst
 	e := p.entries[v.DeviceName]
 	if e == nil {
@@ -132,7 +132,7 @@ func (r *EC2InstanceReconciler) convergeVolume(ctx context.Context, p *volumePas
 			p.busy = true
 			return nil
 		}
-		return r.adjustVolume(ctx, p, v, e, bd)
+		return ph.adjustVolume(ctx, p, v, e, bd)
 	}
 	if bd, ok := p.attached[v.DeviceName]; ok {
 		return &awserrors.Error{Kind: awserrors.KindInvalidInput, Operation: "AttachVolume", Code: "DeviceInUse",
@@ -144,20 +144,20 @@ func (r *EC2InstanceReconciler) convergeVolume(ctx context.Context, p *volumePas
 		return nil
 	}
 	if e.VolumeID == "" {
-		return r.createVolume(ctx, p, v, e)
+		return ph.createVolume(ctx, p, v, e)
 	}
 	vol, ok := p.described[e.VolumeID]
 	if !ok || vol.State == ec2.VolumeStateError {
-		return r.volumeMissing(ctx, p, v, e, ok)
+		return ph.volumeMissing(ctx, p, v, e, ok)
 	}
-	return r.attachVolume(ctx, p, v, e, vol)
+	return ph.attachVolume(ctx, p, v, e, vol)
 }
 
 // attachVolume attaches a created volume once it is available, and waits while it is
 // being created or attached.
-func (r *EC2InstanceReconciler) attachVolume(ctx context.Context, p *volumePass, v computev1alpha1.DataVolume, e *computev1alpha1.VolumeStatus, vol ec2.Volume) error {
+func (ph *Phase) attachVolume(ctx context.Context, p *volumePass, v computev1alpha1.DataVolume, e *computev1alpha1.VolumeStatus, vol ec2.Volume) error {
 	s, inst := p.s, p.inst
-	r.memory.Creating.Seen(s.Obj.UID, e.VolumeID)
+	ph.Creating.Seen(s.Obj.UID, e.VolumeID)
 	e.State = vol.State
 	switch {
 	case vol.State == "creating" || vol.AttachedTo == inst.ID:
@@ -180,13 +180,13 @@ func (r *EC2InstanceReconciler) attachVolume(ctx context.Context, p *volumePass,
 }
 
 // adjustVolume applies in place what the spec changes on an attached volume.
-func (r *EC2InstanceReconciler) adjustVolume(ctx context.Context, p *volumePass, v computev1alpha1.DataVolume, e *computev1alpha1.VolumeStatus, bd ec2.BlockDevice) error {
+func (ph *Phase) adjustVolume(ctx context.Context, p *volumePass, v computev1alpha1.DataVolume, e *computev1alpha1.VolumeStatus, bd ec2.BlockDevice) error {
 	s := p.s
 	if want := plan.DeleteOnTermination(v); bd.DeleteOnTermination != want {
 		if err := s.EC2.SetDeleteOnTermination(ctx, p.inst.ID, v.DeviceName, want); err != nil {
 			return err
 		}
-		r.driftCorrected(s, plan.Drift{Field: "volumes[" + v.DeviceName + "].deleteOnTermination",
+		ph.driftCorrected(s, plan.Drift{Field: "volumes[" + v.DeviceName + "].deleteOnTermination",
 			Actual: strconv.FormatBool(bd.DeleteOnTermination), Desired: strconv.FormatBool(want)})
 		p.busy = true
 	}
@@ -200,7 +200,7 @@ func (r *EC2InstanceReconciler) adjustVolume(ctx context.Context, p *volumePass,
 	if err := s.EC2.ModifyVolume(ctx, e.VolumeID, change); err != nil {
 		return err
 	}
-	r.driftCorrected(s, plan.Drift{Field: "volumes[" + v.DeviceName + "]", Actual: plan.DescribeVolume(*e), Desired: plan.DescribeChange(change)})
+	ph.driftCorrected(s, plan.Drift{Field: "volumes[" + v.DeviceName + "]", Actual: plan.DescribeVolume(*e), Desired: plan.DescribeChange(change)})
 	plan.ApplyChange(e, change)
 	p.busy = true
 	return nil
@@ -209,7 +209,7 @@ func (r *EC2InstanceReconciler) adjustVolume(ctx context.Context, p *volumePass,
 // removeVolume takes a volume that left the spec away: detach, then delete it (its
 // deleteOnTermination was true) or release it (remove the ownership tags, mark it
 // released). The status entry stays, marked removing, until the volume is done with.
-func (r *EC2InstanceReconciler) removeVolume(ctx context.Context, p *volumePass, e *computev1alpha1.VolumeStatus) error {
+func (ph *Phase) removeVolume(ctx context.Context, p *volumePass, e *computev1alpha1.VolumeStatus) error {
 	s, inst := p.s, p.inst
 	e.Removing = true
 	if e.VolumeID == "" && e.ClientToken != "" {
@@ -220,7 +220,7 @@ func (r *EC2InstanceReconciler) removeVolume(ctx context.Context, p *volumePass,
 			return err
 		}
 		for _, vol := range found {
-			if r.claimOf(s, vol.Tags) != pass.ClaimOurs {
+			if pass.ClaimOf(vol.Tags, string(s.Obj.UID), ph.ClusterID) != pass.ClaimOurs {
 				continue
 			}
 			if vol.AttachedTo == "" || vol.AttachedTo == inst.ID {
@@ -253,16 +253,16 @@ func (r *EC2InstanceReconciler) removeVolume(ctx context.Context, p *volumePass,
 		p.busy = true
 		return nil
 	}
-	if err := r.disposeVolume(ctx, s, inst.ID, vol.ID, e.DeleteOnTermination); err != nil {
+	if err := ph.DisposeVolume(ctx, s, inst.ID, vol.ID, e.DeleteOnTermination); err != nil {
 		return err
 	}
 	p.forget(e)
 	return nil
 }
 
-// disposeVolume deletes a detached volume or releases it, as its deleteOnTermination
+// DisposeVolume deletes a detached volume or releases it, as its deleteOnTermination
 // says.
-func (r *EC2InstanceReconciler) disposeVolume(ctx context.Context, s *pass.Scope, instanceID, volumeID string, del bool) error {
+func (ph *Phase) DisposeVolume(ctx context.Context, s *pass.Scope, instanceID, volumeID string, del bool) error {
 	if del {
 		if err := s.EC2.DeleteVolume(ctx, volumeID); err != nil {
 			return err

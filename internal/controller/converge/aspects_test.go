@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller
+package converge
 
 import (
 	"context"
@@ -45,7 +45,7 @@ func fakeInstance(t *testing.T, f *ec2fake.Fake, rec pass.EventRecorder, spec co
 	if state != ec2.StateRunning {
 		f.SetState(inst.ID, state)
 	}
-	s := pureScope(rec)
+	s := testScope(rec)
 	s.Obj.Spec = spec
 	s.EC2 = f
 	found, _ := f.Instance(inst.ID)
@@ -85,9 +85,9 @@ func TestPowerStepCallsOnlyWhatTheDesiredStateNeeds(t *testing.T) {
 	}
 	for _, tc := range testCases {
 		t.Run(tc.name, func(t *testing.T) {
-			r, _ := pureReconciler()
+			r, events := pureReconciler()
 			f := ec2fake.New()
-			s := fakeInstance(t, f, r.Recorder, computev1alpha1.EC2InstanceSpec{InstanceType: "t3.micro", DesiredState: tc.desired}, tc.state)
+			s := fakeInstance(t, f, events, computev1alpha1.EC2InstanceSpec{InstanceType: "t3.micro", DesiredState: tc.desired}, tc.state)
 			next := r.convergePower(context.Background(), s, s.Inst, tc.whileStopped)
 			if got := callOps(f); got != tc.wantCalls {
 				t.Errorf("calls %q, want %q", got, tc.wantCalls)
@@ -110,7 +110,7 @@ func TestPowerStepCallsOnlyWhatTheDesiredStateNeeds(t *testing.T) {
 func TestARefusedChangeWhileStoppedStillStartsTheInstance(t *testing.T) {
 	r, events := pureReconciler()
 	f := ec2fake.New()
-	s := fakeInstance(t, f, r.Recorder, computev1alpha1.EC2InstanceSpec{InstanceType: "t3.micro"}, ec2.StateStopped)
+	s := fakeInstance(t, f, events, computev1alpha1.EC2InstanceSpec{InstanceType: "t3.micro"}, ec2.StateStopped)
 	refused := plan.Drift{Field: "instanceType", Desired: "t3.huge", Actual: "t3.micro", NeedsStopped: true,
 		Apply: func(ctx context.Context, c plan.SettingsClient, id string) error {
 			return c.ModifyInstanceType(ctx, id, "t3.huge")
@@ -134,14 +134,14 @@ func TestARefusedChangeWhileStoppedStillStartsTheInstance(t *testing.T) {
 // recorded as that field's failure, and the others are still applied; those that need
 // a stopped instance wait for the power aspect.
 func TestSettingsAreAppliedOneByOneAndTheStoppedOnesWait(t *testing.T) {
-	r, _ := pureReconciler()
+	r, events := pureReconciler()
 	f := ec2fake.New()
-	s := fakeInstance(t, f, r.Recorder, computev1alpha1.EC2InstanceSpec{InstanceType: "t3.micro", Monitoring: ptr.To(true),
+	s := fakeInstance(t, f, events, computev1alpha1.EC2InstanceSpec{InstanceType: "t3.micro", Monitoring: ptr.To(true),
 		DisableAPITermination: ptr.To(true), SecurityGroupIDs: []string{ec2fake.DefaultSecurityGroupID}}, ec2.StateRunning)
 	s.Obj.Spec.InstanceType = "t3.large"
 	f.FailNext("SetDetailedMonitoring", awserrors.NewError("MonitorInstances", "UnauthorizedOperation", "not allowed"))
-	p := &convergePass{inst: s.Inst, seen: plan.Observed(&ec2.InstanceAttributes{})}
-	if next := r.convergeSettings(context.Background(), s, p); next.Ends() {
+	p := &Pass{inst: s.Inst, seen: plan.Observed(&ec2.InstanceAttributes{})}
+	if next := r.Settings(context.Background(), s, p); next.Ends() {
 		t.Fatalf("settings ended the pass: %+v", next)
 	}
 	if strings.Join(p.applied, ",") != "disableApiTermination" {
@@ -163,7 +163,7 @@ func TestSettingsAreAppliedOneByOneAndTheStoppedOnesWait(t *testing.T) {
 func TestTagsStayWithinEC2sLimitAndRemoveOnlyWhatTheOperatorSet(t *testing.T) {
 	r, events := pureReconciler()
 	f := ec2fake.New()
-	s := fakeInstance(t, f, r.Recorder, computev1alpha1.EC2InstanceSpec{InstanceType: "t3.micro", Tags: map[string]string{"team": "a"}}, ec2.StateRunning)
+	s := fakeInstance(t, f, events, computev1alpha1.EC2InstanceSpec{InstanceType: "t3.micro", Tags: map[string]string{"team": "a"}}, ec2.StateRunning)
 	s.Obj.Status.ManagedTagKeys = []string{"old"}
 	if err := f.CreateTags(context.Background(), []string{s.Inst.ID}, map[string]string{"old": "x", "someone-elses": "y"}); err != nil {
 		t.Fatal(err)

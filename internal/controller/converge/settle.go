@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller
+package converge
 
 import (
 	"fmt"
@@ -31,7 +31,7 @@ import (
 
 // settle records an instance that matches the spec: Ready, and Synced unless user
 // data waits for a stop or an adopted instance differs in immutable fields.
-func (r *EC2InstanceReconciler) settle(s *pass.Scope, inst *ec2.Instance, whileStopped []plan.Drift) {
+func (ph *Phase) settle(s *pass.Scope, inst *ec2.Instance, whileStopped []plan.Drift) {
 	if s.TypeRefused {
 		// The instance runs (or rests) with the type it had; the spec's type is one EC2
 		// refused, which Synced says, and Ready repeats until the spec changes.
@@ -55,9 +55,9 @@ func (r *EC2InstanceReconciler) settle(s *pass.Scope, inst *ec2.Instance, whileS
 		for _, d := range whileStopped {
 			fields = append(fields, d.Field)
 		}
-		reason := reasonPendingStop
+		reason := ReasonPendingStop
 		if len(fields) == 1 && fields[0] == "userData" {
-			reason = reasonUserDataPending
+			reason = ReasonUserDataPending
 		}
 		s.SetCondition(computev1alpha1.ConditionSynced, metav1.ConditionFalse, reason,
 			strings.Join(fields, ", ")+" changed; EC2 applies that only to a stopped instance, so it takes effect at the next stop (or set desiredState: stopped)")
@@ -86,7 +86,7 @@ func (r *EC2InstanceReconciler) settle(s *pass.Scope, inst *ec2.Instance, whileS
 
 // recordFirstRunning observes the time from the object's creation to its first
 // instance reaching running.
-func (r *EC2InstanceReconciler) recordFirstRunning(s *pass.Scope, inst *ec2.Instance) {
+func (ph *Phase) recordFirstRunning(s *pass.Scope, inst *ec2.Instance) {
 	before := s.Before.Status
 	if inst.State != ec2.StateRunning || before.State == ec2.StateRunning || before.Recreations > 0 {
 		return
@@ -94,5 +94,5 @@ func (r *EC2InstanceReconciler) recordFirstRunning(s *pass.Scope, inst *ec2.Inst
 	if before.State != "" && before.State != ec2.StatePending {
 		return
 	}
-	r.Metrics.FirstRunning(r.now().Sub(s.Obj.CreationTimestamp.Time))
+	ph.Metrics.FirstRunning(ph.now().Sub(s.Obj.CreationTimestamp.Time))
 }

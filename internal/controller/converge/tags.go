@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller
+package converge
 
 import (
 	"context"
@@ -31,15 +31,15 @@ import (
 	"github.com/ec2-operator/ec2-operator/internal/controller/plan"
 )
 
-// convergeTags is the tags aspect. The ownership tags take the form the metadata
+// Tags is the tags aspect. The ownership tags take the form the metadata
 // options need before the options change: EC2 refuses to expose tags in instance
 // metadata while a key has a slash.
-func (r *EC2InstanceReconciler) convergeTags(ctx context.Context, s *pass.Scope, p *convergePass) pass.Step {
-	if err := r.tagWithCluster(ctx, s, p.inst); err != nil {
+func (ph *Phase) Tags(ctx context.Context, s *pass.Scope, p *Pass) pass.Step {
+	if err := ph.tagWithCluster(ctx, s, p.inst); err != nil {
 		p.fail("tags", err)
-	} else if err := r.migrateOwnershipTags(ctx, s, p.inst); err != nil {
+	} else if err := ph.migrateOwnershipTags(ctx, s, p.inst); err != nil {
 		p.fail("tags", err)
-	} else if err := r.syncTags(ctx, s, p.inst); err != nil {
+	} else if err := ph.syncTags(ctx, s, p.inst); err != nil {
 		p.fail("tags", err)
 	}
 	return pass.Proceed()
@@ -47,8 +47,8 @@ func (r *EC2InstanceReconciler) convergeTags(ctx context.Context, s *pass.Scope,
 
 // syncTags applies the desired tags to the instance and its volumes, and removes only
 // the tags the operator applied before that have left the spec.
-func (r *EC2InstanceReconciler) syncTags(ctx context.Context, s *pass.Scope, inst *ec2.Instance) error {
-	desired := plan.DesiredTags(s.Obj, r.ClusterID)
+func (ph *Phase) syncTags(ctx context.Context, s *pass.Scope, inst *ec2.Instance) error {
+	desired := plan.DesiredTags(s.Obj, ph.ClusterID)
 	safe := wantsSafeOwnership(&s.Obj.Spec, inst)
 	toSet, toDelete := ec2.TagDiff(pass.OwnershipForm(desired, safe), inst.Tags, s.Obj.Status.ManagedTagKeys)
 	toDelete = slices.DeleteFunc(toDelete, ec2.IsOwnershipKey) // moved by migrateOwnershipTags only
@@ -71,7 +71,7 @@ func (r *EC2InstanceReconciler) syncTags(ctx context.Context, s *pass.Scope, ins
 	var done []string
 	defer func() {
 		if len(done) > 0 {
-			r.driftCorrected(s, plan.Drift{Field: "tags", Actual: "differed from the spec", Desired: strings.Join(done, "; ")})
+			ph.driftCorrected(s, plan.Drift{Field: "tags", Actual: "differed from the spec", Desired: strings.Join(done, "; ")})
 		}
 	}()
 	if len(toSet) > 0 {
@@ -109,20 +109,20 @@ func checkTagBudget(inst *ec2.Instance, toSet map[string]string, toDelete []stri
 			after--
 		}
 	}
-	if after <= maxInstanceTags {
+	if after <= MaxInstanceTags {
 		return nil
 	}
 	return &awserrors.Error{Kind: awserrors.KindInvalidInput, Operation: "CreateTags", Code: codeTagBudget,
 		Message: fmt.Sprintf("instance %s has %d tags, and setting %s would make %d; EC2 allows %d per resource (tags added outside Kubernetes count too): remove tags from the spec or from the instance",
-			inst.ID, len(inst.Tags), strings.Join(sortedKeys(toSet), ","), after, maxInstanceTags)}
+			inst.ID, len(inst.Tags), strings.Join(sortedKeys(toSet), ","), after, MaxInstanceTags)}
 }
 
 // codeTagBudget marks tags refused before CreateTags for EC2's per-resource limit.
 const codeTagBudget = "TagLimitExceeded"
 
 // driftCorrected reports one applied correction as an event and a metric.
-func (r *EC2InstanceReconciler) driftCorrected(s *pass.Scope, d plan.Drift) {
-	r.Metrics.DriftCorrected(d.Field)
+func (ph *Phase) driftCorrected(s *pass.Scope, d plan.Drift) {
+	ph.Metrics.DriftCorrected(d.Field)
 	s.Event(corev1.EventTypeNormal, "DriftCorrected", fmt.Sprintf("%s: %s -> %s", d.Field, d.Actual, d.Desired))
 }
 
@@ -133,4 +133,44 @@ func sortedKeys(m map[string]string) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// tagWithCluster adds the cluster tag to this object's instance when it lacks it
+// (launched before the tag existed), and to what was created with it: the volumes
+// it tags like itself, its primary network interface and the Elastic IP the operator
+// allocated for it. It is its own CreateTags call, carrying only the cluster tag, so
+// that the IAM policy can allow exactly this on untagged resources (TagLegacyOwned).
+func (ph *Phase) tagWithCluster(ctx context.Context, s *pass.Scope, inst *ec2.Instance) error {
+	if _, tagged := ec2.LookupOwnerTag(inst.Tags, ec2.TagCluster); tagged {
+		return nil
+	}
+	key := ec2.TagCluster
+	ids := pass.LaunchVolumes(s, inst)
+	if _, safe := inst.Tags[ec2.TagOwnerUIDSafe]; safe || pass.ExposesTags(inst) {
+		// The instance takes the key in the form of its other ownership tags (a
+		// migration moves them all later); what was created with it keeps the slash
+		// form, which EC2's instance-metadata rule does not cover.
+		key = ec2.TagClusterSafe
+		if err := s.EC2.CreateTags(ctx, []string{inst.ID}, map[string]string{key: ph.ClusterID}); err != nil {
+			return fmt.Errorf("adding the cluster tag to instance %s: %w", inst.ID, err)
+		}
+	} else {
+		ids = append([]string{inst.ID}, ids...)
+	}
+	if nic := inst.PrimaryInterface(); nic != nil && nic.ID != "" {
+		ids = append(ids, nic.ID)
+	}
+	if eip := s.Obj.Status.ElasticIP; eip != nil && eip.AllocatedByOperator && eip.AllocationID != "" {
+		ids = append(ids, eip.AllocationID)
+	}
+	if err := s.EC2.CreateTags(ctx, ids, map[string]string{ec2.TagCluster: ph.ClusterID}); err != nil {
+		return fmt.Errorf("adding the cluster tag to instance %s: %w", inst.ID, err)
+	}
+	if inst.Tags == nil {
+		inst.Tags = map[string]string{}
+	}
+	inst.Tags[key] = ph.ClusterID
+	s.Event(corev1.EventTypeNormal, "ClusterTagged", fmt.Sprintf("tagged instance %s, launched before the operator tagged its cluster, "+
+		"and its volumes, interface and Elastic IP with %s=%s", inst.ID, ec2.TagCluster, ph.ClusterID))
+	return nil
 }

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller
+package converge
 
 import (
 	"context"
@@ -46,7 +46,7 @@ const startFailureReset = time.Minute
 // convergePower brings the instance to the desired power state, stopping it when a
 // change needs a stopped instance. Its step ends the pass when the power state is
 // being changed (or waits), and lets it go on when the state is as desired.
-func (r *EC2InstanceReconciler) convergePower(ctx context.Context, s *pass.Scope, inst *ec2.Instance, whileStopped []plan.Drift) pass.Step {
+func (ph *Phase) convergePower(ctx context.Context, s *pass.Scope, inst *ec2.Instance, whileStopped []plan.Drift) pass.Step {
 	st := &s.Obj.Status
 	wantRunning := s.Obj.Spec.WantsRunning()
 	// A type EC2 would not run the instance with is not tried again while the spec
@@ -63,43 +63,43 @@ func (r *EC2InstanceReconciler) convergePower(ctx context.Context, s *pass.Scope
 	}
 	switch inst.State {
 	case ec2.StateRunning:
-		if st.StartFailures > 0 && st.LastStartAttempt != nil && r.now().Sub(st.LastStartAttempt.Time) > startFailureReset {
+		if st.StartFailures > 0 && st.LastStartAttempt != nil && ph.now().Sub(st.LastStartAttempt.Time) > startFailureReset {
 			st.StartFailures = 0
 		}
 		switch {
 		case !wantRunning:
-			return r.stop(ctx, s, inst, "desiredState is "+string(s.Obj.Spec.DesiredState))
+			return ph.stop(ctx, s, inst, "desiredState is "+string(s.Obj.Spec.DesiredState))
 		case typeChange >= 0:
 			d := whileStopped[typeChange]
-			st.TypeChangeStarted = r.nowInStatus()
-			return r.stop(ctx, s, inst, fmt.Sprintf("changing instanceType from %s to %s needs a stopped instance; it starts again afterwards", d.Actual, d.Desired))
+			st.TypeChangeStarted = ph.nowInStatus()
+			return ph.stop(ctx, s, inst, fmt.Sprintf("changing instanceType from %s to %s needs a stopped instance; it starts again afterwards", d.Actual, d.Desired))
 		}
 	case ec2.StateStopped:
-		return r.convergeStopped(ctx, s, inst, whileStopped, wantRunning)
+		return ph.convergeStopped(ctx, s, inst, whileStopped, wantRunning)
 	}
 	return pass.Proceed()
 }
 
 // convergeStopped applies to a stopped instance the changes that wait for a stop, then
 // starts it if the spec wants it running.
-func (r *EC2InstanceReconciler) convergeStopped(ctx context.Context, s *pass.Scope, inst *ec2.Instance, whileStopped []plan.Drift, wantRunning bool) pass.Step {
+func (ph *Phase) convergeStopped(ctx context.Context, s *pass.Scope, inst *ec2.Instance, whileStopped []plan.Drift, wantRunning bool) pass.Step {
 	st := &s.Obj.Status
 	if wantRunning && inst.SpotInterrupted() {
 		// Only EC2 may restart a Spot Instance it interrupted, when capacity returns.
 		s.NotReady(computev1alpha1.ReasonSpotInterrupted, "EC2 interrupted the Spot Instance ("+inst.StateReason+"); EC2 restarts it when capacity returns")
-		return pass.DoneAfter(r.resyncAfter())
+		return pass.DoneAfter(ph.Kernel.ResyncAfter())
 	}
 	if wantRunning && startFailed(inst, st) {
-		if next := r.startFailedWait(s, inst); next.Ends() {
+		if next := ph.startFailedWait(s, inst); next.Ends() {
 			return next
 		}
 	}
-	next, refused := r.applyWhileStopped(ctx, s, inst, whileStopped)
+	next, refused := ph.applyWhileStopped(ctx, s, inst, whileStopped)
 	if next.Ends() {
 		return next
 	}
 	if len(whileStopped) > 0 {
-		r.forgetAttributes(s.Obj.UID)
+		ph.Attributes.Forget(s.Obj.UID)
 	}
 	if refused != nil && !wantRunning {
 		s.NotReady(computev1alpha1.ReasonUpdateFailed, pass.MessageFor("changing the stopped instance", refused))
@@ -108,11 +108,11 @@ func (r *EC2InstanceReconciler) convergeStopped(ctx context.Context, s *pass.Sco
 	// When a change failed, the instance still starts again: it was stopped only
 	// for the change, and must not stay down because EC2 refused it.
 	if wantRunning {
-		return r.start(ctx, s, inst, len(whileStopped) == 0)
+		return ph.start(ctx, s, inst, len(whileStopped) == 0)
 	}
 	if len(whileStopped) > 0 {
 		s.NotReady(computev1alpha1.ReasonUpdating, "applied changes to the stopped instance")
-		return pass.DoneAfter(r.PollInterval)
+		return pass.DoneAfter(ph.PollInterval)
 	}
 	return pass.Proceed()
 }
@@ -121,12 +121,12 @@ func (r *EC2InstanceReconciler) convergeStopped(ctx context.Context, s *pass.Sco
 // the first that EC2 refuses as asked; that refusal is recorded (Synced, an event) and
 // returned. A failure worth retrying (throttling, a network error) ends the pass, to
 // retry with backoff while the instance is still stopped for the change.
-func (r *EC2InstanceReconciler) applyWhileStopped(ctx context.Context, s *pass.Scope, inst *ec2.Instance, whileStopped []plan.Drift) (pass.Step, error) {
+func (ph *Phase) applyWhileStopped(ctx context.Context, s *pass.Scope, inst *ec2.Instance, whileStopped []plan.Drift) (pass.Step, error) {
 	st := &s.Obj.Status
 	for _, d := range whileStopped {
 		err := d.Apply(ctx, s.EC2, inst.ID)
 		if err == nil {
-			r.driftCorrected(s, d)
+			ph.driftCorrected(s, d)
 			continue
 		}
 		if !pass.RefusedAsAsked(err) {
@@ -139,7 +139,7 @@ func (r *EC2InstanceReconciler) applyWhileStopped(ctx context.Context, s *pass.S
 		}
 		s.SetCondition(computev1alpha1.ConditionSynced, metav1.ConditionFalse, computev1alpha1.ReasonUpdateFailed, msg)
 		s.Event(corev1.EventTypeWarning, computev1alpha1.ReasonUpdateFailed, msg)
-		r.Metrics.ReconcileError(computev1alpha1.ReasonUpdateFailed)
+		ph.Metrics.ReconcileError(computev1alpha1.ReasonUpdateFailed)
 		return pass.Proceed(), err
 	}
 	return pass.Proceed(), nil
@@ -149,25 +149,25 @@ func (r *EC2InstanceReconciler) applyWhileStopped(ctx context.Context, s *pass.S
 // in progress is retried for capacity until TypeChangeTimeout, then the change is
 // reverted, so that a user who wants the instance running never finds it stopped
 // because of the operator's change.
-func (r *EC2InstanceReconciler) start(ctx context.Context, s *pass.Scope, inst *ec2.Instance, nothingChanged bool) pass.Step {
+func (ph *Phase) start(ctx context.Context, s *pass.Scope, inst *ec2.Instance, nothingChanged bool) pass.Step {
 	st := &s.Obj.Status
 	why := "desiredState is running"
 	if nothingChanged && stoppedOutOfBand(s) && !startFailed(inst, st) {
 		why = "it was stopped outside Kubernetes and desiredState is running"
-		r.Metrics.DriftCorrected("desiredState")
+		ph.Metrics.DriftCorrected("desiredState")
 	}
 	if err := s.EC2.StartInstance(ctx, inst.ID); err != nil {
 		// inst is as described before this pass changed it: whether a type change is
 		// under way comes from status and the spec.
 		if st.TypeChangeStarted != nil && st.LastRunningInstanceType != "" && s.Obj.Spec.InstanceType != st.LastRunningInstanceType {
-			return r.typeChangeStartFailed(ctx, s, inst, err)
+			return ph.typeChangeStartFailed(ctx, s, inst, err)
 		}
 		return pass.Failed("starting instance", err)
 	}
-	st.LastStartAttempt = r.nowInStatus()
+	st.LastStartAttempt = ph.nowInStatus()
 	s.Event(corev1.EventTypeNormal, computev1alpha1.ReasonStarting, "starting instance "+inst.ID+": "+why)
 	s.NotReady(computev1alpha1.ReasonStarting, "starting instance "+inst.ID)
-	return pass.DoneAfter(r.PollInterval)
+	return pass.DoneAfter(ph.PollInterval)
 }
 
 // typeChangeStartFailed handles a start that EC2 refused after the instance type was
@@ -175,16 +175,16 @@ func (r *EC2InstanceReconciler) start(ctx context.Context, s *pass.Scope, inst *
 // the zone does not offer (Unsupported). Past the timeout, or for a refusal that will
 // not pass, the instance goes back to the type it last ran with and is started, and
 // the new type is refused until the spec names another.
-func (r *EC2InstanceReconciler) typeChangeStartFailed(ctx context.Context, s *pass.Scope, inst *ec2.Instance, startErr error) pass.Step {
+func (ph *Phase) typeChangeStartFailed(ctx context.Context, s *pass.Scope, inst *ec2.Instance, startErr error) pass.Step {
 	st := &s.Obj.Status
-	deadline := st.TypeChangeStarted.Add(r.TypeChangeTimeout)
+	deadline := st.TypeChangeStarted.Add(ph.TypeChangeTimeout)
 	wanted := s.Obj.Spec.InstanceType
-	if awserrors.KindOf(startErr) == awserrors.KindCapacity && r.now().Before(deadline) {
+	if awserrors.KindOf(startErr) == awserrors.KindCapacity && ph.now().Before(deadline) {
 		msg := fmt.Sprintf("%s; retrying until %s, then the instance goes back to %s",
 			pass.MessageFor("starting instance "+inst.ID+" as "+wanted, startErr), deadline.UTC().Format(time.RFC3339), st.LastRunningInstanceType)
 		s.NotReady(computev1alpha1.ReasonInsufficientCapacity, msg)
 		s.Event(corev1.EventTypeWarning, computev1alpha1.ReasonInsufficientCapacity, msg)
-		r.Metrics.ReconcileError(computev1alpha1.ReasonInsufficientCapacity)
+		ph.Metrics.ReconcileError(computev1alpha1.ReasonInsufficientCapacity)
 		return failedPower(errors.New(msg))
 	}
 	if awserrors.KindOf(startErr) == awserrors.KindThrottled || awserrors.KindOf(startErr) == awserrors.KindUnknown {
@@ -194,7 +194,7 @@ func (r *EC2InstanceReconciler) typeChangeStartFailed(ctx context.Context, s *pa
 	if err := s.EC2.ModifyInstanceType(ctx, inst.ID, previous); err != nil {
 		return pass.Failed("changing instanceType back to "+previous, err)
 	}
-	r.forgetAttributes(s.Obj.UID)
+	ph.Attributes.Forget(s.Obj.UID)
 	// From here the new type is refused: should the start below fail too, the next
 	// passes start the instance as it was, without changing its type again.
 	st.TypeChangeStarted, st.RefusedInstanceType = nil, refused
@@ -203,13 +203,13 @@ func (r *EC2InstanceReconciler) typeChangeStartFailed(ctx context.Context, s *pa
 		refused, awserrors.CodeOf(startErr), pass.ErrorMessage(startErr), previous, refused)
 	s.SetCondition(computev1alpha1.ConditionSynced, metav1.ConditionFalse, computev1alpha1.ReasonInstanceTypeUnavailable, msg)
 	s.Event(corev1.EventTypeWarning, computev1alpha1.ReasonInstanceTypeUnavailable, msg)
-	r.Metrics.ReconcileError(computev1alpha1.ReasonInstanceTypeUnavailable)
+	ph.Metrics.ReconcileError(computev1alpha1.ReasonInstanceTypeUnavailable)
 	if err := s.EC2.StartInstance(ctx, inst.ID); err != nil {
 		return pass.Failed("starting instance as "+previous, err)
 	}
-	st.LastStartAttempt = r.nowInStatus()
+	st.LastStartAttempt = ph.nowInStatus()
 	s.NotReady(computev1alpha1.ReasonInstanceTypeUnavailable, msg)
-	return pass.DoneAfter(r.PollInterval)
+	return pass.DoneAfter(ph.PollInterval)
 }
 
 // startFailed reports whether a stopped instance stopped on its own right after the
@@ -222,19 +222,19 @@ func startFailed(inst *ec2.Instance, st *computev1alpha1.EC2InstanceStatus) bool
 // startFailedWait counts a start that failed (once per start) and keeps the instance
 // stopped until a backoff that grows with each failure in a row has passed since the
 // last start; its step ends the pass while it waits.
-func (r *EC2InstanceReconciler) startFailedWait(s *pass.Scope, inst *ec2.Instance) pass.Step {
+func (ph *Phase) startFailedWait(s *pass.Scope, inst *ec2.Instance) pass.Step {
 	st := &s.Obj.Status
-	wait := launch.RecreationBackoff(st.StartFailures, r.MinBackoff, r.MaxBackoff)
+	wait := launch.RecreationBackoff(st.StartFailures, ph.MinBackoff, ph.MaxBackoff)
 	if !st.LastFailedStart.Equal(st.LastStartAttempt) {
 		st.StartFailures++
 		st.LastFailedStart = st.LastStartAttempt.DeepCopy()
-		wait = launch.RecreationBackoff(st.StartFailures, r.MinBackoff, r.MaxBackoff)
+		wait = launch.RecreationBackoff(st.StartFailures, ph.MinBackoff, ph.MaxBackoff)
 		msg := fmt.Sprintf("instance %s stopped again right after it was started (%s); starting it again in %s",
 			inst.ID, plan.OrNone(inst.StateReason), wait)
 		s.Event(corev1.EventTypeWarning, computev1alpha1.ReasonStartFailed, msg)
-		r.Metrics.ReconcileError(computev1alpha1.ReasonStartFailed)
+		ph.Metrics.ReconcileError(computev1alpha1.ReasonStartFailed)
 	}
-	remaining := st.LastStartAttempt.Add(wait).Sub(r.now())
+	remaining := st.LastStartAttempt.Add(wait).Sub(ph.now())
 	if remaining <= 0 {
 		return pass.Proceed()
 	}
@@ -261,22 +261,22 @@ func stoppedOutOfBand(s *pass.Scope) bool {
 
 // stop stops (or hibernates) the running instance, and records that the operator
 // asked for it.
-func (r *EC2InstanceReconciler) stop(ctx context.Context, s *pass.Scope, inst *ec2.Instance, why string) pass.Step {
+func (ph *Phase) stop(ctx context.Context, s *pass.Scope, inst *ec2.Instance, why string) pass.Step {
 	if s.Obj.Spec.DesiredState == computev1alpha1.DesiredStateHibernated && inst.HibernationConfigured {
 		// Hibernation saves the memory to the root volume; the next start restores it.
 		if err := s.EC2.HibernateInstance(ctx, inst.ID); err != nil {
 			return pass.Failed("hibernating instance", err)
 		}
-		s.Obj.Status.LastStopRequest = r.nowInStatus()
+		s.Obj.Status.LastStopRequest = ph.nowInStatus()
 		s.Event(corev1.EventTypeNormal, computev1alpha1.ReasonStopping, "hibernating instance "+inst.ID+": "+why)
 		s.NotReady(computev1alpha1.ReasonStopping, "hibernating instance "+inst.ID+": "+why)
-		return pass.DoneAfter(r.PollInterval)
+		return pass.DoneAfter(ph.PollInterval)
 	}
 	if err := s.EC2.StopInstance(ctx, inst.ID); err != nil {
 		return pass.Failed("stopping instance", err)
 	}
-	s.Obj.Status.LastStopRequest = r.nowInStatus()
+	s.Obj.Status.LastStopRequest = ph.nowInStatus()
 	s.Event(corev1.EventTypeNormal, computev1alpha1.ReasonStopping, "stopping instance "+inst.ID+": "+why)
 	s.NotReady(computev1alpha1.ReasonStopping, "stopping instance "+inst.ID+": "+why)
-	return pass.DoneAfter(r.PollInterval)
+	return pass.DoneAfter(ph.PollInterval)
 }

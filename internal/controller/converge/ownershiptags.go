@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller
+package converge
 
 import (
 	"context"
@@ -30,10 +30,10 @@ import (
 	"github.com/ec2-operator/ec2-operator/internal/controller/plan"
 )
 
-// maxInstanceTags is EC2's limit of tags on one resource. A migration of the ownership
+// MaxInstanceTags is EC2's limit of tags on one resource. A migration of the ownership
 // tags adds the new keys before it removes the old ones, so on an instance near the
 // limit it moves one key at a time.
-const maxInstanceTags = 50
+const MaxInstanceTags = 50
 
 // wantsSafeOwnership reports whether the instance's ownership tags must take the
 // IMDS-safe form: the spec exposes tags in instance metadata, or the instance still
@@ -77,14 +77,14 @@ func ownershipMoves(tags map[string]string, safe bool) (add map[string]string, r
 // metadata options need, without a relaunch: the new keys are created before the old
 // ones are deleted, so the instance is never without an owner tag. Only the instance's own tags change; EC2's rule does not cover its
 // volumes, interface or address.
-func (r *EC2InstanceReconciler) migrateOwnershipTags(ctx context.Context, s *pass.Scope, inst *ec2.Instance) error {
+func (ph *Phase) migrateOwnershipTags(ctx context.Context, s *pass.Scope, inst *ec2.Instance) error {
 	safe := wantsSafeOwnership(&s.Obj.Spec, inst)
 	add, remove := ownershipMoves(inst.Tags, safe)
 	if len(remove) == 0 {
 		return nil
 	}
 	steps := [][]string{remove}
-	if len(inst.Tags)+len(add) > maxInstanceTags {
+	if len(inst.Tags)+len(add) > MaxInstanceTags {
 		// No room for both forms of every key at once (the API keeps two tags free
 		// for this): the UID and cluster keys move together, then the others, so that
 		// the instance always carries a whole pair in one form, which the IAM policy's

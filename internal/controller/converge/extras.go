@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller
+package converge
 
 import (
 	"context"
@@ -34,14 +34,14 @@ import (
 // this object's ownership tags, in this cluster: left by a crash between two launches
 // of an older version, or copies someone made with the tags. The namespace's listing, shared with
 // the other objects that ask at about the same time, answers it.
-func (r *EC2InstanceReconciler) extraInstances(ctx context.Context, s *pass.Scope, managed string) ([]ec2.Instance, error) {
+func (ph *Phase) extraInstances(ctx context.Context, s *pass.Scope, managed string) ([]ec2.Instance, error) {
 	owned, err := s.EC2.OwnedInstances(ctx, s.Obj.Namespace, s.Obj.Name)
 	if err != nil {
 		return nil, err
 	}
 	var extras []ec2.Instance
 	for _, inst := range owned {
-		if inst.ID != managed && r.claimOf(s, inst.Tags) == pass.ClaimOurs {
+		if inst.ID != managed && pass.ClaimOf(inst.Tags, string(s.Obj.UID), ph.ClusterID) == pass.ClaimOurs {
 			extras = append(extras, inst)
 		}
 	}
@@ -59,8 +59,8 @@ func instanceIDList(insts []ec2.Instance) string {
 // reportExtras sets DuplicateInstances (True, or absent) from a fresh look at the
 // namespace's instances. It runs when the instance's attributes are read again (hourly, or after
 // a change), which bounds its cost; a failed look changes nothing.
-func (r *EC2InstanceReconciler) reportExtras(ctx context.Context, s *pass.Scope, managed string) {
-	extras, err := r.extraInstances(ctx, s, managed)
+func (ph *Phase) reportExtras(ctx context.Context, s *pass.Scope, managed string) {
+	extras, err := ph.extraInstances(ctx, s, managed)
 	if err != nil {
 		s.Log.V(1).Info("could not look for extra instances", "error", err.Error())
 		return
@@ -78,9 +78,9 @@ func (r *EC2InstanceReconciler) reportExtras(ctx context.Context, s *pass.Scope,
 	s.SetCondition(computev1alpha1.ConditionDuplicateInstances, metav1.ConditionTrue, computev1alpha1.ReasonExtraInstances, msg)
 }
 
-// terminateExtras terminates the extra instances of a deleted object (Delete).
-func (r *EC2InstanceReconciler) terminateExtras(ctx context.Context, s *pass.Scope, managed string) error {
-	extras, err := r.extraInstances(ctx, s, managed)
+// TerminateExtras terminates the extra instances of a deleted object (Delete).
+func (ph *Phase) TerminateExtras(ctx context.Context, s *pass.Scope, managed string) error {
+	extras, err := ph.extraInstances(ctx, s, managed)
 	if err != nil || len(extras) == 0 {
 		return err
 	}
@@ -94,10 +94,10 @@ func (r *EC2InstanceReconciler) terminateExtras(ctx context.Context, s *pass.Sco
 	return nil
 }
 
-// releaseExtras removes this object's ownership tags from its extra instances
+// ReleaseExtras removes this object's ownership tags from its extra instances
 // (Retain).
-func (r *EC2InstanceReconciler) releaseExtras(ctx context.Context, s *pass.Scope, managed string) error {
-	extras, err := r.extraInstances(ctx, s, managed)
+func (ph *Phase) ReleaseExtras(ctx context.Context, s *pass.Scope, managed string) error {
+	extras, err := ph.extraInstances(ctx, s, managed)
 	if err != nil || len(extras) == 0 {
 		return err
 	}

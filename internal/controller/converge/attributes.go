@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller
+package converge
 
 import (
 	"context"
@@ -23,16 +23,15 @@ import (
 
 	"k8s.io/apimachinery/pkg/types"
 
-	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
 	"github.com/ec2-operator/ec2-operator/internal/controller/pass"
 	"github.com/ec2-operator/ec2-operator/internal/controller/plan"
 )
 
 // forgetAttributes makes the next pass read the object's attributes again.
-func (r *EC2InstanceReconciler) forgetAttributes(uid types.UID) { r.memory.Attributes.Forget(uid) }
+func (ph *Phase) forgetAttributes(uid types.UID) { ph.Attributes.Forget(uid) }
 
-// observeAttributes returns the extra attributes, reading them from EC2 only when the
+// ObserveAttributes returns the extra attributes, reading them from EC2 only when the
 // cache has no fresh copy; fresh says they were read now.
 //
 // A manager that starts with a settled fleet (the spec unchanged since the last status
@@ -40,15 +39,15 @@ func (r *EC2InstanceReconciler) forgetAttributes(uid types.UID) { r.memory.Attri
 // three calls per instance in the first minute. Each instance's first read is put off
 // to a random point within one AttributeResyncPeriod, which is as long as drift of
 // these attributes may go unnoticed anyway; until then they are not compared.
-func (r *EC2InstanceReconciler) observeAttributes(ctx context.Context, s *pass.Scope, inst *ec2.Instance) (plan.ObservedAttributes, bool, error) {
-	now := r.now()
-	source := r.sourceVersion(s.Obj)
-	if seen, ok := r.memory.Attributes.Get(s.Obj.UID, s.Obj.Generation, now, r.AttributeResyncPeriod, source); ok {
+func (ph *Phase) ObserveAttributes(ctx context.Context, s *pass.Scope, inst *ec2.Instance) (plan.ObservedAttributes, bool, error) {
+	now := ph.now()
+	source := ph.Kernel.SourceVersion(s.Obj)
+	if seen, ok := ph.Attributes.Get(s.Obj.UID, s.Obj.Generation, now, ph.AttributeResyncPeriod, source); ok {
 		return seen, false, nil
 	}
-	if !r.memory.Attributes.Known(s.Obj.UID) && s.Before.Status.ObservedGeneration == s.Obj.Generation {
-		readAt := now.Add(-time.Duration(rand.Int64N(int64(r.AttributeResyncPeriod))))
-		r.memory.Attributes.Put(s.Obj.UID, s.Obj.Generation, readAt, plan.ObservedAttributes{}, source)
+	if !ph.Attributes.Known(s.Obj.UID) && s.Before.Status.ObservedGeneration == s.Obj.Generation {
+		readAt := now.Add(-time.Duration(rand.Int64N(int64(ph.AttributeResyncPeriod))))
+		ph.Attributes.Put(s.Obj.UID, s.Obj.Generation, readAt, plan.ObservedAttributes{}, source)
 		return plan.ObservedAttributes{}, false, nil
 	}
 	attrs, err := s.EC2.GetInstanceAttributes(ctx, inst.ID)
@@ -73,20 +72,6 @@ func (r *EC2InstanceReconciler) observeAttributes(ctx context.Context, s *pass.S
 		}
 		seen.RootSizeGiB = size
 	}
-	r.memory.Attributes.Put(s.Obj.UID, s.Obj.Generation, now, seen, source)
+	ph.Attributes.Put(s.Obj.UID, s.Obj.Generation, now, seen, source)
 	return seen, true, nil
-}
-
-// sourceVersion is the version of the object's userDataFrom source as the watch
-// covering it (inputs_sourcewatch.go) last saw it: "" when the object has none, or no
-// watch knows it (then the attribute resync is what finds an edit).
-func (r *EC2InstanceReconciler) sourceVersion(obj *computev1alpha1.EC2Instance) string {
-	ref, ok := userDataRefOf(obj)
-	if !ok {
-		return ""
-	}
-	if v, known := r.sources.version(ref); known {
-		return ref.name + "@" + v
-	}
-	return ""
 }

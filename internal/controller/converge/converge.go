@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package controller
+package converge
 
 import (
 	"context"
@@ -32,45 +32,27 @@ import (
 	"github.com/ec2-operator/ec2-operator/internal/controller/plan"
 )
 
-// reasonUserDataPending says the spec's user data waits for the instance's next stop;
-// reasonPendingStop says the same of other changes EC2 makes only to a stopped
+// ReasonUserDataPending says the spec's user data waits for the instance's next stop;
+// ReasonPendingStop says the same of other changes EC2 makes only to a stopped
 // instance (the hostname type, the Capacity Reservation), with or without user data.
 const (
-	reasonUserDataPending = "UserDataPendingStop"
-	reasonPendingStop     = "ChangesPendingStop"
+	ReasonUserDataPending = "UserDataPendingStop"
+	ReasonPendingStop     = "ChangesPendingStop"
 )
 
-// aspect is one thing about the instance that converge brings to the spec: it reads
+// Aspect is one thing about the instance that converge brings to the spec: it reads
 // what EC2 has (or what an earlier aspect read), compares it with the spec, and applies
 // the plan that closes the gap, recording in the pass what it changed, what is still
 // moving, what failed and what waits for the instance's next stop. Its step ends the
 // pass early (an instance in transition, a power change under way) or lets it go on.
-type aspect struct {
-	name     string
-	converge func(ctx context.Context, s *pass.Scope, p *convergePass) pass.Step
+// The reconciler lists the aspects, in their order, where it runs converge.
+type Aspect struct {
+	Name     string
+	Converge func(ctx context.Context, s *pass.Scope, p *Pass) pass.Step
 }
 
-// aspects are converged in this order. The tags come first (the ownership tags' form
-// bounds the metadata options); the security groups the selector picks, the extra
-// attributes and the user data are read before the settings compare them; the power
-// state comes last, since it applies what only a stopped instance takes. An aspect
-// that EC2 refuses is reported and the others are still brought to the spec.
-func (r *EC2InstanceReconciler) aspects() []aspect {
-	return []aspect{
-		{"tags", r.convergeTags},
-		{"transition", r.waitForTransition},
-		{"securityGroupSelector", r.resolveGroups},
-		{"attributes", r.readAttributes},
-		{"userDataFrom", r.readUserData},
-		{"settings", r.convergeSettings},
-		{"volumes", r.convergeVolumesAspect},
-		{"elasticIp", r.convergeElasticIPAspect},
-		{"power state", r.convergePowerAspect},
-	}
-}
-
-// convergePass is what one converge pass gathers as it goes through the aspects.
-type convergePass struct {
+// Pass is what one converge pass gathers as it goes through the aspects.
+type Pass struct {
 	inst *ec2.Instance
 	// seen are the extra attributes (read, or remembered), fresh when read in this
 	// pass; userData is the user data the spec asks for.
@@ -86,23 +68,24 @@ type convergePass struct {
 }
 
 // fail records an aspect EC2 (or a check) refused.
-func (p *convergePass) fail(aspect string, err error) {
+func (p *Pass) fail(aspect string, err error) {
 	p.failures = append(p.failures, pass.Failure{Action: "changing " + aspect, Err: err})
 }
 
-// converge moves an existing instance (s.inst) one step toward the spec, aspect by
-// aspect. Every aspect reads the instance first, so repeating a pass is harmless.
-func (r *EC2InstanceReconciler) converge(ctx context.Context, s *pass.Scope) pass.Step {
-	if next := r.observe(s, s.Inst); next.Ends() {
+// Run moves an existing instance (s.Inst) one step toward the spec, aspect by aspect,
+// in the order given. Every aspect reads the instance first, so repeating a pass is
+// harmless.
+func (ph *Phase) Run(ctx context.Context, s *pass.Scope, aspects []Aspect) pass.Step {
+	if next := ph.observe(s, s.Inst); next.Ends() {
 		return next
 	}
-	p := &convergePass{inst: s.Inst, userData: s.Obj.Spec.UserData}
-	for _, a := range r.aspects() {
-		if next := a.converge(ctx, s, p); next.Ends() {
+	p := &Pass{inst: s.Inst, userData: s.Obj.Spec.UserData}
+	for _, a := range aspects {
+		if next := a.Converge(ctx, s, p); next.Ends() {
 			return next
 		}
 	}
-	return r.concludeConverge(s, p)
+	return ph.concludeConverge(s, p)
 }
 
 // observe records what EC2 says of the instance, and ends the pass when the instance
@@ -110,17 +93,17 @@ func (r *EC2InstanceReconciler) converge(ctx context.Context, s *pass.Scope) pas
 // claim it (two adoptions raced), and changing anything would make them fight;
 // another cluster's tag (a status restored from that cluster's backup, a cluster ID
 // changed by hand) means that cluster's operator manages it.
-func (r *EC2InstanceReconciler) observe(s *pass.Scope, inst *ec2.Instance) pass.Step {
-	r.recordFirstRunning(s, inst)
+func (ph *Phase) observe(s *pass.Scope, inst *ec2.Instance) pass.Step {
+	ph.recordFirstRunning(s, inst)
 	pass.ObserveInstance(s, inst)
-	r.Metrics.InstanceState(s.Obj.UID, inst.State)
+	ph.Metrics.InstanceState(s.Obj.UID, inst.State)
 	if c := s.Condition(computev1alpha1.ConditionInstanceLaunched); c == nil || c.Status != metav1.ConditionTrue {
 		// Set once: a note made when the instance was found (taken over after a
 		// restore) stays until the instance is replaced.
 		s.SetCondition(computev1alpha1.ConditionInstanceLaunched, metav1.ConditionTrue, "Launched", "instance "+inst.ID+" exists")
 	}
 	pass.RememberRootVolume(s, inst)
-	r.reportSpotInterruption(s, inst.ID)
+	ph.Kernel.ReportSpotInterruption(s, inst.ID)
 	if inst.State == ec2.StateRunning {
 		s.Obj.Status.LastRunningInstanceType = inst.InstanceType
 		// A stop from here on is not the operator's unless it makes one.
@@ -133,17 +116,17 @@ func (r *EC2InstanceReconciler) observe(s *pass.Scope, inst *ec2.Instance) pass.
 			s.Event(corev1.EventTypeWarning, computev1alpha1.ReasonOwnedByAnother, msg)
 		}
 		s.NotReady(computev1alpha1.ReasonOwnedByAnother, msg)
-		return pass.DoneAfter(r.resyncAfter())
+		return pass.DoneAfter(ph.Kernel.ResyncAfter())
 	}
-	if r.claimOf(s, inst.Tags) == pass.ClaimOtherCluster {
-		return r.instanceExists(s, pass.OtherClusterMessage(inst, r.ClusterID, "not changing it"))
+	if pass.ClaimOf(inst.Tags, string(s.Obj.UID), ph.ClusterID) == pass.ClaimOtherCluster {
+		return ph.Kernel.InstanceExists(s, pass.OtherClusterMessage(inst, ph.ClusterID, "not changing it"))
 	}
 	return pass.Proceed()
 }
 
-// waitForTransition ends the pass while the instance is pending or stopping: nothing
+// Transition ends the pass while the instance is pending or stopping: nothing
 // else can be changed until it settles, and it is looked at again soon.
-func (r *EC2InstanceReconciler) waitForTransition(_ context.Context, s *pass.Scope, p *convergePass) pass.Step {
+func (ph *Phase) Transition(_ context.Context, s *pass.Scope, p *Pass) pass.Step {
 	inst := p.inst
 	if inst.State != ec2.StatePending && inst.State != ec2.StateStopping {
 		return pass.Proceed()
@@ -153,13 +136,13 @@ func (r *EC2InstanceReconciler) waitForTransition(_ context.Context, s *pass.Sco
 			fmt.Sprintf("the Elastic IP waits for instance %s, which is %s", inst.ID, inst.State))
 	}
 	s.NotReady(pass.ReadyReasonForState(inst.State), fmt.Sprintf("instance %s is %s", inst.ID, inst.State))
-	return convergeEnds(p, pass.DoneAfter(r.PollInterval))
+	return convergeEnds(p, pass.DoneAfter(ph.PollInterval))
 }
 
-// resolveGroups follows the security group selector on every pass (answers are shared
+// SecurityGroupSelector follows the security group selector on every pass (answers are shared
 // between objects for a few seconds), so that a group gaining the selector's tags
 // joins within a resync.
-func (r *EC2InstanceReconciler) resolveGroups(ctx context.Context, s *pass.Scope, p *convergePass) pass.Step {
+func (ph *Phase) SecurityGroupSelector(ctx context.Context, s *pass.Scope, p *Pass) pass.Step {
 	if s.Obj.Spec.SecurityGroupSelector == nil {
 		return pass.Proceed()
 	}
@@ -172,27 +155,27 @@ func (r *EC2InstanceReconciler) resolveGroups(ctx context.Context, s *pass.Scope
 	return pass.Proceed()
 }
 
-// readAttributes reads (or recalls) the attributes DescribeInstances does not return.
+// ReadAttributes reads (or recalls) the attributes DescribeInstances does not return.
 // As rarely as those, it also asks whether this is the only instance with the tags.
-func (r *EC2InstanceReconciler) readAttributes(ctx context.Context, s *pass.Scope, p *convergePass) pass.Step {
-	seen, fresh, err := r.observeAttributes(ctx, s, p.inst)
+func (ph *Phase) ReadAttributes(ctx context.Context, s *pass.Scope, p *Pass) pass.Step {
+	seen, fresh, err := ph.ObserveAttributes(ctx, s, p.inst)
 	if err != nil {
 		p.fail("attributes", err)
 	}
 	p.seen, p.fresh = seen, fresh
 	if fresh {
-		r.reportExtras(ctx, s, p.inst.ID)
+		ph.reportExtras(ctx, s, p.inst.ID)
 	}
 	return pass.Proceed()
 }
 
-// readUserData reads the user data userDataFrom names, only when there is something
+// UserDataFrom reads the user data userDataFrom names, only when there is something
 // to compare it with.
-func (r *EC2InstanceReconciler) readUserData(ctx context.Context, s *pass.Scope, p *convergePass) pass.Step {
+func (ph *Phase) UserDataFrom(ctx context.Context, s *pass.Scope, p *Pass) pass.Step {
 	if p.seen.Attrs == nil || s.Obj.Spec.UserDataFrom == nil {
 		return pass.Proceed()
 	}
-	userData, err := r.desiredUserData(ctx, s.Obj)
+	userData, err := ph.Kernel.DesiredUserData(ctx, s.Obj)
 	if err != nil {
 		p.fail("userDataFrom", err)
 	}
@@ -200,9 +183,9 @@ func (r *EC2InstanceReconciler) readUserData(ctx context.Context, s *pass.Scope,
 	return pass.Proceed()
 }
 
-// convergeSettings applies the settings EC2 changes in place, and leaves those it
+// Settings applies the settings EC2 changes in place, and leaves those it
 // changes only on a stopped instance to the power aspect.
-func (r *EC2InstanceReconciler) convergeSettings(ctx context.Context, s *pass.Scope, p *convergePass) pass.Step {
+func (ph *Phase) Settings(ctx context.Context, s *pass.Scope, p *Pass) pass.Step {
 	for _, d := range plan.FindDrift(s.Obj, p.inst, p.seen, p.userData) {
 		if d.NeedsStopped {
 			p.whileStopped = append(p.whileStopped, d)
@@ -212,15 +195,15 @@ func (r *EC2InstanceReconciler) convergeSettings(ctx context.Context, s *pass.Sc
 			p.fail(d.Field, err)
 			continue
 		}
-		r.driftCorrected(s, d)
+		ph.driftCorrected(s, d)
 		p.applied = append(p.applied, d.Field)
 	}
 	return pass.Proceed()
 }
 
-// convergeVolumesAspect is the data volumes aspect (converge_volumes.go).
-func (r *EC2InstanceReconciler) convergeVolumesAspect(ctx context.Context, s *pass.Scope, p *convergePass) pass.Step {
-	if busy, err := r.convergeVolumes(ctx, s, p.inst, p.fresh); err != nil {
+// Volumes is the data volumes aspect (converge_volumes.go).
+func (ph *Phase) Volumes(ctx context.Context, s *pass.Scope, p *Pass) pass.Step {
+	if busy, err := ph.convergeVolumes(ctx, s, p.inst, p.fresh); err != nil {
 		p.fail("volumes", err)
 	} else if busy {
 		p.moving = append(p.moving, "volumes")
@@ -228,9 +211,9 @@ func (r *EC2InstanceReconciler) convergeVolumesAspect(ctx context.Context, s *pa
 	return pass.Proceed()
 }
 
-// convergeElasticIPAspect is the Elastic IP aspect (converge_elasticip.go).
-func (r *EC2InstanceReconciler) convergeElasticIPAspect(ctx context.Context, s *pass.Scope, p *convergePass) pass.Step {
-	if busy, err := r.convergeElasticIP(ctx, s, p.inst); err != nil {
+// ElasticIP is the Elastic IP aspect (converge_elasticip.go).
+func (ph *Phase) ElasticIP(ctx context.Context, s *pass.Scope, p *Pass) pass.Step {
+	if busy, err := ph.convergeElasticIP(ctx, s, p.inst); err != nil {
 		p.fail("elasticIp", err)
 	} else if busy {
 		p.moving = append(p.moving, "elasticIp")
@@ -238,13 +221,13 @@ func (r *EC2InstanceReconciler) convergeElasticIPAspect(ctx context.Context, s *
 	return pass.Proceed()
 }
 
-// convergePowerAspect is the power state aspect (converge_power.go). What was just
+// PowerState is the power state aspect (converge_power.go). What was just
 // changed, or failed to change, must be read again, whatever the power step does.
-func (r *EC2InstanceReconciler) convergePowerAspect(ctx context.Context, s *pass.Scope, p *convergePass) pass.Step {
+func (ph *Phase) PowerState(ctx context.Context, s *pass.Scope, p *Pass) pass.Step {
 	if len(p.applied) > 0 || len(p.failures) > 0 {
-		r.forgetAttributes(s.Obj.UID)
+		ph.Attributes.Forget(s.Obj.UID)
 	}
-	next := r.convergePower(ctx, s, p.inst, p.whileStopped)
+	next := ph.convergePower(ctx, s, p.inst, p.whileStopped)
 	if !next.Ends() {
 		return next
 	}
@@ -259,7 +242,7 @@ func (r *EC2InstanceReconciler) convergePowerAspect(ctx context.Context, s *pass
 
 // convergeEnds ends a converge pass with next, reporting the aspects that failed
 // before it; what next says the pass is doing stays in view in the report.
-func convergeEnds(p *convergePass, next pass.Step) pass.Step {
+func convergeEnds(p *Pass, next pass.Step) pass.Step {
 	if len(p.failures) == 0 {
 		return next
 	}
@@ -268,18 +251,18 @@ func convergeEnds(p *convergePass, next pass.Step) pass.Step {
 
 // concludeConverge ends a pass that went through every aspect: still changing (come
 // back soon), failed (back off), or settled (Ready, and back at the resync).
-func (r *EC2InstanceReconciler) concludeConverge(s *pass.Scope, p *convergePass) pass.Step {
+func (ph *Phase) concludeConverge(s *pass.Scope, p *Pass) pass.Step {
 	if len(p.applied) > 0 || len(p.moving) > 0 {
 		msg := "applied " + strings.Join(p.applied, ", ")
 		if len(p.applied) == 0 {
 			msg = "changing " + strings.Join(p.moving, ", ")
 		}
 		s.NotReady(computev1alpha1.ReasonUpdating, msg)
-		return convergeEnds(p, pass.DoneAfter(r.PollInterval))
+		return convergeEnds(p, pass.DoneAfter(ph.PollInterval))
 	}
 	if len(p.failures) > 0 {
 		return convergeEnds(p, pass.DoneAfter(0))
 	}
-	r.settle(s, p.inst, p.whileStopped)
-	return pass.DoneAfter(r.resyncAfter())
+	ph.settle(s, p.inst, p.whileStopped)
+	return pass.DoneAfter(ph.Kernel.ResyncAfter())
 }
