@@ -41,7 +41,7 @@ type Address struct {
 // DescribeAddresses returns the addresses among allocationIDs that exist; see
 // Client.DescribeAddresses.
 func (c *AWSClient) DescribeAddresses(ctx context.Context, allocationIDs []string) (map[string]Address, error) {
-	return c.addresses.get(ctx, allocationIDs)
+	return c.addresses.Get(ctx, allocationIDs)
 }
 
 // describeAddressesByFilter describes addresses by the allocation-id filter, which,

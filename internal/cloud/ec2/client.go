@@ -30,6 +30,7 @@ import (
 
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/callmetrics"
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/coalesce"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/throttle"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/sdkhttp"
 	"github.com/ec2-operator/ec2-operator/internal/ec2limits"
@@ -59,7 +60,7 @@ type Options struct {
 	// Region is the AWS region; empty uses the default chain (AWS_REGION, profile).
 	Region string
 	// ExtraRegions are regions accepted besides those of the known partitions
-	// (regions.go): regions newer than this build (--extra-regions).
+	// (package regions): regions newer than this build (--extra-regions).
 	ExtraRegions []string
 	// Endpoint overrides the EC2 endpoint URL. Empty keeps the SDK default, which also
 	// honours AWS_ENDPOINT_URL_EC2 and AWS_ENDPOINT_URL.
@@ -123,7 +124,7 @@ type Options struct {
 	STSEndpoint string
 
 	// CredentialsExpired, when set, is called when EC2 answers that the request's
-	// credentials expired (see expiredCredentialsMiddleware).
+	// credentials expired (see awserrors.ExpiredCredentialsMiddleware).
 	CredentialsExpired func()
 }
 
@@ -180,8 +181,8 @@ type AWSClient struct {
 	owned    *ownedLister
 	pageSize int32
 	// volumes and addresses coalesce lookups of EBS volumes and Elastic IPs.
-	volumes   *idBatcher[Volume]
-	addresses *idBatcher[Address]
+	volumes   *coalesce.IDBatcher[Volume]
+	addresses *coalesce.IDBatcher[Address]
 	// ownedAddresses shares listings of a namespace's Elastic IPs between callers.
 	ownedAddresses *addressLister
 	// compute remembers images and instance types.
@@ -241,7 +242,7 @@ func NewFromConfig(cfg aws.Config, opts Options) *AWSClient {
 		o.APIOptions = append(o.APIOptions, callmetrics.Middlewares(opts.Recorder, p))
 		if opts.CredentialsExpired != nil {
 			o.APIOptions = append(o.APIOptions, func(stack *middleware.Stack) error {
-				return stack.Finalize.Add(expiredCredentialsMiddleware{invalidate: opts.CredentialsExpired}, middleware.After)
+				return stack.Finalize.Add(awserrors.ExpiredCredentialsMiddleware{Invalidate: opts.CredentialsExpired}, middleware.After)
 			})
 		}
 	})
@@ -256,8 +257,8 @@ func NewFromConfig(cfg aws.Config, opts Options) *AWSClient {
 	c.owned = newOwnedLister(api, opts.PageSize, DefaultOwnedTTL)
 	c.selectors.ttl = opts.SelectorTTL
 	c.ownedAddresses = newAddressLister(c.describeAddresses, DefaultOwnedTTL)
-	c.volumes = newIDBatcher(opts.BatchWindow, opts.MaxBatchSize, opts.BatchTimeout, c.describeVolumesByFilter)
-	c.addresses = newIDBatcher(opts.BatchWindow, opts.MaxBatchSize, opts.BatchTimeout, c.describeAddressesByFilter)
+	c.volumes = coalesce.NewIDBatcher(opts.BatchWindow, opts.MaxBatchSize, opts.BatchTimeout, c.describeVolumesByFilter)
+	c.addresses = coalesce.NewIDBatcher(opts.BatchWindow, opts.MaxBatchSize, opts.BatchTimeout, c.describeAddressesByFilter)
 	if opts.ReadAheadTTL > 0 {
 		c.batcher.ahead = newReadAhead(opts.ReadAheadTTL, opts.TransitionTTL, time.Now)
 	}

@@ -29,6 +29,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/ec2/types"
 
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/coalesce"
 )
 
 // Image is an AMI as DescribeImages reports it.
@@ -70,9 +71,9 @@ type InstanceTypeInfo struct {
 // computeCache remembers what never changes for a region and account: images by ID
 // and instance types by name, each asked once for all concurrent reconciles.
 type computeCache struct {
-	images    permanentCache[Image]
-	types     permanentCache[InstanceTypeInfo]
-	snapshots permanentCache[Snapshot]
+	images    coalesce.Cache[Image]
+	types     coalesce.Cache[InstanceTypeInfo]
+	snapshots coalesce.Cache[Snapshot]
 }
 
 // FindImages lists the available images matching q, newest first (by creation date,
@@ -123,7 +124,7 @@ func fromSDKImage(img types.Image) Image {
 // DescribeImage returns one image by ID, remembered for the client's lifetime (an
 // image's architecture and root device never change).
 func (c *AWSClient) DescribeImage(ctx context.Context, id string) (*Image, error) {
-	img, err := c.compute.images.get(ctx, "DescribeImages", id, func() (Image, error) {
+	img, err := c.compute.images.Get(ctx, "DescribeImages", id, func() (Image, error) {
 		out, err := c.api.DescribeImages(ctx, &awsec2.DescribeImagesInput{ImageIds: []string{id}})
 		if err != nil {
 			return Image{}, awserrors.Classify("DescribeImages", err)
@@ -144,7 +145,7 @@ func (c *AWSClient) DescribeImage(ctx context.Context, id string) (*Image, error
 
 // InstanceType describes an instance type, remembered for the client's lifetime.
 func (c *AWSClient) InstanceType(ctx context.Context, name string) (*InstanceTypeInfo, error) {
-	info, err := c.compute.types.get(ctx, "DescribeInstanceTypes", name, func() (InstanceTypeInfo, error) {
+	info, err := c.compute.types.Get(ctx, "DescribeInstanceTypes", name, func() (InstanceTypeInfo, error) {
 		return c.describeInstanceType(ctx, name)
 	})
 	if err != nil {
@@ -185,7 +186,7 @@ func (c *AWSClient) describeInstanceType(ctx context.Context, name string) (Inst
 // DescribeSnapshot returns one EBS snapshot's owner and size, remembered for the
 // client's lifetime: neither ever changes for a snapshot ID.
 func (c *AWSClient) DescribeSnapshot(ctx context.Context, id string) (*Snapshot, error) {
-	snap, err := c.compute.snapshots.get(ctx, "DescribeSnapshots", id, func() (Snapshot, error) {
+	snap, err := c.compute.snapshots.Get(ctx, "DescribeSnapshots", id, func() (Snapshot, error) {
 		out, err := c.api.DescribeSnapshots(ctx, &awsec2.DescribeSnapshotsInput{SnapshotIds: []string{id}})
 		if err != nil {
 			return Snapshot{}, awserrors.Classify("DescribeSnapshots", err)
@@ -201,4 +202,23 @@ func (c *AWSClient) DescribeSnapshot(ctx context.Context, id string) (*Snapshot,
 		return nil, err
 	}
 	return &snap, nil
+}
+
+// rootDeviceName returns the root device name of the image, from DescribeImage (which
+// remembers each image). For resolve:ssm: references it returns defaultSSMRootDevice (see
+// there why). Only successful answers are cached, so a missing image is looked up
+// again once it has been created or shared.
+func (c *AWSClient) rootDeviceName(ctx context.Context, imageID string) (string, error) {
+	if isSSMImage(imageID) {
+		return defaultSSMRootDevice, nil
+	}
+	img, err := c.DescribeImage(ctx, imageID)
+	if err != nil {
+		return "", err
+	}
+	if img.RootDeviceName == "" {
+		return "", &awserrors.Error{Kind: awserrors.KindInvalidInput, Operation: "DescribeImages", Code: "InvalidAMIID.NotFound",
+			Message: fmt.Sprintf("The image id '[%s]' has no root device", imageID)}
+	}
+	return img.RootDeviceName, nil
 }

@@ -17,6 +17,8 @@ limitations under the License.
 package ec2
 
 import (
+	"maps"
+	"slices"
 	"sort"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -126,7 +128,7 @@ func fromSDKBlockDevices(in types.Instance, out *Instance) {
 // toSDKTags turns a tag map into the SDK's tag list.
 func toSDKTags(tags map[string]string) []types.Tag {
 	out := make([]types.Tag, 0, len(tags))
-	for _, k := range sortedKeys(tags) {
+	for _, k := range slices.Sorted(maps.Keys(tags)) {
 		out = append(out, types.Tag{Key: aws.String(k), Value: aws.String(tags[k])})
 	}
 	return out

@@ -80,3 +80,16 @@ func (c *AWSClient) toleratingState(ctx context.Context, op, id string, err erro
 	}
 	return cerr
 }
+
+// CancelSpotRequest cancels a Spot Instance request. EC2 answers a request that is
+// already cancelled or closed with its current state, not an error, so repeating the
+// call is safe.
+func (c *AWSClient) CancelSpotRequest(ctx context.Context, requestID string) error {
+	_, err := c.api.CancelSpotInstanceRequests(ctx, &awsec2.CancelSpotInstanceRequestsInput{
+		SpotInstanceRequestIds: []string{requestID},
+	})
+	if err != nil {
+		return awserrors.Classify("CancelSpotInstanceRequests", err)
+	}
+	return nil
+}

@@ -18,6 +18,8 @@ package ec2
 
 import (
 	"context"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -136,7 +138,7 @@ func (c *selectorCache) do(key string, compute func() (any, error)) (any, error)
 // tag:<key> for a value, tag-key for a key whose value does not matter.
 func tagFilters(tags map[string]string) []types.Filter {
 	var out []types.Filter
-	for _, k := range sortedKeys(tags) {
+	for _, k := range slices.Sorted(maps.Keys(tags)) {
 		if v := tags[k]; v != "" {
 			out = append(out, types.Filter{Name: aws.String("tag:" + k), Values: []string{v}})
 		} else {
@@ -213,7 +215,7 @@ func (c *AWSClient) FindSecurityGroups(ctx context.Context, q SecurityGroupQuery
 // flatTags writes tags in a stable order, for cache keys.
 func flatTags(tags map[string]string) string {
 	var b strings.Builder
-	for _, k := range sortedKeys(tags) {
+	for _, k := range slices.Sorted(maps.Keys(tags)) {
 		b.WriteString(k + "=" + tags[k] + ";")
 	}
 	return b.String()

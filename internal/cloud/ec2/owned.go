@@ -18,6 +18,8 @@ package ec2
 
 import (
 	"context"
+	"maps"
+	"slices"
 	"sync"
 	"time"
 
@@ -125,7 +127,7 @@ func (l *ownedLister) list(ctx context.Context, namespace, name string) ([]Insta
 		add(e.byName[name])
 	} else {
 		out = make([]Instance, 0, e.count)
-		for _, n := range sortedKeys(e.byName) {
+		for _, n := range slices.Sorted(maps.Keys(e.byName)) {
 			add(e.byName[n])
 		}
 	}
@@ -194,7 +196,7 @@ func (l *ownedLister) fetch(namespace string, e *ownedListing) {
 	defer l.succeeded(namespace, e)
 	e.fetchedAt = time.Now()
 	e.byName = map[string][]Instance{}
-	for _, id := range sortedKeys(instanceIDs(found)) {
+	for _, id := range slices.Sorted(maps.Keys(instanceIDs(found))) {
 		// The filters find a superset (see ownerTagFilters): keep the namespace's own.
 		if OwnerTag(found[id].Tags, TagOwnerNamespace) == namespace {
 			name := OwnerTag(found[id].Tags, TagOwnerName)

@@ -17,6 +17,9 @@ limitations under the License.
 package ec2
 
 import (
+	"maps"
+	"slices"
+
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/ec2/types"
 )
@@ -32,7 +35,7 @@ import (
 func ownerTagFilters(want map[string]string) []types.Filter {
 	var filters []types.Filter
 	paired := false
-	for _, k := range sortedKeys(want) {
+	for _, k := range slices.Sorted(maps.Keys(want)) {
 		switch {
 		case !IsOwnershipKey(k):
 			filters = append(filters, types.Filter{Name: aws.String("tag:" + k), Values: []string{want[k]}})

@@ -18,6 +18,8 @@ package ec2
 
 import (
 	"context"
+	"maps"
+	"slices"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awsec2 "github.com/aws/aws-sdk-go-v2/service/ec2"
@@ -78,7 +80,7 @@ type VolumeChange struct {
 
 // DescribeVolumes returns the volumes among ids that exist; see Client.DescribeVolumes.
 func (c *AWSClient) DescribeVolumes(ctx context.Context, ids []string) (map[string]Volume, error) {
-	return c.volumes.get(ctx, ids)
+	return c.volumes.Get(ctx, ids)
 }
 
 // describeVolumesByFilter describes volumes by the volume-id filter, which, unlike
@@ -222,7 +224,7 @@ func (c *AWSClient) SetDeleteOnTermination(ctx context.Context, instanceID, devi
 // creation answer was lost (the caller knows its owner and device tags).
 func (c *AWSClient) FindVolumes(ctx context.Context, tags map[string]string) ([]Volume, error) {
 	var filters []types.Filter
-	for _, k := range sortedKeys(tags) {
+	for _, k := range slices.Sorted(maps.Keys(tags)) {
 		filters = append(filters, types.Filter{Name: aws.String("tag:" + k), Values: []string{tags[k]}})
 	}
 	var out []Volume

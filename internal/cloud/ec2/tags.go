@@ -20,6 +20,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -263,7 +265,7 @@ func VolumeClientToken(uid, instanceID string, removals int32, zone string, req 
 	// Quoted strings keep the fields apart whatever characters they hold.
 	fmt.Fprintf(h, "%q %q %d %q %q %d %q %d %d %s %q %q", uid, instanceID, removals, zone,
 		req.Device, req.SizeGiB, req.Type, req.IOPS, req.Throughput, encrypted, req.KMSKeyID, req.SnapshotID)
-	for _, k := range sortedKeys(tags) {
+	for _, k := range slices.Sorted(maps.Keys(tags)) {
 		fmt.Fprintf(h, " %q=%q", k, tags[k])
 	}
 	return "vol-" + hex.EncodeToString(h.Sum(nil))[:56]

@@ -27,6 +27,7 @@ import (
 
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/regions"
 )
 
 // RegionalClients hands out one long-lived client per region. EC2Instances may name
@@ -93,7 +94,7 @@ func (r *RegionalClients) checkRegion(region string) error {
 	if region == "" {
 		return fmt.Errorf("no AWS region: set spec.region, the --aws-region flag or AWS_REGION")
 	}
-	if ec2.KnownRegion(region) || region == r.cfg.Region || slices.Contains(r.opts.ExtraRegions, region) {
+	if regions.Known(region) || region == r.cfg.Region || slices.Contains(r.opts.ExtraRegions, region) {
 		return nil
 	}
 	return &awserrors.Error{Kind: awserrors.KindInvalidInput, Code: awserrors.CodeUnknownRegion,

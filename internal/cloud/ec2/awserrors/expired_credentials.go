@@ -14,14 +14,12 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package ec2
+package awserrors
 
 import (
 	"context"
 
 	"github.com/aws/smithy-go/middleware"
-
-	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
 )
 
 // expiredCredentialCodes are EC2's answers to credentials that are no longer valid:
@@ -29,22 +27,23 @@ import (
 // signed too long ago), ExpiredToken for an expired session token.
 var expiredCredentialCodes = map[string]bool{"RequestExpired": true, "ExpiredToken": true}
 
-// expiredCredentialsMiddleware drops the cached credentials when EC2 says they
+// ExpiredCredentialsMiddleware drops the cached credentials when EC2 says they
 // expired. The SDK's credentials cache judges expiry by the local clock and the
 // expiry STS announced; EC2 is the authority, and the next call assumes the role
 // afresh instead of failing until the cache's own window runs out.
-type expiredCredentialsMiddleware struct {
-	invalidate func()
+type ExpiredCredentialsMiddleware struct {
+	// Invalidate drops the cached credentials.
+	Invalidate func()
 }
 
-func (expiredCredentialsMiddleware) ID() string { return "ec2-operator/ExpiredCredentials" }
+func (ExpiredCredentialsMiddleware) ID() string { return "ec2-operator/ExpiredCredentials" }
 
-func (m expiredCredentialsMiddleware) HandleFinalize(ctx context.Context, in middleware.FinalizeInput, next middleware.FinalizeHandler) (
+func (m ExpiredCredentialsMiddleware) HandleFinalize(ctx context.Context, in middleware.FinalizeInput, next middleware.FinalizeHandler) (
 	middleware.FinalizeOutput, middleware.Metadata, error,
 ) {
 	out, md, err := next.HandleFinalize(ctx, in)
-	if code, _ := awserrors.ErrorCode(err); expiredCredentialCodes[code] {
-		m.invalidate()
+	if code, _ := ErrorCode(err); expiredCredentialCodes[code] {
+		m.Invalidate()
 	}
 	return out, md, err
 }

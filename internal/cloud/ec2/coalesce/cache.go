@@ -14,7 +14,10 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package ec2
+// Package coalesce makes one EC2 call serve many reconciles that ask at about the same
+// time: answers that never change are asked once per key (Cache), and lookups by ID
+// are gathered into one describe call per short window (IDBatcher).
+package coalesce
 
 import (
 	"context"
@@ -23,30 +26,30 @@ import (
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
 )
 
-// permanentCache remembers answers that never change for a region and account (an
+// Cache remembers answers that never change for a region and account (an
 // image by ID, an instance type by name) for the client's lifetime, and makes one
 // call per key however many reconciles ask at once: a bulk create of identical
 // objects asks EC2 about its image and its instance type once, not once per worker
 // that started before the first answer came back. Failures are shared with the
 // askers of the same call but not remembered, so a missing image is looked up again
 // once it has been created or shared.
-type permanentCache[T any] struct {
+type Cache[T any] struct {
 	mu      sync.Mutex
 	answers map[string]T
-	flights map[string]*lookupFlight[T]
+	flights map[string]*flight[T]
 }
 
-// lookupFlight is one call in progress; done closes when value and err are set.
-type lookupFlight[T any] struct {
+// flight is one call in progress; done closes when value and err are set.
+type flight[T any] struct {
 	done  chan struct{}
 	value T
 	err   error
 }
 
-// get returns the remembered answer for key, or the answer of the call in progress
+// Get returns the remembered answer for key, or the answer of the call in progress
 // for it, or makes the call with fetch. A caller whose context ends while it waits
 // for another's call gets the context's error, classified as operation's.
-func (c *permanentCache[T]) get(ctx context.Context, operation, key string, fetch func() (T, error)) (T, error) {
+func (c *Cache[T]) Get(ctx context.Context, operation, key string, fetch func() (T, error)) (T, error) {
 	c.mu.Lock()
 	if v, ok := c.answers[key]; ok {
 		c.mu.Unlock()
@@ -62,9 +65,9 @@ func (c *permanentCache[T]) get(ctx context.Context, operation, key string, fetc
 			return zero, awserrors.Classify(operation, ctx.Err())
 		}
 	}
-	f := &lookupFlight[T]{done: make(chan struct{})}
+	f := &flight[T]{done: make(chan struct{})}
 	if c.flights == nil {
-		c.flights = map[string]*lookupFlight[T]{}
+		c.flights = map[string]*flight[T]{}
 	}
 	c.flights[key] = f
 	c.mu.Unlock()

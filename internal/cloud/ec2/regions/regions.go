@@ -14,7 +14,9 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package ec2
+// Package regions knows which AWS regions exist, per partition, so that a region a
+// tenant types is checked before any client, rate limiter or cache is made for it.
+package regions
 
 import (
 	"slices"
@@ -44,8 +46,8 @@ var partitionRegions = map[string][]string{
 	"aws-us-gov": {"us-gov-east-1", "us-gov-west-1"},
 }
 
-// KnownRegion reports whether the region is in one of the partitions.
-func KnownRegion(region string) bool {
+// Known reports whether the region is in one of the partitions.
+func Known(region string) bool {
 	for _, regions := range partitionRegions {
 		if slices.Contains(regions, region) {
 			return true

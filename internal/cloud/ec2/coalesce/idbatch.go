@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package ec2
+package coalesce
 
 import (
 	"context"
@@ -24,11 +24,11 @@ import (
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
 )
 
-// idBatcher coalesces lookups by ID (volumes, addresses) into one describe call per
+// IDBatcher coalesces lookups by ID (volumes, addresses) into one describe call per
 // short window, as describeBatcher does for instances: after a resync many objects
 // ask about their own few resources at about the same time, and one request with all
 // their IDs costs EC2's API budget the same as one with a single ID.
-type idBatcher[T any] struct {
+type IDBatcher[T any] struct {
 	window  time.Duration
 	maxSize int
 	timeout time.Duration
@@ -37,11 +37,11 @@ type idBatcher[T any] struct {
 	fetch func(ctx context.Context, ids []string) (map[string]T, error)
 
 	mu    sync.Mutex
-	batch *idBatch[T]
+	batch *batch[T]
 }
 
-// idBatch is one window's worth of IDs and, once done is closed, their answer.
-type idBatch[T any] struct {
+// batch is one window's worth of IDs and, once done is closed, their answer.
+type batch[T any] struct {
 	ids    []string
 	seen   map[string]bool
 	done   chan struct{}
@@ -49,20 +49,22 @@ type idBatch[T any] struct {
 	err    error
 }
 
-func newIDBatcher[T any](window time.Duration, maxSize int, timeout time.Duration,
-	fetch func(ctx context.Context, ids []string) (map[string]T, error)) *idBatcher[T] {
-	return &idBatcher[T]{window: window, maxSize: maxSize, timeout: timeout, fetch: fetch}
+// NewIDBatcher gathers the IDs asked for within window, at most maxSize, into one
+// fetch bounded by timeout.
+func NewIDBatcher[T any](window time.Duration, maxSize int, timeout time.Duration,
+	fetch func(ctx context.Context, ids []string) (map[string]T, error)) *IDBatcher[T] {
+	return &IDBatcher[T]{window: window, maxSize: maxSize, timeout: timeout, fetch: fetch}
 }
 
-// get returns the resources among ids that exist, keyed by ID; an ID missing from the
+// Get returns the resources among ids that exist, keyed by ID; an ID missing from the
 // answer does not exist (or is not visible yet).
-func (b *idBatcher[T]) get(ctx context.Context, ids []string) (map[string]T, error) {
+func (b *IDBatcher[T]) Get(ctx context.Context, ids []string) (map[string]T, error) {
 	if len(ids) == 0 {
 		return map[string]T{}, nil
 	}
 	b.mu.Lock()
 	if b.batch == nil {
-		b.batch = &idBatch[T]{seen: map[string]bool{}, done: make(chan struct{})}
+		b.batch = &batch[T]{seen: map[string]bool{}, done: make(chan struct{})}
 		batch := b.batch
 		time.AfterFunc(b.window, func() { b.send(batch) })
 	}
@@ -98,7 +100,7 @@ func (b *idBatcher[T]) get(ctx context.Context, ids []string) (map[string]T, err
 // send runs the batch once, whichever of the window timer and a full batch comes
 // first. It uses its own timeout: it answers many callers, none of whose contexts
 // may cancel it for the others.
-func (b *idBatcher[T]) send(batch *idBatch[T]) {
+func (b *IDBatcher[T]) send(batch *batch[T]) {
 	b.mu.Lock()
 	if b.batch != batch {
 		b.mu.Unlock()
