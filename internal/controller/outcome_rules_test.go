@@ -22,39 +22,19 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-logr/logr"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
 	"github.com/ec2-operator/ec2-operator/internal/controller/launch"
 	"github.com/ec2-operator/ec2-operator/internal/controller/pass"
+	"github.com/ec2-operator/ec2-operator/internal/controller/pass/passtest"
 )
 
-// eventLog records the events the reconciler emits, for pure tests.
-type eventLog struct{ reasons, notes []string }
-
-func (l *eventLog) Eventf(_ runtime.Object, _ runtime.Object, _, reason, _, note string, args ...any) {
-	l.reasons = append(l.reasons, reason)
-	if len(args) > 0 {
-		note = args[0].(string)
-	}
-	l.notes = append(l.notes, note)
-}
-
 // pureReconciler is a reconciler for rules that need neither the API server nor EC2.
-func pureReconciler() (*EC2InstanceReconciler, *eventLog) {
-	events := &eventLog{}
+func pureReconciler() (*EC2InstanceReconciler, *passtest.EventLog) {
+	events := &passtest.EventLog{}
 	r := &EC2InstanceReconciler{Recorder: events}
 	r.defaults()
 	return r, events
-}
-
-// pureScope is a scope whose events go to rec (nil: none).
-func pureScope(rec pass.EventRecorder) *pass.Scope {
-	obj := &computev1alpha1.EC2Instance{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "team-a", Generation: 1}}
-	return pass.NewScope(obj, logr.Discard(), rec)
 }
 
 func TestFinishTurnsEveryStepIntoOneResult(t *testing.T) {
@@ -91,7 +71,7 @@ func TestFinishTurnsEveryStepIntoOneResult(t *testing.T) {
 	for _, tc := range testCases {
 		t.Run(tc.name, func(t *testing.T) {
 			r, events := pureReconciler()
-			s := pureScope(r.Recorder)
+			s := passtest.Scope(r.Recorder)
 			res, err := r.finish(s, tc.step)
 			if tc.wantErr == "" && err != nil || tc.wantErr != "" && (err == nil || err.Error() != tc.wantErr) {
 				t.Fatalf("error %v, want %q", err, tc.wantErr)
@@ -110,8 +90,8 @@ func TestFinishTurnsEveryStepIntoOneResult(t *testing.T) {
 			if (ready == nil) != (tc.wantReady == "") || ready != nil && ready.Reason != tc.wantReady {
 				t.Errorf("Ready %+v, want reason %q", ready, tc.wantReady)
 			}
-			if strings.Join(events.reasons, ",") != strings.Join(tc.wantEvents, ",") {
-				t.Errorf("events %v, want %v", events.reasons, tc.wantEvents)
+			if strings.Join(events.Reasons, ",") != strings.Join(tc.wantEvents, ",") {
+				t.Errorf("events %v, want %v", events.Reasons, tc.wantEvents)
 			}
 		})
 	}
@@ -147,7 +127,7 @@ func TestReasonForNamesTheControllersOwnRefusalsAndEC2Causes(t *testing.T) {
 // proves that it ends such a pass with this step).
 func TestFailuresOfAPassAreReportedTogetherWithWhatStillMoves(t *testing.T) {
 	r, events := pureReconciler()
-	s := pureScope(r.Recorder)
+	s := passtest.Scope(r.Recorder)
 	s.NotReady(computev1alpha1.ReasonStopping, "stopping instance i-1: desiredState is stopped")
 	st := pass.Step{Kind: pass.KindFailed, After: r.PollInterval, Meanwhile: true, Failures: []pass.Failure{
 		{Action: "changing tags", Err: &awserrors.Error{Kind: awserrors.KindAuth, Code: "UnauthorizedOperation", Message: "not allowed"}},
@@ -162,7 +142,7 @@ func TestFailuresOfAPassAreReportedTogetherWithWhatStillMoves(t *testing.T) {
 	if ready.Reason != computev1alpha1.ReasonAuthFailure || ready.Message != want {
 		t.Errorf("Ready %s %q, want %s %q", ready.Reason, ready.Message, computev1alpha1.ReasonAuthFailure, want)
 	}
-	if len(events.reasons) != 2 {
-		t.Errorf("events %v, want one per failure", events.reasons)
+	if len(events.Reasons) != 2 {
+		t.Errorf("events %v, want one per failure", events.Reasons)
 	}
 }

@@ -28,6 +28,7 @@ import (
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/ec2fake"
 	"github.com/ec2-operator/ec2-operator/internal/controller/pass"
+	"github.com/ec2-operator/ec2-operator/internal/controller/pass/passtest"
 	"github.com/ec2-operator/ec2-operator/internal/controller/plan"
 )
 
@@ -45,7 +46,7 @@ func fakeInstance(t *testing.T, f *ec2fake.Fake, rec pass.EventRecorder, spec co
 	if state != ec2.StateRunning {
 		f.SetState(inst.ID, state)
 	}
-	s := testScope(rec)
+	s := passtest.Scope(rec)
 	s.Obj.Spec = spec
 	s.EC2 = f
 	found, _ := f.Instance(inst.ID)
@@ -125,8 +126,8 @@ func TestARefusedChangeWhileStoppedStillStartsTheInstance(t *testing.T) {
 	if synced := s.Condition(computev1alpha1.ConditionSynced); synced == nil || synced.Reason != computev1alpha1.ReasonUpdateFailed {
 		t.Errorf("Synced %+v, want UpdateFailed", synced)
 	}
-	if !strings.Contains(strings.Join(events.reasons, ","), computev1alpha1.ReasonUpdateFailed) {
-		t.Errorf("events %v lack UpdateFailed", events.reasons)
+	if !strings.Contains(strings.Join(events.Reasons, ","), computev1alpha1.ReasonUpdateFailed) {
+		t.Errorf("events %v lack UpdateFailed", events.Reasons)
 	}
 }
 
@@ -178,8 +179,8 @@ func TestTagsStayWithinEC2sLimitAndRemoveOnlyWhatTheOperatorSet(t *testing.T) {
 	if got.Tags["team"] != "a" || got.Tags["someone-elses"] != "y" || got.Tags["old"] != "" {
 		t.Errorf("tags %v: want team set, old removed, someone-elses kept", got.Tags)
 	}
-	if len(events.reasons) != 1 || events.reasons[0] != "DriftCorrected" {
-		t.Errorf("events %v, want one DriftCorrected for the pass", events.reasons)
+	if len(events.Reasons) != 1 || events.Reasons[0] != "DriftCorrected" {
+		t.Errorf("events %v, want one DriftCorrected for the pass", events.Reasons)
 	}
 
 	full := map[string]string{}

@@ -20,27 +20,14 @@ import (
 	"context"
 	"time"
 
-	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/controller/memory"
 	"github.com/ec2-operator/ec2-operator/internal/controller/pass"
+	"github.com/ec2-operator/ec2-operator/internal/controller/pass/passtest"
 )
-
-// eventLog records the reasons and notes of the events a pass emits.
-type eventLog struct{ reasons, notes []string }
-
-func (l *eventLog) Eventf(_ runtime.Object, _ runtime.Object, _, reason, _, note string, args ...any) {
-	l.reasons = append(l.reasons, reason)
-	if len(args) > 0 {
-		note = args[0].(string)
-	}
-	l.notes = append(l.notes, note)
-}
 
 // testKernel is the rest of the pass as converge meets it for an object without
 // userDataFrom.
@@ -72,16 +59,9 @@ func (nopMetrics) FirstRunning(time.Duration)      {}
 
 // pureReconciler is converge with the reconciler's default timing, empty stores and
 // no API server, and the log its scopes' events go to.
-func pureReconciler() (*Phase, *eventLog) {
+func pureReconciler() (*Phase, *passtest.EventLog) {
 	return &Phase{Kernel: testKernel{}, Metrics: nopMetrics{}, Now: time.Now, ClusterID: "cluster-a",
 		PollInterval: 5 * time.Second, AttributeResyncPeriod: time.Hour, VisibilityGracePeriod: 5 * time.Minute,
 		TypeChangeTimeout: DefaultTypeChangeTimeout, MinBackoff: time.Second, MaxBackoff: 5 * time.Minute,
-		Attributes: &memory.Attributes{}, Creating: &memory.CreatingVolumes{}}, &eventLog{}
-}
-
-// testScope is the scope of a pass over an object named web, its events going to rec
-// (nil: none).
-func testScope(rec pass.EventRecorder) *pass.Scope {
-	obj := &computev1alpha1.EC2Instance{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "team-a", Generation: 1}}
-	return pass.NewScope(obj, logr.Discard(), rec)
+		Attributes: &memory.Attributes{}, Creating: &memory.CreatingVolumes{}}, &passtest.EventLog{}
 }

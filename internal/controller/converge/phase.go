@@ -12,7 +12,9 @@ distributed under the License is distributed on an "AS IS" BASIS,
 WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 See the License for the specific language governing permissions and
 limitations under the License.
-*/ // Package converge brings an existing instance to its EC2Instance's spec, one aspect
+*/
+
+// Package converge brings an existing instance to its EC2Instance's spec, one aspect
 // at a time (converge.go lists them): tags, the security groups a selector picks, the
 // extra attributes and the user data, the in-place settings (package plan's table),
 // data volumes, the Elastic IP and the power state, and settles the object when

@@ -27,6 +27,7 @@ import (
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
 	"github.com/ec2-operator/ec2-operator/internal/controller/pass"
+	"github.com/ec2-operator/ec2-operator/internal/controller/pass/passtest"
 )
 
 // Whether a stopped instance was stopped outside Kubernetes is decided from what the
@@ -47,7 +48,7 @@ func TestAStopIsOutOfBandUnlessTheOperatorRecordedIt(t *testing.T) {
 	}
 	for _, tc := range testCases {
 		t.Run(tc.name, func(t *testing.T) {
-			s := testScope(nil)
+			s := passtest.Scope(nil)
 			s.NotReady(tc.readyReason, "whatever the message says")
 			s.Obj.Status.State = ec2.StateRunning
 			s.Obj.Status.LastStopRequest = tc.lastStop

@@ -104,8 +104,8 @@ func TestALostLaunchIsFoundByTokenOrTagButNeverAnotherClustersCopy(t *testing.T)
 			} else if want != "" {
 				t.Errorf("found nothing, want %s", want)
 			}
-			if strings.Join(events.reasons, ",") != tc.wantEvents {
-				t.Errorf("events %v, want %q", events.reasons, tc.wantEvents)
+			if strings.Join(events.Reasons, ",") != tc.wantEvents {
+				t.Errorf("events %v, want %q", events.Reasons, tc.wantEvents)
 			}
 		})
 	}
@@ -148,8 +148,8 @@ func TestRunInstanceRemembersWhatItLaunchedAndWhatItDidNot(t *testing.T) {
 			if _, ok := r.Launches.Get(s.Obj.UID, token); ok != (tc.fail == nil) {
 				t.Errorf("launch remembered = %v, want %v", ok, tc.fail == nil)
 			}
-			if tc.wantEvent != "" && strings.Join(events.reasons, ",") != tc.wantEvent {
-				t.Errorf("events %v, want %s", events.reasons, tc.wantEvent)
+			if tc.wantEvent != "" && strings.Join(events.Reasons, ",") != tc.wantEvent {
+				t.Errorf("events %v, want %s", events.Reasons, tc.wantEvent)
 			}
 		})
 	}
@@ -171,8 +171,8 @@ func TestIdempotencyConflictsBackOffThenStall(t *testing.T) {
 			t.Errorf("waits %v do not grow", waits)
 		}
 	}
-	if len(events.reasons) != 0 {
-		t.Errorf("events %v before the operator stops", events.reasons)
+	if len(events.Reasons) != 0 {
+		t.Errorf("events %v before the operator stops", events.Reasons)
 	}
 	if next := r.idempotencyConflict(s, conflict); next.Kind != pass.KindDone || next.After != 0 {
 		t.Errorf("last step %+v, want the pass to end without a requeue", next)

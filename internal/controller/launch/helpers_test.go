@@ -22,10 +22,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
@@ -33,20 +30,10 @@ import (
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/ec2fake"
 	"github.com/ec2-operator/ec2-operator/internal/controller/memory"
 	"github.com/ec2-operator/ec2-operator/internal/controller/pass"
+	"github.com/ec2-operator/ec2-operator/internal/controller/pass/passtest"
 )
 
 const testCluster = "cluster-a"
-
-// eventLog records the reasons and notes of the events a pass emits.
-type eventLog struct{ reasons, notes []string }
-
-func (l *eventLog) Eventf(_ runtime.Object, _ runtime.Object, _, reason, _, note string, args ...any) {
-	l.reasons = append(l.reasons, reason)
-	if len(args) > 0 {
-		note = args[0].(string)
-	}
-	l.notes = append(l.notes, note)
-}
 
 // testKernel is the rest of the pass as a launch of an object without an AWSAccount
 // meets it: every check passes, the user data is the spec's, and an instance in the
@@ -96,18 +83,11 @@ func testPhase() *Phase {
 		Launches: &memory.Launches{}, Attributes: &memory.Attributes{}, Events: &memory.EventMarks{}, Vanished: &memory.Vanished{}}
 }
 
-// testScope is the scope of a first pass of an object named web, its events going to
-// rec (nil: none).
-func testScope(rec pass.EventRecorder) *pass.Scope {
-	obj := &computev1alpha1.EC2Instance{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "team-a", Generation: 1}}
-	return pass.NewScope(obj, logr.Discard(), rec)
-}
-
 // launchScope is the scope of a first pass of an object that names no instance, with
 // the fake as its client.
-func launchScope(f *ec2fake.Fake) (*Phase, *eventLog, *pass.Scope) {
-	events := &eventLog{}
-	s := testScope(events)
+func launchScope(f *ec2fake.Fake) (*Phase, *passtest.EventLog, *pass.Scope) {
+	events := &passtest.EventLog{}
+	s := passtest.Scope(events)
 	s.Obj.UID = "uid-web"
 	s.Obj.Spec = computev1alpha1.EC2InstanceSpec{InstanceType: "t3.micro", ImageID: ec2fake.DefaultImageID}
 	s.EC2 = f

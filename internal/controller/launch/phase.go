@@ -12,7 +12,9 @@ distributed under the License is distributed on an "AS IS" BASIS,
 WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 See the License for the specific language governing permissions and
 limitations under the License.
-*/ // Package launch makes sure an EC2Instance has its instance: it finds the recorded
+*/
+
+// Package launch makes sure an EC2Instance has its instance: it finds the recorded
 // one (waiting for EC2's eventual consistency), launches with the launch record
 // written first, finds a launch whose answer was lost, reads EC2's idempotency
 // answers, adopts, takes over the instance of an earlier object with the same name,

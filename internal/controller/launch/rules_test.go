@@ -24,6 +24,7 @@ import (
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
+	"github.com/ec2-operator/ec2-operator/internal/controller/pass/passtest"
 )
 
 // An instance unknown to DescribeInstances right after its launch is waited for, not
@@ -53,7 +54,7 @@ func TestVisibilityGraceFollowsTheLaunchRecordAndEC2sAnswer(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			r := testPhase()
 			r.Now = func() time.Time { return now }
-			s := testScope(nil)
+			s := passtest.Scope(nil)
 			s.Obj.Status.LastLaunchAttempt, s.Obj.Status.InstanceID = tc.lastLaunch, tc.instanceID
 			if tc.readyReason != "" {
 				s.NotReady(tc.readyReason, tc.readyMsg)
@@ -84,7 +85,7 @@ func TestReplacementsBackOffAndNameWhyTheInstanceWentAway(t *testing.T) {
 		{before: ec2.StatePending, code: "Server.SpotInstanceTermination", wantReason: computev1alpha1.ReasonTerminatedOutOfBand},
 	}
 	for _, tc := range testCases {
-		s := testScope(nil)
+		s := passtest.Scope(nil)
 		s.Before.Status.State = tc.before
 		reason, _, _ := terminationCause(s, &ec2.Instance{ID: "i-1", StateReasonCode: tc.code})
 		if reason != tc.wantReason {

@@ -12,7 +12,9 @@ distributed under the License is distributed on an "AS IS" BASIS,
 WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 See the License for the specific language governing permissions and
 limitations under the License.
-*/ // Package memory is what the EC2Instance reconciler remembers about objects between
+*/
+
+// Package memory is what the EC2Instance reconciler remembers about objects between
 // passes: the extra attributes last read, launches not recorded yet, volumes being
 // created, what EC2 events said, vanished instances and conflicting writes. Each store
 // is a small type with its own lock; Objects holds one of each and forgets an object
