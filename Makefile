@@ -110,7 +110,7 @@ verify-generated: controller-gen crd-ref-docs ## Fail when generated files (deep
 	CONTROLLER_GEN=$(CONTROLLER_GEN) CRD_REF_DOCS=$(CRD_REF_DOCS) hack/verify-generated.sh
 
 .PHONY: verify-headers
-verify-headers: ## Fail when a Go file lacks the licence header of hack/boilerplate.go.txt (hack/license-headers.sh --fix adds it).
+verify-headers: ## Fail when a Go file lacks the licence header of hack/boilerplate.go.txt, or a blank line after it (hack/license-headers.sh --fix adds a missing header).
 	hack/license-headers.sh
 
 .PHONY: verify-fmt

@@ -12,14 +12,24 @@ fix=false
 [[ "${1:-}" == "--fix" ]] && fix=true
 
 missing=()
+joined=()
 while IFS= read -r -d '' file; do
   # Skip leading build constraints and blank lines, then compare.
   body=$(awk 'BEGIN{s=1} s && (/^\/\/go:build/ || /^\/\/ \+build/ || /^$/) {next} {s=0; print}' "$file")
   if [[ "${body:0:${#header}}" != "$header" ]]; then
     missing+=("${file#"$root"/}")
+  elif [[ "${body:${#header}:2}" != $'\n\n' && "${#body}" -gt "${#header}" ]]; then
+    # The header must stand alone: a comment on its closing line or the next one
+    # would join it, and the licence would become the package's documentation.
+    joined+=("${file#"$root"/}")
   fi
 done < <(find "$root" -name '*.go' -not -path "$root/bin/*" -not -path "$root/.git/*" -not -path "$root/dist/*" -print0 | sort -z)
 
+if [[ ${#joined[@]} -gt 0 ]]; then
+  echo "these Go files have the licence header but no blank line after it (the next comment joins the licence):" >&2
+  printf '  %s\n' "${joined[@]}" >&2
+  exit 1
+fi
 if [[ ${#missing[@]} -eq 0 ]]; then
   exit 0
 fi
