@@ -27,7 +27,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/metadata"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -380,13 +379,6 @@ func (r *EC2InstanceReconciler) tellFleet(ctx context.Context, account, region s
 }
 
 func (r *EC2InstanceReconciler) now() time.Time { return r.Now() }
-
-// nowInStatus is the time now as status records it: in whole seconds, as the API
-// server stores it, so that an unchanged time causes no write.
-func (r *EC2InstanceReconciler) nowInStatus() *metav1.Time {
-	t := metav1.NewTime(r.now().UTC().Truncate(time.Second))
-	return &t
-}
 
 // resyncAfter spreads resyncs by up to a tenth of the period so that many objects
 // created together do not describe their instances in lockstep forever.

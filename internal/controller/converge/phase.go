@@ -27,7 +27,6 @@ import (
 	"context"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -76,10 +75,3 @@ type Phase struct {
 }
 
 func (ph *Phase) now() time.Time { return ph.Now() }
-
-// nowInStatus is the time now as status records it: in whole seconds, as the API
-// server stores it, so that an unchanged time causes no write.
-func (ph *Phase) nowInStatus() *metav1.Time {
-	t := metav1.NewTime(ph.now().UTC().Truncate(time.Second))
-	return &t
-}

@@ -71,7 +71,7 @@ func (ph *Phase) convergePower(ctx context.Context, s *pass.Scope, inst *ec2.Ins
 			return ph.stop(ctx, s, inst, "desiredState is "+string(s.Obj.Spec.DesiredState))
 		case typeChange >= 0:
 			d := whileStopped[typeChange]
-			st.TypeChangeStarted = ph.nowInStatus()
+			st.TypeChangeStarted = pass.StatusTime(ph.now())
 			return ph.stop(ctx, s, inst, fmt.Sprintf("changing instanceType from %s to %s needs a stopped instance; it starts again afterwards", d.Actual, d.Desired))
 		}
 	case ec2.StateStopped:
@@ -164,7 +164,7 @@ func (ph *Phase) start(ctx context.Context, s *pass.Scope, inst *ec2.Instance, n
 		}
 		return pass.Failed("starting instance", err)
 	}
-	st.LastStartAttempt = ph.nowInStatus()
+	st.LastStartAttempt = pass.StatusTime(ph.now())
 	s.Event(corev1.EventTypeNormal, computev1alpha1.ReasonStarting, "starting instance "+inst.ID+": "+why)
 	s.NotReady(computev1alpha1.ReasonStarting, "starting instance "+inst.ID)
 	return pass.DoneAfter(ph.PollInterval)
@@ -207,7 +207,7 @@ func (ph *Phase) typeChangeStartFailed(ctx context.Context, s *pass.Scope, inst 
 	if err := s.EC2.StartInstance(ctx, inst.ID); err != nil {
 		return pass.Failed("starting instance as "+previous, err)
 	}
-	st.LastStartAttempt = ph.nowInStatus()
+	st.LastStartAttempt = pass.StatusTime(ph.now())
 	s.NotReady(computev1alpha1.ReasonInstanceTypeUnavailable, msg)
 	return pass.DoneAfter(ph.PollInterval)
 }
@@ -267,7 +267,7 @@ func (ph *Phase) stop(ctx context.Context, s *pass.Scope, inst *ec2.Instance, wh
 		if err := s.EC2.HibernateInstance(ctx, inst.ID); err != nil {
 			return pass.Failed("hibernating instance", err)
 		}
-		s.Obj.Status.LastStopRequest = ph.nowInStatus()
+		s.Obj.Status.LastStopRequest = pass.StatusTime(ph.now())
 		s.Event(corev1.EventTypeNormal, computev1alpha1.ReasonStopping, "hibernating instance "+inst.ID+": "+why)
 		s.NotReady(computev1alpha1.ReasonStopping, "hibernating instance "+inst.ID+": "+why)
 		return pass.DoneAfter(ph.PollInterval)
@@ -275,7 +275,7 @@ func (ph *Phase) stop(ctx context.Context, s *pass.Scope, inst *ec2.Instance, wh
 	if err := s.EC2.StopInstance(ctx, inst.ID); err != nil {
 		return pass.Failed("stopping instance", err)
 	}
-	s.Obj.Status.LastStopRequest = ph.nowInStatus()
+	s.Obj.Status.LastStopRequest = pass.StatusTime(ph.now())
 	s.Event(corev1.EventTypeNormal, computev1alpha1.ReasonStopping, "stopping instance "+inst.ID+": "+why)
 	s.NotReady(computev1alpha1.ReasonStopping, "stopping instance "+inst.ID+": "+why)
 	return pass.DoneAfter(ph.PollInterval)

@@ -133,7 +133,7 @@ func (l *Phase) prepareLaunch(ctx context.Context, s *pass.Scope, token string) 
 	if newRecord || st.Region != s.Region || l.now().Sub(st.LastLaunchAttempt.Time) > launchRecordReuse {
 		st.ClientToken = token
 		st.Region = s.Region
-		st.LastLaunchAttempt = l.nowInStatus()
+		st.LastLaunchAttempt = pass.StatusTime(l.now())
 		s.SetCondition(computev1alpha1.ConditionInstanceLaunched, metav1.ConditionFalse, computev1alpha1.ReasonProvisioning, "launching an instance")
 		s.NotReady(computev1alpha1.ReasonProvisioning, "launching an instance")
 		return pass.Errored(s.PatchStatus(ctx, l.Client))

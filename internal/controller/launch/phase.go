@@ -27,7 +27,6 @@ import (
 	"context"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
@@ -98,10 +97,3 @@ type Phase struct {
 }
 
 func (l *Phase) now() time.Time { return l.Now() }
-
-// nowInStatus is the time now as status records it: in whole seconds, as the API
-// server stores it, so that an unchanged time causes no write.
-func (l *Phase) nowInStatus() *metav1.Time {
-	t := metav1.NewTime(l.now().UTC().Truncate(time.Second))
-	return &t
-}

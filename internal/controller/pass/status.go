@@ -154,3 +154,10 @@ func sortedCopy(in []string) []string {
 // MaxIdempotencyConflicts is how many launches in a row EC2 may answer with
 // IdempotentParameterMismatch before the operator stops launching.
 const MaxIdempotencyConflicts = 5
+
+// StatusTime is t as status records it: in whole seconds, as the API server stores
+// it, so that writing an unchanged time causes no write.
+func StatusTime(t time.Time) *metav1.Time {
+	st := metav1.NewTime(t.UTC().Truncate(time.Second))
+	return &st
+}
