@@ -233,7 +233,11 @@ func checkServiceCA(t *testing.T, c *Cluster, ns string) {
 				return false, client.IgnoreNotFound(err)
 			}
 		}
-		return len(secret.Data["tls.crt"]) > 0 && cm.Data["service-ca.crt"] != "", nil
+		// The service CA writes the Secret first and then annotates the Service, so
+		// the wait covers both: checking the Service as soon as the Secret exists
+		// raced with that second write.
+		return len(secret.Data["tls.crt"]) > 0 && cm.Data["service-ca.crt"] != "" &&
+			svc.Annotations["service.beta.openshift.io/serving-cert-signed-by"] != "", nil
 	})
 	if secret.Type != corev1.SecretTypeTLS ||
 		secret.Annotations["service.beta.openshift.io/originating-service-name"] != metricsService ||
