@@ -123,7 +123,7 @@ func (k kernel) SourceVersion(obj *computev1alpha1.EC2Instance) string { return 
 
 // launchPhase is the launch phase with this reconciler's settings and stores.
 func (r *EC2InstanceReconciler) launchPhase() *launch.Phase {
-	return &launch.Phase{Kernel: kernel{r}, Metrics: r.Metrics, Client: r.Client, Now: r.Now, ClusterID: r.ClusterID,
+	return &launch.Phase{Kernel: kernel{r}, EC2Of: launch.FromScope, Metrics: r.Metrics, Client: r.Client, Now: r.Now, ClusterID: r.ClusterID,
 		ResyncPeriod: r.ResyncPeriod, PollInterval: r.PollInterval, VisibilityGracePeriod: r.VisibilityGracePeriod,
 		VanishHold: r.VanishHold, MinBackoff: r.MinBackoff, MaxBackoff: r.MaxBackoff, RestorePolicy: r.RestorePolicy,
 		Launches: &r.memory.Launches, Attributes: &r.memory.Attributes, Events: &r.memory.Events,
@@ -132,7 +132,7 @@ func (r *EC2InstanceReconciler) launchPhase() *launch.Phase {
 
 // deletion is the deletion phase with this reconciler's settings.
 func (r *EC2InstanceReconciler) deletion() *deletion.Phase {
-	return &deletion.Phase{Kernel: kernel{r}, Launches: &r.memory.Launches, CRDReader: r.crdReader,
+	return &deletion.Phase{Kernel: kernel{r}, EC2Of: deletion.FromScope, Launches: &r.memory.Launches, CRDReader: r.crdReader,
 		ClusterID: r.ClusterID, PollInterval: r.PollInterval}
 }
 
@@ -152,13 +152,13 @@ func (r *EC2InstanceReconciler) outputsWriter() outputs.Writer {
 
 // observePhase is the Observe pass with this reconciler's settings.
 func (r *EC2InstanceReconciler) observePhase() *observe.Phase {
-	return &observe.Phase{Kernel: kernel{r}, Events: &r.memory.Events, Metrics: r.Metrics,
+	return &observe.Phase{Kernel: kernel{r}, EC2Of: observe.FromScope, Events: &r.memory.Events, Metrics: r.Metrics,
 		ClusterID: r.ClusterID, PollInterval: r.PollInterval}
 }
 
 // convergePhase is the converge phase with this reconciler's settings and stores.
 func (r *EC2InstanceReconciler) convergePhase() *converge.Phase {
-	return &converge.Phase{Kernel: kernel{r}, Metrics: r.Metrics, Client: r.Client, Now: r.Now, ClusterID: r.ClusterID,
+	return &converge.Phase{Kernel: kernel{r}, EC2Of: converge.FromScope, Metrics: r.Metrics, Client: r.Client, Now: r.Now, ClusterID: r.ClusterID,
 		PollInterval: r.PollInterval, AttributeResyncPeriod: r.AttributeResyncPeriod, VisibilityGracePeriod: r.VisibilityGracePeriod,
 		TypeChangeTimeout: r.TypeChangeTimeout, MinBackoff: r.MinBackoff, MaxBackoff: r.MaxBackoff,
 		Attributes: &r.memory.Attributes, Creating: &r.memory.Creating}

@@ -104,3 +104,44 @@ func repositoryRoot(t *testing.T) string {
 		dir = parent
 	}
 }
+
+// phasePackages are the phases that declare the EC2 calls they may make (an EC2
+// interface) and reach EC2 only through it.
+var phasePackages = []string{"launch", "converge", "deletion", "observe"}
+
+// TestPhasesReachEC2OnlyThroughTheirInterface fails when a phase's code reads the
+// scope's whole client (a selector named EC2) anywhere but in FromScope, the one
+// function that narrows it to the phase's interface. A call outside the interface would
+// otherwise compile unseen, and the interface would stop saying what the phase does.
+func TestPhasesReachEC2OnlyThroughTheirInterface(t *testing.T) {
+	root := repositoryRoot(t)
+	fset := token.NewFileSet()
+	for _, phase := range phasePackages {
+		dir := filepath.Join(root, "internal", "controller", phase)
+		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+		if err != nil || len(files) == 0 {
+			t.Fatalf("no Go files in %s: %v", dir, err)
+		}
+		for _, path := range files {
+			if strings.HasSuffix(path, "_test.go") {
+				continue
+			}
+			f, err := parser.ParseFile(fset, path, nil, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, decl := range f.Decls {
+				if fn, ok := decl.(*ast.FuncDecl); ok && fn.Name.Name == "FromScope" && fn.Recv == nil {
+					continue
+				}
+				ast.Inspect(decl, func(n ast.Node) bool {
+					if sel, ok := n.(*ast.SelectorExpr); ok && sel.Sel.Name == "EC2" {
+						t.Errorf("%s: reads the scope's whole EC2 client; call it through EC2Of and add the method to the phase's EC2 interface",
+							fset.Position(sel.Pos()))
+					}
+					return true
+				})
+			}
+		}
+	}
+}

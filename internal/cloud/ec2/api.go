@@ -32,8 +32,9 @@ import (
 // test can fake just what it uses. Every method is safe to repeat: the controller calls
 // them again after a crash or a requeue without knowing whether the previous call took
 // effect. Errors are classified (see errors.go) so that the caller can tell "gone" from
-// "slow down" from "your input is wrong". AWSClient implements it with the AWS SDK,
-// and ec2fake.Fake in memory for tests.
+// "slow down" from "your input is wrong". AWSClient implements it with the AWS SDK;
+// the controller's phases each ask for the part they use (launch.EC2, converge.EC2,
+// ...), which their tests fake.
 type Client interface {
 	Instances
 	InstanceSettings

@@ -50,8 +50,8 @@ func ownerTagFilters(want map[string]string) []types.Filter {
 }
 
 // CarriesTags reports whether tags hold every wanted tag, ownership keys (named in
-// the TagPrefix form) in either form. It is exported so that the in-memory fake
-// (ec2fake) matches tags exactly as FindInstances does.
+// the TagPrefix form) in either form. It is exported so that the fakes of the
+// phases' EC2 interfaces match tags exactly as FindInstances does.
 func CarriesTags(tags, want map[string]string) bool {
 	for k, v := range want {
 		got, ok := tags[k]

@@ -18,6 +18,7 @@ package converge
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -26,34 +27,20 @@ import (
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
-	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/ec2fake"
 	"github.com/ec2-operator/ec2-operator/internal/controller/pass"
 	"github.com/ec2-operator/ec2-operator/internal/controller/pass/passtest"
 	"github.com/ec2-operator/ec2-operator/internal/controller/plan"
 )
 
-// fakeInstance launches an instance in the fake with the spec's type and brings it to
-// state, and returns the scope of a pass over it.
-func fakeInstance(t *testing.T, f *ec2fake.Fake, rec pass.EventRecorder, spec computev1alpha1.EC2InstanceSpec, state string) *pass.Scope {
-	t.Helper()
-	inst, err := f.RunInstance(context.Background(), ec2.LaunchRequest{ClientToken: "token-" + t.Name(), ImageID: ec2fake.DefaultImageID,
-		InstanceType: spec.InstanceType, SubnetID: ec2fake.DefaultSubnetID, SecurityGroupIDs: []string{ec2fake.DefaultSecurityGroupID},
-		MetadataOptions: plan.DesiredMetadataOptions(&spec)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.Advance()
-	if state != ec2.StateRunning {
-		f.SetState(inst.ID, state)
-	}
+// fakeInstance is the scope of a pass over an instance of the spec's type in state,
+// with the fake as converge's client.
+func fakeInstance(ph *Phase, f *fakeEC2, rec pass.EventRecorder, spec computev1alpha1.EC2InstanceSpec, state string) *pass.Scope {
+	ph.EC2Of = func(*pass.Scope) EC2 { return f }
 	s := passtest.Scope(rec)
 	s.Obj.Spec = spec
-	s.EC2 = f
-	found, _ := f.Instance(inst.ID)
-	s.Inst = &found
-	s.Obj.Status.InstanceID, s.Obj.Status.State = inst.ID, s.Inst.State
+	s.Inst = runningInstance(plan.DesiredMetadataOptions(&spec), spec.InstanceType, state)
+	s.Obj.Status.InstanceID, s.Obj.Status.State = s.Inst.ID, s.Inst.State
 	s.Before = s.Obj.DeepCopy()
-	f.ResetCalls()
 	return s
 }
 
@@ -87,10 +74,10 @@ func TestPowerStepCallsOnlyWhatTheDesiredStateNeeds(t *testing.T) {
 	for _, tc := range testCases {
 		t.Run(tc.name, func(t *testing.T) {
 			r, events := pureReconciler()
-			f := ec2fake.New()
-			s := fakeInstance(t, f, events, computev1alpha1.EC2InstanceSpec{InstanceType: "t3.micro", DesiredState: tc.desired}, tc.state)
+			f := &fakeEC2{}
+			s := fakeInstance(r, f, events, computev1alpha1.EC2InstanceSpec{InstanceType: "t3.micro", DesiredState: tc.desired}, tc.state)
 			next := r.convergePower(context.Background(), s, s.Inst, tc.whileStopped)
-			if got := callOps(f); got != tc.wantCalls {
+			if got := f.ops(); got != tc.wantCalls {
 				t.Errorf("calls %q, want %q", got, tc.wantCalls)
 			}
 			if next.Ends() != tc.wantEnds || next.Kind == pass.KindFailed {
@@ -110,14 +97,16 @@ func TestPowerStepCallsOnlyWhatTheDesiredStateNeeds(t *testing.T) {
 // recorded (Synced, an event) and the instance is started as it was.
 func TestARefusedChangeWhileStoppedStillStartsTheInstance(t *testing.T) {
 	r, events := pureReconciler()
-	f := ec2fake.New()
-	s := fakeInstance(t, f, events, computev1alpha1.EC2InstanceSpec{InstanceType: "t3.micro"}, ec2.StateStopped)
+	// EC2's answer to a type it does not offer.
+	f := &fakeEC2{fail: map[string]error{"ModifyInstanceType": awserrors.NewError("ModifyInstanceAttribute",
+		"InvalidInstanceAttributeValue", "Invalid value 't3.huge' for instanceType.")}}
+	s := fakeInstance(r, f, events, computev1alpha1.EC2InstanceSpec{InstanceType: "t3.micro"}, ec2.StateStopped)
 	refused := plan.Drift{Field: "instanceType", Desired: "t3.huge", Actual: "t3.micro", NeedsStopped: true,
 		Apply: func(ctx context.Context, c plan.SettingsClient, id string) error {
 			return c.ModifyInstanceType(ctx, id, "t3.huge")
 		}}
 	next := r.convergePower(context.Background(), s, s.Inst, []plan.Drift{refused})
-	if got := callOps(f); got != "ModifyInstanceType,StartInstance" {
+	if got := f.ops(); got != "ModifyInstanceType,StartInstance" {
 		t.Errorf("calls %q, want the refused change and then the start", got)
 	}
 	if next.Kind != pass.KindDone || s.Obj.Status.RefusedInstanceType != "" && !s.TypeRefused {
@@ -136,11 +125,10 @@ func TestARefusedChangeWhileStoppedStillStartsTheInstance(t *testing.T) {
 // a stopped instance wait for the power aspect.
 func TestSettingsAreAppliedOneByOneAndTheStoppedOnesWait(t *testing.T) {
 	r, events := pureReconciler()
-	f := ec2fake.New()
-	s := fakeInstance(t, f, events, computev1alpha1.EC2InstanceSpec{InstanceType: "t3.micro", Monitoring: ptr.To(true),
-		DisableAPITermination: ptr.To(true), SecurityGroupIDs: []string{ec2fake.DefaultSecurityGroupID}}, ec2.StateRunning)
+	f := &fakeEC2{fail: map[string]error{"SetDetailedMonitoring": awserrors.NewError("MonitorInstances", "UnauthorizedOperation", "not allowed")}}
+	s := fakeInstance(r, f, events, computev1alpha1.EC2InstanceSpec{InstanceType: "t3.micro", Monitoring: ptr.To(true),
+		DisableAPITermination: ptr.To(true), SecurityGroupIDs: []string{defaultGroup}}, ec2.StateRunning)
 	s.Obj.Spec.InstanceType = "t3.large"
-	f.FailNext("SetDetailedMonitoring", awserrors.NewError("MonitorInstances", "UnauthorizedOperation", "not allowed"))
 	p := &Pass{inst: s.Inst, seen: plan.Observed(&ec2.InstanceAttributes{})}
 	if next := r.Settings(context.Background(), s, p); next.Ends() {
 		t.Fatalf("settings ended the pass: %+v", next)
@@ -154,8 +142,11 @@ func TestSettingsAreAppliedOneByOneAndTheStoppedOnesWait(t *testing.T) {
 	if len(p.whileStopped) != 1 || p.whileStopped[0].Field != "instanceType" {
 		t.Errorf("waiting for a stop: %+v, want instanceType", p.whileStopped)
 	}
-	if f.Count("ModifyInstanceType") != 0 {
+	if len(f.called("ModifyInstanceType")) != 0 {
 		t.Error("the type was changed on a running instance")
+	}
+	if got := f.ops(); got != "SetDetailedMonitoring,ModifyTerminationProtection" && got != "ModifyTerminationProtection,SetDetailedMonitoring" {
+		t.Errorf("calls %s, want monitoring and termination protection, one call each", got)
 	}
 }
 
@@ -163,21 +154,19 @@ func TestSettingsAreAppliedOneByOneAndTheStoppedOnesWait(t *testing.T) {
 // ones the operator set before and the spec dropped are removed, and nothing else.
 func TestTagsStayWithinEC2sLimitAndRemoveOnlyWhatTheOperatorSet(t *testing.T) {
 	r, events := pureReconciler()
-	f := ec2fake.New()
-	s := fakeInstance(t, f, events, computev1alpha1.EC2InstanceSpec{InstanceType: "t3.micro", Tags: map[string]string{"team": "a"}}, ec2.StateRunning)
+	f := &fakeEC2{}
+	s := fakeInstance(r, f, events, computev1alpha1.EC2InstanceSpec{InstanceType: "t3.micro", Tags: map[string]string{"team": "a"}}, ec2.StateRunning)
 	s.Obj.Status.ManagedTagKeys = []string{"old"}
-	if err := f.CreateTags(context.Background(), []string{s.Inst.ID}, map[string]string{"old": "x", "someone-elses": "y"}); err != nil {
-		t.Fatal(err)
-	}
-	tagged, _ := f.Instance(s.Inst.ID)
-	s.Inst = &tagged
-	f.ResetCalls()
+	s.Inst.Tags = map[string]string{"old": "x", "someone-elses": "y"}
 	if err := r.syncTags(context.Background(), s, s.Inst); err != nil {
 		t.Fatal(err)
 	}
-	got, _ := f.Instance(s.Inst.ID)
-	if got.Tags["team"] != "a" || got.Tags["someone-elses"] != "y" || got.Tags["old"] != "" {
-		t.Errorf("tags %v: want team set, old removed, someone-elses kept", got.Tags)
+	set, removed := f.called("CreateTags"), f.called("DeleteTags")
+	if len(set) != 1 || !strings.Contains(set[0], "team:a") || strings.Contains(set[0], "old:") || strings.Contains(set[0], "someone-elses") {
+		t.Errorf("CreateTags calls %v: want one setting team, and neither old nor someone-elses", set)
+	}
+	if want := fmt.Sprintf("DeleteTags[[%s] [old]]", s.Inst.ID); len(removed) != 1 || removed[0] != want {
+		t.Errorf("DeleteTags calls %v, want %s: only the key the operator set and the spec dropped", removed, want)
 	}
 	if len(events.Reasons) != 1 || events.Reasons[0] != "DriftCorrected" {
 		t.Errorf("events %v, want one DriftCorrected for the pass", events.Reasons)
@@ -188,18 +177,9 @@ func TestTagsStayWithinEC2sLimitAndRemoveOnlyWhatTheOperatorSet(t *testing.T) {
 		full[k] = "v"
 	}
 	crowded := &ec2.Instance{ID: s.Inst.ID, Tags: full}
-	f.ResetCalls()
+	f.calls = nil
 	err := r.syncTags(context.Background(), s, crowded)
-	if pass.ReasonFor(err) != computev1alpha1.ReasonTagLimitExceeded || f.Count("CreateTags") != 0 {
-		t.Errorf("error %v after %d CreateTags, want TagLimitExceeded before any call", err, f.Count("CreateTags"))
+	if pass.ReasonFor(err) != computev1alpha1.ReasonTagLimitExceeded || len(f.called("CreateTags")) != 0 {
+		t.Errorf("error %v after CreateTags %v, want TagLimitExceeded before any call", err, f.called("CreateTags"))
 	}
-}
-
-// callOps lists the fake's calls by operation, in order.
-func callOps(f *ec2fake.Fake) string {
-	var ops []string
-	for _, c := range f.Calls() {
-		ops = append(ops, c.Op)
-	}
-	return strings.Join(ops, ",")
 }

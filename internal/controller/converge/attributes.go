@@ -50,23 +50,23 @@ func (ph *Phase) ObserveAttributes(ctx context.Context, s *pass.Scope, inst *ec2
 		ph.Attributes.Put(s.Obj.UID, s.Obj.Generation, readAt, plan.ObservedAttributes{}, source)
 		return plan.ObservedAttributes{}, false, nil
 	}
-	attrs, err := s.EC2.GetInstanceAttributes(ctx, inst.ID)
+	attrs, err := ph.EC2Of(s).GetInstanceAttributes(ctx, inst.ID)
 	if err != nil {
 		return plan.ObservedAttributes{}, false, err
 	}
 	seen := plan.Observed(attrs)
 	if spec := &s.Obj.Spec; spec.DisableAPIStop != nil || spec.InstanceInitiatedShutdownBehavior != "" {
-		if seen.Lifecycle, err = s.EC2.GetLifecycleAttributes(ctx, inst.ID); err != nil {
+		if seen.Lifecycle, err = ph.EC2Of(s).GetLifecycleAttributes(ctx, inst.ID); err != nil {
 			return plan.ObservedAttributes{}, false, err
 		}
 	}
 	if s.Obj.Spec.CreditSpecification != nil {
-		if seen.Credits, err = s.EC2.GetCreditSpecification(ctx, inst.ID); err != nil {
+		if seen.Credits, err = ph.EC2Of(s).GetCreditSpecification(ctx, inst.ID); err != nil {
 			return plan.ObservedAttributes{}, false, err
 		}
 	}
 	if rv := s.Obj.Spec.RootVolume; rv != nil && rv.SizeGiB != nil && inst.RootVolumeID != "" {
-		size, err := s.EC2.GetVolumeSize(ctx, inst.RootVolumeID)
+		size, err := ph.EC2Of(s).GetVolumeSize(ctx, inst.RootVolumeID)
 		if err != nil {
 			return plan.ObservedAttributes{}, false, err
 		}

@@ -146,7 +146,7 @@ func (ph *Phase) SecurityGroupSelector(ctx context.Context, s *pass.Scope, p *Pa
 	if s.Obj.Spec.SecurityGroupSelector == nil {
 		return pass.Proceed()
 	}
-	groups, err := launch.DesiredGroups(ctx, s, p.inst.VPCID)
+	groups, err := launch.DesiredGroups(ctx, ph.EC2Of(s), s, p.inst.VPCID)
 	if err != nil {
 		p.fail("securityGroupSelector", err)
 		groups = p.inst.SecurityGroupIDs // leave the groups as they are
@@ -191,7 +191,7 @@ func (ph *Phase) Settings(ctx context.Context, s *pass.Scope, p *Pass) pass.Step
 			p.whileStopped = append(p.whileStopped, d)
 			continue
 		}
-		if err := d.Apply(ctx, s.EC2, p.inst.ID); err != nil {
+		if err := d.Apply(ctx, ph.EC2Of(s), p.inst.ID); err != nil {
 			p.fail(d.Field, err)
 			continue
 		}

@@ -82,7 +82,7 @@ func (ph *Phase) convergeElasticIP(ctx context.Context, s *pass.Scope, inst *ec2
 // cached description was dropped, so the next resync reads it afresh.
 func (ph *Phase) associateAddress(ctx context.Context, s *pass.Scope, inst *ec2.Instance, nic *ec2.NetworkInterface) (bool, error) {
 	eip := s.Obj.Status.ElasticIP
-	id, err := s.EC2.AssociateAddress(ctx, eip.AllocationID, inst.ID, nic.ID)
+	id, err := ph.EC2Of(s).AssociateAddress(ctx, eip.AllocationID, inst.ID, nic.ID)
 	switch {
 	case awserrors.AddressNotFound(err) && eip.AllocatedByOperator:
 		// The operator's own address is gone (released outside Kubernetes): forget it;
@@ -125,7 +125,7 @@ func (ph *Phase) chooseAddress(ctx context.Context, s *pass.Scope) (*computev1al
 	spec := s.Obj.Spec.ElasticIP
 	if !spec.Allocate {
 		// The address is needed to recognise it on the instance later without asking.
-		found, err := s.EC2.DescribeAddresses(ctx, []string{spec.AllocationID})
+		found, err := ph.EC2Of(s).DescribeAddresses(ctx, []string{spec.AllocationID})
 		if err != nil {
 			return nil, err
 		}
@@ -145,7 +145,7 @@ func (ph *Phase) chooseAddress(ctx context.Context, s *pass.Scope) (*computev1al
 			return &computev1alpha1.ElasticIPStatus{AllocationID: a.AllocationID, PublicIP: a.PublicIP, AllocatedByOperator: true}, nil
 		}
 	}
-	a, err := s.EC2.AllocateAddress(ctx, spec.PublicIPv4Pool, plan.DesiredTags(s.Obj, ph.ClusterID))
+	a, err := ph.EC2Of(s).AllocateAddress(ctx, spec.PublicIPv4Pool, plan.DesiredTags(s.Obj, ph.ClusterID))
 	if err != nil {
 		return nil, err
 	}
@@ -158,7 +158,7 @@ func (ph *Phase) chooseAddress(ctx context.Context, s *pass.Scope) (*computev1al
 // terminated (its remembered description then stays; see Client.DisassociateAddress).
 func (ph *Phase) LetGoOfAddress(ctx context.Context, s *pass.Scope, instanceID string, eip computev1alpha1.ElasticIPStatus) error {
 	if eip.AssociationID != "" {
-		if err := s.EC2.DisassociateAddress(ctx, eip.AssociationID, instanceID); err != nil {
+		if err := ph.EC2Of(s).DisassociateAddress(ctx, eip.AssociationID, instanceID); err != nil {
 			return err
 		}
 	}
@@ -166,7 +166,7 @@ func (ph *Phase) LetGoOfAddress(ctx context.Context, s *pass.Scope, instanceID s
 		s.Event(corev1.EventTypeNormal, "ElasticIPDisassociated", fmt.Sprintf("disassociated Elastic IP %s (%s); it stays allocated", eip.PublicIP, eip.AllocationID))
 		return nil
 	}
-	if err := s.EC2.ReleaseAddress(ctx, eip.AllocationID); err != nil {
+	if err := ph.EC2Of(s).ReleaseAddress(ctx, eip.AllocationID); err != nil {
 		return err
 	}
 	s.Event(corev1.EventTypeNormal, "ElasticIPReleased", fmt.Sprintf("released Elastic IP %s (%s), which the operator allocated", eip.PublicIP, eip.AllocationID))
@@ -194,7 +194,7 @@ func addressWanted(spec *computev1alpha1.ElasticIP, eip *computev1alpha1.Elastic
 // One allocated before the operator tagged clusters gets the cluster tag here, so
 // that the IAM policy lets the operator associate and release it.
 func (ph *Phase) OwnAddresses(ctx context.Context, s *pass.Scope) ([]ec2.Address, error) {
-	listed, err := s.EC2.OwnedAddresses(ctx, s.Obj.Namespace)
+	listed, err := ph.EC2Of(s).OwnedAddresses(ctx, s.Obj.Namespace)
 	if err != nil {
 		return nil, err
 	}
@@ -204,7 +204,7 @@ func (ph *Phase) OwnAddresses(ctx context.Context, s *pass.Scope) ([]ec2.Address
 			continue
 		}
 		if _, tagged := a.Tags[ec2.TagCluster]; !tagged {
-			if err := s.EC2.CreateTags(ctx, []string{a.AllocationID}, map[string]string{ec2.TagCluster: ph.ClusterID}); err != nil {
+			if err := ph.EC2Of(s).CreateTags(ctx, []string{a.AllocationID}, map[string]string{ec2.TagCluster: ph.ClusterID}); err != nil {
 				return nil, fmt.Errorf("adding the cluster tag to Elastic IP %s: %w", a.AllocationID, err)
 			}
 		}

@@ -35,7 +35,7 @@ import (
 // of an older version, or copies someone made with the tags. The namespace's listing, shared with
 // the other objects that ask at about the same time, answers it.
 func (ph *Phase) extraInstances(ctx context.Context, s *pass.Scope, managed string) ([]ec2.Instance, error) {
-	owned, err := s.EC2.OwnedInstances(ctx, s.Obj.Namespace, s.Obj.Name)
+	owned, err := ph.EC2Of(s).OwnedInstances(ctx, s.Obj.Namespace, s.Obj.Name)
 	if err != nil {
 		return nil, err
 	}
@@ -85,7 +85,7 @@ func (ph *Phase) TerminateExtras(ctx context.Context, s *pass.Scope, managed str
 		return err
 	}
 	for _, inst := range extras {
-		if _, err := s.EC2.TerminateInstance(ctx, inst.ID); err != nil {
+		if _, err := ph.EC2Of(s).TerminateInstance(ctx, inst.ID); err != nil {
 			return fmt.Errorf("terminating extra instance %s: %w", inst.ID, err)
 		}
 	}
@@ -102,7 +102,7 @@ func (ph *Phase) ReleaseExtras(ctx context.Context, s *pass.Scope, managed strin
 		return err
 	}
 	for _, inst := range extras {
-		if err := s.EC2.DeleteTags(ctx, []string{inst.ID}, ec2.OwnershipTagKeys()); err != nil {
+		if err := ph.EC2Of(s).DeleteTags(ctx, []string{inst.ID}, ec2.OwnershipTagKeys()); err != nil {
 			return fmt.Errorf("releasing extra instance %s: %w", inst.ID, err)
 		}
 	}

@@ -106,13 +106,13 @@ func (ph *Phase) migrateOwnershipTags(ctx context.Context, s *pass.Scope, inst *
 				set[pass.Counterpart(k)] = v
 			}
 		}
-		if err := s.EC2.CreateTags(ctx, []string{inst.ID}, set); err != nil {
+		if err := ph.EC2Of(s).CreateTags(ctx, []string{inst.ID}, set); err != nil {
 			return fmt.Errorf("migrating the ownership tags of instance %s: %w", inst.ID, err)
 		}
 		for k, v := range set {
 			inst.Tags[k] = v
 		}
-		if err := s.EC2.DeleteTags(ctx, []string{inst.ID}, keys); err != nil {
+		if err := ph.EC2Of(s).DeleteTags(ctx, []string{inst.ID}, keys); err != nil {
 			return fmt.Errorf("migrating the ownership tags of instance %s: %w", inst.ID, err)
 		}
 		for _, k := range keys {

@@ -59,6 +59,8 @@ type Metrics interface {
 type Phase struct {
 	Kernel  Kernel
 	Metrics Metrics
+	// EC2Of is the EC2 client of a pass (FromScope); tests give the phase a fake.
+	EC2Of func(*pass.Scope) EC2
 	// Client writes what must be recorded before the pass ends (a volume's client
 	// token, the start of a type change).
 	Client client.Client

@@ -124,7 +124,7 @@ func (ph *Phase) convergeStopped(ctx context.Context, s *pass.Scope, inst *ec2.I
 func (ph *Phase) applyWhileStopped(ctx context.Context, s *pass.Scope, inst *ec2.Instance, whileStopped []plan.Drift) (pass.Step, error) {
 	st := &s.Obj.Status
 	for _, d := range whileStopped {
-		err := d.Apply(ctx, s.EC2, inst.ID)
+		err := d.Apply(ctx, ph.EC2Of(s), inst.ID)
 		if err == nil {
 			ph.driftCorrected(s, d)
 			continue
@@ -156,7 +156,7 @@ func (ph *Phase) start(ctx context.Context, s *pass.Scope, inst *ec2.Instance, n
 		why = "it was stopped outside Kubernetes and desiredState is running"
 		ph.Metrics.DriftCorrected("desiredState")
 	}
-	if err := s.EC2.StartInstance(ctx, inst.ID); err != nil {
+	if err := ph.EC2Of(s).StartInstance(ctx, inst.ID); err != nil {
 		// inst is as described before this pass changed it: whether a type change is
 		// under way comes from status and the spec.
 		if st.TypeChangeStarted != nil && st.LastRunningInstanceType != "" && s.Obj.Spec.InstanceType != st.LastRunningInstanceType {
@@ -191,7 +191,7 @@ func (ph *Phase) typeChangeStartFailed(ctx context.Context, s *pass.Scope, inst 
 		return pass.Failed("starting instance", startErr)
 	}
 	previous, refused := st.LastRunningInstanceType, wanted
-	if err := s.EC2.ModifyInstanceType(ctx, inst.ID, previous); err != nil {
+	if err := ph.EC2Of(s).ModifyInstanceType(ctx, inst.ID, previous); err != nil {
 		return pass.Failed("changing instanceType back to "+previous, err)
 	}
 	ph.Attributes.Forget(s.Obj.UID)
@@ -204,7 +204,7 @@ func (ph *Phase) typeChangeStartFailed(ctx context.Context, s *pass.Scope, inst 
 	s.SetCondition(computev1alpha1.ConditionSynced, metav1.ConditionFalse, computev1alpha1.ReasonInstanceTypeUnavailable, msg)
 	s.Event(corev1.EventTypeWarning, computev1alpha1.ReasonInstanceTypeUnavailable, msg)
 	ph.Metrics.ReconcileError(computev1alpha1.ReasonInstanceTypeUnavailable)
-	if err := s.EC2.StartInstance(ctx, inst.ID); err != nil {
+	if err := ph.EC2Of(s).StartInstance(ctx, inst.ID); err != nil {
 		return pass.Failed("starting instance as "+previous, err)
 	}
 	st.LastStartAttempt = pass.StatusTime(ph.now())
@@ -264,7 +264,7 @@ func stoppedOutOfBand(s *pass.Scope) bool {
 func (ph *Phase) stop(ctx context.Context, s *pass.Scope, inst *ec2.Instance, why string) pass.Step {
 	if s.Obj.Spec.DesiredState == computev1alpha1.DesiredStateHibernated && inst.HibernationConfigured {
 		// Hibernation saves the memory to the root volume; the next start restores it.
-		if err := s.EC2.HibernateInstance(ctx, inst.ID); err != nil {
+		if err := ph.EC2Of(s).HibernateInstance(ctx, inst.ID); err != nil {
 			return pass.Failed("hibernating instance", err)
 		}
 		s.Obj.Status.LastStopRequest = pass.StatusTime(ph.now())
@@ -272,7 +272,7 @@ func (ph *Phase) stop(ctx context.Context, s *pass.Scope, inst *ec2.Instance, wh
 		s.NotReady(computev1alpha1.ReasonStopping, "hibernating instance "+inst.ID+": "+why)
 		return pass.DoneAfter(ph.PollInterval)
 	}
-	if err := s.EC2.StopInstance(ctx, inst.ID); err != nil {
+	if err := ph.EC2Of(s).StopInstance(ctx, inst.ID); err != nil {
 		return pass.Failed("stopping instance", err)
 	}
 	s.Obj.Status.LastStopRequest = pass.StatusTime(ph.now())

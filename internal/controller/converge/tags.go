@@ -55,7 +55,7 @@ func (ph *Phase) syncTags(ctx context.Context, s *pass.Scope, inst *ec2.Instance
 	resources := append([]string{inst.ID}, pass.LaunchVolumes(s, inst)...)
 	if ownSet := ownershipOnly(toSet); safe && len(ownSet) > 0 {
 		// The safe form is the instance's alone: its volumes keep the slash form.
-		if err := s.EC2.CreateTags(ctx, []string{inst.ID}, ownSet); err != nil {
+		if err := ph.EC2Of(s).CreateTags(ctx, []string{inst.ID}, ownSet); err != nil {
 			return err
 		}
 		for k := range ownSet {
@@ -78,13 +78,13 @@ func (ph *Phase) syncTags(ctx context.Context, s *pass.Scope, inst *ec2.Instance
 		// A refusal for the tag limit means this pass knew the instance's tags older
 		// than EC2 (tags added outside Kubernetes): the next pass reads them afresh
 		// (ec2.Tags says so) and refuses without calling (checkTagBudget).
-		if err := s.EC2.CreateTags(ctx, resources, toSet); err != nil {
+		if err := ph.EC2Of(s).CreateTags(ctx, resources, toSet); err != nil {
 			return err
 		}
 		done = append(done, "set "+strings.Join(sortedKeys(toSet), ","))
 	}
 	if len(toDelete) > 0 {
-		if err := s.EC2.DeleteTags(ctx, resources, toDelete); err != nil {
+		if err := ph.EC2Of(s).DeleteTags(ctx, resources, toDelete); err != nil {
 			return err
 		}
 		done = append(done, "removed "+strings.Join(toDelete, ","))
@@ -151,7 +151,7 @@ func (ph *Phase) tagWithCluster(ctx context.Context, s *pass.Scope, inst *ec2.In
 		// migration moves them all later); what was created with it keeps the slash
 		// form, which EC2's instance-metadata rule does not cover.
 		key = ec2.TagClusterSafe
-		if err := s.EC2.CreateTags(ctx, []string{inst.ID}, map[string]string{key: ph.ClusterID}); err != nil {
+		if err := ph.EC2Of(s).CreateTags(ctx, []string{inst.ID}, map[string]string{key: ph.ClusterID}); err != nil {
 			return fmt.Errorf("adding the cluster tag to instance %s: %w", inst.ID, err)
 		}
 	} else {
@@ -163,7 +163,7 @@ func (ph *Phase) tagWithCluster(ctx context.Context, s *pass.Scope, inst *ec2.In
 	if eip := s.Obj.Status.ElasticIP; eip != nil && eip.AllocatedByOperator && eip.AllocationID != "" {
 		ids = append(ids, eip.AllocationID)
 	}
-	if err := s.EC2.CreateTags(ctx, ids, map[string]string{ec2.TagCluster: ph.ClusterID}); err != nil {
+	if err := ph.EC2Of(s).CreateTags(ctx, ids, map[string]string{ec2.TagCluster: ph.ClusterID}); err != nil {
 		return fmt.Errorf("adding the cluster tag to instance %s: %w", inst.ID, err)
 	}
 	if inst.Tags == nil {

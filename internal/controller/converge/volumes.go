@@ -35,6 +35,7 @@ import (
 // and the volumes, and the status entries being rebuilt.
 type volumePass struct {
 	s        *pass.Scope
+	ec2      EC2
 	inst     *ec2.Instance
 	attached map[string]ec2.BlockDevice
 	// described holds DescribeVolumes' answer for the volumes that needed a look.
@@ -54,7 +55,7 @@ func (ph *Phase) convergeVolumes(ctx context.Context, s *pass.Scope, inst *ec2.I
 	if len(s.Obj.Spec.Volumes) == 0 && len(s.Obj.Status.Volumes) == 0 {
 		return false, nil
 	}
-	p := &volumePass{s: s, inst: inst, attached: map[string]ec2.BlockDevice{}, entries: map[string]*computev1alpha1.VolumeStatus{}}
+	p := &volumePass{s: s, ec2: ph.EC2Of(s), inst: inst, attached: map[string]ec2.BlockDevice{}, entries: map[string]*computev1alpha1.VolumeStatus{}}
 	for _, bd := range inst.BlockDevices {
 		p.attached[bd.Device] = bd
 	}
@@ -104,7 +105,7 @@ func (p *volumePass) describe(ctx context.Context, refresh bool) error {
 		return nil
 	}
 	slices.Sort(ids)
-	found, err := p.s.EC2.DescribeVolumes(ctx, slices.Compact(ids))
+	found, err := p.ec2.DescribeVolumes(ctx, slices.Compact(ids))
 	p.described = found
 	return err
 }
@@ -170,7 +171,7 @@ func (ph *Phase) attachVolume(ctx context.Context, p *volumePass, v computev1alp
 		p.busy = true
 		return nil
 	}
-	if err := s.EC2.AttachVolume(ctx, vol.ID, inst.ID, v.DeviceName); err != nil {
+	if err := ph.EC2Of(s).AttachVolume(ctx, vol.ID, inst.ID, v.DeviceName); err != nil {
 		return err
 	}
 	e.AttachmentState = "attaching"
@@ -183,7 +184,7 @@ func (ph *Phase) attachVolume(ctx context.Context, p *volumePass, v computev1alp
 func (ph *Phase) adjustVolume(ctx context.Context, p *volumePass, v computev1alpha1.DataVolume, e *computev1alpha1.VolumeStatus, bd ec2.BlockDevice) error {
 	s := p.s
 	if want := plan.DeleteOnTermination(v); bd.DeleteOnTermination != want {
-		if err := s.EC2.SetDeleteOnTermination(ctx, p.inst.ID, v.DeviceName, want); err != nil {
+		if err := ph.EC2Of(s).SetDeleteOnTermination(ctx, p.inst.ID, v.DeviceName, want); err != nil {
 			return err
 		}
 		ph.driftCorrected(s, plan.Drift{Field: "volumes[" + v.DeviceName + "].deleteOnTermination",
@@ -197,7 +198,7 @@ func (ph *Phase) adjustVolume(ctx context.Context, p *volumePass, v computev1alp
 	if change == (ec2.VolumeChange{}) {
 		return nil
 	}
-	if err := s.EC2.ModifyVolume(ctx, e.VolumeID, change); err != nil {
+	if err := ph.EC2Of(s).ModifyVolume(ctx, e.VolumeID, change); err != nil {
 		return err
 	}
 	ph.driftCorrected(s, plan.Drift{Field: "volumes[" + v.DeviceName + "]", Actual: plan.DescribeVolume(*e), Desired: plan.DescribeChange(change)})
@@ -215,7 +216,7 @@ func (ph *Phase) removeVolume(ctx context.Context, p *volumePass, e *computev1al
 	if e.VolumeID == "" && e.ClientToken != "" {
 		// The volume may have been created with its answer lost, and its parameters
 		// left the spec with it: it is found by its owner and device tags instead.
-		found, err := s.EC2.FindVolumes(ctx, map[string]string{ec2.TagOwnerUID: string(s.Obj.UID), ec2.TagDevice: e.DeviceName})
+		found, err := ph.EC2Of(s).FindVolumes(ctx, map[string]string{ec2.TagOwnerUID: string(s.Obj.UID), ec2.TagDevice: e.DeviceName})
 		if err != nil {
 			return err
 		}
@@ -235,7 +236,7 @@ func (ph *Phase) removeVolume(ctx context.Context, p *volumePass, e *computev1al
 	}
 	if bd, ok := p.attached[e.DeviceName]; ok && bd.VolumeID == e.VolumeID {
 		if bd.Status == "attached" || bd.Status == "attaching" {
-			if err := s.EC2.DetachVolume(ctx, e.VolumeID, inst.ID); err != nil {
+			if err := ph.EC2Of(s).DetachVolume(ctx, e.VolumeID, inst.ID); err != nil {
 				return err
 			}
 			s.Event(corev1.EventTypeNormal, "VolumeDetached", fmt.Sprintf("detaching volume %s from %s: it left spec.volumes", e.VolumeID, e.DeviceName))
@@ -264,13 +265,13 @@ func (ph *Phase) removeVolume(ctx context.Context, p *volumePass, e *computev1al
 // says.
 func (ph *Phase) DisposeVolume(ctx context.Context, s *pass.Scope, instanceID, volumeID string, del bool) error {
 	if del {
-		if err := s.EC2.DeleteVolume(ctx, volumeID); err != nil {
+		if err := ph.EC2Of(s).DeleteVolume(ctx, volumeID); err != nil {
 			return err
 		}
 		s.Event(corev1.EventTypeNormal, "VolumeDeleted", "deleted volume "+volumeID)
 		return nil
 	}
-	if err := pass.ReleaseResources(ctx, s, instanceID, volumeID); err != nil {
+	if err := pass.ReleaseResources(ctx, ph.EC2Of(s), instanceID, volumeID); err != nil {
 		return err
 	}
 	s.Event(corev1.EventTypeNormal, "VolumeReleased", fmt.Sprintf("left volume %s in place, tagged %s=%s (deleteOnTermination false)", volumeID, ec2.TagReleased, instanceID))

@@ -61,7 +61,7 @@ func (ph *Phase) createVolume(ctx context.Context, p *volumePass, v computev1alp
 			return err
 		}
 	}
-	vol, err := s.EC2.CreateVolume(ctx, inst.AvailabilityZone, token, req, tags)
+	vol, err := ph.EC2Of(s).CreateVolume(ctx, inst.AvailabilityZone, token, req, tags)
 	if awserrors.KindOf(err) == awserrors.KindIdempotencyConflict {
 		// EC2 will refuse this token whatever is asked again. Counting it as a removal
 		// gives the next pass a new token, which first looks for a volume the refused
@@ -85,7 +85,7 @@ func (ph *Phase) createVolume(ctx context.Context, p *volumePass, v computev1alp
 // like a volume whose answer came. It reports whether it found one.
 func (ph *Phase) adoptUnrecordedVolume(ctx context.Context, p *volumePass, e *computev1alpha1.VolumeStatus) (bool, error) {
 	s, inst := p.s, p.inst
-	found, err := s.EC2.FindVolumes(ctx, map[string]string{ec2.TagOwnerUID: string(s.Obj.UID), ec2.TagDevice: e.DeviceName})
+	found, err := ph.EC2Of(s).FindVolumes(ctx, map[string]string{ec2.TagOwnerUID: string(s.Obj.UID), ec2.TagDevice: e.DeviceName})
 	if err != nil {
 		return false, err
 	}
@@ -120,7 +120,7 @@ func (ph *Phase) volumeMissing(ctx context.Context, p *volumePass, v computev1al
 	var msg string
 	switch {
 	case inError:
-		if err := s.EC2.DeleteVolume(ctx, e.VolumeID); err != nil {
+		if err := ph.EC2Of(s).DeleteVolume(ctx, e.VolumeID); err != nil {
 			return err
 		}
 		msg = fmt.Sprintf("EBS could not create volume %s for %s (it is in the error state) and it was deleted", e.VolumeID, v.DeviceName)

@@ -62,6 +62,8 @@ type Kernel interface {
 // the operator created (teardown.go). It holds no state between passes.
 type Phase struct {
 	Kernel Kernel
+	// EC2Of is the EC2 client of a pass (FromScope); tests give the phase a fake.
+	EC2Of func(*pass.Scope) EC2
 	// Launches are the launches not recorded in status yet.
 	Launches *memory.Launches
 	// CRDReader reads the operator's CRDs past the cache, for the uninstall guard.
@@ -114,21 +116,21 @@ func (d *Phase) terminate(ctx context.Context, s *pass.Scope, inst *ec2.Instance
 	}
 	// A persistent Spot request would relaunch the instance once it is terminated.
 	if inst.SpotRequestID != "" {
-		if err := s.EC2.CancelSpotRequest(ctx, inst.SpotRequestID); err != nil && !awserrors.IsNotFound(err) {
+		if err := d.EC2Of(s).CancelSpotRequest(ctx, inst.SpotRequestID); err != nil && !awserrors.IsNotFound(err) {
 			return pass.Failed("cancelling Spot request "+inst.SpotRequestID, err)
 		}
 	}
 	// Termination protection is not read first (DescribeInstanceAttribute for every
 	// deletion): EC2 refuses a protected instance with OperationNotPermitted, and only
 	// then is it lifted.
-	state, err := s.EC2.TerminateInstance(ctx, inst.ID)
+	state, err := d.EC2Of(s).TerminateInstance(ctx, inst.ID)
 	if awserrors.TerminationProtected(err) {
-		if err := s.EC2.ModifyTerminationProtection(ctx, inst.ID, false); err != nil {
+		if err := d.EC2Of(s).ModifyTerminationProtection(ctx, inst.ID, false); err != nil {
 			return pass.Failed("lifting termination protection", err)
 		}
 		s.Event(corev1.EventTypeNormal, "TerminationProtectionLifted",
 			"lifted termination protection of instance "+inst.ID+" because the EC2Instance is deleted with deletionPolicy Delete")
-		state, err = s.EC2.TerminateInstance(ctx, inst.ID)
+		state, err = d.EC2Of(s).TerminateInstance(ctx, inst.ID)
 	}
 	if err != nil {
 		return pass.Failed("terminating instance "+inst.ID, err)
@@ -159,7 +161,7 @@ func (d *Phase) instanceForDeletion(ctx context.Context, s *pass.Scope) (*ec2.In
 		}
 	}
 	if st.InstanceID != "" {
-		inst, err := s.EC2.GetInstance(ctx, st.InstanceID)
+		inst, err := d.EC2Of(s).GetInstance(ctx, st.InstanceID)
 		if !awserrors.IsNotFound(err) {
 			return inst, err
 		}
@@ -183,7 +185,7 @@ func (d *Phase) instanceForDeletion(ctx context.Context, s *pass.Scope) (*ec2.In
 // retain releases the instance: the ownership tags go, so another EC2Instance can adopt
 // it, and the instance keeps running.
 func (d *Phase) retain(ctx context.Context, s *pass.Scope, inst *ec2.Instance) pass.Step {
-	if err := s.EC2.DeleteTags(ctx, append([]string{inst.ID}, pass.LaunchVolumes(s, inst)...), ec2.OwnershipTagKeys()); err != nil {
+	if err := d.EC2Of(s).DeleteTags(ctx, append([]string{inst.ID}, pass.LaunchVolumes(s, inst)...), ec2.OwnershipTagKeys()); err != nil {
 		return pass.Failed("removing ownership tags from instance "+inst.ID, err)
 	}
 	if err := d.retainResources(ctx, s, inst); err != nil {

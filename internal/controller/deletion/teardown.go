@@ -56,12 +56,12 @@ func (d *Phase) prepareTermination(ctx context.Context, s *pass.Scope, inst *ec2
 		switch {
 		case isAttached && (volumeID == "" || bd.VolumeID == volumeID):
 			if bd.DeleteOnTermination != del {
-				if err := s.EC2.SetDeleteOnTermination(ctx, inst.ID, dev, del); err != nil {
+				if err := d.EC2Of(s).SetDeleteOnTermination(ctx, inst.ID, dev, del); err != nil {
 					return fmt.Errorf("volume %s: %w", dev, err)
 				}
 			}
 			if !del {
-				if err := pass.ReleaseResources(ctx, s, inst.ID, bd.VolumeID); err != nil {
+				if err := pass.ReleaseResources(ctx, d.EC2Of(s), inst.ID, bd.VolumeID); err != nil {
 					return fmt.Errorf("releasing volume %s: %w", bd.VolumeID, err)
 				}
 			}
@@ -77,7 +77,7 @@ func (d *Phase) prepareTermination(ctx context.Context, s *pass.Scope, inst *ec2
 // disposeDetachedVolume deletes or releases a volume that is not attached to the
 // instance; one still detaching (or creating) is waited for.
 func (d *Phase) disposeDetachedVolume(ctx context.Context, s *pass.Scope, instanceID, volumeID string, del bool) error {
-	found, err := s.EC2.DescribeVolumes(ctx, []string{volumeID})
+	found, err := d.EC2Of(s).DescribeVolumes(ctx, []string{volumeID})
 	if err != nil {
 		return err
 	}
@@ -129,7 +129,7 @@ func (d *Phase) settleUnrecordedVolumes(ctx context.Context, s *pass.Scope, inst
 	if len(release) == 0 {
 		return nil
 	}
-	return pass.ReleaseResources(ctx, s, instanceID, release...)
+	return pass.ReleaseResources(ctx, d.EC2Of(s), instanceID, release...)
 }
 
 // unrecordedVolumes finds the data volumes the operator created for the object that
@@ -148,7 +148,7 @@ func (d *Phase) unrecordedVolumes(ctx context.Context, s *pass.Scope, instanceID
 	if !sent {
 		return nil, nil
 	}
-	found, err := s.EC2.FindVolumes(ctx, map[string]string{ec2.TagOwnerUID: string(s.Obj.UID)})
+	found, err := d.EC2Of(s).FindVolumes(ctx, map[string]string{ec2.TagOwnerUID: string(s.Obj.UID)})
 	if err != nil {
 		return nil, err
 	}
@@ -192,11 +192,11 @@ func (d *Phase) releaseAddresses(ctx context.Context, s *pass.Scope) error {
 			continue
 		}
 		if a.AssociationID != "" {
-			if err := s.EC2.DisassociateAddress(ctx, a.AssociationID, ""); err != nil {
+			if err := d.EC2Of(s).DisassociateAddress(ctx, a.AssociationID, ""); err != nil {
 				return err
 			}
 		}
-		if err := s.EC2.ReleaseAddress(ctx, a.AllocationID); err != nil {
+		if err := d.EC2Of(s).ReleaseAddress(ctx, a.AllocationID); err != nil {
 			return err
 		}
 		s.Event(corev1.EventTypeNormal, "ElasticIPReleased", fmt.Sprintf("released Elastic IP %s (%s), which the operator allocated", a.PublicIP, a.AllocationID))
@@ -209,7 +209,7 @@ func (d *Phase) releaseAddresses(ctx context.Context, s *pass.Scope) error {
 // associated the address, before the cache has seen that pass's status, and the
 // address must not stay with an instance that is going.
 func (d *Phase) letGoOfGivenAddress(ctx context.Context, s *pass.Scope, allocationID string) error {
-	found, err := s.EC2.DescribeAddresses(ctx, []string{allocationID})
+	found, err := d.EC2Of(s).DescribeAddresses(ctx, []string{allocationID})
 	if err != nil {
 		return err
 	}
@@ -217,7 +217,7 @@ func (d *Phase) letGoOfGivenAddress(ctx context.Context, s *pass.Scope, allocati
 	if !ok || a.AssociationID == "" || a.InstanceID == "" || a.InstanceID != s.Obj.Status.InstanceID {
 		return nil
 	}
-	if err := s.EC2.DisassociateAddress(ctx, a.AssociationID, ""); err != nil {
+	if err := d.EC2Of(s).DisassociateAddress(ctx, a.AssociationID, ""); err != nil {
 		return err
 	}
 	s.Event(corev1.EventTypeNormal, "ElasticIPDisassociated", fmt.Sprintf("disassociated Elastic IP %s (%s); it stays allocated", a.PublicIP, a.AllocationID))
@@ -243,7 +243,7 @@ func (d *Phase) retainResources(ctx context.Context, s *pass.Scope, inst *ec2.In
 		}
 	}
 	if len(ids) > 0 {
-		if err := pass.ReleaseResources(ctx, s, inst.ID, ids...); err != nil {
+		if err := pass.ReleaseResources(ctx, d.EC2Of(s), inst.ID, ids...); err != nil {
 			return err
 		}
 	}

@@ -31,7 +31,7 @@ import (
 // another object owns it.
 func (l *Phase) adopt(ctx context.Context, s *pass.Scope) pass.Step {
 	id := s.Obj.Spec.InstanceID
-	inst, err := s.EC2.GetInstance(ctx, id)
+	inst, err := l.EC2Of(s).GetInstance(ctx, id)
 	if err != nil {
 		return pass.Failed("adopting instance "+id, err)
 	}
@@ -71,7 +71,7 @@ func (l *Phase) adoptInstance(ctx context.Context, s *pass.Scope, inst *ec2.Inst
 	}
 	ownership := ec2.OwnershipTags(s.Obj.Namespace, s.Obj.Name, string(s.Obj.UID), l.ClusterID)
 	pass.RememberRootVolume(s, inst)
-	if err := pass.WriteOwnership(ctx, s, inst, ownership); err != nil {
+	if err := pass.WriteOwnership(ctx, l.EC2Of(s), s, inst, ownership); err != nil {
 		return pass.Failed("tagging adopted instance "+id, err)
 	}
 	s.Event(corev1.EventTypeNormal, "Adopted", "adopted existing instance "+id)

@@ -27,7 +27,6 @@ import (
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
-	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/ec2fake"
 	"github.com/ec2-operator/ec2-operator/internal/controller/pass"
 )
 
@@ -35,24 +34,23 @@ import (
 // launching, and remembers that nothing was sent, so that its next pass goes
 // straight to the launch without looking for one.
 func TestALaunchWaitsForTheBudgetWithoutSendingAndRemembersIt(t *testing.T) {
-	f := ec2fake.New()
-	f.SetLaunchDelay(3 * time.Second)
+	f := (&fakeEC2{t: t, launchTurn: 3 * time.Second}).holding()
 	r, _, s := launchScope(f)
 	next := r.launch(context.Background(), s)
 	if next.Kind != pass.KindDone || next.Spread || next.After != 3*time.Second {
 		t.Errorf("step %+v, want to come back when the client says its turn comes, not spread", next)
 	}
-	if f.Count("RunInstance") != 0 {
+	if f.count("RunInstance") != 0 {
 		t.Error("launched while the budget was spent")
 	}
 	token := ec2.ClientToken(string(s.Obj.UID), 0)
 	if !r.Launches.NotSent(s.Obj.UID, token) {
 		t.Error("the pass does not remember that nothing was sent")
 	}
-	f.ResetCalls()
+	f.calls = nil
 	r.launch(context.Background(), s)
-	if f.Count("OwnedInstances")+f.Count("FindInstances") != 0 {
-		t.Errorf("the next pass looked for a launch it knows was not sent: %s", callOps(f))
+	if f.count("OwnedInstances")+f.count("FindInstances") != 0 {
+		t.Errorf("the next pass looked for a launch it knows was not sent: %s", f.ops())
 	}
 }
 
@@ -64,33 +62,26 @@ func TestALostLaunchIsFoundByTokenOrTagButNeverAnotherClustersCopy(t *testing.T)
 	foreign := map[string]string{ec2.TagOwnerUID: "uid-web", ec2.TagCluster: "cluster-b"}
 	testCases := []struct {
 		name       string
-		launches   func(t *testing.T, f *ec2fake.Fake) (want string)
+		instances  []ec2.Instance
+		want       string
+		wantCalls  string
 		wantEvents string
 	}{
-		{name: "by client token", launches: func(t *testing.T, f *ec2fake.Fake) string {
-			return launchTagged(t, f, "token-1", own, ec2.StateRunning)
-		}},
-		{name: "by the UID tag, under an earlier token", launches: func(t *testing.T, f *ec2fake.Fake) string {
-			return launchTagged(t, f, "token-0", own, ec2.StateRunning)
-		}},
-		{name: "another cluster's copy is left alone", launches: func(t *testing.T, f *ec2fake.Fake) string {
-			launchTagged(t, f, "token-1", foreign, ec2.StateRunning)
-			return ""
-		}},
-		{name: "a terminated one is not managed", launches: func(t *testing.T, f *ec2fake.Fake) string {
-			launchTagged(t, f, "token-1", own, ec2.StateTerminated)
-			return ""
-		}},
-		{name: "the oldest of several", wantEvents: "DuplicateInstances", launches: func(t *testing.T, f *ec2fake.Fake) string {
-			oldest := launchTagged(t, f, "token-a", own, ec2.StateRunning)
-			launchTagged(t, f, "token-b", own, ec2.StateRunning)
-			return oldest
-		}},
+		{name: "by client token", instances: []ec2.Instance{instance("i-1", "token-1", 0, ec2.StateRunning, own)},
+			want: "i-1", wantCalls: "FindInstances"},
+		{name: "by the UID tag, under an earlier token", instances: []ec2.Instance{instance("i-0", "token-0", 0, ec2.StateRunning, own)},
+			want: "i-0", wantCalls: "FindInstances,FindInstances"},
+		{name: "another cluster's copy is left alone", instances: []ec2.Instance{instance("i-1", "token-1", 0, ec2.StateRunning, foreign)},
+			wantCalls: "FindInstances,FindInstances"},
+		{name: "a terminated one is not managed", instances: []ec2.Instance{instance("i-1", "token-1", 0, ec2.StateTerminated, own)},
+			wantCalls: "FindInstances,FindInstances"},
+		{name: "the oldest of several", wantEvents: "DuplicateInstances", want: "i-a", wantCalls: "FindInstances,FindInstances",
+			instances: []ec2.Instance{instance("i-b", "token-b", 5, ec2.StateRunning, own), instance("i-a", "token-a", 1, ec2.StateRunning, own)}},
 	}
 	for _, tc := range testCases {
 		t.Run(tc.name, func(t *testing.T) {
-			f := ec2fake.New()
-			want := tc.launches(t, f)
+			f := (&fakeEC2{t: t}).holding(tc.instances...)
+			want := tc.want
 			r, events, s := launchScope(f)
 			found, err := r.FindOwnInstance(context.Background(), s, "token-1")
 			if err != nil {
@@ -106,6 +97,9 @@ func TestALostLaunchIsFoundByTokenOrTagButNeverAnotherClustersCopy(t *testing.T)
 			}
 			if strings.Join(events.Reasons, ",") != tc.wantEvents {
 				t.Errorf("events %v, want %q", events.Reasons, tc.wantEvents)
+			}
+			if f.ops() != tc.wantCalls {
+				t.Errorf("calls %s, want %s", f.ops(), tc.wantCalls)
 			}
 		})
 	}
@@ -130,14 +124,17 @@ func TestRunInstanceRemembersWhatItLaunchedAndWhatItDidNot(t *testing.T) {
 	}
 	for _, tc := range testCases {
 		t.Run(tc.name, func(t *testing.T) {
-			f := ec2fake.New()
+			f := &fakeEC2{t: t, runInstance: func(req ec2.LaunchRequest) (*ec2.Instance, error) {
+				if tc.fail != nil {
+					return nil, tc.fail
+				}
+				inst := instance("i-new", req.ClientToken, 0, ec2.StatePending, req.Tags)
+				return &inst, nil
+			}}
 			r, events, s := launchScope(f)
 			token := ec2.ClientToken(string(s.Obj.UID), 0)
 			now := metav1.Now()
 			s.Obj.Status.ClientToken, s.Obj.Status.LastLaunchAttempt = token, &now
-			if tc.fail != nil {
-				f.FailNext("RunInstance", tc.fail)
-			}
 			next := r.runInstance(context.Background(), s, token, "", "")
 			if (next.Kind == pass.KindFailed) != tc.wantFailed {
 				t.Errorf("step %+v, want failed=%v", next, tc.wantFailed)
@@ -158,7 +155,7 @@ func TestRunInstanceRemembersWhatItLaunchedAndWhatItDidNot(t *testing.T) {
 // EC2 answering a token with IdempotentParameterMismatch is retried further apart a
 // few times, then the operator stops launching and says what to do.
 func TestIdempotencyConflictsBackOffThenStall(t *testing.T) {
-	f := ec2fake.New()
+	f := &fakeEC2{t: t}
 	r, events, s := launchScope(f)
 	conflict := awserrors.NewError("RunInstances", "IdempotentParameterMismatch", "token used with other parameters")
 	var waits []time.Duration
@@ -207,11 +204,9 @@ func TestAdoptionRefusesWhatIsNotFreeToAdopt(t *testing.T) {
 	}
 	for _, tc := range testCases {
 		t.Run(tc.name, func(t *testing.T) {
-			f := ec2fake.New()
-			id := launchTagged(t, f, "elsewhere", tc.tags, tc.state)
+			f := (&fakeEC2{t: t}).holding(instance("i-elsewhere", "elsewhere", 0, tc.state, tc.tags))
 			r, _, s := launchScope(f)
-			s.Obj.Spec.InstanceID = id
-			f.ResetCalls()
+			s.Obj.Spec.InstanceID = "i-elsewhere"
 			next := r.adopt(context.Background(), s)
 			if next.Kind != pass.KindDone || next.After == 0 {
 				t.Errorf("step %+v, want to look again later", next)
@@ -219,8 +214,8 @@ func TestAdoptionRefusesWhatIsNotFreeToAdopt(t *testing.T) {
 			if ready := s.Condition(computev1alpha1.ConditionReady); ready == nil || ready.Reason != tc.wantReason {
 				t.Errorf("Ready %+v, want %s", ready, tc.wantReason)
 			}
-			if f.Count("CreateTags")+f.Count("DeleteTags") != 0 {
-				t.Errorf("tags were changed on an instance that was not adopted: %s", callOps(f))
+			if f.ops() != "GetInstance" {
+				t.Errorf("calls %s: want only the instance described, no tags changed on an instance that was not adopted", f.ops())
 			}
 		})
 	}

@@ -34,7 +34,7 @@ import (
 // and has not recorded yet. Its ID, and what the rest of the pass sees, are written
 // once at the end of the pass.
 func (l *Phase) launchedEarlier(ctx context.Context, s *pass.Scope, id string) pass.Step {
-	inst, err := s.EC2.GetInstance(ctx, id)
+	inst, err := l.EC2Of(s).GetInstance(ctx, id)
 	switch {
 	case awserrors.IsNotFound(err) && l.WithinVisibilityGrace(s):
 		return pass.DoneAfter(l.PollInterval)
@@ -66,14 +66,14 @@ func (l *Phase) FindOwnInstance(ctx context.Context, s *pass.Scope, token string
 	var live []ec2.Instance
 	if token != "" {
 		// An adopting object whose adoption was refused has no token, only its UID.
-		candidates, err := s.EC2.FindInstances(ctx, ec2.InstanceFilter{ClientToken: token})
+		candidates, err := l.EC2Of(s).FindInstances(ctx, ec2.InstanceFilter{ClientToken: token})
 		if err != nil {
 			return nil, err
 		}
 		live = l.ourLiveInstances(s, candidates)
 	}
 	if len(live) == 0 {
-		candidates, err := s.EC2.FindInstances(ctx, ec2.InstanceFilter{Tags: map[string]string{ec2.TagOwnerUID: string(s.Obj.UID)}})
+		candidates, err := l.EC2Of(s).FindInstances(ctx, ec2.InstanceFilter{Tags: map[string]string{ec2.TagOwnerUID: string(s.Obj.UID)}})
 		if err != nil {
 			return nil, err
 		}

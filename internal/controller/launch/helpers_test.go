@@ -18,8 +18,6 @@ package launch
 
 import (
 	"context"
-	"strings"
-	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -27,7 +25,6 @@ import (
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
-	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/ec2fake"
 	"github.com/ec2-operator/ec2-operator/internal/controller/memory"
 	"github.com/ec2-operator/ec2-operator/internal/controller/pass"
 	"github.com/ec2-operator/ec2-operator/internal/controller/pass/passtest"
@@ -85,36 +82,13 @@ func testPhase() *Phase {
 
 // launchScope is the scope of a first pass of an object that names no instance, with
 // the fake as its client.
-func launchScope(f *ec2fake.Fake) (*Phase, *passtest.EventLog, *pass.Scope) {
+func launchScope(f *fakeEC2) (*Phase, *passtest.EventLog, *pass.Scope) {
 	events := &passtest.EventLog{}
 	s := passtest.Scope(events)
 	s.Obj.UID = "uid-web"
-	s.Obj.Spec = computev1alpha1.EC2InstanceSpec{InstanceType: "t3.micro", ImageID: ec2fake.DefaultImageID}
-	s.EC2 = f
+	s.Obj.Spec = computev1alpha1.EC2InstanceSpec{InstanceType: "t3.micro", ImageID: "ami-0123456789abcdef0"}
 	s.Before = s.Obj.DeepCopy()
-	return testPhase(), events, s
-}
-
-// launchTagged puts an instance in the fake as if launched with token and tags.
-func launchTagged(t *testing.T, f *ec2fake.Fake, token string, tags map[string]string, state string) string {
-	t.Helper()
-	inst, err := f.RunInstance(context.Background(), ec2.LaunchRequest{ClientToken: token, ImageID: ec2fake.DefaultImageID,
-		InstanceType: "t3.micro", Tags: tags})
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.Advance()
-	if state != ec2.StateRunning {
-		f.SetState(inst.ID, state)
-	}
-	return inst.ID
-}
-
-// callOps lists the fake's calls in order.
-func callOps(f *ec2fake.Fake) string {
-	var ops []string
-	for _, c := range f.Calls() {
-		ops = append(ops, c.Op)
-	}
-	return strings.Join(ops, ",")
+	l := testPhase()
+	l.EC2Of = func(*pass.Scope) EC2 { return f }
+	return l, events, s
 }

@@ -37,13 +37,13 @@ const CodeArchitectureMismatch = "ArchitectureMismatch"
 // the same image), and checks what can be checked against the instance type before
 // EC2 is asked: the image's architecture, cpuOptions and hibernation. Images and
 // instance types are described once per process and region.
-func chooseImage(ctx context.Context, s *pass.Scope, newRecord bool) error {
+func chooseImage(ctx context.Context, c EC2, s *pass.Scope, newRecord bool) error {
 	spec, st := &s.Obj.Spec, &s.Obj.Status
 	var image *ec2.Image
 	switch {
 	case spec.ImageSelector != nil && (newRecord || st.ImageID == ""):
 		sel := spec.ImageSelector
-		found, err := s.EC2.FindImages(ctx, ec2.ImageQuery{Owners: sel.Owners, Name: sel.Name, Architecture: sel.Architecture, Tags: sel.Tags})
+		found, err := c.FindImages(ctx, ec2.ImageQuery{Owners: sel.Owners, Name: sel.Name, Architecture: sel.Architecture, Tags: sel.Tags})
 		if err != nil {
 			return err
 		}
@@ -55,12 +55,12 @@ func chooseImage(ctx context.Context, s *pass.Scope, newRecord bool) error {
 		st.ImageID, st.ImageName = image.ID, image.Name
 	case spec.ImageSelector != nil:
 		var err error
-		if image, err = s.EC2.DescribeImage(ctx, st.ImageID); err != nil {
+		if image, err = c.DescribeImage(ctx, st.ImageID); err != nil {
 			return err
 		}
 	case strings.HasPrefix(spec.ImageID, "ami-"):
 		var err error
-		if image, err = s.EC2.DescribeImage(ctx, spec.ImageID); err != nil {
+		if image, err = c.DescribeImage(ctx, spec.ImageID); err != nil {
 			return err
 		}
 		st.ImageName = image.Name
@@ -68,17 +68,17 @@ func chooseImage(ctx context.Context, s *pass.Scope, newRecord bool) error {
 	// The launch checks the image's owner against the account's guardrails once the
 	// subnet and groups are chosen too (checkChosenGuardrails).
 	s.Image = image
-	return checkAgainstType(ctx, s, image)
+	return checkAgainstType(ctx, c, s, image)
 }
 
 // checkAgainstType refuses, before launching, what the instance type cannot do. A
 // resolve:ssm: image is only known to EC2, which then answers for its architecture.
-func checkAgainstType(ctx context.Context, s *pass.Scope, image *ec2.Image) error {
+func checkAgainstType(ctx context.Context, c EC2, s *pass.Scope, image *ec2.Image) error {
 	spec := &s.Obj.Spec
 	if image == nil && spec.CPUOptions == nil && (spec.Hibernation == nil || !*spec.Hibernation) {
 		return nil
 	}
-	info, err := s.EC2.InstanceType(ctx, spec.InstanceType)
+	info, err := c.InstanceType(ctx, spec.InstanceType)
 	if err != nil {
 		return err
 	}

@@ -42,7 +42,7 @@ func (l *Phase) LateInitialize(ctx context.Context, s *pass.Scope) pass.Step {
 	if filled.DisableAPITermination == nil {
 		// Termination protection is the one late-initialized field DescribeInstances
 		// does not report; reading it is one DescribeInstanceAttribute call.
-		attrs, err := s.EC2.GetInstanceAttributes(ctx, s.Inst.ID)
+		attrs, err := l.EC2Of(s).GetInstanceAttributes(ctx, s.Inst.ID)
 		if err != nil {
 			return pass.Failed("reading the attributes of adopted instance "+s.Inst.ID, err)
 		}

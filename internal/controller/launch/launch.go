@@ -58,7 +58,7 @@ func (l *Phase) launch(ctx context.Context, s *pass.Scope) pass.Step {
 	// EC2 allows few launches a second per account; while the budget is spent, the
 	// object waits its turn without holding a worker or writing anything, and comes
 	// back when the client says its turn comes (its own place in line, so no spread).
-	if wait := s.EC2.LaunchTurn(token, s.Obj.Namespace); wait > 0 {
+	if wait := l.EC2Of(s).LaunchTurn(token, s.Obj.Namespace); wait > 0 {
 		// Nothing was sent under this token, and the checks above found nothing: the
 		// next pass goes straight to the launch, without listing or looking again.
 		l.Launches.PutNotSent(s.Obj.UID, token)
@@ -118,7 +118,7 @@ func (l *Phase) findEarlierLaunch(ctx context.Context, s *pass.Scope, token stri
 func (l *Phase) prepareLaunch(ctx context.Context, s *pass.Scope, token string) pass.Step {
 	st := &s.Obj.Status
 	newRecord := st.ClientToken != token || st.LastLaunchAttempt == nil
-	if err := chooseImage(ctx, s, newRecord); err != nil {
+	if err := chooseImage(ctx, l.EC2Of(s), s, newRecord); err != nil {
 		return pass.Failed("choosing the image", err)
 	}
 	if err := l.choosePlacement(ctx, s, newRecord); err != nil {
@@ -147,7 +147,7 @@ func (l *Phase) runInstance(ctx context.Context, s *pass.Scope, token, userData,
 	// From here the launch may reach EC2: what memory said about an earlier attempt
 	// that was not sent (or was refused) no longer holds, whatever this one's answer.
 	l.Launches.Forget(s.Obj.UID)
-	inst, err := s.EC2.RunInstance(ctx, plan.LaunchRequest(s.Obj, l.ClusterID, token, userData))
+	inst, err := l.EC2Of(s).RunInstance(ctx, plan.LaunchRequest(s.Obj, l.ClusterID, token, userData))
 	if awserrors.HeldBack(err) {
 		// Nothing was sent: the next pass launches without looking for this one.
 		l.Launches.PutNotSent(s.Obj.UID, token)
@@ -162,7 +162,7 @@ func (l *Phase) runInstance(ctx context.Context, s *pass.Scope, token, userData,
 	// back (DescribeInstances does not return these attributes).
 	l.Attributes.Put(s.Obj.UID, s.Obj.Generation, l.now(), plan.LaunchedAttributes(s.Obj, userData), source)
 	// A new instance is pending; the next pass looks at it with the other new ones.
-	return pass.DoneAfter(l.firstLook(s.EC2))
+	return pass.DoneAfter(l.firstLook(l.EC2Of(s)))
 }
 
 // firstLookAfterLaunch is when a new instance is first looked at, when launches are

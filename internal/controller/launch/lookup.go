@@ -44,9 +44,9 @@ func (l *Phase) EnsureInstance(ctx context.Context, s *pass.Scope) pass.Step {
 
 	if l.Events.TakeStale(st.InstanceID) {
 		// An EC2 event said the instance changed: what the client remembers is older.
-		s.EC2.ChangedElsewhere(st.InstanceID)
+		l.EC2Of(s).ChangedElsewhere(st.InstanceID)
 	}
-	inst, err := s.EC2.GetInstance(ctx, st.InstanceID)
+	inst, err := l.EC2Of(s).GetInstance(ctx, st.InstanceID)
 	switch {
 	case awserrors.IsNotFound(err):
 		return l.instanceMissing(ctx, s)

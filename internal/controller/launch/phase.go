@@ -74,6 +74,8 @@ type Metrics interface {
 type Phase struct {
 	Kernel  Kernel
 	Metrics Metrics
+	// EC2Of is the EC2 client of a pass (FromScope); tests give the phase a fake.
+	EC2Of func(*pass.Scope) EC2
 	// Client writes the launch record and ownership, and lists the siblings of a
 	// vanished instance.
 	Client client.Client

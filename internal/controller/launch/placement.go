@@ -38,14 +38,14 @@ import (
 func (l *Phase) choosePlacement(ctx context.Context, s *pass.Scope, newRecord bool) error {
 	spec, st := &s.Obj.Spec, &s.Obj.Status
 	if sel := spec.SubnetSelector; sel != nil && st.SubnetID == "" {
-		subnet, err := chooseSubnet(ctx, s.EC2, sel)
+		subnet, err := chooseSubnet(ctx, l.EC2Of(s), sel)
 		if err != nil {
 			return err
 		}
 		st.SubnetID, st.VPCID = subnet.ID, subnet.VPCID
 	}
 	if spec.SecurityGroupSelector != nil && (newRecord || len(st.SecurityGroupIDs) == 0) {
-		groups, err := DesiredGroups(ctx, s, st.VPCID)
+		groups, err := DesiredGroups(ctx, l.EC2Of(s), s, st.VPCID)
 		if err != nil {
 			return err
 		}
@@ -77,12 +77,12 @@ func chooseSubnet(ctx context.Context, c ec2.Network, sel *computev1alpha1.Subne
 // DesiredGroups returns the security groups the spec asks for: securityGroupIds and
 // the groups securityGroupSelector matches in vpcID (when known; otherwise the
 // selection must lie in one VPC). The result is sorted.
-func DesiredGroups(ctx context.Context, s *pass.Scope, vpcID string) ([]string, error) {
+func DesiredGroups(ctx context.Context, c ec2.Network, s *pass.Scope, vpcID string) ([]string, error) {
 	spec := &s.Obj.Spec
 	groups := slices.Clone(spec.SecurityGroupIDs)
 	if sel := spec.SecurityGroupSelector; sel != nil {
 		if vpcID == "" && spec.SubnetID != "" {
-			subnets, err := s.EC2.FindSubnets(ctx, ec2.SubnetQuery{IDs: []string{spec.SubnetID}})
+			subnets, err := c.FindSubnets(ctx, ec2.SubnetQuery{IDs: []string{spec.SubnetID}})
 			if err != nil {
 				return nil, err
 			}
@@ -90,7 +90,7 @@ func DesiredGroups(ctx context.Context, s *pass.Scope, vpcID string) ([]string, 
 				vpcID = subnets[0].VPCID
 			}
 		}
-		found, err := s.EC2.FindSecurityGroups(ctx, ec2.SecurityGroupQuery{VPCID: vpcID, Tags: sel.Tags, Names: sel.Names})
+		found, err := c.FindSecurityGroups(ctx, ec2.SecurityGroupQuery{VPCID: vpcID, Tags: sel.Tags, Names: sel.Names})
 		if err != nil {
 			return nil, err
 		}

@@ -44,7 +44,7 @@ func (l *Phase) instanceTerminated(ctx context.Context, s *pass.Scope, inst *ec2
 	reason, msg, launchFailed := terminationCause(s, inst)
 	// A persistent Spot request would launch an instance of its own, next to ours.
 	if inst.SpotRequestID != "" {
-		if err := s.EC2.CancelSpotRequest(ctx, inst.SpotRequestID); err != nil && !awserrors.IsNotFound(err) {
+		if err := l.EC2Of(s).CancelSpotRequest(ctx, inst.SpotRequestID); err != nil && !awserrors.IsNotFound(err) {
 			return pass.Failed("cancelling Spot request "+inst.SpotRequestID, err)
 		}
 	}

@@ -55,7 +55,7 @@ const (
 // another cluster, or one without the cluster tag (launched before it existed, by
 // whichever cluster), is reported and left alone, under either restore policy.
 func (l *Phase) restoreCheck(ctx context.Context, s *pass.Scope) pass.Step {
-	owned, err := s.EC2.OwnedInstances(ctx, s.Obj.Namespace, s.Obj.Name)
+	owned, err := l.EC2Of(s).OwnedInstances(ctx, s.Obj.Namespace, s.Obj.Name)
 	if err != nil {
 		return pass.Failed("looking for an instance of an earlier object with this name", err)
 	}
@@ -122,7 +122,7 @@ func (l *Phase) restoreRefusal(s *pass.Scope, earlier, foreign, unproven []ec2.I
 // is looked at again first (the listing may be seconds old, and the instance
 // terminated since), then its ownership tags are moved to this object's UID.
 func (l *Phase) takeOver(ctx context.Context, s *pass.Scope, id string) pass.Step {
-	inst, err := s.EC2.GetInstance(ctx, id)
+	inst, err := l.EC2Of(s).GetInstance(ctx, id)
 	if awserrors.IsNotFound(err) {
 		return pass.Proceed()
 	}
@@ -147,7 +147,7 @@ func (l *Phase) takeOver(ctx context.Context, s *pass.Scope, id string) pass.Ste
 	previous := ec2.OwnerTag(inst.Tags, ec2.TagOwnerUID)
 	pass.RememberRootVolume(s, inst)
 	ownership := ec2.OwnershipTags(s.Obj.Namespace, s.Obj.Name, string(s.Obj.UID), l.ClusterID)
-	if err := pass.WriteOwnership(ctx, s, inst, ownership); err != nil {
+	if err := pass.WriteOwnership(ctx, l.EC2Of(s), s, inst, ownership); err != nil {
 		return pass.Failed("taking over instance "+inst.ID, err)
 	}
 	msg := fmt.Sprintf("took over instance %s, launched for an earlier EC2Instance %s/%s (UID %s) that was deleted without "+

@@ -109,7 +109,7 @@ func (l *Phase) lookAtSiblings(ctx context.Context, s *pass.Scope) {
 			o.Status.AccountID != s.Obj.Status.AccountID || awsaccount.NameOf(o) != awsaccount.NameOf(s.Obj) {
 			continue
 		}
-		s.EC2.ChangedElsewhere(o.Status.InstanceID)
+		l.EC2Of(s).ChangedElsewhere(o.Status.InstanceID)
 		select {
 		case l.Requeue <- event.GenericEvent{Object: o}:
 		default:

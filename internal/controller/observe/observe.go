@@ -71,6 +71,8 @@ type InstanceStates interface {
 // between passes.
 type Phase struct {
 	Kernel Kernel
+	// EC2Of is the EC2 client of a pass (FromScope); tests give the phase a fake.
+	EC2Of func(*pass.Scope) EC2
 	// Events are what EC2 events said of instances: a stale mark makes the
 	// description be read afresh.
 	Events  *memory.EventMarks
@@ -149,9 +151,9 @@ func (o *Phase) findObserved(ctx context.Context, s *pass.Scope) (*ec2.Instance,
 		return nil, pass.DoneAfter(0)
 	}
 	if o.Events.TakeStale(id) {
-		s.EC2.ChangedElsewhere(id)
+		o.EC2Of(s).ChangedElsewhere(id)
 	}
-	inst, err := s.EC2.GetInstance(ctx, id)
+	inst, err := o.EC2Of(s).GetInstance(ctx, id)
 	switch {
 	case awserrors.IsNotFound(err):
 		s.NotReady(computev1alpha1.ReasonInstanceNotFound, "instance "+id+" does not exist (managementPolicy Observe)")
@@ -190,7 +192,7 @@ func (o *Phase) reportObserved(ctx context.Context, s *pass.Scope, inst *ec2.Ins
 		return pass.Failed("reading the attributes of instance "+inst.ID, err)
 	}
 	differences := plan.ObservedDrift(s.Obj, inst, seen)
-	eipDiff, err := observeElasticIP(ctx, s, inst)
+	eipDiff, err := observeElasticIP(ctx, o.EC2Of(s), s, inst)
 	if err != nil {
 		return pass.Failed("describing the Elastic IP of instance "+inst.ID, err)
 	}
@@ -221,7 +223,7 @@ func (o *Phase) reportDrift(s *pass.Scope, differences []string) {
 
 // observeElasticIP reports the Elastic IP the spec names (or the one recorded while
 // in Full) in status, and a difference when it is not associated with the instance.
-func observeElasticIP(ctx context.Context, s *pass.Scope, inst *ec2.Instance) ([]string, error) {
+func observeElasticIP(ctx context.Context, c EC2, s *pass.Scope, inst *ec2.Instance) ([]string, error) {
 	want := s.Obj.Spec.ElasticIP
 	alloc := ""
 	switch {
@@ -236,7 +238,7 @@ func observeElasticIP(ctx context.Context, s *pass.Scope, inst *ec2.Instance) ([
 		}
 		return nil, nil
 	}
-	found, err := s.EC2.DescribeAddresses(ctx, []string{alloc})
+	found, err := c.DescribeAddresses(ctx, []string{alloc})
 	if err != nil {
 		return nil, err
 	}

@@ -72,9 +72,9 @@ func OtherClusterMessage(inst *ec2.Instance, cluster, doing string) string {
 // ReleaseResources marks resources the operator lets go of with the instance they
 // came from and removes their ownership tags. The mark goes first: the IAM policy
 // allows tagging only while the resource still carries this cluster's tag.
-func ReleaseResources(ctx context.Context, s *Scope, instanceID string, ids ...string) error {
-	if err := s.EC2.CreateTags(ctx, ids, map[string]string{ec2.TagReleased: instanceID}); err != nil {
+func ReleaseResources(ctx context.Context, c ec2.Tags, instanceID string, ids ...string) error {
+	if err := c.CreateTags(ctx, ids, map[string]string{ec2.TagReleased: instanceID}); err != nil {
 		return err
 	}
-	return s.EC2.DeleteTags(ctx, ids, ec2.OwnershipTagKeys())
+	return c.DeleteTags(ctx, ids, ec2.OwnershipTagKeys())
 }

@@ -58,17 +58,17 @@ func hasKey(m map[string]string, k string) bool {
 // WriteOwnership tags the instance and its launch volumes as this object's (an
 // adoption, a take-over): the instance in the form EC2 allows it now, the volumes in
 // the slash form, and the instance loses the other form, whose values would be stale.
-func WriteOwnership(ctx context.Context, s *Scope, inst *ec2.Instance, ownership map[string]string) error {
+func WriteOwnership(ctx context.Context, c ec2.Tags, s *Scope, inst *ec2.Instance, ownership map[string]string) error {
 	volumes := LaunchVolumes(s, inst)
 	if !ExposesTags(inst) {
-		if err := s.EC2.CreateTags(ctx, append([]string{inst.ID}, volumes...), ownership); err != nil {
+		if err := c.CreateTags(ctx, append([]string{inst.ID}, volumes...), ownership); err != nil {
 			return err
 		}
 	} else {
-		if err := s.EC2.CreateTags(ctx, []string{inst.ID}, ec2.IMDSSafeTags(ownership)); err != nil {
+		if err := c.CreateTags(ctx, []string{inst.ID}, ec2.IMDSSafeTags(ownership)); err != nil {
 			return err
 		}
-		if err := s.EC2.CreateTags(ctx, volumes, ownership); err != nil {
+		if err := c.CreateTags(ctx, volumes, ownership); err != nil {
 			return err
 		}
 	}
@@ -87,7 +87,7 @@ func WriteOwnership(ctx context.Context, s *Scope, inst *ec2.Instance, ownership
 		return nil
 	}
 	sort.Strings(stale)
-	if err := s.EC2.DeleteTags(ctx, []string{inst.ID}, stale); err != nil {
+	if err := c.DeleteTags(ctx, []string{inst.ID}, stale); err != nil {
 		return err
 	}
 	for _, k := range stale {

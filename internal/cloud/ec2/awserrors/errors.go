@@ -88,7 +88,7 @@ func (e *Error) Unwrap() error { return e.Err }
 
 // NewError returns the error the client returns when EC2 answers operation with code
 // and message, classified by the same rules (Classify.go). It exists for fakes of
-// Client (ec2fake), whose errors must satisfy the predicates of this package exactly
+// the client's interfaces, whose errors must satisfy the predicates of this package exactly
 // as the real client's do; the client itself classifies the SDK's errors instead.
 func NewError(operation, code, message string) *Error {
 	return &Error{Kind: KindOfCode(code), Operation: operation, Code: code, Message: message,
