@@ -59,7 +59,7 @@ CONTAINER_TOOL ?= docker
 export GOFLAGS := $(strip $(filter-out -trimpath,$(shell go env GOFLAGS)) -trimpath)
 export CGO_ENABLED ?= 0
 # GOFIPS140 is the Go Cryptographic Module (FIPS 140-3) our binaries are built with:
-# the snapshot Go lists as certified, by its exact name (README "FIPS"); empty builds
+# the snapshot Go lists as certified, by its exact name (docs/security.md, "FIPS"); empty builds
 # them with the toolchain's own crypto. Every go command here uses it, not only the
 # images: the images reuse what make test compiled, and the e2e manager runs in the
 # FIPS mode the images ship (fips140=on). Test processes that probe TLS servers run in

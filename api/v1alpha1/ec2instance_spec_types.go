@@ -396,7 +396,7 @@ type EC2InstanceSpec struct {
 	// Availability Zone and region: the same values as status), for workloads that
 	// need them. It is written in Observe too, since it changes nothing in AWS. The
 	// namespace must grant the operator the ec2-operator-outputs-writer ClusterRole
-	// (README "Outputs"). Mutable: a rename or removal deletes the old object.
+	// (docs/behaviour.md, "Outputs"). Mutable: a rename or removal deletes the old object.
 	// +optional
 	// +operator-sdk:csv:customresourcedefinitions:type=spec,displayName="Outputs To"
 	OutputsTo *OutputsTarget `json:"outputsTo,omitempty"`

@@ -30,18 +30,18 @@ import (
 	"github.com/ec2-operator/ec2-operator/internal/testenv"
 )
 
-// readmeFlags returns the flags the README's configuration table names in its first
-// column, from the "### Configuration" heading to the end of the table.
-func readmeFlags(t *testing.T) []string {
+// configurationPage is the page users configure the manager from.
+const configurationPage = "docs/configuration.md"
+
+// documentedFlags returns the flags the configuration page's table names in its first
+// column, from the page's first table to its end.
+func documentedFlags(t *testing.T) []string {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(testenv.ProjectRoot(), "README.md"))
+	data, err := os.ReadFile(filepath.Join(testenv.ProjectRoot(), configurationPage))
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, section, ok := strings.Cut(string(data), "\n### Configuration\n")
-	if !ok {
-		t.Fatal(`README.md has no "### Configuration" section`)
-	}
+	section := string(data)
 	name := regexp.MustCompile("`--([a-z0-9-]+)`")
 	var flags []string
 	inTable := false
@@ -59,21 +59,21 @@ func readmeFlags(t *testing.T) []string {
 		}
 	}
 	if len(flags) == 0 {
-		t.Fatal("the README's configuration table names no flag")
+		t.Fatal(configurationPage + "'s table names no flag")
 	}
 	return flags
 }
 
-// Users configure the operator from the README's table: a flag it leaves out cannot
-// be found, and one it names that the manager lacks makes the pod crash-loop.
-func TestTheREADMEConfigurationTableListsEveryFlagTheManagerHas(t *testing.T) {
+// Users configure the operator from the configuration page's table: a flag it leaves
+// out cannot be found, and one it names that the manager lacks makes the pod crash-loop.
+func TestTheConfigurationPageListsEveryFlagTheManagerHas(t *testing.T) {
 	fs := flag.NewFlagSet("manager", flag.ContinueOnError)
 	var opts options
 	opts.bindFlags(fs)
 	zapOpts := zap.Options{}
 	zapOpts.BindFlags(fs)
 
-	documented := readmeFlags(t)
+	documented := documentedFlags(t)
 	var missing []string
 	fs.VisitAll(func(f *flag.Flag) {
 		if !slices.Contains(documented, f.Name) {
@@ -81,11 +81,11 @@ func TestTheREADMEConfigurationTableListsEveryFlagTheManagerHas(t *testing.T) {
 		}
 	})
 	if len(missing) > 0 {
-		t.Errorf("the README's configuration table does not list %v", missing)
+		t.Errorf("%s does not list %v", configurationPage, missing)
 	}
 	for _, name := range documented {
 		if fs.Lookup(name) == nil {
-			t.Errorf("the README's configuration table lists --%s, which the manager does not have", name)
+			t.Errorf("%s lists --%s, which the manager does not have", configurationPage, name)
 		}
 	}
 }
