@@ -32,6 +32,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
+	"github.com/ec2-operator/ec2-operator/internal/argocdhealth"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
 	"github.com/ec2-operator/ec2-operator/internal/controller/awsaccount"
 	"github.com/ec2-operator/ec2-operator/internal/sim/ec2sim"
@@ -316,6 +317,7 @@ func TestAnAccountInUseIsDeletedOnlyOnceNoInstanceUsesIt(t *testing.T) {
 	if blocked.Reason != computev1alpha1.ReasonAccountInUse || !strings.Contains(blocked.Message, h.ns+"/user") {
 		t.Errorf("DeletionBlocked %s %q does not name the object that uses the account", blocked.Reason, blocked.Message)
 	}
+	h.wantAccountArgoHealth(a.Name, argocdhealth.Progressing, h.ns+"/user")
 	// The instance is still managed while the account waits.
 	h.update("user", func(o *computev1alpha1.EC2Instance) { o.Spec.Tags["stage"] = "two" })
 	h.eventually(h.timeout, func() string {
@@ -346,6 +348,7 @@ func TestAnAccountWhoseRoleCannotBeAssumedHoldsItsInstancesBack(t *testing.T) {
 	if c := meta.FindStatusCondition(failed.Status.Conditions, computev1alpha1.ConditionReady); !strings.Contains(c.Message, "AccessDenied") {
 		t.Errorf("AssumeRoleFailed message %q does not carry STS's AccessDenied", c.Message)
 	}
+	h.wantAccountArgoHealth(a.Name, argocdhealth.Degraded, "AccessDenied")
 	h.createIn(a, "waits")
 	got := h.waitCondition("waits", computev1alpha1.ConditionReady, metav1.ConditionFalse, computev1alpha1.ReasonAccountNotReady)
 	if c := meta.FindStatusCondition(got.Status.Conditions, computev1alpha1.ConditionReady); !strings.Contains(c.Message, "AccessDenied") {
@@ -365,6 +368,7 @@ func TestAnAccountWhoseRoleCannotBeAssumedHoldsItsInstancesBack(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.waitAccount(a.Name, computev1alpha1.ReasonVerified)
+	h.wantAccountArgoHealth(a.Name, argocdhealth.Healthy, "")
 	ready := h.waitReady("waits")
 	if ready.Status.AccountID != workloadA || len(h.world.live(workloadA)) != 1 {
 		t.Errorf("after the fix: accountId %q, live in A %v", ready.Status.AccountID, h.world.live(workloadA))

@@ -18,6 +18,8 @@ package controller
 
 import (
 	"context"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -26,23 +28,71 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
+	"github.com/ec2-operator/ec2-operator/internal/argocdhealth"
 	"github.com/ec2-operator/ec2-operator/internal/sim/ec2sim"
+	"github.com/ec2-operator/ec2-operator/internal/testenv"
 )
 
-// kstatusOf computes the object's status the way Argo CD, Flux and kubectl wait do
-// (sigs.k8s.io/cli-utils kstatus), from the object as the API server serves it.
-func (h *harness) kstatusOf(name string) status.Status {
+// served is the object as the API server serves it.
+func (h *harness) served(name string) *unstructured.Unstructured {
 	h.t.Helper()
 	u := &unstructured.Unstructured{}
 	u.SetGroupVersionKind(computev1alpha1.GroupVersion.WithKind("EC2Instance"))
 	if err := h.k8s.Get(context.Background(), client.ObjectKey{Namespace: h.ns, Name: name}, u); err != nil {
 		h.t.Fatal(err)
 	}
-	res, err := status.Compute(u)
+	return u
+}
+
+// kstatusOf computes the object's status the way Flux and kubectl wait do
+// (sigs.k8s.io/cli-utils kstatus), from the object as the API server serves it.
+func (h *harness) kstatusOf(name string) status.Status {
+	h.t.Helper()
+	res, err := status.Compute(h.served(name))
 	if err != nil {
 		h.t.Fatal(err)
 	}
 	return res.Status
+}
+
+// argoHealth runs the Argo CD health check the project ships for EC2Instance
+// (config/argocd) on the object as the API server serves it.
+func (h *harness) argoHealth(name string) argocdhealth.Result {
+	h.t.Helper()
+	script := argocdhealth.ScriptPath(testenv.ProjectRoot(), computev1alpha1.GroupVersion.Group, "EC2Instance")
+	res, err := argocdhealth.Check(script, h.served(name).Object)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return res
+}
+
+// wantArgoHealth fails the test unless Argo CD's health check reads the object as
+// want, with a message holding the condition's reason (when one is given).
+func (h *harness) wantArgoHealth(name, want, reason string) {
+	h.t.Helper()
+	if got := h.argoHealth(name); got.Status != want || !strings.Contains(got.Message, reason) {
+		h.t.Errorf("Argo CD health of %s: %+v, want %s with %q in the message", name, got, want, reason)
+	}
+}
+
+// wantAccountArgoHealth fails the test unless Argo CD's health check for AWSAccount
+// reads the account, as the API server serves it, as want with text in its message.
+func (h *harness) wantAccountArgoHealth(name, want, text string) {
+	h.t.Helper()
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(computev1alpha1.GroupVersion.WithKind("AWSAccount"))
+	if err := h.k8s.Get(context.Background(), client.ObjectKey{Name: name}, u); err != nil {
+		h.t.Fatal(err)
+	}
+	script := argocdhealth.ScriptPath(testenv.ProjectRoot(), computev1alpha1.GroupVersion.Group, "AWSAccount")
+	got, err := argocdhealth.Check(script, u.Object)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	if got.Status != want || !strings.Contains(got.Message, text) {
+		h.t.Errorf("Argo CD health of AWSAccount %s: %+v, want %s with %q in the message", name, got, want, text)
+	}
 }
 
 // waitKstatus waits until kstatus computes want for the object.
@@ -53,6 +103,8 @@ func (h *harness) waitKstatus(name string, want status.Status) {
 	})
 }
 
+// TestKstatusReadsEveryPhaseAsToolsExpect reads the object at each phase of its life
+// as kstatus (Flux, kubectl wait) and as the Argo CD health check of config/argocd do.
 func TestKstatusReadsEveryPhaseAsToolsExpect(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, harnessOptions{sim: ec2sim.Config{PendingDuration: 2 * time.Second}})
@@ -64,6 +116,7 @@ func TestKstatusReadsEveryPhaseAsToolsExpect(t *testing.T) {
 	if got := h.kstatusOf("phases"); got != status.InProgressStatus {
 		t.Errorf("a new object before the operator looked at it: %s, want InProgress", got)
 	}
+	h.wantArgoHealth("phases", argocdhealth.Progressing, "")
 	h.startManager()
 
 	// Launching and pending: in progress.
@@ -71,9 +124,11 @@ func TestKstatusReadsEveryPhaseAsToolsExpect(t *testing.T) {
 	if got := h.kstatusOf("phases"); got != status.InProgressStatus {
 		t.Errorf("a pending instance: %s, want InProgress", got)
 	}
+	h.wantArgoHealth("phases", argocdhealth.Progressing, computev1alpha1.ReasonPending)
 	// Running and matching the spec: current.
 	h.waitReady("phases")
 	h.waitKstatus("phases", status.CurrentStatus)
+	h.wantArgoHealth("phases", argocdhealth.Healthy, computev1alpha1.ReasonAvailable)
 
 	// A spec change is in progress until it is applied.
 	m := h.mark("phases")
@@ -81,6 +136,7 @@ func TestKstatusReadsEveryPhaseAsToolsExpect(t *testing.T) {
 	h.waitConditionSince(m, computev1alpha1.ConditionReconciling, "True", "")
 	h.waitConditionSince(m, computev1alpha1.ConditionReady, "True", computev1alpha1.ReasonStopped)
 	h.waitKstatus("phases", status.CurrentStatus)
+	h.wantArgoHealth("phases", argocdhealth.Healthy, computev1alpha1.ReasonStopped)
 
 	// Input EC2 refuses needs the user: failed.
 	bad := h.instance("bad-image")
@@ -88,6 +144,7 @@ func TestKstatusReadsEveryPhaseAsToolsExpect(t *testing.T) {
 	h.create(bad)
 	h.waitCondition("bad-image", computev1alpha1.ConditionStalled, "True", computev1alpha1.ReasonImageNotFound)
 	h.waitKstatus("bad-image", status.FailedStatus)
+	h.wantArgoHealth("bad-image", argocdhealth.Degraded, computev1alpha1.ReasonImageNotFound)
 
 	// Throttling passes by itself: in progress, not failed.
 	remove := h.sim.InjectFault(ec2sim.Fault{Operation: "RunInstances", Code: "RequestLimitExceeded"})
@@ -96,6 +153,21 @@ func TestKstatusReadsEveryPhaseAsToolsExpect(t *testing.T) {
 	if got := h.kstatusOf("throttled"); got != status.InProgressStatus {
 		t.Errorf("a throttled launch: %s, want InProgress", got)
 	}
+	h.wantArgoHealth("throttled", argocdhealth.Progressing, computev1alpha1.ReasonThrottled)
 	remove()
 	h.waitKstatus("throttled", status.CurrentStatus)
+
+	// Being deleted: in progress until the object is gone. A finalizer of the test's
+	// holds the object once the operator has let go of it.
+	const hold = "test.ec2-operator.dev/hold"
+	h.update("phases", func(o *computev1alpha1.EC2Instance) { o.Finalizers = append(o.Finalizers, hold) })
+	h.deleteObject("phases")
+	h.eventually(h.timeout, func() string {
+		return unless(!slices.Contains(h.get("phases").Finalizers, computev1alpha1.Finalizer), "the operator still holds its finalizer")
+	})
+	h.wantArgoHealth("phases", argocdhealth.Progressing, "Deleting")
+	h.update("phases", func(o *computev1alpha1.EC2Instance) {
+		o.Finalizers = slices.DeleteFunc(o.Finalizers, func(f string) bool { return f == hold })
+	})
+	h.waitGone("phases")
 }
