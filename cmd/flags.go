@@ -17,9 +17,11 @@ limitations under the License.
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -75,6 +77,10 @@ type options struct {
 	// resyncPeriodSet says whether --resync-period or RESYNC_PERIOD was given: with
 	// events on, the default resync period is longer.
 	resyncPeriodSet bool
+	// envProblems are the environment variables that set a flag's default and do not
+	// parse; validate reports those whose flag was not given (afterParse drops the
+	// others).
+	envProblems []envProblem
 }
 
 // maxClusterID is the longest --cluster-id: a Kubernetes UID's length. The IAM policy
@@ -174,7 +180,7 @@ func (o *options) bindAWSFlags(fs *flag.FlagSet) {
 			"any other region an EC2Instance or AWSAccount names is refused with RegionUnknown before any call (env EXTRA_REGIONS).")
 	fs.StringVar(&o.ec2Endpoint, "ec2-endpoint", envOr("AWS_ENDPOINT_URL_EC2", ""),
 		"Override the EC2 endpoint URL, for example a local emulator (env AWS_ENDPOINT_URL_EC2).")
-	fs.IntVar(&o.awsMaxAttempts, "aws-max-attempts", envInt("AWS_MAX_ATTEMPTS", 5),
+	fs.IntVar(&o.awsMaxAttempts, "aws-max-attempts", o.envInt("aws-max-attempts", "AWS_MAX_ATTEMPTS", 5),
 		"Attempts per AWS call, the first one included; the SDK retries throttling and transient errors (env AWS_MAX_ATTEMPTS).")
 	fs.StringVar(&o.awsAPILimits, "aws-api-limits", envOr("AWS_API_LIMITS", "learn"),
 		`The EC2 API budget the operator keeps to per region: "learn" (start from EC2's default token buckets per API, `+
@@ -182,7 +188,7 @@ func (o *options) bindAWSFlags(fs *flag.FlagSet) {
 			`backing off at EC2's first RequestLimitExceeded), "documented" (the default buckets, never exceeded), `+
 			`overrides of them that pin the rates of an account whose limits AWS raised, `+
 			`such as "RunInstances=50/20,RunInstances.resources=5000/10", or "off" (env AWS_API_LIMITS).`)
-	fs.Float64Var(&o.awsRateLimit, "aws-rate-limit", envFloat("AWS_RATE_LIMIT", 0),
+	fs.Float64Var(&o.awsRateLimit, "aws-rate-limit", o.envFloat("aws-rate-limit", "AWS_RATE_LIMIT", 0),
 		"An additional client-side cap on all AWS requests per second per region, retries included; 0 means none (env AWS_RATE_LIMIT).")
 	fs.StringVar(&o.stsEndpoint, "sts-endpoint", envOr("AWS_ENDPOINT_URL_STS", ""),
 		"Overrides the STS endpoint URL used to assume the roles of AWSAccounts, for example an emulator or a "+
@@ -192,18 +198,18 @@ func (o *options) bindAWSFlags(fs *flag.FlagSet) {
 // bindReconcileFlags registers the flags of how, how often and which EC2Instances are
 // reconciled, and which AWS resources are this cluster's.
 func (o *options) bindReconcileFlags(fs *flag.FlagSet) {
-	fs.IntVar(&o.maxConcurrentReconciles, "max-concurrent-reconciles", envInt("MAX_CONCURRENT_RECONCILES", 16),
+	fs.IntVar(&o.maxConcurrentReconciles, "max-concurrent-reconciles", o.envInt("max-concurrent-reconciles", "MAX_CONCURRENT_RECONCILES", 16),
 		"How many EC2Instances are reconciled in parallel (env MAX_CONCURRENT_RECONCILES).")
-	fs.DurationVar(&o.resyncPeriod, "resync-period", envDuration("RESYNC_PERIOD", controller.DefaultResyncPeriod),
+	fs.DurationVar(&o.resyncPeriod, "resync-period", o.envDuration("resync-period", "RESYNC_PERIOD", controller.DefaultResyncPeriod),
 		"How often a settled instance is checked for drift made outside Kubernetes (env RESYNC_PERIOD).")
-	fs.DurationVar(&o.pollInterval, "poll-interval", envDuration("POLL_INTERVAL", controller.DefaultPollInterval),
+	fs.DurationVar(&o.pollInterval, "poll-interval", o.envDuration("poll-interval", "POLL_INTERVAL", controller.DefaultPollInterval),
 		"How often an instance in transition (pending, stopping, being changed) is checked (env POLL_INTERVAL).")
 	fs.DurationVar(&o.attributeResyncPeriod, "attribute-resync-period",
-		envDuration("ATTRIBUTE_RESYNC_PERIOD", controller.DefaultAttributeResyncPeriod),
+		o.envDuration("attribute-resync-period", "ATTRIBUTE_RESYNC_PERIOD", controller.DefaultAttributeResyncPeriod),
 		"How often termination protection, user data and root volume size are re-read when the spec does not change "+
 			"(env ATTRIBUTE_RESYNC_PERIOD).")
 	fs.DurationVar(&o.typeChangeTimeout, "type-change-timeout",
-		envDuration("TYPE_CHANGE_TIMEOUT", converge.DefaultTypeChangeTimeout),
+		o.envDuration("type-change-timeout", "TYPE_CHANGE_TIMEOUT", converge.DefaultTypeChangeTimeout),
 		"How long a start with a new instance type is retried while EC2 has no capacity for it before the instance "+
 			"goes back to the type it ran with (env TYPE_CHANGE_TIMEOUT).")
 	fs.StringVar(&o.restorePolicy, "restore-policy", envOr("RESTORE_POLICY", string(launch.RestoreAdopt)),
@@ -229,14 +235,14 @@ func (o *options) bindEventsFlags(fs *flag.FlagSet) {
 		"Overrides the SQS endpoint URL of --events-queue-url, for example an emulator (env AWS_ENDPOINT_URL_SQS).")
 }
 
-// applyEventDefaults lengthens the default resync period when events are on and no
-// resync period was given.
-func (o *options) applyEventDefaults(fs *flag.FlagSet) {
-	fs.Visit(func(f *flag.Flag) {
-		if f.Name == "resync-period" {
-			o.resyncPeriodSet = true
-		}
-	})
+// afterParse settles what depends on which flags were given: an environment variable
+// is not read for a flag given on the command line, so its problems go; and the
+// default resync period is longer when events are on and no resync period was given.
+func (o *options) afterParse(fs *flag.FlagSet) {
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	o.envProblems = slices.DeleteFunc(o.envProblems, func(p envProblem) bool { return given[p.flag] })
+	o.resyncPeriodSet = given["resync-period"]
 	if os.Getenv("RESYNC_PERIOD") != "" {
 		o.resyncPeriodSet = true
 	}
@@ -247,6 +253,13 @@ func (o *options) applyEventDefaults(fs *flag.FlagSet) {
 
 // validate rejects settings that cannot work, with a message naming the flag.
 func (o *options) validate() error {
+	if len(o.envProblems) > 0 {
+		errs := make([]error, len(o.envProblems))
+		for i, p := range o.envProblems {
+			errs[i] = p
+		}
+		return errors.Join(errs...)
+	}
 	switch {
 	case o.maxConcurrentReconciles < 1:
 		return fmt.Errorf("--max-concurrent-reconciles must be at least 1")
@@ -312,28 +325,44 @@ func envOr(key, fallback string) string {
 	return fallback
 }
 
-// envInt returns the environment variable key as an integer, or fallback when it is
-// unset or not an integer. The envX helpers give the defaults of flags, so a value
-// they cannot read leaves the flag's own default in place.
-func envInt(key string, fallback int) int {
-	if v, err := strconv.Atoi(os.Getenv(key)); err == nil {
-		return v
-	}
-	return fallback
+// envProblem is an environment variable that sets a flag's default but does not parse.
+type envProblem struct {
+	flag, key, value, want string
 }
 
-// envFloat is envInt for a decimal number.
-func envFloat(key string, fallback float64) float64 {
-	if v, err := strconv.ParseFloat(os.Getenv(key), 64); err == nil {
-		return v
-	}
-	return fallback
+func (p envProblem) Error() string {
+	return fmt.Sprintf("%s=%q (the default of --%s) is not %s", p.key, p.value, p.flag, p.want)
 }
 
-// envDuration is envInt for a Go duration such as "90s" or "1h".
-func envDuration(key string, fallback time.Duration) time.Duration {
-	if v, err := time.ParseDuration(os.Getenv(key)); err == nil {
-		return v
+// envNumber returns the environment variable key read by parse, or fallback when it
+// is unset or empty. A value that does not parse is recorded as a problem of the flag
+// it sets, which validate reports, instead of silently leaving the default in place:
+// RESYNC_PERIOD=600 in a Subscription's config.env must stop the manager with a
+// message, not run it with a 10-minute resync the user did not ask for.
+func envNumber[T any](o *options, flagName, key, want string, fallback T, parse func(string) (T, error)) T {
+	v, ok := os.LookupEnv(key)
+	if !ok || v == "" {
+		return fallback
 	}
-	return fallback
+	parsed, err := parse(v)
+	if err != nil {
+		o.envProblems = append(o.envProblems, envProblem{flag: flagName, key: key, value: v, want: want})
+		return fallback
+	}
+	return parsed
+}
+
+// envInt is envNumber for an integer.
+func (o *options) envInt(flagName, key string, fallback int) int {
+	return envNumber(o, flagName, key, "an integer", fallback, strconv.Atoi)
+}
+
+// envFloat is envNumber for a decimal number.
+func (o *options) envFloat(flagName, key string, fallback float64) float64 {
+	return envNumber(o, flagName, key, "a number", fallback, func(v string) (float64, error) { return strconv.ParseFloat(v, 64) })
+}
+
+// envDuration is envNumber for a Go duration.
+func (o *options) envDuration(flagName, key string, fallback time.Duration) time.Duration {
+	return envNumber(o, flagName, key, "a duration with its unit, such as 600s, 10m or 1h", fallback, time.ParseDuration)
 }

@@ -133,6 +133,43 @@ func TestOperatorSettingsFallBackToTheEnvironment(t *testing.T) {
 	}
 }
 
+// A Subscription's config.env value that does not parse stops the manager with a
+// message naming the variable, the flag it sets and what it should look like, instead
+// of leaving the default in place unseen; every such variable is named at once. A
+// flag given on the command line wins, and its variable is not read at all.
+func TestUnparsableEnvironmentValuesStopTheManagerUnlessTheFlagIsGiven(t *testing.T) {
+	t.Setenv("RESYNC_PERIOD", "600")
+	t.Setenv("AWS_MAX_ATTEMPTS", "five")
+	t.Setenv("POLL_INTERVAL", "10s")
+	fs := flag.NewFlagSet("manager", flag.ContinueOnError)
+	var opts options
+	opts.bindFlags(fs)
+	if err := fs.Parse(nil); err != nil {
+		t.Fatal(err)
+	}
+	opts.afterParse(fs)
+	err := opts.validate()
+	for _, want := range []string{`RESYNC_PERIOD="600"`, "--resync-period", "600s", `AWS_MAX_ATTEMPTS="five"`, "--aws-max-attempts", "an integer"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error %v, want it to say %s", err, want)
+		}
+	}
+	if err != nil && strings.Contains(err.Error(), "POLL_INTERVAL") {
+		t.Errorf("error %v names a variable that parses", err)
+	}
+
+	fs = flag.NewFlagSet("manager", flag.ContinueOnError)
+	opts = options{}
+	opts.bindFlags(fs)
+	if err := fs.Parse([]string{"--resync-period=5m", "--aws-max-attempts=3"}); err != nil {
+		t.Fatal(err)
+	}
+	opts.afterParse(fs)
+	if err := opts.validate(); err != nil || opts.resyncPeriod != 5*time.Minute || opts.awsMaxAttempts != 3 {
+		t.Errorf("flags given: %v, resync %s, attempts %d; want the flags' values and no error", err, opts.resyncPeriod, opts.awsMaxAttempts)
+	}
+}
+
 func TestInvalidSettingsAreRejectedNamingTheFlag(t *testing.T) {
 	testCases := [][]string{
 		{"--max-concurrent-reconciles=0"},
@@ -180,7 +217,7 @@ func TestEventsLengthenTheDefaultResyncPeriodOnly(t *testing.T) {
 			if err := fs.Parse(tc.args); err != nil {
 				t.Fatal(err)
 			}
-			opts.applyEventDefaults(fs)
+			opts.afterParse(fs)
 			if opts.resyncPeriod != tc.want {
 				t.Errorf("resync period %s, want %s", opts.resyncPeriod, tc.want)
 			}

@@ -64,7 +64,7 @@ func main() {
 	zapOpts := zap.Options{}
 	zapOpts.BindFlags(flag.CommandLine)
 	flag.Parse()
-	opts.applyEventDefaults(flag.CommandLine)
+	opts.afterParse(flag.CommandLine)
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts)))
 
 	if err := run(ctrl.SetupSignalHandler(), opts); err != nil {
