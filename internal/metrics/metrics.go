@@ -49,7 +49,7 @@ type Metrics struct {
 	timeToRunning   prometheus.Histogram
 	driftCorrected  *prometheus.CounterVec
 	reconcileErrors *prometheus.CounterVec
-	instanceReady   *prometheus.GaugeVec
+	instanceNotReady   *prometheus.GaugeVec
 	credsReady      prometheus.Gauge
 	eventsReady     prometheus.Gauge
 	eventsReceived  *prometheus.CounterVec
@@ -78,7 +78,7 @@ func New(reg prometheus.Registerer) *Metrics {
 	}, []string{"version", "revision"})
 	buildInfo.WithLabelValues(version.Version, version.Revision).Set(1)
 	reg.MustRegister(m.apiCalls, m.apiDuration, m.apiThrottled, m.apiRetries, m.apiBudget, m.instances,
-		m.timeToRunning, m.driftCorrected, m.reconcileErrors, m.instanceReady, m.credsReady, m.eventsReady, m.eventsReceived, m.accountReady, m.replacementsPaused, buildInfo)
+		m.timeToRunning, m.driftCorrected, m.reconcileErrors, m.instanceNotReady, m.credsReady, m.eventsReady, m.eventsReceived, m.accountReady, m.replacementsPaused, buildInfo)
 	return m
 }
 
@@ -128,9 +128,9 @@ func (m *Metrics) addInstanceCollectors() {
 		Name: "ec2_operator_reconcile_errors_total",
 		Help: "Failed reconciles by the Ready condition's reason.",
 	}, []string{"reason"})
-	m.instanceReady = prometheus.NewGaugeVec(prometheus.GaugeOpts{
-		Name: "ec2_operator_instance_ready",
-		Help: "1 when the EC2Instance's Ready condition is True, else 0; one series per EC2Instance, removed when it is deleted.",
+	m.instanceNotReady = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "ec2_operator_instance_not_ready",
+		Help: "1 for each EC2Instance whose Ready condition is not True; a Ready EC2Instance has no series, so the series count with the objects in trouble, not with the fleet.",
 	}, []string{"ec2instance_namespace", "ec2instance_name"})
 	m.replacementsPaused = prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Name: "ec2_operator_replacements_paused",
@@ -273,13 +273,15 @@ func (m *Metrics) InstanceState(uid types.UID, state string) {
 	}
 }
 
-// InstanceReady records whether an EC2Instance is Ready (alerted on when 0 for long).
+// InstanceReady records whether an EC2Instance is Ready (alerted on when it is not for
+// long). Only objects that are not Ready have a series: one series per object made
+// 10,000 series for a fleet of 10,000 that was all well.
 func (m *Metrics) InstanceReady(namespace, name string, ready bool) {
-	v := 0.0
 	if ready {
-		v = 1
+		m.instanceNotReady.DeleteLabelValues(namespace, name)
+		return
 	}
-	m.instanceReady.WithLabelValues(namespace, name).Set(v)
+	m.instanceNotReady.WithLabelValues(namespace, name).Set(1)
 }
 
 // ReplacementsPaused records how many objects of an account and region are paused;
@@ -292,9 +294,9 @@ func (m *Metrics) ReplacementsPaused(account, region string, objects int) {
 	m.replacementsPaused.WithLabelValues(account, region).Set(float64(objects))
 }
 
-// ForgetInstance drops a deleted EC2Instance's readiness series.
+// ForgetInstance drops a deleted EC2Instance's series, if it had one.
 func (m *Metrics) ForgetInstance(namespace, name string) {
-	m.instanceReady.DeleteLabelValues(namespace, name)
+	m.instanceNotReady.DeleteLabelValues(namespace, name)
 }
 
 // EventsQueueReady records whether the events queue answered the last receive.

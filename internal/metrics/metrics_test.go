@@ -17,6 +17,7 @@ limitations under the License.
 package metrics
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -146,5 +147,27 @@ func TestAPIBudgetsAreGaugesPerBucketRegionAndAccount(t *testing.T) {
 	m.ForgetAccount("team-a")
 	if n := testutil.CollectAndCount(m.apiBudget); n != 1 {
 		t.Errorf("%d series after the account was deleted, want only the operator's own", n)
+	}
+}
+
+// Only EC2Instances that are not Ready have a series: a fleet that is well costs none,
+// and an object that becomes Ready, or is deleted, loses its series.
+func TestOnlyObjectsThatAreNotReadyHaveASeries(t *testing.T) {
+	m := New(prometheus.NewRegistry())
+	for i := range 100 {
+		m.InstanceReady("apps", fmt.Sprintf("ready-%d", i), true)
+	}
+	m.InstanceReady("apps", "web", false)
+	m.InstanceReady("apps", "db", false)
+	if n := testutil.CollectAndCount(m.instanceNotReady); n != 2 {
+		t.Errorf("%d series for 100 Ready objects and 2 that are not, want 2", n)
+	}
+	if v := testutil.ToFloat64(m.instanceNotReady.WithLabelValues("apps", "web")); v != 1 {
+		t.Errorf("web's series is %v, want 1", v)
+	}
+	m.InstanceReady("apps", "web", true)
+	m.ForgetInstance("apps", "db")
+	if n := testutil.CollectAndCount(m.instanceNotReady); n != 0 {
+		t.Errorf("%d series once web is Ready and db deleted, want none", n)
 	}
 }
