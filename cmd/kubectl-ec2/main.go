@@ -22,12 +22,14 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 	"time"
+
+	"github.com/spf13/pflag"
+	"k8s.io/client-go/tools/clientcmd"
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
@@ -43,6 +45,10 @@ controller (Auto Scaling, Karpenter, Cluster API, ACK, EKS node groups) manages 
 skipped, each with the reason on standard error. It uses the AWS SDK's default
 credentials chain, as the operator does (environment, shared config and credentials
 files, web identity, IMDS), and makes Describe calls only.
+
+The namespace of the manifests is --namespace (-n), else the namespace of the
+kubeconfig's current context (--kubeconfig, --context, as kubectl reads them), else
+default; nothing is read from or written to the cluster.
 
 Review the manifests, then: kubectl apply --server-side -f <output>
 `
@@ -77,7 +83,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	for _, s := range res.Skipped {
 		fmt.Fprintf(stderr, "skipped %s: %s\n", s.InstanceID, s.Reason)
 	}
-	if err := writeManifests(res.Objects, cfg.output, cfg.outputDir, stdout); err != nil {
+	if err := writeManifests(res.Objects, cfg.format, cfg.outputFile, cfg.outputDir, stdout); err != nil {
 		return err
 	}
 	fmt.Fprintf(stderr, "wrote %d EC2Instance manifests (%d skipped)\n", len(res.Objects), len(res.Skipped))
@@ -86,10 +92,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 
 // importConfig is what the import flags say.
 type importConfig struct {
-	region, endpoint, output, outputDir string
-	query                               ec2.InventoryQuery
-	opts                                importer.Options
-	timeout                             time.Duration
+	region, endpoint              string
+	format, outputFile, outputDir string
+	kubeconfig, kubeContext       string
+	query                         ec2.InventoryQuery
+	opts                          importer.Options
+	timeout                       time.Duration
 }
 
 func (c *importConfig) options(region string) importer.Options {
@@ -102,24 +110,27 @@ func (c *importConfig) options(region string) importer.Options {
 // says so: a whole region is rarely what someone means to import.
 func parseImportFlags(args []string, stderr io.Writer) (*importConfig, error) {
 	c := &importConfig{}
-	fs := flag.NewFlagSet("import", flag.ContinueOnError)
+	fs := pflag.NewFlagSet("import", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, usage, "\nFlags:\n"); fs.PrintDefaults() }
-	var tags, ids multiFlag
+	var tags, ids []string
 	var all bool
 	var policy, deletion string
-	fs.Var(&tags, "tag", "select instances with this tag: key=value, key=v1,v2 (any of them) or key (any value); repeatable, all must match")
-	fs.Var(&ids, "ids", "select these instance IDs (comma-separated; repeatable)")
+	fs.StringArrayVar(&tags, "tag", nil, "select instances with this tag: key=value, key=v1,v2 (any of them) or key (any value); repeatable, all must match")
+	fs.StringArrayVar(&ids, "ids", nil, "select these instance IDs (comma-separated; repeatable)")
 	fs.StringVar(&c.query.VPCID, "vpc", "", "select the instances of this VPC (vpc-...)")
 	fs.BoolVar(&all, "all", false, "select every live instance of the region (needed when no other selector is given)")
 	fs.StringVar(&c.region, "region", "", "AWS region (default: the SDK's, from AWS_REGION or the profile)")
 	fs.StringVar(&c.endpoint, "endpoint-url", "", "EC2 endpoint URL (default: the SDK's; AWS_ENDPOINT_URL_EC2 also works)")
-	fs.StringVar(&c.opts.Namespace, "namespace", "default", "namespace of the EC2Instances")
+	fs.StringVarP(&c.opts.Namespace, "namespace", "n", "", "namespace of the EC2Instances (default: the kubeconfig context's, else default)")
+	fs.StringVar(&c.kubeconfig, "kubeconfig", "", "kubeconfig file to read the context's namespace from (default: KUBECONFIG, else ~/.kube/config)")
+	fs.StringVar(&c.kubeContext, "context", "", "kubeconfig context whose namespace is the default (default: the current context)")
 	fs.StringVar(&c.opts.Account, "account", "", "AWSAccount the EC2Instances act through (spec.accountRef)")
 	fs.StringVar(&policy, "management-policy", string(computev1alpha1.ManagementPolicyObserve), "Observe or Full")
 	fs.StringVar(&deletion, "deletion-policy", string(computev1alpha1.DeletionPolicyRetain), "Retain or Delete")
-	fs.StringVar(&c.output, "output", "-", "file to write all manifests to, - for standard output")
-	fs.StringVar(&c.outputDir, "output-dir", "", "directory to write one manifest per instance to, instead of --output")
+	fs.StringVarP(&c.format, "output", "o", "yaml", "output format: yaml (one document per instance) or json (a v1 List)")
+	fs.StringVar(&c.outputFile, "output-file", "-", "file to write all manifests to, - for standard output")
+	fs.StringVar(&c.outputDir, "output-dir", "", "directory to write one manifest per instance to, instead of --output-file")
 	fs.DurationVar(&c.timeout, "timeout", 5*time.Minute, "give up after this long")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -127,7 +138,15 @@ func parseImportFlags(args []string, stderr io.Writer) (*importConfig, error) {
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
+	if c.format != "yaml" && c.format != "json" {
+		return nil, fmt.Errorf("--output %q: want yaml or json (a file is --output-file)", c.format)
+	}
 	var err error
+	if c.opts.Namespace == "" {
+		if c.opts.Namespace, err = contextNamespace(c.kubeconfig, c.kubeContext); err != nil {
+			return nil, err
+		}
+	}
 	if c.query.Tags, err = parseTags(tags); err != nil {
 		return nil, err
 	}
@@ -150,6 +169,23 @@ func parseImportFlags(args []string, stderr io.Writer) (*importConfig, error) {
 		return nil, fmt.Errorf("--deletion-policy %q: want Retain or Delete", deletion)
 	}
 	return c, nil
+}
+
+// contextNamespace is the namespace kubectl would use: the context's (the current one,
+// or context) in the kubeconfig it would read (KUBECONFIG, ~/.kube/config, or
+// kubeconfig), else default. Without any kubeconfig it is default.
+func contextNamespace(kubeconfig, context string) (string, error) {
+	rules := clientcmd.NewDefaultClientConfigLoadingRules()
+	rules.ExplicitPath = kubeconfig
+	cfg := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: context})
+	ns, _, err := cfg.Namespace()
+	if clientcmd.IsEmptyConfig(err) {
+		return "default", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("reading the namespace of the kubeconfig's context: %w", err)
+	}
+	return ns, nil
 }
 
 // parseTags reads the --tag values.
@@ -178,9 +214,3 @@ func splitList(s string) []string {
 	}
 	return out
 }
-
-// multiFlag is a repeatable string flag.
-type multiFlag []string
-
-func (m *multiFlag) String() string     { return strings.Join(*m, " ") }
-func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }

@@ -18,6 +18,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -41,47 +42,84 @@ type manifest struct {
 	Spec computev1alpha1.EC2InstanceSpec `json:"spec"`
 }
 
-func render(obj computev1alpha1.EC2Instance) ([]byte, error) {
+func manifestOf(obj computev1alpha1.EC2Instance) manifest {
 	m := manifest{TypeMeta: obj.TypeMeta, Spec: obj.Spec}
 	m.Metadata.Name, m.Metadata.Namespace, m.Metadata.Annotations = obj.Name, obj.Namespace, obj.Annotations
-	return yaml.Marshal(m)
+	return m
 }
 
-// writeManifests writes the objects into one multi-document file (or standard output
-// for "-"), or, with dir set, one file per object named after it. Files are written
-// whole or not at all: a failed import leaves no half manifest behind.
-func writeManifests(objs []computev1alpha1.EC2Instance, output, dir string, stdout io.Writer) error {
-	if dir != "" {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return err
-		}
+// render writes one object in format: YAML, or indented JSON as kubectl prints it.
+func render(obj computev1alpha1.EC2Instance, format string) ([]byte, error) {
+	if format == "json" {
+		return marshalJSON(manifestOf(obj))
+	}
+	return yaml.Marshal(manifestOf(obj))
+}
+
+func marshalJSON(v any) ([]byte, error) {
+	data, err := json.MarshalIndent(v, "", "    ")
+	if err != nil {
+		return nil, err
+	}
+	return append(data, '\n'), nil
+}
+
+// renderAll writes the objects into one stream: YAML documents, or a v1 List in JSON,
+// as kubectl get -o json does for several objects.
+func renderAll(objs []computev1alpha1.EC2Instance, format string) ([]byte, error) {
+	if format == "json" {
+		list := struct {
+			APIVersion string     `json:"apiVersion"`
+			Kind       string     `json:"kind"`
+			Items      []manifest `json:"items"`
+		}{APIVersion: "v1", Kind: "List", Items: []manifest{}}
 		for _, obj := range objs {
-			doc, err := render(obj)
-			if err != nil {
-				return err
-			}
-			if err := writeFile(filepath.Join(dir, obj.Name+".yaml"), doc); err != nil {
-				return err
-			}
+			list.Items = append(list.Items, manifestOf(obj))
 		}
-		return nil
+		return marshalJSON(list)
 	}
 	var all bytes.Buffer
 	for i, obj := range objs {
-		doc, err := render(obj)
+		doc, err := render(obj, format)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if i > 0 {
 			all.WriteString("---\n")
 		}
 		all.Write(doc)
 	}
-	if output == "-" {
-		_, err := stdout.Write(all.Bytes())
+	return all.Bytes(), nil
+}
+
+// writeManifests writes the objects in format into one file (or standard output for
+// "-"), or, with dir set, one file per object named after it. Files are written
+// whole or not at all: a failed import leaves no half manifest behind.
+func writeManifests(objs []computev1alpha1.EC2Instance, format, output, dir string, stdout io.Writer) error {
+	if dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+		for _, obj := range objs {
+			doc, err := render(obj, format)
+			if err != nil {
+				return err
+			}
+			if err := writeFile(filepath.Join(dir, obj.Name+"."+format), doc); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	all, err := renderAll(objs, format)
+	if err != nil {
 		return err
 	}
-	return writeFile(output, all.Bytes())
+	if output == "-" {
+		_, err := stdout.Write(all)
+		return err
+	}
+	return writeFile(output, all)
 }
 
 // writeFile writes through a temporary file renamed into place.
