@@ -156,19 +156,27 @@ func parseImportFlags(args []string, stderr io.Writer) (*importConfig, error) {
 	if !all && len(c.query.IDs) == 0 && c.query.VPCID == "" && len(c.query.Tags) == 0 {
 		return nil, errors.New("select instances with --tag, --vpc or --ids, or pass --all for the whole region")
 	}
+	if err := c.setPolicies(policy, deletion); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// setPolicies reads --management-policy and --deletion-policy.
+func (c *importConfig) setPolicies(policy, deletion string) error {
 	switch p := computev1alpha1.ManagementPolicy(policy); p {
 	case computev1alpha1.ManagementPolicyObserve, computev1alpha1.ManagementPolicyFull:
 		c.opts.Policy = p
 	default:
-		return nil, fmt.Errorf("--management-policy %q: want Observe or Full", policy)
+		return fmt.Errorf("--management-policy %q: want Observe or Full", policy)
 	}
 	switch d := computev1alpha1.DeletionPolicy(deletion); d {
 	case computev1alpha1.DeletionPolicyRetain, computev1alpha1.DeletionPolicyDelete:
 		c.opts.DeletionPolicy = d
 	default:
-		return nil, fmt.Errorf("--deletion-policy %q: want Retain or Delete", deletion)
+		return fmt.Errorf("--deletion-policy %q: want Retain or Delete", deletion)
 	}
-	return c, nil
+	return nil
 }
 
 // contextNamespace is the namespace kubectl would use: the context's (the current one,
