@@ -161,6 +161,15 @@ test: verify-fmt verify-headers vet verify-generated setup-envtest ## Run the un
 # test-min-kube runs the API tests (OpenAPI and CEL validation, defaults, printer
 # columns) against the oldest supported kube-apiserver; EXPECT_KUBE_VERSION makes them
 # fail if another version answers.
+# release-notes prints the CHANGELOG.md section of RELEASE_NOTES_VERSION (default: the
+# Unreleased one, which a release renames to its version) for the release's notes.
+RELEASE_NOTES_VERSION ?= Unreleased
+.PHONY: release-notes
+release-notes: ## Print CHANGELOG.md's section of RELEASE_NOTES_VERSION (default Unreleased), for a release's notes.
+	@awk -v want='## [$(RELEASE_NOTES_VERSION)]' 'index($$0, "## [") == 1 { inside = (index($$0, want) == 1); next } inside' CHANGELOG.md | \
+		sed -e '/./,$$!d' | grep . >/dev/null || { echo "CHANGELOG.md has no section [$(RELEASE_NOTES_VERSION)]" >&2; exit 1; }
+	@awk -v want='## [$(RELEASE_NOTES_VERSION)]' 'index($$0, "## [") == 1 { inside = (index($$0, want) == 1); next } inside' CHANGELOG.md | sed -e '/./,$$!d'
+
 .PHONY: test-min-kube
 test-min-kube: setup-envtest-min ## Run the API validation tests against the oldest supported Kubernetes (ENVTEST_MIN_K8S_VERSION).
 	KUBEBUILDER_ASSETS="$$($(ENVTEST) use $(ENVTEST_MIN_K8S_VERSION) --bin-dir $(LOCALBIN) -i -p path)" \

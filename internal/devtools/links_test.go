@@ -33,7 +33,7 @@ var (
 )
 
 // TestDocumentationLinksResolve follows every relative link of the README,
-// CONTRIBUTING.md, SECURITY.md and docs/: the file must exist, and an anchor must name
+// CONTRIBUTING.md, SECURITY.md, CHANGELOG.md and docs/: the file must exist, and an anchor must name
 // a heading of it as GitHub renders anchors. The documentation is read by task across
 // many pages, so a page moved or a heading renamed must not leave readers at a dead end.
 func TestDocumentationLinksResolve(t *testing.T) {
@@ -42,7 +42,7 @@ func TestDocumentationLinksResolve(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{"README.md", "CONTRIBUTING.md", "SECURITY.md"} {
+	for _, name := range []string{"README.md", "CONTRIBUTING.md", "SECURITY.md", "CHANGELOG.md"} {
 		pages = append(pages, filepath.Join(root, name))
 	}
 	checked := 0

@@ -40,20 +40,20 @@ const codeOK = "OK"
 // Metrics implements both callmetrics.CallRecorder (every AWS SDK attempt) and the
 // controller's Observer (reconcile outcomes).
 type Metrics struct {
-	apiCalls        *prometheus.CounterVec
-	apiDuration     *prometheus.HistogramVec
-	apiThrottled    *prometheus.CounterVec
-	apiRetries      *prometheus.CounterVec
-	apiBudget       *prometheus.GaugeVec
-	instances       *prometheus.GaugeVec
-	timeToRunning   prometheus.Histogram
-	driftCorrected  *prometheus.CounterVec
-	reconcileErrors *prometheus.CounterVec
-	instanceNotReady   *prometheus.GaugeVec
-	credsReady      prometheus.Gauge
-	eventsReady     prometheus.Gauge
-	eventsReceived  *prometheus.CounterVec
-	accountReady    *prometheus.GaugeVec
+	apiCalls         *prometheus.CounterVec
+	apiDuration      *prometheus.HistogramVec
+	apiThrottled     *prometheus.CounterVec
+	apiRetries       *prometheus.CounterVec
+	apiBudget        *prometheus.GaugeVec
+	instances        *prometheus.GaugeVec
+	timeToRunning    prometheus.Histogram
+	driftCorrected   *prometheus.CounterVec
+	reconcileErrors  *prometheus.CounterVec
+	instanceNotReady *prometheus.GaugeVec
+	credsReady       prometheus.Gauge
+	eventsReady      prometheus.Gauge
+	eventsReceived   *prometheus.CounterVec
+	accountReady     *prometheus.GaugeVec
 	// replacementsPaused counts the paused objects per account and region.
 	replacementsPaused *prometheus.GaugeVec
 
