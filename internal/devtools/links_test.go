@@ -17,11 +17,14 @@ limitations under the License.
 package devtools
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/ec2-operator/ec2-operator/internal/docblocks"
 )
 
 // markdownLink matches an inline link's target: [text](target); codeSpan an inline
@@ -126,4 +129,52 @@ func headingAnchors(t *testing.T, page string) map[string]bool {
 		anchors[b.String()] = true
 	}
 	return anchors
+}
+
+// TestEveryCheckedDocumentationBlockHasATest fails when a page marks a block as
+// checked (docblocks) and no test names it: the mark tells readers a test runs what
+// they copy, which must stay true.
+func TestEveryCheckedDocumentationBlockHasATest(t *testing.T) {
+	root := repositoryRoot(t)
+	pages, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tests strings.Builder
+	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "bin" || d.Name() == ".git") {
+			return filepath.SkipDir
+		}
+		if strings.HasSuffix(path, "_test.go") && !strings.HasSuffix(path, "links_test.go") {
+			data, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			tests.Write(data)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	marked := 0
+	for _, page := range pages {
+		blocks, err := docblocks.All(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name := range blocks {
+			marked++
+			if !strings.Contains(tests.String(), `"`+name+`"`) {
+				rel, _ := filepath.Rel(root, page)
+				t.Errorf("%s marks the block %q as checked, but no test names it", rel, name)
+			}
+		}
+	}
+	if marked == 0 {
+		t.Error("no page marks a checked block; the marker or the page list is wrong")
+	}
 }
