@@ -113,6 +113,10 @@ func TestOutputFormats(t *testing.T) {
 	if err := writeManifests(objs, "yaml", "-", "", &out); err != nil || strings.Count(out.String(), "kind: EC2Instance") != 2 || !strings.Contains(out.String(), "\n---\n") {
 		t.Errorf("-o yaml wrote %q (%v), want two documents", out.String(), err)
 	}
+	out.Reset()
+	if err := writeManifests(objs, "name", "-", "", &out); err != nil || out.String() != "ec2instance.compute.ec2-operator.dev/web\nec2instance.compute.ec2-operator.dev/db\n" {
+		t.Errorf("-o name wrote %q (%v), want kubectl's kind/name lines", out.String(), err)
+	}
 	dir := t.TempDir()
 	if err := writeManifests(objs, "json", "", dir, io.Discard); err != nil {
 		t.Fatal(err)

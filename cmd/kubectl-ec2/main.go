@@ -128,7 +128,7 @@ func parseImportFlags(args []string, stderr io.Writer) (*importConfig, error) {
 	fs.StringVar(&c.opts.Account, "account", "", "AWSAccount the EC2Instances act through (spec.accountRef)")
 	fs.StringVar(&policy, "management-policy", string(computev1alpha1.ManagementPolicyObserve), "Observe or Full")
 	fs.StringVar(&deletion, "deletion-policy", string(computev1alpha1.DeletionPolicyRetain), "Retain or Delete")
-	fs.StringVarP(&c.format, "output", "o", "yaml", "output format: yaml (one document per instance) or json (a v1 List)")
+	fs.StringVarP(&c.format, "output", "o", "yaml", "output format: yaml (one document per instance), json (a v1 List) or name (kind/name, one per line)")
 	fs.StringVar(&c.outputFile, "output-file", "-", "file to write all manifests to, - for standard output")
 	fs.StringVar(&c.outputDir, "output-dir", "", "directory to write one manifest per instance to, instead of --output-file")
 	fs.DurationVar(&c.timeout, "timeout", 5*time.Minute, "give up after this long")
@@ -138,8 +138,11 @@ func parseImportFlags(args []string, stderr io.Writer) (*importConfig, error) {
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
-	if c.format != "yaml" && c.format != "json" {
-		return nil, fmt.Errorf("--output %q: want yaml or json (a file is --output-file)", c.format)
+	if c.format != "yaml" && c.format != "json" && c.format != "name" {
+		return nil, fmt.Errorf("--output %q: want yaml, json or name (a file is --output-file)", c.format)
+	}
+	if c.format == "name" && c.outputDir != "" {
+		return nil, errors.New("--output name prints names, not manifests: it cannot write --output-dir")
 	}
 	var err error
 	if c.opts.Namespace == "" {

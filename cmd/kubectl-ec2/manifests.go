@@ -64,9 +64,16 @@ func marshalJSON(v any) ([]byte, error) {
 	return append(data, '\n'), nil
 }
 
-// renderAll writes the objects into one stream: YAML documents, or a v1 List in JSON,
-// as kubectl get -o json does for several objects.
+// renderAll writes the objects into one stream: YAML documents, a v1 List in JSON, as
+// kubectl get -o json does for several objects, or kubectl's -o name lines.
 func renderAll(objs []computev1alpha1.EC2Instance, format string) ([]byte, error) {
+	if format == "name" {
+		var names bytes.Buffer
+		for _, obj := range objs {
+			fmt.Fprintf(&names, "ec2instance.%s/%s\n", computev1alpha1.GroupVersion.Group, obj.Name)
+		}
+		return names.Bytes(), nil
+	}
 	if format == "json" {
 		list := struct {
 			APIVersion string     `json:"apiVersion"`
