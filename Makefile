@@ -561,6 +561,13 @@ IMAGES_FLAGS = --root $(CURDIR) --out $(IMAGES_DIR) --bin $(LOCALBIN) --version 
 images-tool: | $(LOCALBIN) ## Build cmd/images, the engine-free image builder.
 	@go build -o $(IMAGES_TOOL) ./cmd/images
 
+# krew builds kubectl-ec2 for every platform krew serves into reproducible archives,
+# and the krew plugin manifest that names them (bin/krew/ec2.yaml), for a release to
+# publish the archives and submit the manifest to krew-index (docs/releasing.md).
+.PHONY: krew
+krew: images-tool ## Archive kubectl-ec2 for linux, darwin and windows and write its krew plugin manifest into bin/krew.
+	$(IMAGES_TOOL) krew $(IMAGES_FLAGS) --krew-out $(LOCALBIN)/krew
+
 # make images builds the operator, scorecard and must-gather images from the current
 # sources, stages the manifests pinned to them (hack/stage-release.sh, STAGE_DIR), and
 # builds the bundle and catalog images from the staged manifests, so that the catalog

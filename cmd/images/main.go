@@ -30,6 +30,9 @@ limitations under the License.
 //	    prints the source revision the images are labelled and stamped with
 //	images check [flags]
 //	    fails unless bundle/ and catalog/ name the images in --out by digest
+//	images krew [flags]
+//	    archives kubectl-ec2 for each --krew-platforms and writes the krew plugin
+//	    manifest that names them
 //	images push --registry HOST/ORG [flags]
 //	    pushes the five images by digest, then tags them v<version>
 //
@@ -43,12 +46,13 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 )
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: images build|digest|tool|revision|check|push [flags] [args]")
+		fmt.Fprintln(os.Stderr, "usage: images build|digest|tool|revision|check|push|render-catalog|krew [flags] [args]")
 		os.Exit(2)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -65,6 +69,7 @@ func run(ctx context.Context, command string, args []string) error {
 	s := bindSettings(fs)
 	var registry, platform string
 	var cr catalogRender
+	var krew krewRelease
 	switch command {
 	case "render-catalog":
 		fs.StringVar(&cr.opm, "opm-bin", "bin/opm", "opm binary")
@@ -75,6 +80,11 @@ func run(ctx context.Context, command string, args []string) error {
 		fs.StringVar(&registry, "registry", "", "registry and organisation to push to, such as quay.io/ec2-operator")
 	case "tool":
 		fs.StringVar(&platform, "platform", "", "platform to build for (default: this machine's)")
+	case "krew":
+		fs.StringVar(&krew.out, "krew-out", "bin/krew", "directory of the archives and the plugin manifest")
+		fs.StringVar(&krew.platforms, "krew-platforms", krewPlatforms, "os/arch pairs to archive kubectl-ec2 for")
+		fs.StringVar(&krew.url, "krew-url", "https://github.com/ec2-operator/ec2-operator/releases/download/{version}",
+			"where the release's archives are downloaded from; {version} is v<version>")
 	}
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -110,7 +120,12 @@ func run(ctx context.Context, command string, args []string) error {
 	case "render-catalog":
 		cr.layouts = fs.Args()
 		return s.renderCatalog(ctx, cr)
+	case "krew":
+		if !filepath.IsAbs(krew.out) {
+			krew.out = filepath.Join(s.root, krew.out)
+		}
+		return s.buildKrew(ctx, krew)
 	default:
-		return fmt.Errorf("unknown command %q (want build, digest, tool, revision, check, push or render-catalog)", command)
+		return fmt.Errorf("unknown command %q (want build, digest, tool, revision, check, push, render-catalog or krew)", command)
 	}
 }
