@@ -67,25 +67,7 @@ func main() {
 func run(ctx context.Context, command string, args []string) error {
 	fs := flag.NewFlagSet("images "+command, flag.ContinueOnError)
 	s := bindSettings(fs)
-	var registry, platform string
-	var cr catalogRender
-	var krew krewRelease
-	switch command {
-	case "render-catalog":
-		fs.StringVar(&cr.opm, "opm-bin", "bin/opm", "opm binary")
-		fs.StringVar(&cr.template, "template", "config/catalog/ec2-operator.template.yaml", "opm basic catalog template")
-		fs.StringVar(&cr.out, "catalog", "catalog/ec2-operator/catalog.yaml", "file-based catalog to write")
-		fs.BoolVar(&cr.pinCurrent, "pin-current", false, "point the template's last bundle at the first layout and write it back")
-	case "push":
-		fs.StringVar(&registry, "registry", "", "registry and organisation to push to, such as quay.io/ec2-operator")
-	case "tool":
-		fs.StringVar(&platform, "platform", "", "platform to build for (default: this machine's)")
-	case "krew":
-		fs.StringVar(&krew.out, "krew-out", "bin/krew", "directory of the archives and the plugin manifest")
-		fs.StringVar(&krew.platforms, "krew-platforms", krewPlatforms, "os/arch pairs to archive kubectl-ec2 for")
-		fs.StringVar(&krew.url, "krew-url", "https://github.com/ec2-operator/ec2-operator/releases/download/{version}",
-			"where the release's archives are downloaded from; {version} is v<version>")
-	}
+	f := bindCommandFlags(fs, command)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -104,7 +86,7 @@ func run(ctx context.Context, command string, args []string) error {
 		if fs.NArg() != 1 {
 			return fmt.Errorf("tool takes one tool name")
 		}
-		path, err := s.toolFor(ctx, fs.Arg(0), platform)
+		path, err := s.toolFor(ctx, fs.Arg(0), f.platform)
 		if err != nil {
 			return err
 		}
@@ -116,16 +98,45 @@ func run(ctx context.Context, command string, args []string) error {
 	case "check":
 		return s.checkReferences()
 	case "push":
-		return s.push(ctx, registry)
+		return s.push(ctx, f.registry)
 	case "render-catalog":
-		cr.layouts = fs.Args()
-		return s.renderCatalog(ctx, cr)
+		f.catalog.layouts = fs.Args()
+		return s.renderCatalog(ctx, f.catalog)
 	case "krew":
-		if !filepath.IsAbs(krew.out) {
-			krew.out = filepath.Join(s.root, krew.out)
+		if !filepath.IsAbs(f.krew.out) {
+			f.krew.out = filepath.Join(s.root, f.krew.out)
 		}
-		return s.buildKrew(ctx, krew)
+		return s.buildKrew(ctx, f.krew)
 	default:
 		return fmt.Errorf("unknown command %q (want build, digest, tool, revision, check, push, render-catalog or krew)", command)
 	}
+}
+
+// commandFlags are the flags of the commands that take more than the settings.
+type commandFlags struct {
+	registry, platform string
+	catalog            catalogRender
+	krew               krewRelease
+}
+
+// bindCommandFlags registers the flags of command beyond the settings.
+func bindCommandFlags(fs *flag.FlagSet, command string) *commandFlags {
+	f := &commandFlags{}
+	switch command {
+	case "render-catalog":
+		fs.StringVar(&f.catalog.opm, "opm-bin", "bin/opm", "opm binary")
+		fs.StringVar(&f.catalog.template, "template", "config/catalog/ec2-operator.template.yaml", "opm basic catalog template")
+		fs.StringVar(&f.catalog.out, "catalog", "catalog/ec2-operator/catalog.yaml", "file-based catalog to write")
+		fs.BoolVar(&f.catalog.pinCurrent, "pin-current", false, "point the template's last bundle at the first layout and write it back")
+	case "push":
+		fs.StringVar(&f.registry, "registry", "", "registry and organisation to push to, such as quay.io/ec2-operator")
+	case "tool":
+		fs.StringVar(&f.platform, "platform", "", "platform to build for (default: this machine's)")
+	case "krew":
+		fs.StringVar(&f.krew.out, "krew-out", "bin/krew", "directory of the archives and the plugin manifest")
+		fs.StringVar(&f.krew.platforms, "krew-platforms", krewPlatforms, "os/arch pairs to archive kubectl-ec2 for")
+		fs.StringVar(&f.krew.url, "krew-url", "https://github.com/ec2-operator/ec2-operator/releases/download/{version}",
+			"where the release's archives are downloaded from; {version} is v<version>")
+	}
+	return f
 }
