@@ -140,6 +140,7 @@ func TestEveryCheckedDocumentationBlockHasATest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	pages = append(pages, filepath.Join(root, "README.md"))
 	var tests strings.Builder
 	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
