@@ -33,12 +33,13 @@ import (
 	"github.com/ec2-operator/ec2-operator/internal/testenv"
 )
 
-// served is the object as the API server serves it.
-func (h *harness) served(name string) *unstructured.Unstructured {
+// served is an object of kind as the API server serves it; an empty namespace names
+// a cluster-scoped one.
+func (h *harness) served(kind, namespace, name string) *unstructured.Unstructured {
 	h.t.Helper()
 	u := &unstructured.Unstructured{}
-	u.SetGroupVersionKind(computev1alpha1.GroupVersion.WithKind("EC2Instance"))
-	if err := h.k8s.Get(context.Background(), client.ObjectKey{Namespace: h.ns, Name: name}, u); err != nil {
+	u.SetGroupVersionKind(computev1alpha1.GroupVersion.WithKind(kind))
+	if err := h.k8s.Get(context.Background(), client.ObjectKey{Namespace: namespace, Name: name}, u); err != nil {
 		h.t.Fatal(err)
 	}
 	return u
@@ -48,51 +49,38 @@ func (h *harness) served(name string) *unstructured.Unstructured {
 // (sigs.k8s.io/cli-utils kstatus), from the object as the API server serves it.
 func (h *harness) kstatusOf(name string) status.Status {
 	h.t.Helper()
-	res, err := status.Compute(h.served(name))
+	res, err := status.Compute(h.served("EC2Instance", h.ns, name))
 	if err != nil {
 		h.t.Fatal(err)
 	}
 	return res.Status
 }
 
-// argoHealth runs the Argo CD health check the project ships for EC2Instance
-// (config/argocd) on the object as the API server serves it.
-func (h *harness) argoHealth(name string) argocdhealth.Result {
+// wantHealth fails the test unless the Argo CD health check the project ships for
+// kind (config/argocd) reads the object, as the API server serves it, as want with
+// text (a condition's reason or message) in its message.
+func (h *harness) wantHealth(kind, namespace, name, want, text string) {
 	h.t.Helper()
-	script := argocdhealth.ScriptPath(testenv.ProjectRoot(), computev1alpha1.GroupVersion.Group, "EC2Instance")
-	res, err := argocdhealth.Check(script, h.served(name).Object)
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	return res
-}
-
-// wantArgoHealth fails the test unless Argo CD's health check reads the object as
-// want, with a message holding the condition's reason (when one is given).
-func (h *harness) wantArgoHealth(name, want, reason string) {
-	h.t.Helper()
-	if got := h.argoHealth(name); got.Status != want || !strings.Contains(got.Message, reason) {
-		h.t.Errorf("Argo CD health of %s: %+v, want %s with %q in the message", name, got, want, reason)
-	}
-}
-
-// wantAccountArgoHealth fails the test unless Argo CD's health check for AWSAccount
-// reads the account, as the API server serves it, as want with text in its message.
-func (h *harness) wantAccountArgoHealth(name, want, text string) {
-	h.t.Helper()
-	u := &unstructured.Unstructured{}
-	u.SetGroupVersionKind(computev1alpha1.GroupVersion.WithKind("AWSAccount"))
-	if err := h.k8s.Get(context.Background(), client.ObjectKey{Name: name}, u); err != nil {
-		h.t.Fatal(err)
-	}
-	script := argocdhealth.ScriptPath(testenv.ProjectRoot(), computev1alpha1.GroupVersion.Group, "AWSAccount")
-	got, err := argocdhealth.Check(script, u.Object)
+	script := argocdhealth.ScriptPath(testenv.ProjectRoot(), computev1alpha1.GroupVersion.Group, kind)
+	got, err := argocdhealth.Check(script, h.served(kind, namespace, name).Object)
 	if err != nil {
 		h.t.Fatal(err)
 	}
 	if got.Status != want || !strings.Contains(got.Message, text) {
-		h.t.Errorf("Argo CD health of AWSAccount %s: %+v, want %s with %q in the message", name, got, want, text)
+		h.t.Errorf("Argo CD health of %s %s: %+v, want %s with %q in the message", kind, name, got, want, text)
 	}
+}
+
+// wantArgoHealth is wantHealth for an EC2Instance of the test's namespace.
+func (h *harness) wantArgoHealth(name, want, text string) {
+	h.t.Helper()
+	h.wantHealth("EC2Instance", h.ns, name, want, text)
+}
+
+// wantAccountArgoHealth is wantHealth for an AWSAccount.
+func (h *harness) wantAccountArgoHealth(name, want, text string) {
+	h.t.Helper()
+	h.wantHealth("AWSAccount", "", name, want, text)
 }
 
 // waitKstatus waits until kstatus computes want for the object.
