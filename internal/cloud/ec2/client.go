@@ -100,7 +100,7 @@ type Options struct {
 	PageSize int32
 	// ReadAheadTTL, when positive, lets a batched DescribeInstances also refresh the
 	// other instances callers have asked about, and serves settled instances from
-	// answers at most this old (see readAhead). The manager sets it to the resync
+	// answers at most this old (see coalesce.DescribeBatcher). The manager sets it to the resync
 	// period; zero describes every lookup.
 	ReadAheadTTL time.Duration
 	// TransitionTTL, with ReadAheadTTL, serves answers for instances in transition
@@ -174,9 +174,9 @@ type AWSClient struct {
 	region string
 	// pacer keeps calls within EC2's per-API budgets; nil when pacing is off.
 	pacer   *throttle.Pacer
-	batcher *describeBatcher
+	batcher *coalesce.DescribeBatcher[*Instance]
 	// terminator shares TerminateInstances calls between terminations due together.
-	terminator *terminateBatcher
+	terminator *coalesce.ActionBatcher[string]
 	// owned shares listings of a namespace's instances between callers.
 	owned    *ownedLister
 	pageSize int32
@@ -252,16 +252,13 @@ func NewFromConfig(cfg aws.Config, opts Options) *AWSClient {
 		pacer:    p,
 		pageSize: opts.PageSize,
 	}
-	c.batcher = newDescribeBatcher(api, opts.BatchWindow, opts.MaxBatchSize, opts.BatchTimeout, opts.PageSize)
-	c.terminator = newTerminateBatcher(api, opts.TerminateWindow, opts.BatchTimeout)
+	c.batcher = c.newInstanceBatcher(opts)
+	c.terminator = c.newTerminateBatcher(opts)
 	c.owned = newOwnedLister(api, opts.PageSize, DefaultOwnedTTL)
 	c.selectors.ttl = opts.SelectorTTL
 	c.ownedAddresses = newAddressLister(c.describeAddresses, DefaultOwnedTTL)
 	c.volumes = coalesce.NewIDBatcher(opts.BatchWindow, opts.MaxBatchSize, opts.BatchTimeout, c.describeVolumesByFilter)
 	c.addresses = coalesce.NewIDBatcher(opts.BatchWindow, opts.MaxBatchSize, opts.BatchTimeout, c.describeAddressesByFilter)
-	if opts.ReadAheadTTL > 0 {
-		c.batcher.ahead = newReadAhead(opts.ReadAheadTTL, opts.TransitionTTL, time.Now)
-	}
 	return c
 }
 
@@ -311,4 +308,4 @@ var noRetryOnCapacity = retry.IsErrorRetryableFunc(func(err error) aws.Ternary {
 // changing drops what the client remembers of instances it is about to change, and
 // keeps later lookups out of batches sent before the change, so that the next lookup
 // sees the change.
-func (c *AWSClient) changing(ids ...string) { c.batcher.changing(ids) }
+func (c *AWSClient) changing(ids ...string) { c.batcher.Changing(ids) }

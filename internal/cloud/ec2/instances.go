@@ -51,7 +51,7 @@ func (c *AWSClient) RunInstance(ctx context.Context, req LaunchRequest) (*Instan
 	inst := fromSDKInstance(out.Instances[0])
 	// The next batched lookup refreshes the new instance with the others, and the
 	// next listing of its namespace shows it.
-	c.batcher.ahead.expect([]string{inst.ID})
+	c.batcher.Expect([]string{inst.ID})
 	listed := inst
 	if len(listed.Tags) == 0 {
 		// The tags were applied at launch (TagSpecifications); EC2's answer may omit them.
@@ -67,7 +67,7 @@ func (c *AWSClient) ChangedElsewhere(ids ...string) { c.changing(ids...) }
 
 // ExpectLookups tells the client which instances are about to be looked up; see
 // FleetHints.ExpectLookups.
-func (c *AWSClient) ExpectLookups(ids []string) { c.batcher.ahead.expect(ids) }
+func (c *AWSClient) ExpectLookups(ids []string) { c.batcher.Expect(ids) }
 
 // LaunchTurn says whether a launch may be sent now or how long it should wait for
 // its turn in the RunInstances budget; see FleetHints.LaunchTurn.
@@ -94,7 +94,7 @@ func (c *AWSClient) GetInstance(ctx context.Context, id string) (*Instance, erro
 		return nil, &awserrors.Error{Kind: awserrors.KindInvalidInput, Operation: "DescribeInstances", Code: "MissingParameter",
 			Message: "an instance ID is required"}
 	}
-	return c.batcher.get(ctx, id)
+	return c.batcher.Get(ctx, id)
 }
 
 // FindInstances lists the instances matching the filter, terminated ones included;

@@ -27,21 +27,21 @@ import (
 
 // TerminateInstance terminates the instance and returns its state after the call; see
 // Client.TerminateInstance. Terminations due at about the same time share one call
-// (terminateBatcher). EC2 itself accepts terminating a shutting-down or terminated
+// (newTerminateBatcher). EC2 itself accepts terminating a shutting-down or terminated
 // instance; the state check below covers the same case should EC2 answer
 // IncorrectInstanceState. A NotFound error is returned as is: right after launch it
 // can mean "not visible yet" (eventual consistency), and treating it as success would
 // leak the instance.
 func (c *AWSClient) TerminateInstance(ctx context.Context, id string) (string, error) {
 	c.changing(id)
-	state, err := c.terminator.terminate(ctx, id)
+	state, err := c.terminator.Do(ctx, id)
 	if err != nil {
 		if err = c.toleratingState(ctx, "TerminateInstances", id, err, StateShuttingDown, StateTerminated); err == nil {
 			state = StateShuttingDown
 		}
 	}
-	if err == nil && gone(state) {
-		c.batcher.ahead.retire(id)
+	if err == nil && (state == StateShuttingDown || state == StateTerminated) {
+		c.batcher.Retire(id)
 	}
 	return state, err
 }

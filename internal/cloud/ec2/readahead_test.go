@@ -85,49 +85,6 @@ func TestReadAheadNeverAnswersWithStateThisClientChanged(t *testing.T) {
 	}
 }
 
-func TestReadAheadDropsAnswersFetchedBeforeAChange(t *testing.T) {
-	now := time.Unix(1000, 0)
-	r := newReadAhead(time.Minute, 0, func() time.Time { return now })
-	r.lookup("i-1")
-	sent := r.sentAt()
-	now = now.Add(time.Second)
-	r.invalidate("i-1") // the client changes i-1 while the batch is in flight
-	r.store([]string{"i-1"}, map[string]*Instance{"i-1": {ID: "i-1", State: StateRunning}}, sent)
-	if _, ok := r.lookup("i-1"); ok {
-		t.Fatal("an answer older than the client's own change was served")
-	}
-
-	now = now.Add(time.Second)
-	sent = r.sentAt()
-	r.store([]string{"i-1"}, map[string]*Instance{"i-1": {ID: "i-1", State: StateRunning}}, sent)
-	if _, ok := r.lookup("i-1"); ok {
-		t.Fatal("an answer fetched right after the client's own change was kept: EC2 may not show the change yet")
-	}
-
-	now = now.Add(changeSettleTime)
-	sent = r.sentAt()
-	r.store([]string{"i-1"}, map[string]*Instance{"i-1": {ID: "i-1", State: StateRunning}}, sent)
-	if _, ok := r.lookup("i-1"); !ok {
-		t.Fatal("an answer fetched once the change had settled was not kept")
-	}
-}
-
-func TestReadAheadForgetsInstancesNobodyAsksAbout(t *testing.T) {
-	now := time.Unix(1000, 0)
-	r := newReadAhead(time.Minute, 0, func() time.Time { return now })
-	r.lookup("i-1")
-	r.lookup("i-2")
-	now = now.Add(keepFactor*time.Minute + time.Second)
-	r.lookup("i-2")
-	if got := r.extra([]string{"i-2"}, 10, nil); len(got) != 0 {
-		t.Errorf("extra = %v, want the forgotten i-1 left out", got)
-	}
-	r.store([]string{"i-2"}, map[string]*Instance{}, r.sentAt())
-	if got := r.extra(nil, 10, nil); len(got) != 0 {
-		t.Errorf("an instance EC2 no longer knows is still read ahead: %v", got)
-	}
-}
-
 func TestLookupAfterAChangeDoesNotJoinABatchSentBeforeIt(t *testing.T) {
 	// Without read-ahead every lookup goes to EC2, so the first one reaches the gate.
 	env := newSimEnv(t, ec2sim.Config{Seed: 9, StoppingDuration: time.Hour}, Options{})
@@ -162,69 +119,5 @@ func TestLookupAfterAChangeDoesNotJoinABatchSentBeforeIt(t *testing.T) {
 	}
 	if inst := <-second; inst == nil || inst.State != StateStopping {
 		t.Fatalf("a lookup after the client's own stop answered %+v: it joined the batch sent before the stop", inst)
-	}
-}
-
-func TestReadAheadServesInstancesInTransitionOnlyForTheShortTTL(t *testing.T) {
-	now := time.Unix(1000, 0)
-	r := newReadAhead(time.Minute, 2*time.Second, func() time.Time { return now })
-	r.expect([]string{"i-new"})
-	if got := r.extra(nil, 10, nil); len(got) != 1 || got[0] != "i-new" {
-		t.Fatalf("an expected instance is not in the next batch: %v", got)
-	}
-	r.invalidate("i-new") // just launched by this client
-	r.store([]string{"i-new"}, map[string]*Instance{"i-new": {ID: "i-new", State: StatePending}}, r.sentAt())
-	now = now.Add(time.Second)
-	if inst, ok := r.lookup("i-new"); !ok || inst.State != StatePending {
-		t.Fatalf("a pending answer a second old was not served: %v %v", inst, ok)
-	}
-	if got := r.extra(nil, 10, nil); len(got) != 1 {
-		t.Errorf("a pending answer older than half its ttl should be refreshed by the next batch: %v", got)
-	}
-	now = now.Add(1500 * time.Millisecond)
-	if _, ok := r.lookup("i-new"); ok {
-		t.Error("a pending answer older than the transition ttl was served")
-	}
-	r.store([]string{"i-new"}, map[string]*Instance{"i-new": {ID: "i-new", State: StateShuttingDown}}, r.sentAt())
-	if _, ok := r.lookup("i-new"); ok {
-		t.Error("a shutting-down answer was served from memory")
-	}
-}
-
-// TestReadAheadLeavesOutInstancesOnTheirWayOut is a bulk delete: the instances this
-// client terminated, and those terminated elsewhere, must not fill the batches that
-// refresh the rest of the fleet (EC2 lists terminated instances for an hour). Either
-// is described again when someone asks about it.
-func TestReadAheadLeavesOutInstancesOnTheirWayOut(t *testing.T) {
-	const ttl = time.Minute
-	now := time.Unix(1_000_000, 0)
-	ra := newReadAhead(ttl, 0, func() time.Time { return now })
-	ids := []string{"i-live1", "i-live2", "i-elsewhere", "i-terminated-here"}
-	ra.expect(ids)
-	found := map[string]*Instance{}
-	for _, id := range ids {
-		found[id] = &Instance{ID: id, State: StateRunning}
-	}
-	found["i-elsewhere"].State = StateTerminated
-	ra.store(ids, found, now)
-	ra.retire("i-terminated-here")
-	now = now.Add(ttl/2 + time.Second)
-
-	got := map[string]bool{}
-	for _, id := range ra.extra(nil, 10, nil) {
-		got[id] = true
-	}
-	if len(got) != 2 || !got["i-live1"] || !got["i-live2"] {
-		t.Errorf("read ahead %v, want only the two live instances", got)
-	}
-	if _, ok := ra.lookup("i-terminated-here"); ok {
-		t.Error("an instance this client terminated was answered from memory")
-	}
-	got = map[string]bool{}
-	for _, id := range ra.extra(nil, 10, nil) {
-		got[id] = true
-	}
-	if !got["i-terminated-here"] {
-		t.Errorf("read ahead %v after a lookup of the terminated instance, want it asked again with the rest", got)
 	}
 }

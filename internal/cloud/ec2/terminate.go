@@ -18,12 +18,12 @@ package ec2
 
 import (
 	"context"
-	"sync"
 	"time"
 
 	awsec2 "github.com/aws/aws-sdk-go-v2/service/ec2"
 
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
+	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/coalesce"
 )
 
 // Defaults of the termination batcher.
@@ -36,121 +36,41 @@ const (
 	maxTerminateBatch = 1000
 )
 
-// terminateResult is one instance's answer: its state after the call, or the error.
-type terminateResult struct {
-	state string
-	err   error
+// newTerminateBatcher sends the terminations that fall due within one window as a
+// single TerminateInstances call (coalesce.ActionBatcher). EC2 fails such a call as a
+// whole when one instance cannot be terminated, so a batch that fails for a reason
+// tied to an instance is sent again one instance at a time (isPerInstance).
+func (c *AWSClient) newTerminateBatcher(opts Options) *coalesce.ActionBatcher[string] {
+	return coalesce.NewActionBatcher(coalesce.Action[string]{
+		Operation: "TerminateInstances",
+		Send:      c.terminateInstances,
+		PerID:     isPerInstance,
+		Window:    opts.TerminateWindow,
+		MaxSize:   maxTerminateBatch,
+		Timeout:   opts.BatchTimeout,
+	})
 }
 
-// terminateBatcher sends the terminations that fall due within one window as a single
-// TerminateInstances call. EC2 fails such a call as a whole when one instance cannot
-// be terminated ("If you specify multiple instances and the request fails (for
-// example, because of a single incorrect instance ID), none of the instances are
-// terminated"), so a batch that fails for a reason tied to an instance is sent again
-// one instance at a time, and each caller gets its own instance's answer.
-type terminateBatcher struct {
-	api     *awsec2.Client
-	window  time.Duration
-	timeout time.Duration
-
-	mu      sync.Mutex
-	waiters map[string][]chan terminateResult
-	order   []string
-}
-
-func newTerminateBatcher(api *awsec2.Client, window, timeout time.Duration) *terminateBatcher {
-	return &terminateBatcher{api: api, window: window, timeout: timeout, waiters: map[string][]chan terminateResult{}}
-}
-
-// terminate terminates one instance and returns its state after the call.
-func (b *terminateBatcher) terminate(ctx context.Context, id string) (string, error) {
-	ch := make(chan terminateResult, 1)
-	b.mu.Lock()
-	if len(b.order) == 0 {
-		time.AfterFunc(b.window, b.flush)
-	}
-	if _, dup := b.waiters[id]; !dup {
-		b.order = append(b.order, id)
-	}
-	b.waiters[id] = append(b.waiters[id], ch)
-	full := len(b.order) >= maxTerminateBatch
-	var ids []string
-	var waiters map[string][]chan terminateResult
-	if full {
-		ids, waiters = b.take()
-	}
-	b.mu.Unlock()
-	if full {
-		go b.run(ids, waiters)
-	}
-	select {
-	case r := <-ch:
-		return r.state, r.err
-	case <-ctx.Done():
-		return "", awserrors.Classify("TerminateInstances", ctx.Err())
-	}
-}
-
-// take empties the pending batch. Call with b.mu held.
-func (b *terminateBatcher) take() ([]string, map[string][]chan terminateResult) {
-	ids, waiters := b.order, b.waiters
-	b.order, b.waiters = nil, map[string][]chan terminateResult{}
-	return ids, waiters
-}
-
-// flush sends whatever is pending when the window closes.
-func (b *terminateBatcher) flush() {
-	b.mu.Lock()
-	ids, waiters := b.take()
-	b.mu.Unlock()
-	if len(ids) > 0 {
-		b.run(ids, waiters)
-	}
-}
-
-// run terminates one batch and answers every caller. It uses its own context: it
-// serves many callers, and one of them giving up must not fail the others.
-func (b *terminateBatcher) run(ids []string, waiters map[string][]chan terminateResult) {
-	ctx, cancel := context.WithTimeout(context.Background(), b.timeout)
-	defer cancel()
-	results := b.send(ctx, ids)
-	if len(ids) > 1 {
-		for _, id := range ids {
-			if r := results[id]; r.err != nil && isPerInstance(r.err) {
-				// The whole call failed because of some instance; find out which.
-				for _, one := range ids {
-					results[one] = b.send(ctx, []string{one})[one]
-				}
-				break
-			}
-		}
-	}
-	for id, chans := range waiters {
-		for _, ch := range chans {
-			ch <- results[id]
-		}
-	}
-}
-
-// send makes one TerminateInstances call and returns each instance's answer.
-func (b *terminateBatcher) send(ctx context.Context, ids []string) map[string]terminateResult {
-	out := make(map[string]terminateResult, len(ids))
-	resp, err := b.api.TerminateInstances(ctx, &awsec2.TerminateInstancesInput{InstanceIds: ids})
+// terminateInstances makes one TerminateInstances call and returns each instance's
+// answer: its state after the call, or the error.
+func (c *AWSClient) terminateInstances(ctx context.Context, ids []string) map[string]coalesce.Result[string] {
+	out := make(map[string]coalesce.Result[string], len(ids))
+	resp, err := c.api.TerminateInstances(ctx, &awsec2.TerminateInstancesInput{InstanceIds: ids})
 	if err != nil {
 		cerr := awserrors.Classify("TerminateInstances", err)
 		for _, id := range ids {
-			out[id] = terminateResult{err: cerr}
+			out[id] = coalesce.Result[string]{Err: cerr}
 		}
 		return out
 	}
 	for _, change := range resp.TerminatingInstances {
 		if change.InstanceId != nil && change.CurrentState != nil {
-			out[*change.InstanceId] = terminateResult{state: string(change.CurrentState.Name)}
+			out[*change.InstanceId] = coalesce.Result[string]{Value: string(change.CurrentState.Name)}
 		}
 	}
 	for _, id := range ids {
 		if _, ok := out[id]; !ok {
-			out[id] = terminateResult{err: &awserrors.Error{Kind: awserrors.KindUnknown, Operation: "TerminateInstances", Code: "UnexpectedResponse",
+			out[id] = coalesce.Result[string]{Err: &awserrors.Error{Kind: awserrors.KindUnknown, Operation: "TerminateInstances", Code: "UnexpectedResponse",
 				Message: "TerminateInstances did not report instance " + id}}
 		}
 	}

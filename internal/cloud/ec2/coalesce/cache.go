@@ -14,9 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package coalesce makes one EC2 call serve many reconciles that ask at about the same
-// time: answers that never change are asked once per key (Cache), and lookups by ID
-// are gathered into one describe call per short window (IDBatcher).
 package coalesce
 
 import (
