@@ -90,6 +90,7 @@ help: ## Display this help.
 .PHONY: manifests
 manifests: controller-gen crd-ref-docs ## Generate the CRD and RBAC manifests from the Go markers, and the API reference (docs/api-reference.md).
 	$(CONTROLLER_GEN) rbac:roleName=manager-role crd webhook paths="./api/...;./cmd/...;./internal/..." output:crd:artifacts:config=config/crd/bases
+	go run ./cmd/crdtemplate config/crd/bases/compute.ec2-operator.dev_ec2instancesets.yaml spec.template.spec
 	@$(CRD_REF_DOCS) --source-path=./api --config=hack/api-reference.yaml --renderer=markdown \
 		--output-path=docs/api-reference.md --log-level=ERROR
 

@@ -41,6 +41,7 @@ import (
 	"github.com/ec2-operator/ec2-operator/internal/controller"
 	"github.com/ec2-operator/ec2-operator/internal/controller/awsaccount"
 	"github.com/ec2-operator/ec2-operator/internal/controller/grants"
+	"github.com/ec2-operator/ec2-operator/internal/controller/instanceset"
 	"github.com/ec2-operator/ec2-operator/internal/controller/launch"
 	"github.com/ec2-operator/ec2-operator/internal/credentials"
 	"github.com/ec2-operator/ec2-operator/internal/metrics"
@@ -185,6 +186,15 @@ func addReconcilers(mgr ctrl.Manager, opts options, clients *accounts.RegionalCl
 		CredentialsReady: credsReady,
 	}
 	if err := accountReconciler.SetupWithManager(mgr); err != nil {
+		return nil, err
+	}
+	// EC2InstanceSets: N alike EC2Instance objects. The set only writes EC2Instances;
+	// the reconciler above does everything in AWS for each of them.
+	setReconciler := &instanceset.Reconciler{
+		Client:   mgr.GetClient(),
+		Recorder: mgr.GetEventRecorder("ec2-operator"),
+	}
+	if err := setReconciler.SetupWithManager(mgr); err != nil {
 		return nil, err
 	}
 	return reconciler, nil

@@ -18,6 +18,8 @@ tar -C "$root" --exclude=./bin --exclude=./.git --exclude=./dist -cf - . | tar -
   cd "$scratch"
   "$controller_gen" object:headerFile="hack/boilerplate.go.txt" paths="./api/...;./cmd/...;./internal/..."
   "$controller_gen" rbac:roleName=manager-role crd webhook paths="./api/...;./cmd/...;./internal/..." output:crd:artifacts:config=config/crd/bases
+  # A template's spec drops the embedded kind's transition rules (cmd/crdtemplate).
+  go run ./cmd/crdtemplate config/crd/bases/compute.ec2-operator.dev_ec2instancesets.yaml spec.template.spec
   "$crd_ref_docs" --source-path=./api --config=hack/api-reference.yaml --renderer=markdown \
     --output-path=docs/api-reference.md --log-level=ERROR
 )

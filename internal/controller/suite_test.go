@@ -49,6 +49,7 @@ import (
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/accounts"
 	"github.com/ec2-operator/ec2-operator/internal/controller/awsaccount"
+	"github.com/ec2-operator/ec2-operator/internal/controller/instanceset"
 	"github.com/ec2-operator/ec2-operator/internal/controller/requeue"
 	"github.com/ec2-operator/ec2-operator/internal/ec2limits"
 	"github.com/ec2-operator/ec2-operator/internal/events"
@@ -357,6 +358,10 @@ func (h *harness) startManager() {
 		DefaultRegion: ec2sim.DefaultRegion, MinBackoff: 100 * time.Millisecond, MaxBackoff: 2 * time.Second,
 	}
 	if err := accountReconciler.SetupWithManager(mgr); err != nil {
+		h.t.Fatal(err)
+	}
+	setReconciler := &instanceset.Reconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("ec2-operator")}
+	if err := setReconciler.SetupWithManager(mgr); err != nil {
 		h.t.Fatal(err)
 	}
 	if h.opts.events {

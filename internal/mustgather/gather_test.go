@@ -173,8 +173,8 @@ func TestGatherCollectsTheOperatorsObjectsAndNoSecretValue(t *testing.T) {
 		if events := listFile(t, archive, "namespaces/team-a/core/events-ec2instance.yaml"); len(events) != 1 {
 			t.Errorf("%d EC2Instance events, want 1", len(events))
 		}
-		if crds := listFile(t, archive, "cluster-scoped-resources/apiextensions.k8s.io/customresourcedefinitions.yaml"); len(crds) != 2 {
-			t.Errorf("%d CRDs, want the operator's 2", len(crds))
+		if crds := listFile(t, archive, "cluster-scoped-resources/apiextensions.k8s.io/customresourcedefinitions.yaml"); len(crds) != 3 {
+			t.Errorf("%d CRDs, want the operator's 3", len(crds))
 		}
 		summary := archive["summary.txt"]
 		for _, want := range []string{"team-a", "from-secret", "i-0", "Ready=False(AWSError)", "3 EC2Instances"} {

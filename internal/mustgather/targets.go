@@ -49,6 +49,7 @@ type target struct {
 var (
 	ec2InstancesGVR = schema.GroupVersionResource{Group: "compute.ec2-operator.dev", Version: "v1alpha1", Resource: "ec2instances"}
 	awsAccountsGVR  = schema.GroupVersionResource{Group: "compute.ec2-operator.dev", Version: "v1alpha1", Resource: "awsaccounts"}
+	setsGVR         = schema.GroupVersionResource{Group: "compute.ec2-operator.dev", Version: "v1alpha1", Resource: "ec2instancesets"}
 	csvGVR          = schema.GroupVersionResource{Group: "operators.coreos.com", Version: "v1alpha1", Resource: "clusterserviceversions"}
 	deploymentsGVR  = schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}
 )
@@ -59,6 +60,7 @@ var (
 var targets = []target{
 	{gvr: awsAccountsGVR, scope: clusterScoped},
 	{gvr: ec2InstancesGVR, scope: everyNamespace},
+	{gvr: setsGVR, scope: everyNamespace},
 	{gvr: schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"},
 		scope: clusterScoped, keep: func(obj *unstructured.Unstructured) bool {
 			return strings.HasSuffix(obj.GetName(), ".compute.ec2-operator.dev")

@@ -137,8 +137,8 @@ func TestDefaultValuesRenderKustomizeObjects(t *testing.T) {
 			t.Errorf("helm template renders %s, which kustomize does not", k)
 		}
 	}
-	if managedByHelm != managedByKustomize || kept != 2 {
-		t.Errorf("%d objects are labelled managed by Helm and %d kept on uninstall, want the %d kustomize labels and the 2 CRDs",
+	if managedByHelm != managedByKustomize || kept != 3 {
+		t.Errorf("%d objects are labelled managed by Helm and %d kept on uninstall, want the %d kustomize labels and the 3 CRDs",
 			managedByHelm, kept, managedByKustomize)
 	}
 	t.Logf("helm template renders the %d objects of kustomize build config/default", len(want))

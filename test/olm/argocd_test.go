@@ -32,7 +32,7 @@ func TestTheArgoCDKustomizationAddsEachHealthCheckToArgocdCM(t *testing.T) {
 		t.Fatalf("config/argocd builds %d objects, want the ConfigMap argocd/argocd-cm alone", len(objs))
 	}
 	data := objs[0].Object["data"].(map[string]any)
-	for _, kind := range []string{"EC2Instance", "AWSAccount"} {
+	for _, kind := range []string{"EC2Instance", "AWSAccount", "EC2InstanceSet"} {
 		script, err := os.ReadFile(filepath.Join(path("config/argocd"), "compute.ec2-operator.dev", kind, "health.lua"))
 		if err != nil {
 			t.Fatal(err)
@@ -42,7 +42,7 @@ func TestTheArgoCDKustomizationAddsEachHealthCheckToArgocdCM(t *testing.T) {
 			t.Errorf("argocd-cm key %s does not hold %s's health.lua", key, kind)
 		}
 	}
-	if len(data) != 2 {
-		t.Errorf("argocd-cm has %d keys, want the two health checks only (applied server-side, each key it holds is taken over)", len(data))
+	if len(data) != 3 {
+		t.Errorf("argocd-cm has %d keys, want the three health checks only (applied server-side, each key it holds is taken over)", len(data))
 	}
 }

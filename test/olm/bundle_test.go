@@ -202,8 +202,9 @@ func TestCSVDescribesTheOperatorCompletely(t *testing.T) {
 // required ones, and for an AWSAccount the namespaces that may use it, without which
 // the example would allow none.
 var requiredExampleFields = map[string][]string{
-	"EC2Instance": {"imageId", "instanceType"},
-	"AWSAccount":  {"roleArn", "allowedNamespaces"},
+	"EC2Instance":    {"imageId", "instanceType"},
+	"AWSAccount":     {"roleArn", "allowedNamespaces"},
+	"EC2InstanceSet": {"replicas", "template"},
 }
 
 func TestALMExamplesAreOwnedKindsWithASpec(t *testing.T) {
@@ -239,8 +240,8 @@ func TestALMExamplesAreOwnedKindsWithASpec(t *testing.T) {
 func TestEveryUserFacingFieldHasADescriptor(t *testing.T) {
 	csv := loadCSV(t)
 	owned := csv.Spec.CustomResourceDefinitions.Owned
-	if len(owned) != 2 {
-		t.Fatalf("want two owned CRDs (EC2Instance, AWSAccount), got %d", len(owned))
+	if len(owned) != 3 {
+		t.Fatalf("want three owned CRDs (EC2Instance, AWSAccount, EC2InstanceSet), got %d", len(owned))
 	}
 	for _, desc := range owned {
 		t.Run(desc.Kind, func(t *testing.T) { checkDescriptorsCoverTheCRD(t, desc) })

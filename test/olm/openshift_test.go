@@ -164,6 +164,9 @@ func checkDescriptorTypes(t *testing.T, desc operatorsv1alpha1.CRDDescription) {
 				ok = field.Type == "string" && field.Format == "date-time"
 			case kind == "status" && xd == "urn:alm:descriptor:io.kubernetes.conditions":
 				ok = field.Type == "array"
+			case xd == "urn:alm:descriptor:com.tectonic.ui:podCount":
+				// The console's count control (a number with + and -), for a replica count.
+				ok = field.Type == "integer"
 			case kind == "spec" && strings.HasPrefix(xd, "urn:alm:descriptor:io.kubernetes:"):
 				// A picker of objects of a kind in the object's namespace (or cluster
 				// scoped); the field holds the chosen one's name. The kind must be one
@@ -225,8 +228,8 @@ func TestSecretAndConfigMapNamesArePickedNotTyped(t *testing.T) {
 			}
 		}
 	}
-	if found != 2 {
-		t.Errorf("%d descriptors name a Secret or ConfigMap, want 2 (userDataFrom's secretKeyRef.name and configMapKeyRef.name)", found)
+	if found != 4 {
+		t.Errorf("%d descriptors name a Secret or ConfigMap, want 4 (userDataFrom's secretKeyRef.name and configMapKeyRef.name, in an EC2Instance and in an EC2InstanceSet's template)", found)
 	}
 }
 
