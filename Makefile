@@ -592,13 +592,15 @@ REGISTRY ?=
 # A second build into another directory must give the same digests: nothing in the
 # images may depend on the time, the build directory or the order of work.
 .PHONY: verify-images-reproducible
-verify-images-reproducible: images-tool ## Fail unless building the images again gives identical digests.
+verify-images-reproducible: images-tool ## Fail unless building the images (and their SBOMs) again gives identical digests.
 	@again=$$(mktemp -d); trap 'rm -rf "$$again"' EXIT; \
 	$(IMAGES_TOOL) build $(IMAGES_FLAGS) --manifests $(STAGE_DIR) --out "$$again" >/dev/null; \
 	for image in operator scorecard must-gather bundle catalog; do \
 		first=$$($(IMAGES_TOOL) digest $(IMAGES_DIR)/$$image); second=$$($(IMAGES_TOOL) digest "$$again/$$image"); \
 		if [ "$$first" != "$$second" ]; then echo "$$image is not reproducible: $$first, then $$second"; exit 1; fi; \
-		echo "$$image $$first reproduced"; \
+		first=$$($(IMAGES_TOOL) sbom-digests $(IMAGES_DIR)/$$image); second=$$($(IMAGES_TOOL) sbom-digests "$$again/$$image"); \
+		if [ "$$first" != "$$second" ]; then echo "$$image's SBOMs are not reproducible: $$first, then $$second"; exit 1; fi; \
+		echo "$$image $$($(IMAGES_TOOL) digest $(IMAGES_DIR)/$$image) and its SBOMs reproduced"; \
 	done
 
 # OLM's catalog operator and olm operator install the bundle from the catalog image in

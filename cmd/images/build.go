@@ -44,12 +44,12 @@ func (s *settings) build(ctx context.Context, targets []string) error {
 			continue
 		}
 		start := time.Now()
-		idx, err := s.buildIndex(ctx, t)
+		ref := fmt.Sprintf("%s:v%s", s.ref(imageNames[t]), s.version)
+		idx, sboms, err := s.buildIndex(ctx, t, ref)
 		if err != nil {
 			return fmt.Errorf("%s image: %w", t, err)
 		}
-		ref := fmt.Sprintf("%s:v%s", s.ref(imageNames[t]), s.version)
-		if err := images.WriteLayout(s.layoutDir(t), idx, ref); err != nil {
+		if err := images.WriteLayout(s.layoutDir(t), idx, ref, sboms...); err != nil {
 			return fmt.Errorf("%s image: %w", t, err)
 		}
 		digest, err := idx.Digest()
@@ -61,25 +61,29 @@ func (s *settings) build(ctx context.Context, targets []string) error {
 	return nil
 }
 
-// buildIndex builds one image for every platform.
-func (s *settings) buildIndex(ctx context.Context, target string) (v1.ImageIndex, error) {
+// buildIndex builds one image for every platform, each with its SBOM (an artifact
+// that refers to it), which names the image as ref.
+func (s *settings) buildIndex(ctx context.Context, target, ref string) (v1.ImageIndex, []v1.Image, error) {
+	var build func(p images.Platform) (images.Spec, error)
 	switch target {
 	case "operator":
-		return images.Index(s.platforms, func(p images.Platform) (images.Spec, error) { return s.operatorSpec(ctx, p) })
+		build = func(p images.Platform) (images.Spec, error) { return s.operatorSpec(ctx, p) }
 	case "scorecard":
-		return images.Index(s.platforms, func(p images.Platform) (images.Spec, error) { return s.scorecardSpec(ctx, p) })
+		build = func(p images.Platform) (images.Spec, error) { return s.scorecardSpec(ctx, p) }
 	case "must-gather":
-		return images.Index(s.platforms, func(p images.Platform) (images.Spec, error) { return s.mustGatherSpec(ctx, p) })
+		build = func(p images.Platform) (images.Spec, error) { return s.mustGatherSpec(ctx, p) }
 	case "bundle":
-		return images.Index(s.platforms, func(images.Platform) (images.Spec, error) { return s.bundleSpec() })
+		build = func(images.Platform) (images.Spec, error) { return s.bundleSpec() }
 	case "catalog":
 		cache, err := s.serveCache(ctx)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		return images.Index(s.platforms, func(p images.Platform) (images.Spec, error) { return s.catalogSpec(ctx, p, cache) })
+		build = func(p images.Platform) (images.Spec, error) { return s.catalogSpec(ctx, p, cache) }
+	default:
+		return nil, nil, fmt.Errorf("unknown image %q", target)
 	}
-	return nil, fmt.Errorf("unknown image %q", target)
+	return images.IndexWithSBOMs(s.platforms, build, ref, "v"+s.version)
 }
 
 // printDigest prints the digest of the image index in an OCI layout.
@@ -89,5 +93,25 @@ func printDigest(dir string) error {
 		return err
 	}
 	fmt.Println(d)
+	return nil
+}
+
+// printSBOMDigests prints the digest of every SBOM an OCI layout holds beside its
+// image, one a line, so that verify-images-reproducible compares them too.
+func printSBOMDigests(dir string) error {
+	sboms, err := images.ReadReferrers(dir)
+	if err != nil {
+		return err
+	}
+	if len(sboms) == 0 {
+		return fmt.Errorf("image layout %s holds no SBOM", dir)
+	}
+	for _, sbom := range sboms {
+		d, err := sbom.Digest()
+		if err != nil {
+			return err
+		}
+		fmt.Println(d)
+	}
 	return nil
 }

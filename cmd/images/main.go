@@ -21,9 +21,12 @@ limitations under the License.
 // Usage:
 //
 //	images build [flags] [operator|scorecard|must-gather|bundle|catalog ...]
-//	    builds the named images (all five by default) into OCI layouts under --out
+//	    builds the named images (all five by default) into OCI layouts under --out,
+//	    each platform's image with its SPDX SBOM attached as an OCI 1.1 artifact
 //	images digest DIR
 //	    prints the digest of the image index in an OCI layout
+//	images sbom-digests DIR
+//	    prints the digests of the SBOMs an OCI layout holds beside its image
 //	images tool opm|grpc_health_probe [flags]
 //	    builds a third-party tool the images carry, for --platform, and prints its path
 //	images revision [flags]
@@ -52,7 +55,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: images build|digest|tool|revision|check|push|render-catalog|krew [flags] [args]")
+		fmt.Fprintln(os.Stderr, "usage: images build|digest|sbom-digests|tool|revision|check|push|render-catalog|krew [flags] [args]")
 		os.Exit(2)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -82,6 +85,11 @@ func run(ctx context.Context, command string, args []string) error {
 			return fmt.Errorf("digest takes one OCI layout directory")
 		}
 		return printDigest(fs.Arg(0))
+	case "sbom-digests":
+		if fs.NArg() != 1 {
+			return fmt.Errorf("sbom-digests takes one OCI layout directory")
+		}
+		return printSBOMDigests(fs.Arg(0))
 	case "tool":
 		if fs.NArg() != 1 {
 			return fmt.Errorf("tool takes one tool name")

@@ -68,7 +68,14 @@ func (s *settings) push(ctx context.Context, registry string) error {
 		if err != nil {
 			return err
 		}
-		fmt.Println("pushed", ref)
+		sboms, err := images.ReadReferrers(s.layoutDir(t))
+		if err != nil {
+			return err
+		}
+		if err := images.PushReferrers(ctx, sboms, registry+"/"+imageNames[t], keychain); err != nil {
+			return err
+		}
+		fmt.Println("pushed", ref, "and its", len(sboms), "SBOMs")
 		done = append(done, pushed{ref, idx})
 	}
 	for _, p := range done {

@@ -122,7 +122,43 @@ func Build(spec Spec) (v1.Image, error) {
 // time (compressing a layer uses one core); the index lists them in the given order,
 // so the result does not depend on which finishes first.
 func Index(platforms []Platform, build func(Platform) (Spec, error)) (v1.ImageIndex, error) {
+	idx, _, err := buildIndex(platforms, build)
+	return idx, err
+}
+
+// IndexWithSBOMs is Index, with an SBOM for each platform's image (SBOM, of the files
+// its layers hold), attached to it as an OCI 1.1 artifact whose subject is that image.
+// image names the images in the SBOMs (a reference without a digest).
+func IndexWithSBOMs(platforms []Platform, build func(Platform) (Spec, error), image, version string) (v1.ImageIndex, []v1.Image, error) {
+	idx, specs, err := buildIndex(platforms, build)
+	if err != nil {
+		return nil, nil, err
+	}
+	m, err := idx.IndexManifest()
+	if err != nil {
+		return nil, nil, err
+	}
+	sboms := make([]v1.Image, len(specs))
+	for i, spec := range specs {
+		var files []File
+		for _, l := range spec.Layers {
+			files = append(files, l.Files...)
+		}
+		doc, err := SBOM(SBOMInfo{Image: image, Version: version, Platform: spec.Platform, Created: spec.Created}, files)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: the SBOM: %w", spec.Platform, err)
+		}
+		if sboms[i], err = SBOMArtifact(doc, m.Manifests[i], spec.Created); err != nil {
+			return nil, nil, err
+		}
+	}
+	return idx, sboms, nil
+}
+
+// buildIndex builds the platforms' images and their index, and returns the specs too.
+func buildIndex(platforms []Platform, build func(Platform) (Spec, error)) (v1.ImageIndex, []Spec, error) {
 	imgs := make([]v1.Image, len(platforms))
+	specs := make([]Spec, len(platforms))
 	errs := make([]error, len(platforms))
 	var wg sync.WaitGroup
 	for i, p := range platforms {
@@ -132,6 +168,7 @@ func Index(platforms []Platform, build func(Platform) (Spec, error)) (v1.ImageIn
 			spec, err := build(p)
 			if err == nil {
 				spec.Platform = p
+				specs[i] = spec
 				imgs[i], err = Build(spec)
 			}
 			if err != nil {
@@ -141,7 +178,7 @@ func Index(platforms []Platform, build func(Platform) (Spec, error)) (v1.ImageIn
 	}
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	adds := make([]mutate.IndexAddendum, len(platforms))
 	for i, p := range platforms {
@@ -153,5 +190,5 @@ func Index(platforms []Platform, build func(Platform) (Spec, error)) (v1.ImageIn
 			},
 		}
 	}
-	return mutate.AppendManifests(mutate.IndexMediaType(empty.Index, types.OCIImageIndex), adds...), nil
+	return mutate.AppendManifests(mutate.IndexMediaType(empty.Index, types.OCIImageIndex), adds...), specs, nil
 }

@@ -31,9 +31,11 @@ import (
 const RefNameAnnotation = "org.opencontainers.image.ref.name"
 
 // WriteLayout replaces dir with an OCI image layout holding idx under the reference
-// name ref (for example quay.io/ec2-operator/ec2-operator:v0.1.0). It writes to a
-// sibling directory first, so a failed build never leaves half a layout behind.
-func WriteLayout(dir string, idx v1.ImageIndex, ref string) error {
+// name ref (for example quay.io/ec2-operator/ec2-operator:v0.1.0), and the artifacts
+// that refer to it (its SBOMs), as OCI 1.1 lists referrers in a layout's index. It
+// writes to a sibling directory first, so a failed build never leaves half a layout
+// behind.
+func WriteLayout(dir string, idx v1.ImageIndex, ref string, referrers ...v1.Image) error {
 	tmp := dir + ".tmp"
 	if err := os.RemoveAll(tmp); err != nil {
 		return err
@@ -47,6 +49,11 @@ func WriteLayout(dir string, idx v1.ImageIndex, ref string) error {
 	}
 	if err := p.AppendIndex(idx, layout.WithAnnotations(map[string]string{RefNameAnnotation: ref})); err != nil {
 		return err
+	}
+	for _, r := range referrers {
+		if err := p.AppendImage(r); err != nil {
+			return err
+		}
 	}
 	if err := os.RemoveAll(dir); err != nil {
 		return err
@@ -69,10 +76,16 @@ func ReadLayout(dir string) (v1.ImageIndex, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	if len(m.Manifests) != 1 {
-		return nil, "", fmt.Errorf("image layout %s holds %d entries, want 1", dir, len(m.Manifests))
+	var found []v1.Descriptor
+	for _, d := range m.Manifests {
+		if d.Annotations[RefNameAnnotation] != "" {
+			found = append(found, d)
+		}
 	}
-	desc := m.Manifests[0]
+	if len(found) != 1 {
+		return nil, "", fmt.Errorf("image layout %s names %d images, want 1", dir, len(found))
+	}
+	desc := found[0]
 	if !desc.MediaType.IsIndex() {
 		return nil, "", errors.New("image layout " + dir + " does not hold an image index")
 	}
@@ -90,4 +103,33 @@ func LayoutDigest(dir string) (v1.Hash, error) {
 		return v1.Hash{}, err
 	}
 	return idx.Digest()
+}
+
+// ReadReferrers returns the artifacts an OCI layout written by WriteLayout holds beside
+// its image (the SBOMs), in the order they were written.
+func ReadReferrers(dir string) ([]v1.Image, error) {
+	p, err := layout.FromPath(dir)
+	if err != nil {
+		return nil, fmt.Errorf("reading image layout %s: %w", dir, err)
+	}
+	root, err := p.ImageIndex()
+	if err != nil {
+		return nil, err
+	}
+	m, err := root.IndexManifest()
+	if err != nil {
+		return nil, err
+	}
+	var out []v1.Image
+	for _, d := range m.Manifests {
+		if d.Annotations[RefNameAnnotation] != "" || d.MediaType.IsIndex() {
+			continue
+		}
+		img, err := root.Image(d.Digest)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, img)
+	}
+	return out, nil
 }

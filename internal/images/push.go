@@ -61,3 +61,24 @@ func Pull(ctx context.Context, ref name.Digest, keychain authn.Keychain) (v1.Ima
 	}
 	return idx, nil
 }
+
+// PushReferrers uploads artifacts that refer to an image already pushed (its SBOMs) to
+// repository, each by its digest. A registry with the OCI 1.1 referrers API lists
+// them among the image's referrers; for one without, go-containerregistry keeps the
+// referrers tag schema's index (sha256-<digest>) instead, as the spec asks.
+func PushReferrers(ctx context.Context, referrers []v1.Image, repository string, keychain authn.Keychain) error {
+	for _, r := range referrers {
+		digest, err := r.Digest()
+		if err != nil {
+			return err
+		}
+		ref, err := name.NewDigest(repository + "@" + digest.String())
+		if err != nil {
+			return fmt.Errorf("image repository %q: %w", repository, err)
+		}
+		if err := remote.Write(ref, r, remote.WithContext(ctx), remote.WithAuthFromKeychain(keychain)); err != nil {
+			return fmt.Errorf("pushing %s: %w", ref, err)
+		}
+	}
+	return nil
+}

@@ -149,6 +149,49 @@ func TestImagesPushSendsEveryImageByDigestAndPullsBackTheSameBytes(t *testing.T)
 		if d, _ := tagged.Digest(); d != r.digests[dir] {
 			t.Errorf("%s: tag v%s is %s, want %s", dir, makeVar(t, "VERSION"), d, r.digests[dir])
 		}
+		checkSBOMsPushed(t, dir, ref, local)
+	}
+}
+
+// checkSBOMsPushed wants, for each platform's image of a pushed index, the SBOM the
+// layout holds for it among the image's referrers in the registry, as an SPDX
+// document that names the image's platform. The Go programs' images must list
+// the modules the program was built from.
+func checkSBOMsPushed(t *testing.T, dir string, ref name.Digest, local v1.ImageIndex) {
+	t.Helper()
+	sboms, err := images.ReadReferrers(layoutDir(t, dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, _ := local.IndexManifest()
+	if len(sboms) != len(m.Manifests) {
+		t.Fatalf("%s: %d SBOMs for %d platforms", dir, len(sboms), len(m.Manifests))
+	}
+	for _, platform := range m.Manifests {
+		refs, err := remote.Referrers(ref.Context().Digest(platform.Digest.String()))
+		if err != nil {
+			t.Fatalf("%s %s: listing referrers: %v", dir, platform.Platform, err)
+		}
+		rm, _ := refs.IndexManifest()
+		if len(rm.Manifests) != 1 {
+			t.Fatalf("%s %s: %d referrers, want its SBOM", dir, platform.Platform, len(rm.Manifests))
+		}
+		sbom, err := remote.Image(ref.Context().Digest(rm.Manifests[0].Digest.String()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		mf, _ := sbom.Manifest()
+		layers, _ := sbom.Layers()
+		if mf.ArtifactType != images.SBOMMediaType || mf.Subject == nil || mf.Subject.Digest != platform.Digest || len(layers) != 1 {
+			t.Fatalf("%s %s: the referrer is not its SBOM: %+v", dir, platform.Platform, mf)
+		}
+		doc := readAll(t, layers[0])
+		if !bytes.Contains(doc, []byte(`"spdxVersion": "SPDX-2.3"`)) || !bytes.Contains(doc, []byte(platform.Platform.String())) {
+			t.Errorf("%s %s: the SBOM is not this image's SPDX document", dir, platform.Platform)
+		}
+		if dir == "operator" && !bytes.Contains(doc, []byte("pkg:golang/sigs.k8s.io/controller-runtime@")) {
+			t.Errorf("operator %s: the SBOM does not list the manager's modules", platform.Platform)
+		}
 	}
 }
 
@@ -206,7 +249,7 @@ func readAll(t *testing.T, l v1.Layer) []byte {
 // quietRegistry is an in-process registry that keeps its request log out of the test
 // output.
 func quietRegistry() http.Handler {
-	return registry.New(registry.Logger(log.New(io.Discard, "", 0)))
+	return registry.New(registry.Logger(log.New(io.Discard, "", 0)), registry.WithReferrersSupport(true))
 }
 
 // refusing is a registry that refuses uploads to one repository, as a registry does
