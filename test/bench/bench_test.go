@@ -81,6 +81,15 @@ func benchScenarios(t *testing.T) []scenario {
 		{name: "user data from sources", n: 100, timeout: 5 * time.Minute, sources: true, args: []string{"--aws-api-limits=off"}},
 		{name: "user data from sources, 10,000 unrelated", n: 100, timeout: 5 * time.Minute, sources: true, unrelated: 10000,
 			args: []string{"--aws-api-limits=off"}},
+		// The same hundred, and a thousand with the limits raised tenfold, as the
+		// replicas of one EC2InstanceSet instead of separate objects, with a rolling
+		// image change (maxSurge 25%, maxUnavailable 0) that must keep every replica
+		// Ready throughout. Each instance is still launched by its own RunInstances
+		// call, so the floor is the separate objects' one.
+		{name: "documented limits, one set", n: 100, timeout: 5 * time.Minute, sim: ec2sim.Config{Throttle: &documented},
+			learning: true, set: true},
+		{name: "raised tenfold, one set", n: 1000, timeout: 10 * time.Minute, sim: ec2sim.Config{Throttle: &tenfold},
+			learning: true, set: true},
 		// A thousand objects against an account with raised launch limits, which the
 		// manager is told.
 		{name: "raised launch limits, configured", n: 1000, timeout: 10 * time.Minute, sim: ec2sim.Config{Throttle: &raised},

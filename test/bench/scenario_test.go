@@ -19,13 +19,11 @@ package bench
 import (
 	"context"
 	"fmt"
-	"net/http/httptest"
 	"os"
 	"sync"
 	"testing"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -61,6 +59,9 @@ type scenario struct {
 	// credentials) with these guardrails, so that the checks every request passes
 	// are counted too.
 	guardrails *computev1alpha1.Guardrails
+	// set makes the n objects one EC2InstanceSet's replicas, and adds a rolling
+	// image change between restart and delete (runSet).
+	set bool
 }
 
 // phase is what one phase cost.
@@ -125,158 +126,50 @@ func (p phase) totalCalls() int {
 
 // run creates sc.n objects at once and waits until all are Ready, restarts the
 // manager and waits until it has looked at them all, then deletes them all at once
-// and waits until they are gone.
+// and waits until they are gone. With sc.set, the objects are one EC2InstanceSet's
+// (runSet).
 func run(t *testing.T, sc scenario) []phase {
 	t.Helper()
-	sim := ec2sim.New(sc.sim)
-	if sc.storage {
-		// One address per object: the account's quota raised, as AWS does on request.
-		sim.SetAddressLimit(sc.n)
+	if sc.set {
+		return runSet(t, sc)
 	}
-	srv := httptest.NewServer(sim)
-	defer srv.Close()
-	proxy := startAPIProxy(t, env.Config)
-	k8s, err := client.New(env.Config, client.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "bench-"}}
-	if err := k8s.Create(context.Background(), ns); err != nil {
-		t.Fatal(err)
-	}
-	if sc.sources {
-		createSources(t, k8s, ns.Name, sc.unrelated)
-	}
-	mgr := startManager(t, string(proxy.kubeconfig(t)), srv.URL, ns.Name, sc.args)
-	current := mgr
-	if sc.guardrails != nil {
-		guardedAccount(t, k8s, ns.Name, sc.guardrails)
-	}
-
-	var phaseStart time.Time
-	measure := func(name string, do func(), done func() string) phase {
-		t.Helper()
-		before, measured := scrapeReconcileHistogram(current.metricsURL), current
-		sim.ResetCalls()
-		throttledBefore := sumOf(sim.ThrottledCalls())
-		writes := proxy.writes.Load()
-		start := time.Now()
-		phaseStart = start
-		do()
-		deadline := start.Add(sc.timeout)
-		for {
-			missing := done()
-			if missing == "" {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("%s %s: not done after %s: %s", sc.name, name, sc.timeout, missing)
-			}
-			time.Sleep(pollEvery(sc.n))
-		}
-		p := phase{scenario: sc.name, name: name, n: sc.n, wall: time.Since(start), calls: sim.CallCounts(),
-			throttled: sumOf(sim.ThrottledCalls()) - throttledBefore, writes: proxy.writes.Load() - writes, learning: sc.learning}
-		if current != measured {
-			// A restarted manager counts from zero.
-			before = nil
-		}
-		if after := scrapeReconcileHistogram(current.metricsURL); after != nil {
-			p.reconciles = after.since(before).summary()
-		}
-		p.bursts, p.largestBurst = throttleBursts(sim.Requests())
-		if p.calls["RunInstances"] > sc.n {
-			p.launches = launchLog(sim)
-		}
-		return p
-	}
-
+	b := newBench(t, sc)
 	names := make([]string, sc.n)
 	for i := range names {
 		names[i] = fmt.Sprintf("bench-%04d", i)
 	}
 	var createdAt time.Time
-	create := measure("create", func() {
+	create := b.measure("create", func() {
 		parallel(names, func(name string) {
-			if err := k8s.Create(context.Background(), instance(ns.Name, name, sc)); err != nil {
+			if err := b.k8s.Create(context.Background(), instance(b.ns, name, sc)); err != nil {
 				t.Errorf("creating %s: %v", name, err)
 			}
 		})
 		createdAt = time.Now()
-	}, func() string { return notReady(t, k8s, ns.Name, sc.n) })
-	create.rssMiB = mgr.peakRSS()
+	}, func() string { return notReady(t, b.k8s, b.ns, sc.n) })
+	create.rssMiB = b.current.peakRSS()
 	create.floor = launchFloor(sc.sim.Throttle, sc.n)
-	create.accepted = createdAt.Sub(phaseStart)
+	create.accepted = createdAt.Sub(b.phaseStart)
 	phases := []phase{create}
 	if sc.steady > 0 {
-		steady := measure("steady", func() {}, elapsed(sc.steady))
-		steady.rssMiB = mgr.peakRSS()
+		steady := b.measure("steady", func() {}, elapsed(sc.steady))
+		steady.rssMiB = b.current.peakRSS()
 		phases = append(phases, steady)
 	}
 	if os.Getenv("BENCH_DEBUG") != "" {
-		var first, last time.Time
-		for _, r := range sim.Requests() {
-			if r.Operation == "RunInstances" {
-				if first.IsZero() {
-					first = r.Time
-				}
-				last = r.Time
-			}
-		}
-		t.Logf("RunInstances from %s to %s after the phase began; objects created by %s", first.Sub(phaseStart), last.Sub(phaseStart), createdAt.Sub(phaseStart))
+		b.logLaunchSpan(createdAt)
 	}
-
-	mgr.stop()
-	var restarted *manager
-	restart := measure("restart", func() {
-		restarted = startManager(t, string(proxy.kubeconfig(t)), srv.URL, ns.Name, sc.args)
-		current = restarted
-	}, quietFor(sim, 5*time.Second))
-	restart.rssMiB = restarted.peakRSS()
-
-	del := measure("delete", func() {
+	restart := b.restart()
+	del := b.measure("delete", func() {
 		parallel(names, func(name string) {
-			obj := &computev1alpha1.EC2Instance{ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: name}}
-			if err := k8s.Delete(context.Background(), obj); client.IgnoreNotFound(err) != nil {
+			obj := &computev1alpha1.EC2Instance{ObjectMeta: metav1.ObjectMeta{Namespace: b.ns, Name: name}}
+			if err := b.k8s.Delete(context.Background(), obj); client.IgnoreNotFound(err) != nil {
 				t.Errorf("deleting %s: %v", name, err)
 			}
 		})
-	}, func() string { return remaining(t, k8s, ns.Name) })
-	del.rssMiB = restarted.peakRSS()
-
-	live := 0
-	for _, i := range sim.Instances() {
-		if i.State != ec2sim.StateShuttingDown && i.State != ec2sim.StateTerminated {
-			live++
-		}
-	}
-	if live != 0 || len(sim.Instances()) != sc.n {
-		t.Errorf("%s: %d instances launched for %d objects, %d left running", sc.name, len(sim.Instances()), sc.n, live)
-	}
-	if sc.storage {
-		// Nothing the operator created may outlive the objects: the addresses are
-		// released, and the data volumes (deleteOnTermination) go with the instances
-		// once they are terminated.
-		if n := len(sim.Addresses()); n != 0 {
-			t.Errorf("%s: %d Elastic IPs left allocated", sc.name, n)
-		}
-		deadline := time.Now().Add(sc.timeout)
-		for {
-			left := 0
-			for _, v := range sim.Volumes() {
-				if v.State != "deleted" {
-					left++
-				}
-			}
-			if left == 0 {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Errorf("%s: %d volumes left", sc.name, left)
-				break
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
-	}
+	}, func() string { return remaining(t, b.k8s, b.ns) })
+	del.rssMiB = b.current.peakRSS()
+	b.checkNothingLeft(sc.n)
 	return append(phases, restart, del)
 }
 

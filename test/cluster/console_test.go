@@ -36,7 +36,7 @@ var consoleCRDFiles = []string{"00_consoleyamlsamples.crd.yaml", "00_consolequic
 var consoleObjects = map[string][]string{
 	"consoleyamlsamples.console.openshift.io": {
 		"ec2-operator-basic", "ec2-operator-spot", "ec2-operator-hibernating",
-		"ec2-operator-volume-and-eip", "ec2-operator-other-account", "ec2-operator-awsaccount",
+		"ec2-operator-volume-and-eip", "ec2-operator-other-account", "ec2-operator-awsaccount", "ec2-operator-instance-set",
 	},
 	"consolequickstarts.console.openshift.io": {"ec2-operator-first-instance"},
 }

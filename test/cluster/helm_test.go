@@ -51,8 +51,7 @@ func testHelmInstall(t *testing.T, c *Cluster) {
 	// or the CRDs.
 	t.Cleanup(func() {
 		_, _ = c.runHelm("uninstall", "ec2-operator", "--namespace", "default", "--ignore-not-found", "--wait", "--timeout", "3m")
-		_, _ = c.kubectl("", "delete", "crd", "ec2instances.compute.ec2-operator.dev", "awsaccounts.compute.ec2-operator.dev",
-			"--ignore-not-found", "--wait=true", "--timeout=120s")
+		_, _ = c.kubectl("", append(append([]string{"delete", "crd"}, operatorCRDs...), "--ignore-not-found", "--wait=true", "--timeout=120s")...)
 		_, _ = c.kubectl("", "delete", "namespace", helmTeam, helmNamespace, "--ignore-not-found", "--wait=true", "--timeout=180s")
 	})
 	c.restrictedNamespace(t, helmNamespace)
@@ -84,7 +83,7 @@ func testHelmInstall(t *testing.T, c *Cluster) {
 		err := c.Client.List(ctx, pods, client.InNamespace(helmNamespace))
 		return err == nil && len(pods.Items) == 0, err
 	})
-	for _, name := range []string{"ec2instances.compute.ec2-operator.dev", "awsaccounts.compute.ec2-operator.dev"} {
+	for _, name := range operatorCRDs {
 		if err := c.Client.Get(ctx, client.ObjectKey{Name: name}, &apiextensionsv1.CustomResourceDefinition{}); err != nil {
 			t.Errorf("CRD %s after helm uninstall: %v (the chart keeps the CRDs)", name, err)
 		}

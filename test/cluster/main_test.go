@@ -32,6 +32,13 @@ import (
 	"github.com/ec2-operator/ec2-operator/internal/images"
 )
 
+// operatorCRDs are the CRDs the bundle and the chart install, which every install the
+// suite tears down must remove before the next one (OLM v1 and Helm install only into
+// CRDs they own).
+var operatorCRDs = []string{
+	"ec2instances.compute.ec2-operator.dev", "awsaccounts.compute.ec2-operator.dev", "ec2instancesets.compute.ec2-operator.dev",
+}
+
 // theCluster is the node the tests share; they run one after another (TestCluster).
 var theCluster *Cluster
 
@@ -189,8 +196,7 @@ func TestCluster(t *testing.T) {
 	// ClusterRoleBindings labelled olm.owner, the console samples and quick start)
 	// behind on uninstall; OLM v1 installs only into objects it owns. This is what a
 	// user moving from OLM v0 to v1 removes first (docs/olmv1.md).
-	c.Kubectl(t, "delete", "crd", "ec2instances.compute.ec2-operator.dev", "awsaccounts.compute.ec2-operator.dev",
-		"--ignore-not-found", "--wait=true", "--timeout=120s")
+	c.Kubectl(t, append(append([]string{"delete", "crd"}, operatorCRDs...), "--ignore-not-found", "--wait=true", "--timeout=120s")...)
 	c.Kubectl(t, "delete", "clusterrole,clusterrolebinding", "-l", "olm.owner in (ec2-operator.v0.1.0,ec2-operator.v0.2.0)")
 	c.deleteConsoleObjects(t)
 	// Without OLM, between the two: helm installs into a cluster without the CRDs and

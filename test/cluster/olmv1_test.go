@@ -149,7 +149,7 @@ spec:
 	terminatesBefore := c.EC2Calls(t, "TerminateInstances")
 	uninstalled := time.Now()
 	c.Kubectl(t, "delete", "clusterextension", olmv1ExtensionName, "--wait=false")
-	crds := []string{"ec2instances.compute.ec2-operator.dev", "awsaccounts.compute.ec2-operator.dev"}
+	crds := operatorCRDs
 	// The operator races the garbage collector: whatever it sees of the deletions
 	// before its RBAC and pod are gone, the guard releases. What it did not get to
 	// keeps its finalizer, and the CRD stays Terminating with no operator left to

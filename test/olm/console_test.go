@@ -103,6 +103,11 @@ func TestConsoleYAMLSamplesCoverTheCommonCases(t *testing.T) {
 			t.Errorf("%s (%q) does not show what its name says: %+v", name, s.Spec.Title, obj.Spec)
 		}
 	}
+	if s, ok := samples["ec2-operator-instance-set"]; !ok {
+		t.Error("no ConsoleYAMLSample ec2-operator-instance-set for EC2InstanceSet")
+	} else if err := yaml.UnmarshalStrict([]byte(s.Spec.YAML), &v1alpha1.EC2InstanceSet{}); err != nil {
+		t.Errorf("ec2-operator-instance-set: spec.yaml is not a strictly valid EC2InstanceSet: %v", err)
+	}
 	if _, ok := samples["ec2-operator-awsaccount"]; !ok {
 		t.Error("no ConsoleYAMLSample ec2-operator-awsaccount for the AWSAccount an other-account instance names")
 	}
@@ -169,8 +174,8 @@ func TestConsoleObjectsAreAcceptedByTheirAPIServers(t *testing.T) {
 	}
 	ctx := context.Background()
 	objs := append(consoleObjects(t, "ConsoleYAMLSample"), consoleObjects(t, "ConsoleQuickStart")...)
-	if len(objs) < 7 {
-		t.Fatalf("found %d console objects in bundle/manifests, want the six samples and the quick start", len(objs))
+	if len(objs) < 8 {
+		t.Fatalf("found %d console objects in bundle/manifests, want the seven samples and the quick start", len(objs))
 	}
 	for _, o := range objs {
 		if err := c.Create(ctx, o, client.DryRunAll, client.FieldValidation("Strict")); err != nil {
@@ -182,8 +187,8 @@ func TestConsoleObjectsAreAcceptedByTheirAPIServers(t *testing.T) {
 		if err := yaml.Unmarshal([]byte(s.Spec.YAML), &obj.Object); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		if s.Spec.TargetResource.Kind == "EC2Instance" {
-			obj.SetNamespace("default")
+		if kind := s.Spec.TargetResource.Kind; kind == "EC2Instance" || kind == "EC2InstanceSet" {
+			obj.SetNamespace("default") // the namespaced kinds
 		}
 		if err := c.Create(ctx, obj, client.DryRunAll, client.FieldValidation("Strict")); err != nil {
 			t.Errorf("sample %s: the API server refuses its YAML: %v", name, err)

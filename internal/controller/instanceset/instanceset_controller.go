@@ -23,6 +23,7 @@ import (
 	"strings"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -90,8 +91,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	}
 	before := set.DeepCopy()
 	setStatus(set, f, hash, refused, r.now())
-	if err := r.Status().Patch(ctx, set, client.MergeFrom(before)); err != nil {
-		return ctrl.Result{}, client.IgnoreNotFound(err)
+	// Most passes follow an instance's own status write and change nothing here: they
+	// write nothing either.
+	if !equality.Semantic.DeepEqual(before.Status, set.Status) {
+		if err := r.Status().Patch(ctx, set, client.MergeFrom(before)); err != nil {
+			return ctrl.Result{}, client.IgnoreNotFound(err)
+		}
 	}
 	return ctrl.Result{RequeueAfter: d.RecheckAfter}, nil
 }
