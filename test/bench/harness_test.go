@@ -105,7 +105,7 @@ func (b *bench) measure(name string, do func(), done func() string) phase {
 		time.Sleep(pollEvery(sc.n))
 	}
 	p := phase{scenario: sc.name, name: name, n: sc.n, wall: time.Since(start), calls: b.sim.CallCounts(),
-		throttled: sumOf(b.sim.ThrottledCalls()) - throttledBefore, writes: b.proxy.writes.Load() - writes, learning: sc.learning}
+		throttled: sumOf(b.sim.ThrottledCalls()) - throttledBefore, writes: b.proxy.writes.Load() - writes, learning: sc.learning, set: sc.set}
 	if b.current != measured {
 		// A restarted manager counts from zero.
 		before = nil

@@ -82,8 +82,8 @@ type phase struct {
 	// floor is the least time the emulator's RunInstances buckets allow for the
 	// phase's launches (zero when they do not limit it); set for create.
 	floor time.Duration
-	// learning is the scenario's.
-	learning bool
+	// learning and set are the scenario's.
+	learning, set bool
 	// accepted is how long the API server took to accept the create phase's objects.
 	accepted time.Duration
 	// reconciles are the phase's EC2Instance reconciles and their durations'

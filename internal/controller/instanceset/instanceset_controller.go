@@ -49,6 +49,9 @@ type Reconciler struct {
 	Recorder EventRecorder
 	// Now is the clock; tests may replace it.
 	Now func() time.Time
+
+	// written remembers when each set's status was last written (statusDue).
+	written writeTimes
 }
 
 // A set's rules are namespaced like the EC2Instance rules (a Role in the operator's
@@ -68,6 +71,9 @@ type Reconciler struct {
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	set := &computev1alpha1.EC2InstanceSet{}
 	if err := r.Get(ctx, req.NamespacedName, set); err != nil {
+		if apierrors.IsNotFound(err) {
+			r.written.forget(req.NamespacedName)
+		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	if set.DeletionTimestamp != nil {
@@ -92,11 +98,15 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	before := set.DeepCopy()
 	setStatus(set, f, hash, refused, r.now())
 	// Most passes follow an instance's own status write and change nothing here: they
-	// write nothing either.
+	// write nothing either. A change of counts alone waits for statusInterval.
 	if !equality.Semantic.DeepEqual(before.Status, set.Status) {
+		if wait := r.written.due(req.NamespacedName, before, set, r.now()); wait > 0 {
+			return ctrl.Result{RequeueAfter: soonest(wait, d.RecheckAfter)}, nil
+		}
 		if err := r.Status().Patch(ctx, set, client.MergeFrom(before)); err != nil {
 			return ctrl.Result{}, client.IgnoreNotFound(err)
 		}
+		r.written.put(req.NamespacedName, r.now())
 	}
 	return ctrl.Result{RequeueAfter: d.RecheckAfter}, nil
 }
