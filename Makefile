@@ -187,9 +187,9 @@ test-olm: setup-envtest kustomize promtool helm ## Run the bundle, install-manif
 # cluster meets them: OLM's operators install the staged catalog, the images run as
 # their own users, survive a push and a pull by digest, in both platforms.
 .PHONY: test-release
-test-release: setup-envtest images olm-tools ## Run the release image tests (test/release) on images built now and manifests staged for them.
+test-release: setup-envtest images olm-tools preflight ## Run the release image tests (test/release) on images built now and manifests staged for them.
 	KUBEBUILDER_ASSETS="$$($(ENVTEST) use $(ENVTEST_K8S_VERSION) --bin-dir $(LOCALBIN) -i -p path)" \
-	IMAGES_DIR=$(IMAGES_DIR) RELEASE_MANIFESTS=$(STAGE_DIR) OLM_CATALOG=$(OLM_CATALOG) OLM_OPERATOR=$(OLM_OPERATOR) \
+	IMAGES_DIR=$(IMAGES_DIR) RELEASE_MANIFESTS=$(STAGE_DIR) OLM_CATALOG=$(OLM_CATALOG) OLM_OPERATOR=$(OLM_OPERATOR) PREFLIGHT=$(PREFLIGHT) \
 		go test ./test/release -count=1 -timeout 30m $(TEST_FLAGS)
 
 # BENCH_SCENARIOS selects bulk scenarios by name, e.g. BENCH_SCENARIOS=unthrottled.
@@ -440,6 +440,17 @@ $(SCORECARD_TEST): | $(LOCALBIN)
 	hack/build-go-tool.sh $(SCORECARD_TEST) github.com/operator-framework/operator-sdk $(OPERATOR_SDK_VERSION) \
 		./images/scorecard-test 0 containers_image_openpgp
 
+# preflight is Red Hat's certification check of container images (`preflight check
+# container`); test/release runs it against the operator image in a local registry.
+PREFLIGHT ?= $(LOCALBIN)/preflight
+PREFLIGHT_VERSION ?= v1.14.1
+
+.PHONY: preflight
+preflight: $(PREFLIGHT) ## Build Red Hat's preflight into bin/ if necessary.
+$(PREFLIGHT): | $(LOCALBIN)
+	hack/build-go-tool.sh $(PREFLIGHT) github.com/redhat-openshift-ecosystem/openshift-preflight $(PREFLIGHT_VERSION) \
+		./cmd/preflight 0 "" "-X github.com/redhat-openshift-ecosystem/openshift-preflight/version.version=$(PREFLIGHT_VERSION)"
+
 # opm is built static (no cgo) by cmd/images, the same binary the catalog image
 # carries for this machine's platform.
 .PHONY: opm
@@ -626,7 +637,7 @@ olm-tools: | $(LOCALBIN) ## Build OLM's operators, packageserver and copy tools 
 # make test-cluster into a directory of its own), from the packages make test compiled
 # (the same flags and GOFIPS140), so only their link and the second platform are new.
 .PHONY: ci-release-tools
-ci-release-tools: kustomize promtool helm operator-sdk scorecard-test opm olm-tools ## Build the release tier's tools (CI builds them beside make test).
+ci-release-tools: kustomize promtool helm operator-sdk scorecard-test opm olm-tools preflight ## Build the release tier's tools (CI builds them beside make test).
 	@$(ENVTEST_MIN_FROM_MAIN) hack/build-envtest-assets.sh $(ENVTEST_MIN_K8S_VERSION) $(LOCALBIN) $(ETCD_VERSION)
 	@hack/build-monitoring.sh $(CLUSTER_BIN)/monitoring
 	@hack/build-olmv1.sh
