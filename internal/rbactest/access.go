@@ -132,6 +132,9 @@ func managerMustNot(opNS, target, other string) []Access {
 		{Verb: "watch", Group: crdGroup, Resource: crds},
 		{Verb: "update", Group: crdGroup, Resource: crds, Name: ec2InstancesCRD},
 		{Verb: "delete", Group: crdGroup, Resource: crds, Name: ec2InstancesCRD},
+		// A set never changes a set's spec, and never deletes one.
+		{Verb: "update", Group: "compute.ec2-operator.dev", Resource: "ec2instancesets", Namespace: target},
+		{Verb: "delete", Group: "compute.ec2-operator.dev", Resource: "ec2instancesets", Namespace: target},
 		// The TLS profile follower reads OpenShift's APIServer named cluster, and
 		// nothing else of the cluster's configuration.
 		{Verb: "list", Group: openshiftConfig, Resource: apiservers},
@@ -163,6 +166,15 @@ func managerNeeds(opNS, target string) []Access {
 		{Verb: "patch", Group: "compute.ec2-operator.dev", Resource: "ec2instances", Subresource: "status", Namespace: target},
 		{Verb: "get", Group: crdGroup, Resource: crds, Name: ec2InstancesCRD},
 		{Verb: "get", Group: crdGroup, Resource: crds, Name: "awsaccounts.compute.ec2-operator.dev"},
+		{Verb: "get", Group: crdGroup, Resource: crds, Name: "ec2instancesets.compute.ec2-operator.dev"},
+		// EC2InstanceSets: the set's instances are EC2Instances the operator creates and
+		// deletes in the set's namespace; the set itself is only read and its status
+		// written, and its finalizers rule lets instances block its deletion.
+		{Verb: "create", Group: "compute.ec2-operator.dev", Resource: "ec2instances", Namespace: target},
+		{Verb: "delete", Group: "compute.ec2-operator.dev", Resource: "ec2instances", Namespace: target},
+		{Verb: "watch", Group: "compute.ec2-operator.dev", Resource: "ec2instancesets", Namespace: target},
+		{Verb: "patch", Group: "compute.ec2-operator.dev", Resource: "ec2instancesets", Subresource: "status", Namespace: target},
+		{Verb: "update", Group: "compute.ec2-operator.dev", Resource: "ec2instancesets", Subresource: "finalizers", Namespace: target},
 		{Verb: "get", Group: openshiftConfig, Resource: apiservers, Name: "cluster"},
 		{Verb: "list", Group: openshiftConfig, Resource: apiservers, Name: "cluster"},
 		{Verb: "watch", Group: openshiftConfig, Resource: apiservers, Name: "cluster"},

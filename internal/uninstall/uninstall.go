@@ -40,16 +40,19 @@ import (
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 )
 
-// The operator may get, by name, its own two CRDs and no other: it reads only whether
+// The operator may get, by name, its own three CRDs and no other: it reads only whether
 // they are being deleted. resourceNames cannot restrict list or watch, which it does
 // not need.
-// +kubebuilder:rbac:groups=apiextensions.k8s.io,resources=customresourcedefinitions,resourceNames=ec2instances.compute.ec2-operator.dev;awsaccounts.compute.ec2-operator.dev,verbs=get
+// +kubebuilder:rbac:groups=apiextensions.k8s.io,resources=customresourcedefinitions,resourceNames=ec2instances.compute.ec2-operator.dev;awsaccounts.compute.ec2-operator.dev;ec2instancesets.compute.ec2-operator.dev,verbs=get
 
 // The operator's CRDs, named as the API server names them: plural.group. The RBAC
 // marker above spells them out (markers cannot use constants); a test checks both.
 var (
 	EC2InstancesCRD = "ec2instances." + computev1alpha1.GroupVersion.Group
 	AWSAccountsCRD  = "awsaccounts." + computev1alpha1.GroupVersion.Group
+	// EC2InstanceSetsCRD is read for an EC2Instance a set owns: deleting that CRD
+	// deletes every set, and the garbage collector then deletes their EC2Instances.
+	EC2InstanceSetsCRD = "ec2instancesets." + computev1alpha1.GroupVersion.Group
 )
 
 // CRDKind is the CustomResourceDefinition's kind. Only its metadata is read, so the

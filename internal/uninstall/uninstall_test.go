@@ -72,8 +72,9 @@ func TestACRDIsBeingDeletedOnlyWhenReadSoOrGone(t *testing.T) {
 func TestTheUninstallGuardReadsTheCRDsTheRBACNames(t *testing.T) {
 	root := testenv.ProjectRoot()
 	for file, want := range map[string]string{
-		"compute.ec2-operator.dev_ec2instances.yaml": EC2InstancesCRD,
-		"compute.ec2-operator.dev_awsaccounts.yaml":  AWSAccountsCRD,
+		"compute.ec2-operator.dev_ec2instances.yaml":    EC2InstancesCRD,
+		"compute.ec2-operator.dev_awsaccounts.yaml":     AWSAccountsCRD,
+		"compute.ec2-operator.dev_ec2instancesets.yaml": EC2InstanceSetsCRD,
 	} {
 		var crd metav1.PartialObjectMetadata
 		readYAML(t, filepath.Join(root, "config", "crd", "bases", file), &crd)
@@ -97,7 +98,7 @@ func TestTheUninstallGuardReadsTheCRDsTheRBACNames(t *testing.T) {
 			}
 		}
 	}
-	want := []string{AWSAccountsCRD, EC2InstancesCRD}
+	want := []string{AWSAccountsCRD, EC2InstancesCRD, EC2InstanceSetsCRD}
 	if len(granted) != 1 || !slices.Equal(granted[0].Verbs, []string{"get"}) || !slices.Equal(granted[0].APIGroups, []string{"apiextensions.k8s.io"}) ||
 		!slices.Equal(slices.Sorted(slices.Values(granted[0].ResourceNames)), want) {
 		t.Errorf("config/rbac/role.yaml grants %+v on CRDs; want one rule: get, in apiextensions.k8s.io, of %v only", granted, want)

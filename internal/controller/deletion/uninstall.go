@@ -22,6 +22,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
@@ -51,21 +52,36 @@ const ReasonReleasedOnUninstall = "ReleasedOnUninstall"
 // object when the EC2Instance CRD is being deleted, and lets the deletion go on as its
 // deletionPolicy says otherwise.
 func (d *Phase) GuardUninstall(ctx context.Context, s *pass.Scope) pass.Step {
-	deleting, err := uninstall.Deleting(ctx, d.CRDReader, uninstall.EC2InstancesCRD)
-	if err != nil {
-		return pass.Failed("reading CustomResourceDefinition "+uninstall.EC2InstancesCRD+
-			" to tell an uninstall from the deletion of this object (nothing is terminated or released until it can be read)", crdUnreadable(err))
+	for _, crd := range crdsOf(s.Obj) {
+		deleting, err := uninstall.Deleting(ctx, d.CRDReader, crd)
+		if err != nil {
+			return pass.Failed("reading CustomResourceDefinition "+crd+
+				" to tell an uninstall from the deletion of this object (nothing is terminated or released until it can be read)", crdUnreadable(err))
+		}
+		if deleting {
+			s.Event(corev1.EventTypeWarning, ReasonReleasedOnUninstall, uninstallMessage(s.Obj, crd))
+			return d.Kernel.Release(ctx, s)
+		}
 	}
-	if !deleting {
-		return pass.Proceed()
+	return pass.Proceed()
+}
+
+// crdsOf are the CRDs whose deletion deletes the object: its own, and for an
+// instance of an EC2InstanceSet, the sets' (the garbage collector deletes a deleted
+// set's instances). Deleting one set is the wish to delete its instances; deleting
+// the CRD that holds every set is not.
+func crdsOf(o *computev1alpha1.EC2Instance) []string {
+	crds := []string{uninstall.EC2InstancesCRD}
+	if owner := metav1.GetControllerOf(o); owner != nil && owner.Kind == "EC2InstanceSet" &&
+		owner.APIVersion == computev1alpha1.GroupVersion.String() {
+		crds = append(crds, uninstall.EC2InstanceSetsCRD)
 	}
-	s.Event(corev1.EventTypeWarning, ReasonReleasedOnUninstall, uninstallMessage(s.Obj))
-	return d.Kernel.Release(ctx, s)
+	return crds
 }
 
 // uninstallMessage says, in the event and the log, why the instance was left running
 // and how to delete it for real.
-func uninstallMessage(o *computev1alpha1.EC2Instance) string {
+func uninstallMessage(o *computev1alpha1.EC2Instance, crd string) string {
 	inst := "any instance launched for it"
 	if id := o.Status.InstanceID; id != "" {
 		inst = "instance " + id
@@ -76,7 +92,7 @@ func uninstallMessage(o *computev1alpha1.EC2Instance) string {
 		"whatever the deletionPolicy: it keeps running with the operator's ownership tags and nothing was called in AWS. "+
 		"To delete a fleet, delete its EC2Instances and wait until they are gone before uninstalling; "+
 		"now, terminate the instance in AWS, or reinstall the operator, re-create this EC2Instance (it takes the instance over) and delete it",
-		uninstall.EC2InstancesCRD, inst)
+		crd, inst)
 }
 
 // crdUnreadable names a failed read of a CRD by its own Ready reason, with the API
