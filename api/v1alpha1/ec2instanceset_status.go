@@ -28,6 +28,11 @@ const (
 	// TemplateHashLabel holds the hash of the template fields an instance cannot take
 	// in place (ReplacementFields): instances with another hash are replaced.
 	TemplateHashLabel = "compute.ec2-operator.dev/template-hash"
+	// LaunchBatchAnnotation puts an instance the set creates in a batch launched by
+	// one RunInstances call: "<client token>/<launch index>/<batch size>". The set
+	// writes it when it creates the instance, before anything is sent, and the
+	// operator trusts it only on an instance a set controls whose batch is complete.
+	LaunchBatchAnnotation = "compute.ec2-operator.dev/launch-batch"
 )
 
 // Condition types of an EC2InstanceSet, besides Ready, Reconciling and Stalled

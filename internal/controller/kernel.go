@@ -126,13 +126,13 @@ func (r *EC2InstanceReconciler) launchPhase() *launch.Phase {
 	return &launch.Phase{Kernel: kernel{r}, EC2Of: launch.FromScope, Metrics: r.Metrics, Client: r.Client, Now: r.Now, ClusterID: r.ClusterID,
 		ResyncPeriod: r.ResyncPeriod, PollInterval: r.PollInterval, VisibilityGracePeriod: r.VisibilityGracePeriod,
 		VanishHold: r.VanishHold, MinBackoff: r.MinBackoff, MaxBackoff: r.MaxBackoff, RestorePolicy: r.RestorePolicy,
-		Launches: &r.memory.Launches, Attributes: &r.memory.Attributes, Events: &r.memory.Events,
+		Launches: &r.memory.Launches, Batches: &r.memory.Batches, Attributes: &r.memory.Attributes, Events: &r.memory.Events,
 		Vanished: &r.memory.Vanished, Requeue: r.requeue}
 }
 
 // deletion is the deletion phase with this reconciler's settings.
 func (r *EC2InstanceReconciler) deletion() *deletion.Phase {
-	return &deletion.Phase{Kernel: kernel{r}, EC2Of: deletion.FromScope, Launches: &r.memory.Launches, CRDReader: r.crdReader,
+	return &deletion.Phase{Kernel: kernel{r}, EC2Of: deletion.FromScope, Launches: &r.memory.Launches, Batches: &r.memory.Batches, CRDReader: r.crdReader,
 		ClusterID: r.ClusterID, PollInterval: r.PollInterval}
 }
 

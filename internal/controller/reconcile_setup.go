@@ -47,6 +47,8 @@ import (
 // periodic resync.
 func (r *EC2InstanceReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	r.defaults()
+	// Launch records written before now may have been sent by an earlier process.
+	r.memory.Batches.Started()
 	if err := r.resolveClusterID(mgr.GetAPIReader()); err != nil {
 		return err
 	}

@@ -81,6 +81,19 @@ func (c *Client) RunInstance(ctx context.Context, req ec2.LaunchRequest) (*ec2.I
 	return c.inner.RunInstance(ctx, req)
 }
 
+// RunInstances checks a batch's launch request as RunInstance checks one: every
+// instance of the batch is launched from the same request.
+func (c *Client) RunInstances(ctx context.Context, req ec2.LaunchRequest) ([]ec2.Instance, error) {
+	vs, err := c.rules.launch(ctx, c.inner, req)
+	if err != nil {
+		return nil, err
+	}
+	if err := refuse("RunInstances", vs); err != nil {
+		return nil, err
+	}
+	return c.inner.RunInstances(ctx, req)
+}
+
 // Launchable says whether RunInstance would send req, without sending it (nil for a
 // client without guardrails): the controller asks before it writes its launch record,
 // so that a refused launch leaves no record of a launch that might have happened.

@@ -40,7 +40,7 @@ const (
 // test fails when a method of the interface has no entry, so that a method added
 // later cannot skip the guardrails unnoticed.
 var Decisions = map[string]Decision{
-	"RunInstance": Checked, "ModifyInstanceType": Checked, "ModifySecurityGroups": Checked,
+	"RunInstance": Checked, "RunInstances": Checked, "ModifyInstanceType": Checked, "ModifySecurityGroups": Checked,
 	"SetIAMInstanceProfile": Checked, "SetCapacityReservation": Checked, "SetPlacement": Checked,
 	"CreateVolume": Checked, "ModifyVolume": Checked, "ResizeVolume": Checked, "AllocateAddress": Checked,
 

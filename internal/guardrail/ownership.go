@@ -39,7 +39,8 @@ type Owner struct {
 const OwnershipRefused = "OwnedByAnother"
 
 // claimBy says why tags keep the owner from acting on a resource as its own, or ""
-// when they do not: a resource without ownership tags is nobody's yet, and one with
+// when they do not: a resource without ownership tags is nobody's yet, one with only
+// the owner's namespace is its namespace's (a batch launch's), and one with
 // the owner's namespace and name is its own (or an earlier object's of that name,
 // which a restore takes over) unless another cluster tagged it.
 func (o Owner) claimBy(tags map[string]string) string {
@@ -52,6 +53,12 @@ func (o Owner) claimBy(tags map[string]string) string {
 		return ""
 	}
 	if ns == o.Namespace && name == o.Name {
+		return ""
+	}
+	if ns == o.Namespace && name == "" && uid == "" {
+		// An instance a set's batch launched for its namespace, whose member has not
+		// written its own name on it yet (batch.go in the launch phase): objects of
+		// one namespace share its tenant's trust, and the member that took it tags it.
 		return ""
 	}
 	return fmt.Sprintf("EC2Instance %s/%s's", ns, name)
@@ -103,9 +110,33 @@ func (c *Client) checkAddress(ctx context.Context, allocationID string) error {
 // checkTagged lets tags be written only on resources that are this object's or
 // nobody's yet: instances, volumes, Elastic IPs and the network interfaces of its
 // instances, described from what the client remembers (their ownership changes only
-// through the operator's own tags).
+// through the operator's own tags). A volume attached to an instance the same
+// request tags is checked as part of that instance, without describing it: the
+// launch volumes an object tags with its instance cost no DescribeVolumes.
 func (c *Client) checkTagged(ctx context.Context, operation string, ids []string) error {
+	withInstance := map[string]bool{}
 	for _, id := range ids {
+		if !strings.HasPrefix(id, "i-") {
+			continue
+		}
+		inst, err := c.inner.GetInstance(ctx, id)
+		if awserrors.IsNotFound(err) {
+			continue // the call itself fails as EC2 answers
+		}
+		if err != nil {
+			return err
+		}
+		if whose := c.owner.claimBy(inst.Tags); whose != "" {
+			return ownershipRefusal(operation, id, "is "+whose)
+		}
+		for _, v := range inst.VolumeIDs {
+			withInstance[v] = true
+		}
+	}
+	for _, id := range ids {
+		if strings.HasPrefix(id, "i-") || withInstance[id] {
+			continue
+		}
 		tags, err := c.tagsOf(ctx, id)
 		if err != nil {
 			return err
@@ -117,19 +148,10 @@ func (c *Client) checkTagged(ctx context.Context, operation string, ids []string
 	return nil
 }
 
-// tagsOf returns a resource's tags, nil when EC2 does not know it (the call itself
-// then fails as EC2 answers).
+// tagsOf returns the tags of a resource other than an instance (checkTagged reads
+// those), nil when EC2 does not know it (the call itself then fails as EC2 answers).
 func (c *Client) tagsOf(ctx context.Context, id string) (map[string]string, error) {
 	switch {
-	case strings.HasPrefix(id, "i-"):
-		inst, err := c.inner.GetInstance(ctx, id)
-		if awserrors.IsNotFound(err) {
-			return nil, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		return inst.Tags, nil
 	case strings.HasPrefix(id, "vol-"):
 		found, err := c.inner.DescribeVolumes(ctx, []string{id})
 		if err != nil {

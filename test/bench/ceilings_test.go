@@ -135,6 +135,11 @@ func throttleBursts(log []ec2sim.Request) (bursts, largest int) {
 // seconds (40 writes cover the transitions and 70 s of launching).
 var setCeilings = []ceiling{
 	{"create", "apiserver writes of a set", 4, func(p phase) float64 { return float64(p.writes) / float64(p.n) }, 40},
+	// A set launches in batches of up to a hundred: the issue asks for at most one
+	// call per fifty replicas. Each instance then gets its own name and UID tags.
+	{"create", "RunInstances of a set", 1.0 / 50, callsOf("RunInstances"), 0},
+	{"create", "CreateTags of a set", 1, callsOf("CreateTags"), 0},
+	{"own tags follow", "CreateTags of a set", 1, callsOf("CreateTags"), 0},
 }
 
 // storageCeilings are the extra calls a data volume and an allocated Elastic IP may

@@ -62,6 +62,13 @@ type scenario struct {
 	// set makes the n objects one EC2InstanceSet's replicas, and adds a rolling
 	// image change between restart and delete (runSet).
 	set bool
+	// target, when set, is the most a set's create may take (the targets
+	// for batched launches).
+	target time.Duration
+	// roll adds a set's rolling image change. Under the documented limits a
+	// thousand replacements wait for the RunInstances resource bucket (a thousand
+	// tokens, two a second), over eight minutes however they are batched.
+	roll bool
 }
 
 // phase is what one phase cost.

@@ -107,57 +107,6 @@ func testAllNamespacesInstall(t *testing.T, c *Cluster) {
 	c.Kubectl(t, "delete", "namespace", team, "--wait=true", "--timeout=180s")
 }
 
-// checkSetLifecycle runs the EC2InstanceSet sample with the rules OLM really granted
-// (the CSV's permissions lifted to a ClusterRole): the set creates its instances,
-// kubectl scale shrinks it through the scale subresource, and deleting the set lets
-// the garbage collector (which envtest lacks) delete its EC2Instances, each of which
-// terminates its instance.
-func (c *Cluster) checkSetLifecycle(t testing.TB, ns string) {
-	t.Helper()
-	ctx := context.Background()
-	c.Kubectl(t, "-n", ns, "apply", "-f", filepath.Join(c.Root, "config", "samples", "compute_v1alpha1_ec2instanceset.yaml"))
-	key := client.ObjectKey{Namespace: ns, Name: "web"}
-	settled := func(replicas int32) func() (bool, error) {
-		return func() (bool, error) {
-			set := &computev1alpha1.EC2InstanceSet{}
-			if err := c.Client.Get(ctx, key, set); err != nil {
-				return false, err
-			}
-			st := set.Status
-			ok := meta.IsStatusConditionTrue(st.Conditions, "Ready") && st.ObservedGeneration == set.Generation &&
-				st.Replicas == replicas && st.AvailableReplicas == replicas
-			return ok, fmt.Errorf("status %+v", st)
-		}
-	}
-	c.WaitFor(t, 4*time.Minute, "the sample EC2InstanceSet Ready with 3 instances", settled(3))
-	var ids []string
-	members := &computev1alpha1.EC2InstanceList{}
-	if err := c.Client.List(ctx, members, client.InNamespace(ns), client.MatchingLabels{computev1alpha1.InstanceSetLabel: "web"}); err != nil {
-		t.Fatal(err)
-	}
-	for _, m := range members.Items {
-		ids = append(ids, m.Status.InstanceID)
-	}
-	c.Kubectl(t, "-n", ns, "scale", "ec2set/web", "--replicas=1")
-	c.WaitFor(t, 3*time.Minute, "the set scaled to 1", settled(1))
-	c.Kubectl(t, "-n", ns, "delete", "ec2set", "web", "--wait=false")
-	c.WaitFor(t, 3*time.Minute, "the set's instances garbage-collected and terminated", func() (bool, error) {
-		left := &computev1alpha1.EC2InstanceList{}
-		if err := c.Client.List(ctx, left, client.InNamespace(ns), client.MatchingLabels{computev1alpha1.InstanceSetLabel: "web"}); err != nil {
-			return false, err
-		}
-		if len(left.Items) > 0 {
-			return false, fmt.Errorf("%d EC2Instances of the set left", len(left.Items))
-		}
-		for _, id := range ids {
-			if rec, _ := c.AWS.Sim.Instance(id); rec.State != ec2sim.StateTerminated && rec.State != ec2sim.StateShuttingDown {
-				return false, fmt.Errorf("instance %s is %s", id, rec.State)
-			}
-		}
-		return true, nil
-	})
-}
-
 // podPhases names each pod with its phase, and whether it is being deleted.
 func podPhases(pods []corev1.Pod) []string {
 	var out []string

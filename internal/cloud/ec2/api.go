@@ -55,6 +55,12 @@ type Instances interface {
 	// launch, on the instance and its volumes, through TagSpecifications.
 	RunInstance(ctx context.Context, req LaunchRequest) (*Instance, error)
 
+	// RunInstances launches req.Count alike instances in one call, as RunInstance
+	// launches one: the same token and parameters return the same instances. EC2 may
+	// launch fewer than asked (never none without an error); each carries its
+	// LaunchIndex.
+	RunInstances(ctx context.Context, req LaunchRequest) ([]Instance, error)
+
 	// GetInstance describes one instance by ID. Concurrent calls are coalesced into
 	// batched DescribeInstances requests. It returns an error for which awserrors.IsNotFound is
 	// true when EC2 does not know the ID (never launched, or terminated long ago).

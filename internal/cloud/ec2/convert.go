@@ -40,6 +40,7 @@ func fromSDKInstance(in types.Instance) Instance {
 		KeyName:          aws.ToString(in.KeyName),
 		LaunchTime:       aws.ToTime(in.LaunchTime),
 		ClientToken:      aws.ToString(in.ClientToken),
+		LaunchIndex:      aws.ToInt32(in.AmiLaunchIndex),
 		Spot:             in.InstanceLifecycle == types.InstanceLifecycleTypeSpot,
 		SpotRequestID:    aws.ToString(in.SpotInstanceRequestId),
 		Architecture:     string(in.Architecture),

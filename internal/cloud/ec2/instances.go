@@ -19,6 +19,7 @@ package ec2
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -31,6 +32,22 @@ import (
 // RunInstance launches one instance; see Client.RunInstance. A retry with the same
 // ClientToken and parameters returns the instance of the first call.
 func (c *AWSClient) RunInstance(ctx context.Context, req LaunchRequest) (*Instance, error) {
+	req.Count = 1
+	launched, err := c.RunInstances(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	if len(launched) != 1 {
+		return nil, &awserrors.Error{
+			Kind: awserrors.KindUnknown, Operation: "RunInstances", Code: "UnexpectedResponse",
+			Message: "RunInstances did not return exactly one instance",
+		}
+	}
+	return &launched[0], nil
+}
+
+// RunInstances launches req.Count instances in one call; see Client.RunInstances.
+func (c *AWSClient) RunInstances(ctx context.Context, req LaunchRequest) ([]Instance, error) {
 	var rootDevice string
 	if req.RootVolume != nil {
 		var err error
@@ -42,23 +59,29 @@ func (c *AWSClient) RunInstance(ctx context.Context, req LaunchRequest) (*Instan
 	if err != nil {
 		return nil, awserrors.Redact(awserrors.Classify("RunInstances", err), req.UserData)
 	}
-	if len(out.Instances) != 1 {
+	if len(out.Instances) == 0 || len(out.Instances) > int(max(1, req.Count)) {
 		return nil, &awserrors.Error{
 			Kind: awserrors.KindUnknown, Operation: "RunInstances", Code: "UnexpectedResponse",
-			Message: "RunInstances did not return exactly one instance",
+			Message: fmt.Sprintf("RunInstances returned %d instances for a request of %d", len(out.Instances), max(1, req.Count)),
 		}
 	}
-	inst := fromSDKInstance(out.Instances[0])
-	// The next batched lookup refreshes the new instance with the others, and the
-	// next listing of its namespace shows it.
-	c.batcher.Expect([]string{inst.ID})
-	listed := inst
-	if len(listed.Tags) == 0 {
-		// The tags were applied at launch (TagSpecifications); EC2's answer may omit them.
-		listed.Tags = instanceLaunchTags(req)
+	launched := make([]Instance, 0, len(out.Instances))
+	ids := make([]string, 0, len(out.Instances))
+	for _, sdk := range out.Instances {
+		inst := fromSDKInstance(sdk)
+		listed := inst
+		if len(listed.Tags) == 0 {
+			// The tags were applied at launch (TagSpecifications); EC2's answer may omit them.
+			listed.Tags = instanceLaunchTags(req)
+		}
+		c.owned.launched(OwnerTag(req.Tags, TagOwnerNamespace), &listed)
+		launched = append(launched, inst)
+		ids = append(ids, inst.ID)
 	}
-	c.owned.launched(OwnerTag(req.Tags, TagOwnerNamespace), &listed)
-	return &inst, nil
+	// The next batched lookup refreshes the new instances with the others, and the
+	// next listing of their namespace shows them.
+	c.batcher.Expect(ids)
+	return launched, nil
 }
 
 // ChangedElsewhere drops what the client remembers of the instances; see

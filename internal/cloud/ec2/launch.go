@@ -48,7 +48,7 @@ func isSSMImage(imageID string) bool { return strings.HasPrefix(imageID, ssmImag
 func buildRunInstancesInput(req LaunchRequest, rootDevice string) *awsec2.RunInstancesInput {
 	in := &awsec2.RunInstancesInput{
 		MinCount:     aws.Int32(1),
-		MaxCount:     aws.Int32(1),
+		MaxCount:     aws.Int32(max(1, req.Count)),
 		ClientToken:  aws.String(req.ClientToken),
 		ImageId:      aws.String(req.ImageID),
 		InstanceType: types.InstanceType(req.InstanceType),

@@ -22,6 +22,10 @@ import "time"
 type LaunchRequest struct {
 	// ClientToken is EC2's idempotency token (at most 64 ASCII characters).
 	ClientToken string
+	// Count, when more than one, launches that many alike instances in one call (a
+	// set's batch), each with its launch index; EC2 may launch fewer (MinCount is 1)
+	// when it lacks capacity for all. Zero means one.
+	Count int32
 	// ImageID is an AMI ID or a resolve:ssm: parameter reference.
 	ImageID      string
 	InstanceType string
@@ -134,7 +138,10 @@ type Instance struct {
 	SecurityGroupIDs []string
 	Tags             map[string]string
 	ClientToken      string
-	MetadataOptions  MetadataOptions
+	// LaunchIndex is the instance's place in the RunInstances call that launched it
+	// (amiLaunchIndex), from 0: which member of a batch it is.
+	LaunchIndex     int32
+	MetadataOptions MetadataOptions
 	// DetailedMonitoring is true when monitoring is enabled or being enabled.
 	DetailedMonitoring bool
 	// IAMInstanceProfileARN is the ARN of the associated profile, if any.

@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -65,6 +66,10 @@ type Pass struct {
 	moving       []string
 	whileStopped []plan.Drift
 	failures     []pass.Failure
+	// followUp, when set, is how soon a write EC2's budget held back, that need not
+	// keep the instance from being Ready, is tried again (a batch instance's own
+	// tags, tagsFollow).
+	followUp time.Duration
 }
 
 // fail records an aspect EC2 (or a check) refused.
@@ -264,5 +269,8 @@ func (ph *Phase) concludeConverge(s *pass.Scope, p *Pass) pass.Step {
 		return convergeEnds(p, pass.DoneAfter(0))
 	}
 	ph.settle(s, p.inst, p.whileStopped)
+	if p.followUp > 0 {
+		return pass.DoneAfter(min(p.followUp, ph.Kernel.ResyncAfter()))
+	}
 	return pass.DoneAfter(ph.Kernel.ResyncAfter())
 }

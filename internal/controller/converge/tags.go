@@ -22,6 +22,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -40,9 +41,31 @@ func (ph *Phase) Tags(ctx context.Context, s *pass.Scope, p *Pass) pass.Step {
 	} else if err := ph.migrateOwnershipTags(ctx, s, p.inst); err != nil {
 		p.fail("tags", err)
 	} else if err := ph.syncTags(ctx, s, p.inst); err != nil {
-		p.fail("tags", err)
+		if wait, ok := tagsFollow(s, p.inst, err); ok {
+			p.followUp = wait
+		} else {
+			p.fail("tags", err)
+		}
 	}
 	return pass.Proceed()
+}
+
+// tagsFollow says whether tags EC2's budget held back may follow without keeping the
+// instance from being Ready, and when to try again: those of an instance a set's
+// batch launched, which its object has not tagged with its own name and UID yet. A
+// thousand instances launched in ten calls would otherwise wait for a thousand
+// CreateTags calls (ten a second by EC2's documented limits) to be Ready; the
+// instance is recorded as this object's already, and found by its launch index.
+func tagsFollow(s *pass.Scope, inst *ec2.Instance, err error) (time.Duration, bool) {
+	b, ok := plan.BatchOf(s.Obj)
+	if !ok || !awserrors.HeldBack(err) || inst.ClientToken != b.Token || ec2.OwnerTag(inst.Tags, ec2.TagOwnerUID) == string(s.Obj.UID) {
+		return 0, false
+	}
+	// The members of a batch come back spread out, a tenth of a second apart by
+	// launch index (EC2's documented CreateTags refill is ten a second), rather than
+	// all at once when the budget is spent.
+	stagger := min(time.Duration(b.Index)*100*time.Millisecond, 15*time.Second)
+	return max(awserrors.RetryAfterOf(err), time.Second) + stagger, true
 }
 
 // syncTags applies the desired tags to the instance and its volumes, and removes only

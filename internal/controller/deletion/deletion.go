@@ -30,6 +30,7 @@ import (
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
 	"github.com/ec2-operator/ec2-operator/internal/controller/memory"
 	"github.com/ec2-operator/ec2-operator/internal/controller/pass"
+	"github.com/ec2-operator/ec2-operator/internal/controller/plan"
 )
 
 // Kernel is what the deletion phase needs from the rest of the pass: releasing the
@@ -66,6 +67,8 @@ type Phase struct {
 	EC2Of func(*pass.Scope) EC2
 	// Launches are the launches not recorded in status yet.
 	Launches *memory.Launches
+	// Batches are the sets' batch launches this process knows of.
+	Batches *memory.Batches
 	// CRDReader reads the operator's CRDs past the cache, for the uninstall guard.
 	CRDReader client.Reader
 	// ClusterID is this cluster's identity in the ownership tags.
@@ -158,6 +161,10 @@ func (d *Phase) instanceForDeletion(ctx context.Context, s *pass.Scope) (*ec2.In
 		// An instance this process launched and has not recorded yet.
 		if id, ok := d.Launches.Get(s.Obj.UID, st.ClientToken); ok {
 			st.InstanceID = id
+		} else if id, none := d.batchInstance(s); none {
+			return nil, nil
+		} else if id != "" {
+			st.InstanceID = id
 		}
 	}
 	if st.InstanceID != "" {
@@ -180,6 +187,25 @@ func (d *Phase) instanceForDeletion(ctx context.Context, s *pass.Scope) (*ec2.In
 			Message: "a launch may have happened but the instance is not visible yet; waiting before releasing the object"}
 	}
 	return nil, nil
+}
+
+// batchInstance settles a batch member's deletion with what this process knows of
+// its batch: the instance the batch launched at its index, or none (the batch was
+// abandoned here before it was sent, and the member was created after this process
+// started, so no earlier process sent it either; or the batch launched no instance at
+// its index). Abandoning keeps the batch from being sent after the member is gone.
+// Otherwise ("", false) the member is looked for by its token and index.
+func (d *Phase) batchInstance(s *pass.Scope) (id string, none bool) {
+	b, ok := plan.BatchOf(s.Obj)
+	if !ok || s.Obj.Status.ClientToken != b.Token {
+		return "", false
+	}
+	if d.Batches.Abandon(b.Token) {
+		return "", s.Obj.CreationTimestamp.Time.After(d.Batches.Started().Add(time.Second))
+	}
+	_, launched := d.Batches.State(b.Token)
+	id, ok = launched[b.Index]
+	return id, !ok
 }
 
 // retain releases the instance: the ownership tags go, so another EC2Instance can adopt

@@ -135,10 +135,14 @@ func (r *Reconciler) children(ctx context.Context, set *computev1alpha1.EC2Insta
 func (r *Reconciler) apply(ctx context.Context, set *computev1alpha1.EC2InstanceSet, hash string, d Decision) (refused error, err error) {
 	var created, updated, deleted []string
 	defer func() { r.report(set, created, updated, deleted, refused) }()
+	batches := launchBatches(set, hash, d.Create)
 	for _, name := range d.Create {
 		child, err := newInstance(set, hash, name, r.Scheme())
 		if err != nil {
 			return nil, err
+		}
+		if b, ok := batches[name]; ok {
+			child.Annotations[computev1alpha1.LaunchBatchAnnotation] = b.String()
 		}
 		if err := r.Create(ctx, child); err != nil && !apierrors.IsAlreadyExists(err) {
 			return refusal(err)
@@ -183,6 +187,9 @@ func newInstance(set *computev1alpha1.EC2InstanceSet, hash, name string, scheme 
 	child.Labels[computev1alpha1.InstanceSetLabel] = set.Name
 	child.Labels[computev1alpha1.TemplateHashLabel] = hash
 	child.Annotations = maps.Clone(set.Spec.Template.Metadata.Annotations)
+	if child.Annotations == nil {
+		child.Annotations = map[string]string{}
+	}
 	child.Spec = *set.Spec.Template.Spec.DeepCopy()
 	if err := controllerutil.SetControllerReference(set, child, scheme); err != nil {
 		return nil, err

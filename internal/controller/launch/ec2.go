@@ -30,6 +30,7 @@ import (
 type EC2 interface {
 	// Launching, finding what a lost answer launched, and the budget's turns.
 	RunInstance(ctx context.Context, req ec2.LaunchRequest) (*ec2.Instance, error)
+	RunInstances(ctx context.Context, req ec2.LaunchRequest) ([]ec2.Instance, error)
 	GetInstance(ctx context.Context, id string) (*ec2.Instance, error)
 	FindInstances(ctx context.Context, filter ec2.InstanceFilter) ([]ec2.Instance, error)
 	OwnedInstances(ctx context.Context, namespace, name string) ([]ec2.Instance, error)

@@ -76,6 +76,10 @@ func (f *fakeEC2) RunInstance(_ context.Context, req ec2.LaunchRequest) (*ec2.In
 	return f.runInstance(req)
 }
 
+func (f *fakeEC2) RunInstances(_ context.Context, req ec2.LaunchRequest) ([]ec2.Instance, error) {
+	return nil, f.record("RunInstances", false)
+}
+
 func (f *fakeEC2) GetInstance(_ context.Context, id string) (*ec2.Instance, error) {
 	if err := f.record("GetInstance", f.getInstance != nil); err != nil {
 		return nil, err

@@ -28,6 +28,7 @@ import (
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
 	"github.com/ec2-operator/ec2-operator/internal/controller/pass"
+	"github.com/ec2-operator/ec2-operator/internal/controller/plan"
 )
 
 // launchedEarlier continues with an instance this process launched in an earlier pass
@@ -55,7 +56,7 @@ func (l *Phase) launchedEarlier(ctx context.Context, s *pass.Scope, id string) p
 		return l.instanceTerminated(ctx, s, inst)
 	}
 	s.Inst = inst
-	return pass.Proceed()
+	return l.writeOwnTags(ctx, s, inst)
 }
 
 // FindOwnInstance looks for a live instance launched for this object: first by the
@@ -70,7 +71,7 @@ func (l *Phase) FindOwnInstance(ctx context.Context, s *pass.Scope, token string
 		if err != nil {
 			return nil, err
 		}
-		live = l.ourLiveInstances(s, candidates)
+		live = l.ourLiveInstances(s, inBatchPlace(s.Obj, token, candidates))
 	}
 	if len(live) == 0 {
 		candidates, err := l.EC2Of(s).FindInstances(ctx, ec2.InstanceFilter{Tags: map[string]string{ec2.TagOwnerUID: string(s.Obj.UID)}})
@@ -92,6 +93,22 @@ func (l *Phase) FindOwnInstance(ctx context.Context, s *pass.Scope, token string
 			fmt.Sprintf("more than one instance carries this object's ownership tag; managing %s and leaving %v alone", live[0].ID, others))
 	}
 	return &live[0], nil
+}
+
+// inBatchPlace keeps, of the instances launched under a set's batch token, the one at
+// the object's launch index: the others are its batch's other members'.
+func inBatchPlace(obj *computev1alpha1.EC2Instance, token string, in []ec2.Instance) []ec2.Instance {
+	b, ok := plan.BatchOf(obj)
+	if !ok || b.Token != token {
+		return in
+	}
+	var out []ec2.Instance
+	for _, inst := range in {
+		if inst.LaunchIndex == b.Index {
+			out = append(out, inst)
+		}
+	}
+	return out
 }
 
 // ourLiveInstances keeps the live instances that are this object's in this cluster. An

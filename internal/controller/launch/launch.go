@@ -41,6 +41,16 @@ import (
 // instance ID is written together with the state the next pass sees (Ready, for an
 // instance that is running by then), from the instance remembered in memory.
 func (l *Phase) launch(ctx context.Context, s *pass.Scope) pass.Step {
+	if b, ok := plan.BatchOf(s.Obj); ok {
+		if next, alone := l.launchInBatch(ctx, s, b); !alone {
+			return next
+		}
+	}
+	return l.launchAlone(ctx, s)
+}
+
+// launchAlone launches the object's instance by its own RunInstances call (see launch).
+func (l *Phase) launchAlone(ctx context.Context, s *pass.Scope) pass.Step {
 	st := &s.Obj.Status
 	token := ec2.ClientToken(string(s.Obj.UID), st.Recreations)
 

@@ -28,6 +28,7 @@ import (
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2"
 	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
 	"github.com/ec2-operator/ec2-operator/internal/controller/pass"
+	"github.com/ec2-operator/ec2-operator/internal/controller/plan"
 )
 
 // EnsureInstance finds the instance the object manages, launching or adopting it when
@@ -109,7 +110,13 @@ func (l *Phase) WithinVisibilityGrace(s *pass.Scope) bool {
 	} else {
 		return false
 	}
-	if l.now().Sub(since) >= l.VisibilityGracePeriod {
+	grace := l.VisibilityGracePeriod
+	if b, ok := plan.BatchOf(s.Obj); ok && s.Obj.Status.ClientToken == b.Token {
+		// Another member may send the batch while this member's record is recent
+		// (recentRecord), so a batch may become visible that much later.
+		grace += launchRecordReuse
+	}
+	if l.now().Sub(since) >= grace {
 		return false
 	}
 	// A launch EC2 rejected outright created nothing that could become visible.

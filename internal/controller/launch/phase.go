@@ -90,6 +90,7 @@ type Phase struct {
 	RestorePolicy RestorePolicy
 	// The stores of the reconciler's memory the phase uses.
 	Launches   *memory.Launches
+	Batches    *memory.Batches
 	Attributes *memory.Attributes
 	Events     *memory.EventMarks
 	Vanished   *memory.Vanished

@@ -39,6 +39,8 @@ type Objects struct {
 	Attributes Attributes
 	// Launches are the launches not recorded in status yet.
 	Launches Launches
+	// Batches is what this process knows of sets' batch launches.
+	Batches Batches
 	// Creating are the data volumes whose CreateVolume answer is awaited.
 	Creating CreatingVolumes
 	// Events are what EC2 events said of instances.
