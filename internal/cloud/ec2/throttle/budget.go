@@ -34,7 +34,10 @@ import (
 // A learning budget (the default: the account's limits are not configured) also
 // probes upward while calls wait for it, because AWS raises limits per account on
 // request and nothing in EC2's API says by how much: the first RequestLimitExceeded
-// above the documented rate says where the account's limit is.
+// above the documented rate says where the account's limit is. Until then the rate
+// grows multiplicatively (slowStartGrowth), and the first throttle sets it from what
+// EC2 took before its bucket ran dry (episodeRate); after it, the rate probes
+// slowly, near the limit found.
 const (
 	// cutSpacing is the least time between two cuts of one bucket: the calls already
 	// on their way when EC2 throttled one were sent at the old rate, and their
@@ -55,16 +58,26 @@ const (
 	// learning, once it knows roughly where the account's limit is: a rate a fifth
 	// below keeps most of the throughput while EC2's bucket refills.
 	learnedCut = 0.8
-	// firstLearnedCut is the cut at the first throttle above the documented rate: EC2's
-	// bucket (larger, for an account with raised limits) absorbed the probe for a
-	// while, so the rate reached is well past the limit, about twice it when the
-	// probe rose steadily from well below. The rate after the cut is taken as the
+	// firstLearnedCut is the cut at the first throttle above the documented rate when
+	// the bucket has no record of what it sent (episodeRate is zero): EC2's bucket
+	// (larger, for an account with raised limits) absorbed the probe for a while, so
+	// the rate reached is well past the limit. The rate after the cut is taken as the
 	// limit until EC2 says otherwise.
 	firstLearnedCut = 0.5
-	// probeShare is how much of the documented rate a learning bucket adds per second
-	// of backlog before EC2 has ever throttled it: from RunInstances' documented 2 a
-	// second to a tenfold raised 20 in three seconds.
+	// probeShare is how far above the documented rate a first throttle may come and
+	// still say the documented rate is the account's, when the bucket has no record
+	// of what it sent (see documentedMargin).
 	probeShare = 3.0
+	// slowStartGrowth is how fast a learning bucket's rate grows per second of
+	// backlog before EC2 has ever throttled it: eightfold a second, as TCP's slow
+	// start doubles its window every round trip. From RunInstances' documented two a
+	// second it reaches a tenfold raised twenty in just over a second; the overshoot
+	// when EC2's bucket runs dry is undone at once by the first throttle's estimate
+	// (episodeRate), not by halving.
+	slowStartGrowth = 2.0794415416798357 // ln 8
+	// documentedMargin is how far above the documented rate the first throttle's
+	// estimate of the account's rate may be and still mean the documented limit.
+	documentedMargin = 1.25
 	// ceilingProbeShare is how much of the rate EC2 last throttled a learning bucket
 	// adds per second of backlog once it is above nine tenths of that rate: slowly,
 	// so that a limit found is only tested again now and then.
@@ -105,6 +118,39 @@ type budget struct {
 	reserve int
 	// report is told the rate whenever it changes (a metric), when not nil.
 	report func(perSecond float64)
+	// The tokens sent since the bucket was last idle long enough for EC2's bucket
+	// to be full again (episodeStart), and how many of them EC2 throttled: what
+	// episodeRate estimates the account's rate from.
+	episodeStart              time.Time
+	lastAdmit                 time.Time
+	episodeSent, episodeThrot float64
+}
+
+// admitted records n tokens sent. An idle spell long enough for EC2's bucket to
+// refill completely starts a new episode.
+func (b *budget) admitted(now time.Time, n float64) {
+	if b.episodeStart.IsZero() || now.Sub(b.lastAdmit).Seconds() >= b.capacity()/b.full {
+		b.episodeStart, b.episodeSent, b.episodeThrot = now, 0, 0
+	}
+	b.lastAdmit = now
+	b.episodeSent += n
+}
+
+// capacity is the size of EC2's bucket as documented (or configured): the client's
+// burst and the tokens it keeps back.
+func (b *budget) capacity() float64 { return float64(b.lim.Burst() + b.reserve) }
+
+// episodeRate estimates the account's refill rate at the first throttle of an
+// episode: EC2's bucket was full when it began and is empty now, so what EC2 took
+// is its capacity plus its refill over the episode. AWS raises an account's bucket
+// and its rate together, so the capacity is taken as the documented number of
+// seconds of refill. It is zero without a record of the episode.
+func (b *budget) episodeRate(now time.Time) float64 {
+	if b.episodeStart.IsZero() || b.episodeSent <= 0 {
+		return 0
+	}
+	taken := b.episodeSent - b.episodeThrot
+	return taken / (now.Sub(b.episodeStart).Seconds() + b.capacity()/b.full)
 }
 
 // cut lowers the refill rate, at most once per cutSpacing, down to the floor: by
@@ -112,18 +158,24 @@ type budget struct {
 // limit is found), by half otherwise. After a cut the limiter also gives up its
 // reserve again, which the calls over the limit spent on EC2's side.
 func (b *budget) cut(now time.Time) {
+	b.episodeThrot++
 	if !b.lastCut.IsZero() && now.Sub(b.lastCut) < cutSpacing {
 		return
 	}
 	b.regain(now)
 	throttledAt := b.current
+	estimate := b.episodeRate(now)
 	switch {
 	case throttledAt <= b.full:
 		b.current = max(b.full*floorShare, throttledAt*belowBaseCut)
-	case throttledAt <= b.full*(1+probeShare):
-		// The first second of probing was already too much: the account's limit is
-		// the documented one.
+	case b.ceiling == 0 && estimate > 0 && estimate <= b.full*documentedMargin,
+		b.ceiling == 0 && estimate == 0 && throttledAt <= b.full*(1+probeShare):
+		// What EC2 took while the rate grew is what the documented limit allows:
+		// the account's limit is the documented one.
 		b.current, b.ceiling, b.quietUntil = b.full, b.full, now.Add(documentedQuiet)
+	case b.ceiling == 0 && estimate > 0:
+		b.current = max(b.full, estimate*ceilingShare)
+		b.ceiling = estimate
 	case b.ceiling == 0:
 		b.current = max(b.full, throttledAt*firstLearnedCut)
 		b.ceiling = b.current
@@ -133,8 +185,11 @@ func (b *budget) cut(now time.Time) {
 	}
 	b.lastCut, b.changed = now, now
 	b.lim.SetLimitAt(now, rate.Limit(b.current))
-	if b.reserve > 0 {
-		b.lim.ReserveN(now, b.reserve)
+	if drain := max(float64(b.reserve), math.Floor(b.lim.TokensAt(now))); drain > 0 {
+		// EC2's bucket is empty: the tokens the client still holds would only be
+		// throttled too. It gives them up, and its reserve, which the calls over the
+		// limit spent on EC2's side.
+		b.lim.ReserveN(now, int(drain))
 	}
 	b.reportRate()
 }
@@ -155,6 +210,8 @@ func (b *budget) regain(now time.Time) {
 	switch {
 	case b.current < target:
 		b.current = min(target, b.current+target*regainShare*elapsed.Seconds())
+	case now.Sub(b.waited) < backlogWindow && b.canProbe(now) && b.ceiling == 0:
+		b.current *= math.Exp(slowStartGrowth * min(elapsed, backlogWindow).Seconds())
 	case now.Sub(b.waited) < backlogWindow && b.canProbe(now):
 		b.current += b.probeStep() * min(elapsed, backlogWindow).Seconds()
 	}
@@ -165,13 +222,10 @@ func (b *budget) regain(now time.Time) {
 	}
 }
 
-// probeStep is the rate a learning bucket adds per second of backlog: fast until EC2
-// has throttled it above the documented rate, slowly near the rate it throttled.
+// probeStep is the rate a learning bucket adds per second of backlog once EC2 has
+// throttled it above the documented rate: slowly, near the rate it throttled.
 func (b *budget) probeStep() float64 {
-	if b.ceiling <= b.full {
-		return b.full * probeShare
-	}
-	return b.ceiling * ceilingProbeShare
+	return max(b.ceiling, b.full) * ceilingProbeShare
 }
 
 // canProbe reports whether a learning bucket may probe above its rate now: not
@@ -190,7 +244,11 @@ func (b *budget) timeFor(now time.Time, n float64) time.Duration {
 		return 0
 	}
 	seconds := need / b.current
-	if b.canProbe(now) {
+	switch {
+	case b.canProbe(now) && b.ceiling == 0:
+		// The rate grows as e^(kt): the tokens by t are current/k (e^(kt) - 1).
+		seconds = math.Log1p(need*slowStartGrowth/b.current) / slowStartGrowth
+	case b.canProbe(now):
 		step := b.probeStep()
 		seconds = (math.Sqrt(b.current*b.current+2*step*need) - b.current) / step
 	}

@@ -87,6 +87,30 @@ func TestALearningPacerFindsALimitRaisedTenfold(t *testing.T) {
 	}
 }
 
+// TestALearningPacerClimbsQuicklyToALimitRaisedTenfold: a hundred launches against
+// an account whose limits AWS raised tenfold (a bucket of 50, 20 a second) that
+// nobody configured. The rate grows eightfold a second while calls wait and nothing
+// is throttled, and the first throttle's estimate sets it near the account's rate,
+// so the hundred take at most half again the account's floor, with the first
+// throttle and the call behind it the only ones.
+func TestALearningPacerClimbsQuicklyToALimitRaisedTenfold(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	raised := ec2limits.Documented().Scaled(10).Request("RunInstances")
+	p := learningPacer(true)
+	r, _ := simulateBulk(p, ec2limits.NewTokenBucket(raised, t0), t0, 100)
+	floor := time.Duration((100 - raised.Capacity) / raised.RefillPerSecond * float64(time.Second))
+	t.Logf("100 launches took %s (floor %s), %d of %d calls throttled", r.took, floor, r.throttled, r.calls)
+	if r.took > floor*3/2 {
+		t.Errorf("100 launches took %s, more than half again the account's floor of %s", r.took, floor)
+	}
+	if r.throttled > 2 {
+		t.Errorf("%d of %d calls throttled, want at most 2", r.throttled, r.calls)
+	}
+	if bu := p.request["RunInstances"]; bu.ceiling < raised.RefillPerSecond*3/4 || bu.ceiling > raised.RefillPerSecond*5/4 {
+		t.Errorf("the first throttle estimated the account's rate at %.1f/s, want near %.0f/s", bu.ceiling, raised.RefillPerSecond)
+	}
+}
+
 func TestALearningPacerAtTheDocumentedLimitProbesOnceAndThenKeepsToIt(t *testing.T) {
 	t0 := time.Unix(1000, 0)
 	documented := ec2limits.Documented().Request("RunInstances")

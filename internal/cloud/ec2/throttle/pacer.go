@@ -266,6 +266,7 @@ func (p *Pacer) admit(now time.Time, call Cost) ([]*rate.Reservation, time.Durat
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if t, ok := p.takeTicket(now, call); ok {
+		p.countSent(now, call)
 		return t.reservations, max(0, t.at.Sub(now)), nil
 	}
 	rs, err := p.reserveLocked(now, call)
@@ -283,7 +284,19 @@ func (p *Pacer) admit(now time.Time, call Cost) ([]*rate.Reservation, time.Durat
 		return nil, 0, &awserrors.Error{Kind: awserrors.KindThrottled, Operation: call.operation, Code: awserrors.CodeClientRateLimited, RetryAfter: delay,
 			Message: fmt.Sprintf("the %s budget allows this call in %s; not waiting that long", call.operation, delay.Round(time.Millisecond))}
 	}
+	p.countSent(now, call)
 	return rs, delay, nil
+}
+
+// countSent records a call's tokens in its budgets' episodes (budget.admitted).
+func (p *Pacer) countSent(now time.Time, call Cost) {
+	for i, bu := range p.budgetsOf(now, call) {
+		n := 1.0
+		if i > 0 {
+			n = float64(call.resources)
+		}
+		bu.admitted(now, n)
+	}
 }
 
 // delayOf is how long the longest of the reservations waits.
