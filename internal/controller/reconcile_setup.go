@@ -55,6 +55,9 @@ func (r *EC2InstanceReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if err := indexInstanceIDs(context.Background(), mgr.GetFieldIndexer()); err != nil {
 		return err
 	}
+	if err := launch.IndexBatches(context.Background(), mgr.GetFieldIndexer()); err != nil {
+		return err
+	}
 	if err := awsaccount.IndexUsers(context.Background(), mgr.GetFieldIndexer()); err != nil {
 		return err
 	}

@@ -21,6 +21,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -62,6 +63,22 @@ const (
 	// them one after another) and their launch records before it launches alone.
 	batchAssembly = 30 * time.Second
 )
+
+// BatchIndex indexes the EC2Instances in the cache by their batch's client token:
+// every member of a batch lists the others while the batch assembles, and a list of
+// a thousand-instance set on every poll would copy the whole set each time.
+const BatchIndex = "launchBatchToken"
+
+// IndexBatches registers BatchIndex with the manager's cache.
+func IndexBatches(ctx context.Context, indexer client.FieldIndexer) error {
+	return indexer.IndexField(ctx, &computev1alpha1.EC2Instance{}, BatchIndex, func(o client.Object) []string {
+		value := o.GetAnnotations()[computev1alpha1.LaunchBatchAnnotation]
+		if token, _, ok := strings.Cut(value, "/"); ok && token != "" {
+			return []string{token}
+		}
+		return nil
+	})
+}
 
 // launchInBatch launches a member of a set's batch. alone says the batch cannot be
 // used (abandoned, or EC2 launched fewer instances than asked) and the member is to
@@ -140,7 +157,7 @@ func (l *Phase) batchMembers(ctx context.Context, s *pass.Scope, b plan.Batch) (
 	}
 	list := &computev1alpha1.EC2InstanceList{}
 	if err := l.Client.List(ctx, list, client.InNamespace(s.Obj.Namespace),
-		client.MatchingLabels{computev1alpha1.InstanceSetLabel: setName}); err != nil {
+		client.MatchingLabels{computev1alpha1.InstanceSetLabel: setName}, client.MatchingFields{BatchIndex: b.Token}); err != nil {
 		return nil, "", err
 	}
 	byIndex := map[int32]computev1alpha1.EC2Instance{}
