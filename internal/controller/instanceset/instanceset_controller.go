@@ -135,19 +135,9 @@ func (r *Reconciler) children(ctx context.Context, set *computev1alpha1.EC2Insta
 func (r *Reconciler) apply(ctx context.Context, set *computev1alpha1.EC2InstanceSet, hash string, d Decision) (refused error, err error) {
 	var created, updated, deleted []string
 	defer func() { r.report(set, created, updated, deleted, refused) }()
-	batches := launchBatches(set, hash, d.Create)
-	for _, name := range d.Create {
-		child, err := newInstance(set, hash, name, r.Scheme())
-		if err != nil {
-			return nil, err
-		}
-		if b, ok := batches[name]; ok {
-			child.Annotations[computev1alpha1.LaunchBatchAnnotation] = b.String()
-		}
-		if err := r.Create(ctx, child); err != nil && !apierrors.IsAlreadyExists(err) {
-			return refusal(err)
-		}
-		created = append(created, name)
+	created, err = r.createAll(ctx, set, hash, d.Create)
+	if err != nil {
+		return refusal(err)
 	}
 	for _, child := range d.Update {
 		if err := r.Update(ctx, child); err != nil {
