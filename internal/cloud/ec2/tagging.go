@@ -18,6 +18,7 @@ package ec2
 
 import (
 	"context"
+	"maps"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awsec2 "github.com/aws/aws-sdk-go-v2/service/ec2"
@@ -28,12 +29,26 @@ import (
 
 // CreateTags adds or overwrites tags on the resources. Nothing is sent when either
 // list is empty, since EC2 would reject the call with MissingParameter.
+//
+// What the client remembers of the instances is patched with the tags rather than
+// dropped: a tag written is not a reason to describe an instance again (a set's
+// thousand instances each get their own tags after their launch). A failed call
+// drops it, as the tags' state is then unknown.
 func (c *AWSClient) CreateTags(ctx context.Context, resourceIDs []string, tags map[string]string) error {
-	c.changing(resourceIDs...)
 	if len(resourceIDs) == 0 || len(tags) == 0 {
 		return nil
 	}
+	c.batcher.Patch(resourceIDs, func(inst *Instance) *Instance {
+		if inst.Tags == nil {
+			inst.Tags = map[string]string{}
+		}
+		maps.Copy(inst.Tags, tags)
+		return inst
+	})
 	_, err := c.api.CreateTags(ctx, &awsec2.CreateTagsInput{Resources: resourceIDs, Tags: toSDKTags(tags)})
+	if err != nil {
+		c.changing(resourceIDs...)
+	}
 	c.owned.forget(OwnerTag(tags, TagOwnerNamespace)) // an instance taken over shows in the next listing
 	return awserrors.Classify("CreateTags", err)
 }

@@ -142,7 +142,8 @@ func onDelete(live []member, replicas int) (create int, remove []member) {
 // annotations lag the template, with the template applied. A change to a field EC2
 // changes only on a stopped instance (computev1alpha1.StopFields) goes to an instance
 // only while fewer than wave current instances are not Ready, so that a type change
-// does not stop the whole set at once.
+// does not stop the whole set at once; an instance not launched yet (a launch a
+// guardrail refused) has nothing to stop, and takes it at once.
 func inPlace(set *computev1alpha1.EC2InstanceSet, live []member, removing map[string]bool, wave int) []*computev1alpha1.EC2Instance {
 	var out []*computev1alpha1.EC2Instance
 	stopping := 0
@@ -150,9 +151,9 @@ func inPlace(set *computev1alpha1.EC2InstanceSet, live []member, removing map[st
 		if !m.current || removing[m.obj.Name] {
 			continue
 		}
-		if !m.ready {
-			// Taking an earlier change, launching, or failing: it counts against the
-			// wave either way.
+		if !m.ready && m.obj.Status.InstanceID != "" {
+			// Taking an earlier change, or failing: it counts against the wave either
+			// way. One with no instance yet has nothing to stop.
 			stopping++
 		}
 	}
@@ -164,7 +165,7 @@ func inPlace(set *computev1alpha1.EC2InstanceSet, live []member, removing map[st
 		if equality.Semantic.DeepEqual(want.Spec, m.obj.Spec) && equality.Semantic.DeepEqual(want.ObjectMeta, m.obj.ObjectMeta) {
 			continue
 		}
-		if stopsFor(set, m.obj) {
+		if stopsFor(set, m.obj) && m.obj.Status.InstanceID != "" {
 			if stopping >= wave {
 				continue
 			}

@@ -53,6 +53,8 @@ type kid struct {
 	ready    bool
 	created  int
 	deleting bool
+	// unlaunched is an instance with no EC2 instance yet (a launch refused).
+	unlaunched bool
 }
 
 func fleetOf(set *computev1alpha1.EC2InstanceSet, kids ...kid) fleet {
@@ -63,6 +65,9 @@ func fleetOf(set *computev1alpha1.EC2InstanceSet, kids ...kid) fleet {
 		obj.Labels = map[string]string{computev1alpha1.TemplateHashLabel: k.hash}
 		obj.CreationTimestamp = metav1.NewTime(epoch.Add(time.Duration(k.created) * time.Minute))
 		obj.Spec = set.Spec.Template.Spec
+		if !k.unlaunched {
+			obj.Status.InstanceID = fmt.Sprintf("i-%017d", k.slot)
+		}
 		if k.deleting {
 			obj.DeletionTimestamp = ptr.To(metav1.NewTime(epoch))
 		}
@@ -209,6 +214,12 @@ func TestTemplateChangesInPlace(t *testing.T) {
 	set.Spec.Template.Spec.Tags = nil
 	if d := Decide(set, f, hash); len(d.Update) != 0 {
 		t.Errorf("a type change went to %v while another instance was not Ready", names(d.Update))
+	}
+	// Instances a guardrail kept from launching have nothing to stop: a type the
+	// guardrail allows goes to all of them at once.
+	f = fleetOf(old, kid{hash: hash, slot: 0, unlaunched: true}, kid{hash: hash, slot: 1, unlaunched: true}, kid{hash: hash, slot: 2, unlaunched: true})
+	if d := Decide(set, f, hash); len(d.Update) != 3 {
+		t.Errorf("a type change reached %v of 3 instances not launched yet, want all", names(d.Update))
 	}
 }
 

@@ -113,6 +113,14 @@ func (l *Phase) launchInBatch(ctx context.Context, s *pass.Scope, b plan.Batch) 
 	if broken != "" || len(members) < int(b.Size) {
 		return l.incompleteBatch(ctx, s, b, broken)
 	}
+	if s.Obj.Status.LastLaunchAttempt == nil {
+		// Before it joins the batch, the member looks for an earlier object's instance
+		// with its name (a restore), as a launch alone does; one it takes over leaves
+		// the batch incomplete, and the others launch alone.
+		if next := l.restoreCheck(ctx, s); next.Ends() || s.Inst != nil {
+			return next, false
+		}
+	}
 	if next := l.recordBatchLaunch(ctx, s, b); next.Ends() {
 		return next, false
 	}

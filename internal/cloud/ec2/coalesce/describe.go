@@ -148,6 +148,19 @@ func (b *DescribeBatcher[T]) Changing(ids []string) {
 	b.ahead.invalidate(ids...)
 }
 
+// Patch applies a change the client made, and knows the outcome of, to what
+// read-ahead remembers of the resources and to the answers of batches in flight,
+// instead of dropping them as Changing does; lookups do not join batches already in
+// flight, whose callers get EC2's answer as it was.
+func (b *DescribeBatcher[T]) Patch(ids []string, apply func(T) T) {
+	b.mu.Lock()
+	for _, id := range ids {
+		delete(b.running, id)
+	}
+	b.mu.Unlock()
+	b.ahead.patch(ids, apply)
+}
+
 // Expect records resources as about to be looked up, without asking: the next batch
 // refreshes them with the rest.
 func (b *DescribeBatcher[T]) Expect(ids []string) { b.ahead.expect(ids) }

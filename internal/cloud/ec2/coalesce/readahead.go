@@ -76,6 +76,16 @@ type readAhead[T any] struct {
 	// changed holds when the client last changed each resource: an answer fetched
 	// before that is stale and is not kept.
 	changed map[string]time.Time
+	// patched holds the changes the client made to resources that it knows the
+	// outcome of (their tags): answers are kept with the change applied, for
+	// changeSettleTime after it.
+	patched map[string][]patch[T]
+}
+
+// patch is one known change to a resource, made at a time.
+type patch[T any] struct {
+	at    time.Time
+	apply func(T) T
 }
 
 type answer[T any] struct {
@@ -92,7 +102,8 @@ const changeSettleTime = 10 * time.Second
 
 func newReadAhead[T any](ttl, transitionTTL time.Duration, now func() time.Time, kind Kind[T]) *readAhead[T] {
 	return &readAhead[T]{ttl: ttl, transitionTTL: transitionTTL, now: now, kind: kind,
-		asked: map[string]time.Time{}, answers: map[string]answer[T]{}, changed: map[string]time.Time{}}
+		asked: map[string]time.Time{}, answers: map[string]answer[T]{}, changed: map[string]time.Time{},
+		patched: map[string][]patch[T]{}}
 }
 
 // ttlFor is how long an answer about a resource in the given stage may be served.
@@ -210,7 +221,45 @@ func (r *readAhead[T]) store(asked []string, found map[string]T, sentAt time.Tim
 			delete(r.answers, id)
 			continue
 		}
-		r.answers[id] = answer[T]{value: r.kind.Clone(value), fetchedAt: sentAt}
+		r.answers[id] = answer[T]{value: r.applyPatches(id, r.kind.Clone(value), sentAt), fetchedAt: sentAt}
+	}
+}
+
+// applyPatches applies to an answer sent at sentAt the known changes that EC2 may
+// not show in it yet, and forgets those old enough to show.
+func (r *readAhead[T]) applyPatches(id string, value T, sentAt time.Time) T {
+	ps := r.patched[id]
+	kept := ps[:0]
+	for _, p := range ps {
+		if sentAt.Sub(p.at) < changeSettleTime {
+			value = p.apply(value)
+			kept = append(kept, p)
+		}
+	}
+	if len(kept) == 0 {
+		delete(r.patched, id)
+	} else {
+		r.patched[id] = kept
+	}
+	return value
+}
+
+// patch applies a change the client made, whose outcome it knows, to what it
+// remembers of the resources, and to answers of batches in flight: a tag written is
+// not a reason to describe the instance again, as a changed state would be.
+func (r *readAhead[T]) patch(ids []string, apply func(T) T) {
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	now := r.now()
+	for _, id := range ids {
+		r.patched[id] = append(r.patched[id], patch[T]{at: now, apply: apply})
+		if a, ok := r.answers[id]; ok {
+			a.value = apply(a.value)
+			r.answers[id] = a
+		}
 	}
 }
 

@@ -22,7 +22,7 @@ import (
 )
 
 // vm is a described resource with an instance's states, enough for read-ahead's rules.
-type vm struct{ id, state string }
+type vm struct{ id, state, tag string }
 
 // testKind gives vm the stages the EC2 client gives an instance.
 var testKind = Kind[*vm]{
@@ -142,5 +142,37 @@ func TestReadAheadLeavesOutInstancesOnTheirWayOut(t *testing.T) {
 	}
 	if !got["i-terminated-here"] {
 		t.Errorf("read ahead %v after a lookup of the terminated instance, want it asked again with the rest", got)
+	}
+}
+
+// TestReadAheadKeepsAnswersWithAKnownChangeApplied: a change whose outcome the client
+// knows (a tag written) is applied to what read-ahead holds and to the answer of a
+// batch in flight, which are served without another describe, until EC2's answers
+// can be expected to show the change themselves.
+func TestReadAheadKeepsAnswersWithAKnownChangeApplied(t *testing.T) {
+	now := time.Unix(1000, 0)
+	r := newReadAhead(time.Minute, 0, func() time.Time { return now }, testKind)
+	r.lookup("i-1")
+	r.store([]string{"i-1"}, map[string]*vm{"i-1": {id: "i-1", state: "running"}}, r.sentAt())
+	inFlight := r.sentAt()
+	now = now.Add(time.Second)
+	tagged := func(v *vm) *vm { v.tag = "own"; return v }
+	r.patch([]string{"i-1"}, tagged)
+	if v, ok := r.lookup("i-1"); !ok || v.tag != "own" {
+		t.Fatalf("after the patch: %+v, %v; want the remembered answer with the change", v, ok)
+	}
+	// The batch sent before the change answers without it: it is kept, patched.
+	r.store([]string{"i-1"}, map[string]*vm{"i-1": {id: "i-1", state: "running"}}, inFlight)
+	if v, ok := r.lookup("i-1"); !ok || v.tag != "own" {
+		t.Fatalf("an answer from before the change: %+v, %v; want it kept with the change", v, ok)
+	}
+	// Long after, EC2's answer is taken as it is.
+	now = now.Add(2 * changeSettleTime)
+	r.store([]string{"i-1"}, map[string]*vm{"i-1": {id: "i-1", state: "stopped"}}, r.sentAt())
+	if v, ok := r.lookup("i-1"); !ok || v.state != "stopped" || v.tag != "" {
+		t.Fatalf("a settled answer after the change: %+v, %v; want it as EC2 gave it", v, ok)
+	}
+	if len(r.patched) != 0 {
+		t.Errorf("patches kept after they settled: %v", r.patched)
 	}
 }
