@@ -253,6 +253,18 @@ func (p *Pacer) takeTicket(now time.Time, call Cost) (ticket, bool) {
 	return t, now.Sub(t.at) <= ticketGrace
 }
 
+// cancelTickets gives back the tokens of every launch ticket not spent yet, when EC2
+// throttled a launch: they were reserved at a rate EC2 has just refused (up to
+// admitWait of launches, dozens while a learning rate climbs), and would all reach
+// EC2 into an empty bucket. Their launches come back when they were told and take
+// tokens at the rate the throttle left; p.mu is held.
+func (p *Pacer) cancelTickets(now time.Time) {
+	for token, t := range p.tickets {
+		cancelAll(now, t.reservations)
+		delete(p.tickets, token)
+	}
+}
+
 // dropLateTickets forgets tickets that were not spent in time; p.mu is held.
 func (p *Pacer) dropLateTickets(now time.Time) {
 	for token, t := range p.tickets {

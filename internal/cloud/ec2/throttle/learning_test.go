@@ -229,3 +229,22 @@ func TestALateTicketIsGivenUpAndTheLaunchTakesNewTokens(t *testing.T) {
 		t.Error("the late ticket was kept")
 	}
 }
+
+// TestAThrottledLaunchGivesBackTheTicketsOfLaunchesNotSentYet: tickets are handed
+// out up to admitWait ahead at the rate the client climbed to; once EC2 throttles a
+// launch, those not spent yet are given back, so that they do not all reach EC2's
+// empty bucket, and their launches take tokens at the rate the throttle left.
+func TestAThrottledLaunchGivesBackTheTicketsOfLaunchesNotSentYet(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	p := learningPacer(true)
+	for i := range 6 {
+		p.LaunchTurn(t0, fmt.Sprintf("launch-%d", i), "ns")
+	}
+	if len(p.tickets) == 0 {
+		t.Fatal("no launch was given a ticket")
+	}
+	p.throttledAt(t0.Add(10*time.Millisecond), Cost{operation: "RunInstances", resources: 1}, "RequestLimitExceeded")
+	if n := len(p.tickets); n != 0 {
+		t.Errorf("%d tickets kept after a throttled launch", n)
+	}
+}

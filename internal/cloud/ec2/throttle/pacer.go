@@ -168,6 +168,9 @@ func (p *Pacer) throttledAt(now time.Time, call Cost, code string) {
 		bu = p.request[ec2limits.RequestKey(call.operation, call.filtered)]
 	}
 	if bu != nil {
+		if call.operation == "RunInstances" {
+			p.cancelTickets(now)
+		}
 		bu.cut(now)
 	}
 }
