@@ -43,6 +43,10 @@ func (ph *Phase) Tags(ctx context.Context, s *pass.Scope, p *Pass) pass.Step {
 	} else if err := ph.syncTags(ctx, s, p.inst); err != nil {
 		if wait, ok := tagsFollow(s, p.inst, err); ok {
 			p.followUp = wait
+			// Recorded now, with the Ready this pass writes, so that the tags landing
+			// later cost no status write of their own. The keys are the spec's; one
+			// not written yet that leaves the spec is deleted harmlessly.
+			s.Obj.Status.ManagedTagKeys = sortedKeys(plan.DesiredTags(s.Obj, ph.ClusterID))
 		} else {
 			p.fail("tags", err)
 		}
