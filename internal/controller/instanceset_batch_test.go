@@ -95,8 +95,9 @@ func TestASetLaunchesItsInstancesInOneCall(t *testing.T) {
 	}
 }
 
-func TestACrashAfterTheBatchCallAndBeforeAnyRecordLeavesOneInstanceEach(t *testing.T) {
-	t.Parallel()
+// batchInFlight starts a harness, creates a set of four and returns once its batch's
+// RunInstances has reached EC2, whose answer the returned gate holds back.
+func batchInFlight(t *testing.T) (*harness, *ec2sim.Gate) {
 	h := newHarness(t, harnessOptions{})
 	h.timeout = 60 * time.Second
 	gate := h.sim.BlockResponse("RunInstances")
@@ -106,6 +107,12 @@ func TestACrashAfterTheBatchCallAndBeforeAnyRecordLeavesOneInstanceEach(t *testi
 	case <-time.After(30 * time.Second):
 		t.Fatal("RunInstances never arrived")
 	}
+	return h, gate
+}
+
+func TestACrashAfterTheBatchCallAndBeforeAnyRecordLeavesOneInstanceEach(t *testing.T) {
+	t.Parallel()
+	h, gate := batchInFlight(t)
 	// EC2 launched the batch; the operator dies before it hears the answer.
 	h.stopManager()
 	gate.Release()
@@ -281,15 +288,7 @@ func TestAMemberDeletedBeforeTheBatchCallLetsTheOthersLaunchAlone(t *testing.T) 
 
 func TestAMemberDeletedWhileTheBatchCallIsInFlightTerminatesItsInstance(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, harnessOptions{})
-	h.timeout = 60 * time.Second
-	gate := h.sim.BlockResponse("RunInstances")
-	h.newSet("web", 4)
-	select {
-	case <-gate.Arrived():
-	case <-time.After(30 * time.Second):
-		t.Fatal("RunInstances never arrived")
-	}
+	h, gate := batchInFlight(t)
 	var gone computev1alpha1.EC2Instance
 	for _, m := range h.setMembers("web") {
 		if strings.HasSuffix(m.Name, "-1") {
