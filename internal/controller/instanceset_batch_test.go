@@ -318,3 +318,32 @@ func TestAMemberDeletedWhileTheBatchCallIsInFlightTerminatesItsInstance(t *testi
 		return ""
 	})
 }
+
+func TestTheMembersABatchLaunchedNoInstanceForLaunchAlone(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, harnessOptions{})
+	h.timeout = 60 * time.Second
+	// EC2 has capacity for two instances per call: the batch of four gets two.
+	h.sim.SetLaunchCapacity(2)
+	h.newSet("web", 4)
+	h.waitSetSettled("web", 4)
+	if n := h.sim.Calls("RunInstances"); n != 3 {
+		t.Errorf("%d RunInstances calls, want the batch's and one for each of the two left without an instance", n)
+	}
+	inBatch := 0
+	for _, m := range h.setMembers("web") {
+		inst := h.simInstance(m.Status.InstanceID)
+		if strings.HasPrefix(inst.ClientToken, "ec2set-") {
+			inBatch++
+		}
+		if inst.Tags[ec2.TagOwnerUID] != string(m.UID) {
+			t.Errorf("%s: instance %s tags %v", m.Name, inst.ID, inst.Tags)
+		}
+	}
+	if inBatch != 2 {
+		t.Errorf("%d members took a batch instance, want 2", inBatch)
+	}
+	if n := len(h.liveInstances()); n != 4 {
+		t.Errorf("%d live instances, want 4", n)
+	}
+}

@@ -17,6 +17,7 @@ limitations under the License.
 package ec2sim
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 )
@@ -51,6 +52,30 @@ func (s *Sim) SetCapacity(az, instanceType string, available bool) {
 	} else {
 		s.noCapacity[key] = true
 	}
+}
+
+// SetLaunchCapacity sets the most instances one RunInstances call launches (0: as
+// many as asked). EC2 launches as many as it can between MinCount and MaxCount, and
+// none, with InsufficientInstanceCapacity, when it cannot launch MinCount.
+func (s *Sim) SetLaunchCapacity(n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.launchCapacity = n
+}
+
+// launchCount is how many instances a launch of spec gets, or EC2's refusal.
+func (s *Sim) launchCount(spec *launchSpec) (int, *apiError) {
+	if s.launchCapacity == 0 || s.launchCapacity >= spec.count {
+		return spec.count, nil
+	}
+	if s.launchCapacity < spec.minCount {
+		return 0, &apiError{Code: "InsufficientInstanceCapacity", Status: http.StatusInternalServerError,
+			Message: fmt.Sprintf("We currently do not have sufficient %s capacity in the Availability Zone you requested (%s) "+
+				"for the %d instances you requested at least. Our system will be working on provisioning additional capacity.",
+				spec.instanceType, spec.subnet.AZ, spec.minCount),
+		}
+	}
+	return s.launchCapacity, nil
 }
 
 // checkPlacement is EC2's answer when an instance of instanceType cannot run

@@ -145,3 +145,27 @@ func TestStartInstancesOfATypeThatCannotRunLeavesTheInstanceStopped(t *testing.T
 		t.Fatal(err)
 	}
 }
+
+// TestRunInstancesLaunchesWhatCapacityAllowsBetweenMinCountAndMaxCount: EC2 launches
+// the largest number it can from MinCount up to MaxCount, each with its launch
+// index, and nothing (InsufficientInstanceCapacity) when it cannot launch MinCount.
+func TestRunInstancesLaunchesWhatCapacityAllowsBetweenMinCountAndMaxCount(t *testing.T) {
+	sim, c := newEnv(t, Config{Seed: 92})
+	sim.SetLaunchCapacity(3)
+	in := basicRun()
+	in.MinCount, in.MaxCount = aws.Int32(1), aws.Int32(5)
+	out, err := noRetry(c).RunInstances(simtest.Ctx(t), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Instances) != 3 || aws.ToInt32(out.Instances[2].AmiLaunchIndex) != 2 {
+		t.Fatalf("%d instances launched of 5 asked with capacity for 3, want 3 with indexes 0 to 2", len(out.Instances))
+	}
+	in.MinCount, in.MaxCount = aws.Int32(4), aws.Int32(5)
+	in.ClientToken = aws.String("another")
+	_, err = noRetry(c).RunInstances(simtest.Ctx(t), in)
+	simtest.WantCode(t, err, "InsufficientInstanceCapacity")
+	if got := len(sim.Instances()); got != 3 {
+		t.Errorf("%d instances after a refused launch, want the first 3", got)
+	}
+}

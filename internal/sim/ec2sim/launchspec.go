@@ -30,6 +30,7 @@ type launchSpec struct {
 	image          *Image
 	instanceType   string
 	count          int
+	minCount       int
 	subnet         *Subnet
 	groupIDs       []string
 	publicIP       bool
@@ -97,8 +98,8 @@ var launchSteps = []func(s *Sim, p params, spec *launchSpec) *apiError{
 	(*Sim).parseTagSpecs,
 }
 
-// parseCount reads MinCount and MaxCount; the emulator always has capacity for
-// MaxCount, so that is how many it launches.
+// parseCount reads MinCount and MaxCount; how many are launched is decided with the
+// capacity (launchCount).
 func parseCount(p params, spec *launchSpec) *apiError {
 	minC, okMin := p.integer("MinCount")
 	maxC, okMax := p.integer("MaxCount")
@@ -114,7 +115,7 @@ func parseCount(p params, spec *launchSpec) *apiError {
 	if maxC < minC {
 		return invalidValue("Value (%d) for parameter maxCount is invalid. Expected a value greater than or equal to minCount (%d).", maxC, minC)
 	}
-	spec.count = maxC
+	spec.count, spec.minCount = maxC, minC
 	return nil
 }
 

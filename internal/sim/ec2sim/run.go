@@ -83,9 +83,13 @@ func (s *Sim) runInstances(p params, x *xmlBuilder) *apiError {
 	if err := s.checkPlacement(spec.subnet.AZ, spec.instanceType); err != nil {
 		return err
 	}
+	count, capErr := s.launchCount(spec)
+	if capErr != nil {
+		return capErr
+	}
 	res := &reservation{id: s.newID("r")}
 	s.reservations[res.id] = res
-	for i := 0; i < spec.count; i++ {
+	for i := 0; i < count; i++ {
 		in := s.launch(spec, token, res.id, i)
 		res.instanceIDs = append(res.instanceIDs, in.ID)
 	}

@@ -142,6 +142,9 @@ type Sim struct {
 	// run (see SetOffered and SetCapacity).
 	notOffered map[placementKey]bool
 	noCapacity map[placementKey]bool
+	// launchCapacity is the most instances one RunInstances call launches (0: as
+	// many as asked), set by SetLaunchCapacity.
+	launchCapacity int
 
 	// volumeSeq numbers volumes in creation order, for DescribeVolumes paging tokens.
 	volumeSeq int
