@@ -192,18 +192,27 @@ func (d *Phase) instanceForDeletion(ctx context.Context, s *pass.Scope) (*ec2.In
 // batchInstance settles a batch member's deletion with what this process knows of
 // its batch: the instance the batch launched at its index, or none (the batch was
 // abandoned here before it was sent, and the member was created after this process
-// started, so no earlier process sent it either; or the batch launched no instance at
-// its index). Abandoning keeps the batch from being sent after the member is gone.
-// Otherwise ("", false) the member is looked for by its token and index.
+// started, so no earlier process sent it either; or the batch launched no instance
+// at its index). Abandoning keeps the batch from being sent after the member is
+// gone. A member whose launch record an earlier process may have written does not
+// abandon the batch: that process may have sent it, and the other members must find
+// their instances rather than launch alone. Otherwise ("", false) the member is
+// looked for by its token and index, with the visibility grace.
 func (d *Phase) batchInstance(s *pass.Scope) (id string, none bool) {
 	b, ok := plan.BatchOf(s.Obj)
 	if !ok || s.Obj.Status.ClientToken != b.Token {
 		return "", false
 	}
-	if d.Batches.Abandon(b.Token) {
-		return "", s.Obj.CreationTimestamp.Time.After(d.Batches.Started().Add(time.Second))
+	fresh := s.Obj.CreationTimestamp.Time.After(d.Batches.Started().Add(time.Second))
+	if fresh || d.Batches.RecordedHere(b.Token, s.Obj.UID) {
+		if d.Batches.Abandon(b.Token) {
+			return "", fresh
+		}
 	}
-	_, launched := d.Batches.State(b.Token)
+	state, launched := d.Batches.State(b.Token)
+	if state != memory.BatchLaunched {
+		return "", false
+	}
 	id, ok = launched[b.Index]
 	return id, !ok
 }
