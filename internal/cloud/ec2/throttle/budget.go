@@ -112,6 +112,9 @@ type budget struct {
 	changed time.Time
 	// lastCut is when EC2 last throttled a call on this bucket.
 	lastCut time.Time
+	// cuts counts the cuts, so that a call waiting for this bucket can tell that the
+	// rate it was admitted at is gone (Pacer.Wait).
+	cuts uint64
 	// waited is when a call last had to wait for this bucket: its backlog.
 	waited time.Time
 	// reserve is how many tokens the limiter keeps below EC2's bucket (see limiter).
@@ -156,11 +159,12 @@ func (b *budget) episodeRate(now time.Time) float64 {
 // cut lowers the refill rate, at most once per cutSpacing, down to the floor: by
 // learnedCut when EC2 throttled a rate above the documented one (the account's
 // limit is found), by half otherwise. After a cut the limiter also gives up its
-// reserve again, which the calls over the limit spent on EC2's side.
-func (b *budget) cut(now time.Time) {
+// reserve again, which the calls over the limit spent on EC2's side. It reports
+// whether it cut (a throttle within cutSpacing of the last cut does not).
+func (b *budget) cut(now time.Time) bool {
 	b.episodeThrot++
 	if !b.lastCut.IsZero() && now.Sub(b.lastCut) < cutSpacing {
-		return
+		return false
 	}
 	b.regain(now)
 	throttledAt := b.current
@@ -184,6 +188,7 @@ func (b *budget) cut(now time.Time) {
 		b.ceiling = throttledAt
 	}
 	b.lastCut, b.changed = now, now
+	b.cuts++
 	b.lim.SetLimitAt(now, rate.Limit(b.current))
 	if drain := max(float64(b.reserve), math.Floor(b.lim.TokensAt(now))); drain > 0 {
 		// EC2's bucket is empty: the tokens the client still holds would only be
@@ -192,6 +197,7 @@ func (b *budget) cut(now time.Time) {
 		b.lim.ReserveN(now, int(drain))
 	}
 	b.reportRate()
+	return true
 }
 
 // regain adds back regainShare of its target for each second since the last change,

@@ -188,7 +188,7 @@ func (p *Pacer) LaunchTurn(now time.Time, token, tenant string) time.Duration {
 	rank := p.queue.rank(token, tenant)
 	eta := p.turnIn(now, rank)
 	if eta <= admitWait {
-		rs, err := p.reserveLocked(now, call)
+		rs, _, err := p.reserveLocked(now, call)
 		if err != nil {
 			// A bucket that cannot hold one launch: the call itself says so.
 			return 0

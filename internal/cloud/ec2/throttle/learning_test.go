@@ -45,11 +45,14 @@ func simulateBulk(p *Pacer, ec2 *ec2limits.TokenBucket, start time.Time, n int) 
 	now := start
 	var r bulkResult
 	for sent := 0; sent < n && r.calls < 10*n; {
-		_, delay, err := p.admit(now, call)
+		a, err := p.admit(now, call)
 		if err != nil {
 			panic(err)
 		}
-		now = now.Add(delay)
+		if a.delay > 0 {
+			now = now.Add(a.delay)
+			p.departed(now, call, a)
+		}
 		r.calls++
 		if ec2.Take(1, now.Add(network)) {
 			sent++
@@ -149,8 +152,8 @@ func TestALearningPacerWithoutABacklogDoesNotProbe(t *testing.T) {
 	call := Cost{operation: "DescribeInstances", filtered: true}
 	now := t0
 	for range 60 {
-		if _, delay, err := p.admit(now, call); err != nil || delay != 0 {
-			t.Fatalf("a call a second waited %s (%v)", delay, err)
+		if a, err := p.admit(now, call); err != nil || a.delay != 0 {
+			t.Fatalf("a call a second waited %s (%v)", a.delay, err)
 		}
 		now = now.Add(time.Second)
 	}
@@ -188,9 +191,9 @@ func TestLaunchesTakeTheirTurnsInTheOrderTheyAsked(t *testing.T) {
 		if wait := p.LaunchTurn(at, tokens[i], "ns"); wait != 0 {
 			t.Fatalf("%s came back when told and was told to wait %s more", tokens[i], wait)
 		}
-		_, delay, err := p.admit(at, Cost{operation: "RunInstances", resources: 1, clientToken: tokens[i]})
-		if err != nil || delay > admitWait {
-			t.Fatalf("%s's launch waited %s (%v)", tokens[i], delay, err)
+		a, err := p.admit(at, Cost{operation: "RunInstances", resources: 1, clientToken: tokens[i]})
+		if err != nil || a.delay > admitWait {
+			t.Fatalf("%s's launch waited %s (%v)", tokens[i], a.delay, err)
 		}
 	}
 }

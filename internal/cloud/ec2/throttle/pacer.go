@@ -35,7 +35,6 @@ import (
 	"github.com/aws/smithy-go/middleware"
 	"golang.org/x/time/rate"
 
-	"github.com/ec2-operator/ec2-operator/internal/cloud/ec2/awserrors"
 	"github.com/ec2-operator/ec2-operator/internal/ec2limits"
 )
 
@@ -70,13 +69,17 @@ type Pacer struct {
 	tickets map[string]ticket
 	// queue orders the launches waiting for their turn (launchqueue.go).
 	queue launchQueue
+	// cutNotice is closed (and replaced) when a throttle cuts a budget, which wakes
+	// the calls waiting for their tokens to check whether their rate is gone (wait.go).
+	cutNotice chan struct{}
 }
 
 // New returns a pacer for limits (nil: only the overall cap) and an overall rate of
 // calls per second (0: none). A call that would wait longer than maxWait is refused
 // with awserrors.CodeClientRateLimited instead.
 func New(limits *ec2limits.Limits, overall float64, maxWait time.Duration) *Pacer {
-	p := &Pacer{limits: limits, maxWait: maxWait, request: map[string]*budget{}, resource: map[string]*budget{}, tickets: map[string]ticket{}}
+	p := &Pacer{limits: limits, maxWait: maxWait, request: map[string]*budget{}, resource: map[string]*budget{},
+		tickets: map[string]ticket{}, cutNotice: make(chan struct{})}
 	if overall > 0 {
 		p.overall = rate.NewLimiter(rate.Limit(overall), max(1, int(overall)))
 	}
@@ -171,15 +174,11 @@ func (p *Pacer) throttledAt(now time.Time, call Cost, code string) {
 		if call.operation == "RunInstances" {
 			p.cancelTickets(now)
 		}
-		bu.cut(now)
+		if bu.cut(now) {
+			close(p.cutNotice)
+			p.cutNotice = make(chan struct{})
+		}
 	}
-}
-
-// reservations takes the tokens one call needs from every bucket that applies.
-func (p *Pacer) reservations(now time.Time, call Cost) ([]*rate.Reservation, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.reserveLocked(now, call)
 }
 
 // budgetsOf returns the request and (when the call has one) resource budgets of a
@@ -197,8 +196,9 @@ func (p *Pacer) budgetsOf(now time.Time, call Cost) []*budget {
 	return out
 }
 
-// reserveLocked is reservations with p.mu held.
-func (p *Pacer) reserveLocked(now time.Time, call Cost) ([]*rate.Reservation, error) {
+// reserveLocked takes the tokens one call needs from every bucket that applies, and
+// returns them with the call's budgets (budgetsOf); p.mu is held.
+func (p *Pacer) reserveLocked(now time.Time, call Cost) ([]*rate.Reservation, []*budget, error) {
 	var rs []*rate.Reservation
 	add := func(l *rate.Limiter, n int, what string) error {
 		r := l.ReserveN(now, n)
@@ -208,7 +208,8 @@ func (p *Pacer) reserveLocked(now time.Time, call Cost) ([]*rate.Reservation, er
 		rs = append(rs, r)
 		return nil
 	}
-	for i, bu := range p.budgetsOf(now, call) {
+	budgets := p.budgetsOf(now, call)
+	for i, bu := range budgets {
 		n, what := 1, call.operation
 		if i > 0 {
 			n, what = call.resources, call.operation+" resources"
@@ -220,114 +221,22 @@ func (p *Pacer) reserveLocked(now time.Time, call Cost) ([]*rate.Reservation, er
 		}
 		if err := add(bu.lim, n, what); err != nil {
 			cancelAll(now, rs)
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	if p.overall != nil {
 		if err := add(p.overall, 1, "the overall rate limit"); err != nil {
 			cancelAll(now, rs)
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	return rs, nil
+	return rs, budgets, nil
 }
 
 func cancelAll(now time.Time, rs []*rate.Reservation) {
 	for _, r := range rs {
 		r.CancelAt(now)
 	}
-}
-
-// wait blocks until the call's buckets allow it, or fails at once with
-// awserrors.CodeClientRateLimited (and when the call may go) if that is more than maxWait away.
-// A launch admitted by launchTurn spends the tokens it was given then.
-func (p *Pacer) Wait(ctx context.Context, call Cost) error {
-	now := time.Now()
-	rs, delay, err := p.admit(now, call)
-	if err != nil {
-		return err
-	}
-	if delay == 0 {
-		return nil
-	}
-	t := time.NewTimer(delay)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		cancelAll(time.Now(), rs)
-		return awserrors.Classify(call.operation, ctx.Err())
-	}
-}
-
-// admit takes the call's tokens (or its launch ticket) and says how long the call
-// must wait for them; a call that would wait longer than maxWait takes nothing and
-// fails with awserrors.CodeClientRateLimited. A call that waits at all marks its budgets as
-// backlogged, which is what lets a learning budget probe.
-func (p *Pacer) admit(now time.Time, call Cost) ([]*rate.Reservation, time.Duration, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if t, ok := p.takeTicket(now, call); ok {
-		p.countSent(now, call)
-		return t.reservations, max(0, t.at.Sub(now)), nil
-	}
-	rs, err := p.reserveLocked(now, call)
-	if err != nil {
-		return nil, 0, &awserrors.Error{Kind: awserrors.KindInvalidInput, Operation: call.operation, Code: awserrors.CodeClientRateLimited, Message: err.Error()}
-	}
-	delay := delayOf(now, rs)
-	if delay > 0 {
-		for _, bu := range p.budgetsOf(now, call) {
-			bu.backlogged(now)
-		}
-	}
-	if delay > p.maxWait {
-		cancelAll(now, rs)
-		return nil, 0, &awserrors.Error{Kind: awserrors.KindThrottled, Operation: call.operation, Code: awserrors.CodeClientRateLimited, RetryAfter: delay,
-			Message: fmt.Sprintf("the %s budget allows this call in %s; not waiting that long", call.operation, delay.Round(time.Millisecond))}
-	}
-	p.countSent(now, call)
-	return rs, delay, nil
-}
-
-// countSent records a call's tokens in its budgets' episodes (budget.admitted).
-func (p *Pacer) countSent(now time.Time, call Cost) {
-	for i, bu := range p.budgetsOf(now, call) {
-		n := 1.0
-		if i > 0 {
-			n = float64(call.resources)
-		}
-		bu.admitted(now, n)
-	}
-}
-
-// delayOf is how long the longest of the reservations waits.
-func delayOf(now time.Time, rs []*rate.Reservation) time.Duration {
-	var d time.Duration
-	for _, r := range rs {
-		d = max(d, r.DelayFrom(now))
-	}
-	return d
-}
-
-// delay says how long a call would wait now, without taking anything.
-func (p *Pacer) delay(call Cost) time.Duration {
-	now := time.Now()
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.delayLocked(now, call)
-}
-
-// delayLocked is delay with p.mu held.
-func (p *Pacer) delayLocked(now time.Time, call Cost) time.Duration {
-	rs, err := p.reserveLocked(now, call)
-	if err != nil {
-		return 0
-	}
-	d := delayOf(now, rs)
-	cancelAll(now, rs)
-	return d
 }
 
 // Cost is what one call draws from the buckets.
