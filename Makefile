@@ -631,17 +631,28 @@ olm-tools: | $(LOCALBIN) ## Build OLM's operators, packageserver and copy tools 
 # ci-release-tools builds what the release and install-path checks need and make test
 # does not, so that .ci/run can build it beside make test. It shares no output with
 # make test's prerequisites (controller-gen, crd-ref-docs; .ci/run builds setup-envtest
-# before both), so the two never write the same file. The oldest Kubernetes's control
-# plane takes kubectl and etcd from the newest one's. The images are not among them:
+# before both), so the two never write the same file. The images are not among them:
 # each check that needs images builds its own (make test-release into bin/images, .ci/run's
 # make test-cluster into a directory of its own), from the packages make test compiled
 # (the same flags and GOFIPS140), so only their link and the second platform are new.
+# It is two halves, so that .ci/run can start the real-node suite once its own half is
+# built, beside the other: ci-cluster-tools is what make test-cluster runs (Helm,
+# operator-sdk and scorecard, opm, OLM v0 and v1, Prometheus, the node's binaries);
+# ci-release-check-tools is what only the release checks run (kustomize, promtool,
+# preflight, and the oldest Kubernetes's control plane, which takes kubectl and etcd
+# from the newest one's).
 .PHONY: ci-release-tools
-ci-release-tools: kustomize promtool helm operator-sdk scorecard-test opm olm-tools preflight ## Build the release tier's tools (CI builds them beside make test).
-	@$(ENVTEST_MIN_FROM_MAIN) hack/build-envtest-assets.sh $(ENVTEST_MIN_K8S_VERSION) $(LOCALBIN) $(ETCD_VERSION)
+ci-release-tools: ci-cluster-tools ci-release-check-tools ## Build the release tier's tools (CI builds them beside make test).
+
+.PHONY: ci-cluster-tools
+ci-cluster-tools: helm operator-sdk scorecard-test opm olm-tools ## Build what the real-node suite (make test-cluster) needs.
 	@hack/build-monitoring.sh $(CLUSTER_BIN)/monitoring
 	@hack/build-olmv1.sh
 	@hack/build-node-binaries.sh $(ENVTEST_K8S_VERSION) $(CLUSTER_BIN)/node-$(ENVTEST_K8S_VERSION)
+
+.PHONY: ci-release-check-tools
+ci-release-check-tools: kustomize promtool preflight ## Build what only the release checks need.
+	@$(ENVTEST_MIN_FROM_MAIN) hack/build-envtest-assets.sh $(ENVTEST_MIN_K8S_VERSION) $(LOCALBIN) $(ETCD_VERSION)
 
 .PHONY: images-push
 images-push: images-tool ## Push the release images by digest, then tag them v$(VERSION): make images-push REGISTRY=<host>/<org>.

@@ -94,6 +94,24 @@ func (h *harness) setMembers(name string) []computev1alpha1.EC2Instance {
 	return list.Items
 }
 
+// describeMembers says, for a failure message, where each instance of a set is: its
+// generation, the one its status observed, and its Ready condition.
+func (h *harness) describeMembers(name string) string {
+	var out []string
+	for _, m := range h.setMembers(name) {
+		ready := meta.FindStatusCondition(m.Status.Conditions, computev1alpha1.ConditionReady)
+		desc := fmt.Sprintf("%s generation %d observed %d", m.Name, m.Generation, m.Status.ObservedGeneration)
+		if ready != nil {
+			desc += fmt.Sprintf(" Ready=%s %s (%s) since %s", ready.Status, ready.Reason, ready.Message, ready.LastTransitionTime.UTC().Format(time.TimeOnly))
+		}
+		if m.DeletionTimestamp != nil {
+			desc += " deleting"
+		}
+		out = append(out, desc)
+	}
+	return strings.Join(out, "; ")
+}
+
 // waitSetSettled waits until the set reports Ready: replicas instances of its
 // current template, all available, and returns it.
 func (h *harness) waitSetSettled(name string, replicas int32) *computev1alpha1.EC2InstanceSet {
@@ -104,7 +122,7 @@ func (h *harness) waitSetSettled(name string, replicas int32) *computev1alpha1.E
 		st := set.Status
 		ready := meta.IsStatusConditionTrue(st.Conditions, computev1alpha1.ConditionReady)
 		if !ready || st.ObservedGeneration != set.Generation || st.Replicas != replicas || st.AvailableReplicas != replicas || st.UpdatedReplicas != replicas {
-			return fmt.Sprintf("set %s: want %d instances settled, status %+v", name, replicas, st)
+			return fmt.Sprintf("set %s: want %d instances settled, status %+v; its instances: %s", name, replicas, st, h.describeMembers(name))
 		}
 		return ""
 	})

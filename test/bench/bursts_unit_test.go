@@ -49,3 +49,25 @@ func TestThrottledAnswersAreCountedInBurstsPerAPI(t *testing.T) {
 		t.Fatalf("an empty log has %d bursts, the largest %d", b, l)
 	}
 }
+
+// TestAThrottledCallAndItsRepeatCountOnce: a learning phase's throttled calls are sent
+// again, and the per-instance ceilings count the two as one, up to the answers the
+// burst ceilings allow; a manager that keeps to limits it is told gets no allowance.
+func TestAThrottledCallAndItsRepeatCountOnce(t *testing.T) {
+	p := phase{n: 100, calls: map[string]int{"DisassociateAddress": 101, "DescribeInstances": 20},
+		throttledBy: map[string]int{"DisassociateAddress": 1}, learning: true}
+	if got := callsOf("DisassociateAddress")(p); got != 1.0 {
+		t.Errorf("101 calls, one of them throttled, for 100 objects count %v per object, want 1", got)
+	}
+	if got := callsOf("DescribeInstances")(p); got != 0.2 {
+		t.Errorf("20 calls for 100 objects count %v per object, want 0.2", got)
+	}
+	p.throttledBy["DisassociateAddress"] = 50
+	if got, want := callsOf("DisassociateAddress")(p), (101-throttleAllowance(p))/100; got != want {
+		t.Errorf("with 50 throttled the count is %v, want %v (only the allowance counts once)", got, want)
+	}
+	p.learning, p.throttledBy["DisassociateAddress"] = false, 1
+	if got := callsOf("DisassociateAddress")(p); got != 1.01 {
+		t.Errorf("a pinned manager's throttled call counted %v per object, want 1.01", got)
+	}
+}

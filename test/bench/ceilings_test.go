@@ -37,9 +37,15 @@ type ceiling struct {
 	fixed float64
 }
 
-// callsOf is the per-instance count of one EC2 action.
+// callsOf is the per-instance count of one EC2 action, a throttled call and its
+// repeat counted once: a learning manager finds the account's limits by being
+// throttled (see throttleAllowance), and each throttled call is sent again. Only as
+// many as the phase may be throttled count once; more are over the burst ceilings.
 func callsOf(action string) func(phase) float64 {
-	return func(p phase) float64 { return p.perInstance(action) }
+	return func(p phase) float64 {
+		repeated := min(float64(p.throttledBy[action]), throttleAllowance(p))
+		return (float64(p.calls[action]) - repeated) / float64(p.n)
+	}
 }
 
 // bulkCeilings are the targets for bulk changes, per instance.
@@ -48,10 +54,8 @@ var bulkCeilings = []ceiling{
 	// a RunInstances whose connection failed (seen on a loaded 2-core machine), and
 	// EC2 answers the repeat with the same instance. run() checks that every object
 	// got exactly one instance, and a ceiling failure lists the repeated tokens.
-	// A learning manager's throttled launches are repeated too (see throttleAllowance).
-	{"create", "RunInstances", 1.0, func(p phase) float64 {
-		return (float64(p.calls["RunInstances"]) - min(float64(p.throttled), throttleAllowance(p))) / float64(p.n)
-	}, 2},
+	// A learning manager's throttled launches are repeated too (see callsOf).
+	{"create", "RunInstances", 1.0, callsOf("RunInstances"), 2},
 	{"create", "DescribeInstances", 0.2, callsOf("DescribeInstances"), 1},
 	{"create", "DescribeInstanceAttribute", 0, callsOf("DescribeInstanceAttribute"), 0},
 	// Every object has the same spec: one question about its image and one about its
@@ -91,12 +95,13 @@ func burstAllowance(p phase) float64 {
 }
 
 // maxBurstAnswers is the most throttled answers one burst may hold: the calls already
-// on their way when EC2 refused the first. A probe is refused at the latest at its
-// first step, a RunInstances rate of 8 a second (the documented 2 and three times that
-// per second of backlog), and an answer comes back within the client's jitter
-// allowance of half a second, so at most four calls were sent at the refused rate.
-// (One answer was the whole burst on an idle machine; three were seen on a loaded
-// 2-core CI machine.)
+// on their way when EC2 refused the first. The client wakes the calls waiting for
+// tokens at a throttle and admits them again at the rate it cut to
+// (internal/cloud/ec2/throttle's wait.go), so only calls already sent or about to be
+// are refused too; an answer comes back within the client's jitter allowance of half
+// a second, and a learning RunInstances rate climbs to at most eight a second in it.
+// (One answer was the whole burst on an idle machine and on a busy one; before the
+// client admitted waiting calls again, five were seen on a loaded 2-core CI machine.)
 const maxBurstAnswers = 4
 
 // throttleAllowance is how many throttled answers a phase may have: its allowed

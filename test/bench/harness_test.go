@@ -88,7 +88,7 @@ func (b *bench) measure(name string, do func(), done func() string) phase {
 	t.Helper()
 	before, measured := scrapeReconcileHistogram(b.current.metricsURL), b.current
 	b.sim.ResetCalls()
-	throttledBefore := sumOf(b.sim.ThrottledCalls())
+	throttledBefore := b.sim.ThrottledCalls()
 	writes := b.proxy.writes.Load()
 	start := time.Now()
 	b.phaseStart = start
@@ -105,7 +105,7 @@ func (b *bench) measure(name string, do func(), done func() string) phase {
 		time.Sleep(pollEvery(sc.n))
 	}
 	p := phase{scenario: sc.name, name: name, n: sc.n, wall: time.Since(start), calls: b.sim.CallCounts(),
-		throttled: sumOf(b.sim.ThrottledCalls()) - throttledBefore, writes: b.proxy.writes.Load() - writes, learning: sc.learning, set: sc.set}
+		throttledBy: countsSince(b.sim.ThrottledCalls(), throttledBefore), writes: b.proxy.writes.Load() - writes, learning: sc.learning, set: sc.set}
 	if b.current != measured {
 		// A restarted manager counts from zero.
 		before = nil

@@ -50,7 +50,7 @@ func table(phases []phase) string {
 		}
 		fmt.Fprintf(&b, "| %s | %s | %d | %s | %s | %s | %.3f | %.2f | %d | %.0f MiB | %s |\n", p.scenario, p.name, p.n,
 			wall, floor, strings.Join(calls, ", "), float64(p.totalCalls())/float64(p.n),
-			float64(p.writes)/float64(p.n), p.throttled, p.rssMiB, reconciles)
+			float64(p.writes)/float64(p.n), sumOf(p.throttledBy), p.rssMiB, reconciles)
 	}
 	return b.String()
 }

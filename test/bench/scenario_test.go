@@ -77,7 +77,8 @@ type phase struct {
 	n              int
 	wall           time.Duration
 	calls          map[string]int
-	throttled      int
+	// throttledBy counts the phase's RequestLimitExceeded answers by action.
+	throttledBy map[string]int
 	// bursts is how many bursts of RequestLimitExceeded answers the phase had (see
 	// throttleBursts), and largestBurst the most answers one of them held.
 	bursts, largestBurst int
@@ -318,6 +319,17 @@ func elapsed(d time.Duration) func() string {
 		}
 		return ""
 	}
+}
+
+// countsSince is the counts of now, less those of before.
+func countsSince(now, before map[string]int) map[string]int {
+	out := map[string]int{}
+	for k, v := range now {
+		if d := v - before[k]; d != 0 {
+			out[k] = d
+		}
+	}
+	return out
 }
 
 func sumOf(m map[string]int) int {
