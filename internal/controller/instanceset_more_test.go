@@ -172,3 +172,35 @@ func TestASetWhoseInstancesAGuardrailRefusesSaysSoAndLaunchesOnceFixed(t *testin
 		t.Errorf("%d live instances, want 3", n)
 	}
 }
+
+// TestASetCorrectsAStatusNotItsOwn: a set's pass compares the status it computes with
+// the set as its cache holds it, and writes only a difference. A cache that has not
+// seen the set's last status write yet (the pass runs on an instance's event) holds an
+// older status: when that equals the new one, nothing is written, and the server keeps
+// the status in between, say one of two instances ready, although both are. The set's
+// own status changes therefore reconcile it too. Here the status in between is
+// written by the test, as a pass from a stale cache would have left it.
+func TestASetCorrectsAStatusNotItsOwn(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, harnessOptions{})
+	h.timeout = 60 * time.Second
+	h.newSet("api", 2)
+	set := h.waitSetSettled("api", 2)
+	base := set.DeepCopy()
+	set.Status.ReadyReplicas, set.Status.AvailableReplicas = 1, 1
+	meta.SetStatusCondition(&set.Status.Conditions, metav1.Condition{Type: computev1alpha1.ConditionReady, Status: metav1.ConditionFalse,
+		Reason: "WaitingForInstances", Message: "1 of 2 instances available", ObservedGeneration: set.Generation})
+	if err := h.k8s.Status().Patch(context.Background(), set, client.MergeFrom(base)); err != nil {
+		t.Fatal(err)
+	}
+	// Well within the EC2Instance resync (which changes nothing here, so writes
+	// nothing that would wake the set), and no set requeue is pending.
+	h.timeout = 10 * time.Second
+	settled := h.waitSetSettled("api", 2)
+	// Its own write reconciles the set again, which must find nothing to write: a
+	// write would wake it once more, for ever.
+	time.Sleep(2 * time.Second)
+	if rv := h.getSet("api").ResourceVersion; rv != settled.ResourceVersion {
+		t.Errorf("the settled set was written again (resourceVersion %s, then %s)", settled.ResourceVersion, rv)
+	}
+}

@@ -28,10 +28,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
-	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	computev1alpha1 "github.com/ec2-operator/ec2-operator/api/v1alpha1"
 )
@@ -220,12 +218,16 @@ func (r *Reconciler) now() time.Time {
 	return time.Now()
 }
 
-// SetupWithManager watches sets (their spec: replicas through the scale
-// subresource, the template) and the instances they own (every change, since
-// readiness is in their status).
+// SetupWithManager watches sets and the instances they own, every change of either.
+// A set's own status changes count too: a pass writes only what differs from the set
+// as the cache holds it, and a cache that has not seen the last write yet (the pass
+// ran on an instance's event) can hold a status equal to the new one, so that nothing
+// is written and the server keeps the status in between. The pass that follows the
+// cache catching up writes it. When the status is the set's own, that pass finds
+// nothing to change and writes nothing.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
-		For(&computev1alpha1.EC2InstanceSet{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		For(&computev1alpha1.EC2InstanceSet{}).
 		Owns(&computev1alpha1.EC2Instance{}).
 		Named("ec2instanceset").
 		Complete(r)
