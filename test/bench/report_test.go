@@ -38,7 +38,7 @@ func table(phases []phase) string {
 		}
 		floor := "-"
 		if p.floor > 0 {
-			floor = fmt.Sprintf("%.1f s (+%.0f %%)", p.floor.Seconds(), 100*(p.wall.Seconds()/p.floor.Seconds()-1))
+			floor = fmt.Sprintf("%.1f s (%+.0f %%)", p.floor.Seconds(), 100*(p.wall.Seconds()/p.floor.Seconds()-1))
 		}
 		wall := fmt.Sprintf("%.1f s", p.wall.Seconds())
 		if p.accepted > 0 {
