@@ -334,7 +334,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	}
 	r.crdReader = mgr.GetAPIReader()
 	return ctrl.NewControllerManagedBy(mgr).
-		For(&computev1alpha1.AWSAccount{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		For(&computev1alpha1.AWSAccount{}, builder.WithPredicates(predicate.Or[client.Object](predicate.GenerationChangedPredicate{}, usersCountChanged()))).
 		Watches(&computev1alpha1.EC2Instance{}, handler.EnqueueRequestsFromMapFunc(accountOf),
 			builder.WithPredicates(accountUseChanged())).
 		Named("awsaccount").
@@ -350,6 +350,26 @@ func accountOf(_ context.Context, o client.Object) []reconcile.Request {
 		return []reconcile.Request{{NamespacedName: types.NamespacedName{Name: name}}}
 	}
 	return nil
+}
+
+// usersCountChanged passes the account's own status changes of the count of its users.
+// A pass on an EC2Instance's event writes only what differs from the account as the
+// cache holds it; a cache that has not seen the last count written yet can hold the
+// new count already, and nothing is written while the server keeps the count in
+// between, until the next verification, minutes later. The pass that follows the
+// cache catching up writes it, and when the count is the operator's own it writes
+// nothing. Other status changes do not reconcile: a failing verification, whose
+// message may change at every try, is retried with the controller's backoff.
+func usersCountChanged() predicate.Funcs {
+	return predicate.Funcs{
+		CreateFunc: func(event.CreateEvent) bool { return false },
+		DeleteFunc: func(event.DeleteEvent) bool { return false },
+		UpdateFunc: func(e event.UpdateEvent) bool {
+			o, n := e.ObjectOld.(*computev1alpha1.AWSAccount), e.ObjectNew.(*computev1alpha1.AWSAccount)
+			return o.Status.InUseBy != n.Status.InUseBy
+		},
+		GenericFunc: func(event.GenericEvent) bool { return false },
+	}
 }
 
 // accountUseChanged passes the EC2Instance events that change how many objects use an
